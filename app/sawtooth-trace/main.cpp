@@ -1,0 +1,91 @@
+// sawtooth-trace: the headless side of Sawtooth. Reads every trace format the app reads.
+//   info FILE [--json]                     counts, peaks, runs
+//   convert IN OUT.sawtooth                save as the native format
+//   export IN --csv series|events OUT.csv  data for spreadsheets and pandas
+//   export IN --chrome-trace OUT.json      counter tracks for Perfetto
+// Exit codes: 0 ok, 1 unreadable input or failed output, 2 bad arguments.
+
+#include <cstdio>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "analysis/trace_summary.h"
+#include "io/chrome_trace_export.h"
+#include "io/csv_export.h"
+#include "io/native_format.h"
+#include "io/summary_json.h"
+#include "io/trace_loader.h"
+
+namespace {
+
+constexpr int kExitInput = 1;
+
+int failWith(const sawtooth::Error& error) {
+  fmt::print(stderr, "sawtooth-trace: {}\n", error.message);
+  return kExitInput;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"sawtooth-trace: inspect, convert and export GPU memory traces "
+               "(PyTorch snapshots, torch.profiler traces, .sawtooth files)"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("sawtooth-trace " SAWTOOTH_VERSION));
+
+  std::string input, output, csv_kind, chrome_out;
+  bool as_json = false;
+
+  auto* info = app.add_subcommand("info", "Summarise a trace: events, actions, peaks per device, runs");
+  info->add_option("FILE", input, "trace file")->required();
+  info->add_flag("--json", as_json, "print one JSON object");
+
+  auto* convert = app.add_subcommand("convert", "Save a trace as a .sawtooth file (SQLite)");
+  convert->add_option("IN", input, "trace file")->required();
+  convert->add_option("OUT", output, "output .sawtooth file")->required();
+
+  auto* exporter = app.add_subcommand("export", "Export series or events as CSV, or counter tracks as Chrome trace JSON");
+  exporter->add_option("IN", input, "trace file")->required();
+  auto* csv_opt = exporter->add_option("--csv", csv_kind, "what to export as CSV")->check(CLI::IsMember({"series", "events"}));
+  auto* chrome_opt = exporter->add_option("--chrome-trace", chrome_out, "write a Chrome trace JSON (opens in Perfetto)");
+  exporter->add_option("OUT", output, "output CSV file (with --csv)");
+  csv_opt->excludes(chrome_opt);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (exporter->parsed()) {
+    if (csv_kind.empty() && chrome_out.empty()) {
+      fmt::print(stderr, "sawtooth-trace export: choose --csv series|events OUT.csv or --chrome-trace OUT.json\n");
+      return 2;
+    }
+    if (!csv_kind.empty() && output.empty()) {
+      fmt::print(stderr, "sawtooth-trace export: --csv {} needs an output file\n", csv_kind);
+      return 2;
+    }
+  }
+
+  auto trace = sawtooth::loadTrace(input);
+  if (!trace) return failWith(trace.error());
+
+  if (info->parsed()) {
+    const auto summary = sawtooth::summarize(*trace);
+    if (as_json) std::cout << sawtooth::summaryJson(*trace, summary) << "\n";
+    else std::cout << sawtooth::summaryText(*trace, summary);
+    return 0;
+  }
+  if (convert->parsed()) {
+    if (sawtooth::Status st = sawtooth::writeNative(*trace, output); !st) return failWith(st.error());
+    return 0;
+  }
+  if (!csv_kind.empty()) {
+    if (sawtooth::Status st = sawtooth::exportCsv(*trace, csv_kind, output); !st) return failWith(st.error());
+    return 0;
+  }
+  if (sawtooth::Status st = sawtooth::exportChromeTrace(*trace, chrome_out); !st) return failWith(st.error());
+  return 0;
+}

@@ -1,0 +1,241 @@
+#include "io/native_format.h"
+
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "io/sqlite_db.h"
+
+namespace sawtooth {
+namespace {
+
+constexpr std::string_view kSchema = R"sql(
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE devices(device INTEGER PRIMARY KEY, name TEXT, total_bytes INTEGER,
+                     baseline_allocated INTEGER, baseline_reserved INTEGER);
+CREATE TABLE runs(id INTEGER PRIMARY KEY, name TEXT NOT NULL, workload TEXT);
+CREATE TABLE run_config(run_id INTEGER NOT NULL, key TEXT NOT NULL, value TEXT);
+CREATE TABLE measurements(run_id INTEGER NOT NULL, name TEXT NOT NULL, value REAL, unit TEXT);
+CREATE TABLE phases(id INTEGER PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL, device INTEGER,
+                    run_id INTEGER, begin_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL);
+CREATE TABLE frames(id INTEGER PRIMARY KEY, name TEXT, file TEXT, line INTEGER);
+CREATE TABLE stacks(stack_id INTEGER NOT NULL, depth INTEGER NOT NULL, frame_id INTEGER NOT NULL,
+                    PRIMARY KEY(stack_id, depth)) WITHOUT ROWID;
+CREATE TABLE events(seq INTEGER PRIMARY KEY, t_ns INTEGER NOT NULL, device INTEGER NOT NULL,
+                    source INTEGER NOT NULL, action INTEGER NOT NULL, addr INTEGER, size INTEGER,
+                    stream INTEGER, category INTEGER, phase INTEGER, stack INTEGER, run INTEGER);
+CREATE TABLE counters(device INTEGER NOT NULL, name TEXT NOT NULL, after_event INTEGER NOT NULL,
+                      value INTEGER NOT NULL);
+CREATE TABLE action_names(id INTEGER PRIMARY KEY, name TEXT);
+CREATE TABLE source_names(id INTEGER PRIMARY KEY, name TEXT);
+CREATE TABLE category_names(id INTEGER PRIMARY KEY, name TEXT);
+CREATE VIEW events_named AS
+  SELECT e.seq, e.t_ns, e.device, s.name AS source, a.name AS action, e.addr, e.size, e.stream,
+         c.name AS category, p.name AS phase, e.stack, r.name AS run
+  FROM events e
+  JOIN action_names a ON a.id = e.action
+  JOIN source_names s ON s.id = e.source
+  LEFT JOIN category_names c ON c.id = e.category
+  LEFT JOIN phases p ON p.id = e.phase
+  LEFT JOIN runs r ON r.id = e.run;
+)sql";
+
+const char* phaseKindName(PhaseKind kind) { return kind == PhaseKind::Annotation ? "annotation" : "phase"; }
+
+}  // namespace
+
+struct NativeWriter::Impl {
+  sql::Database db;
+  sql::Statement meta, device, run, config, measurement, phase, frame, stack, event, counter;
+  bool in_batch = false;
+};
+
+NativeWriter::NativeWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+NativeWriter::~NativeWriter() {
+  if (impl_ && impl_->in_batch) (void)commitBatch();
+}
+
+Result<std::unique_ptr<NativeWriter>> NativeWriter::create(const std::string& path) {
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((path + suffix).c_str());
+  auto db = sql::Database::open(path, sql::Database::Mode::Create);
+  if (!db) return db.error();
+  for (std::string_view pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL"})
+    if (Status st = db->exec(pragma); !st) return st.error();
+  if (Status st = db->exec(fmt::format("PRAGMA application_id={}; PRAGMA user_version={};", 0x53415754,
+                                       kNativeFormatVersion));
+      !st)
+    return st.error();
+  if (Status st = db->exec(kSchema); !st) return st.error();
+
+  std::string names = "BEGIN;";
+  for (int i = 0; i < kActionCount; ++i)
+    names += fmt::format("INSERT INTO action_names VALUES({}, '{}');", i, name(static_cast<Action>(i)));
+  for (int i = 0; i < kSourceCount; ++i)
+    names += fmt::format("INSERT INTO source_names VALUES({}, '{}');", i, name(static_cast<Source>(i)));
+  for (int i = 0; i < kCategoryCount; ++i)
+    names += fmt::format("INSERT INTO category_names VALUES({}, '{}');", i, name(static_cast<Category>(i)));
+  names += fmt::format("INSERT INTO meta VALUES('format_version', '{}'); COMMIT;", kNativeFormatVersion);
+  if (Status st = db->exec(names); !st) return st.error();
+
+  auto impl = std::make_unique<Impl>(Impl{std::move(*db), {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, false});
+  struct Prep {
+    sql::Statement* target;
+    const char* sql;
+  };
+  const Prep preps[] = {
+      {&impl->meta, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)"},
+      {&impl->device, "INSERT OR REPLACE INTO devices VALUES(?, ?, ?, ?, ?)"},
+      {&impl->run, "INSERT OR REPLACE INTO runs VALUES(?, ?, ?)"},
+      {&impl->config, "INSERT INTO run_config VALUES(?, ?, ?)"},
+      {&impl->measurement, "INSERT INTO measurements VALUES(?, ?, ?, ?)"},
+      {&impl->phase, "INSERT OR REPLACE INTO phases VALUES(?, ?, ?, ?, ?, ?, ?)"},
+      {&impl->frame, "INSERT OR REPLACE INTO frames VALUES(?, ?, ?, ?)"},
+      {&impl->stack, "INSERT OR REPLACE INTO stacks VALUES(?, ?, ?)"},
+      {&impl->event, "INSERT INTO events VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
+      {&impl->counter, "INSERT INTO counters VALUES(?, ?, ?, ?)"},
+  };
+  for (const auto& p : preps) {
+    auto st = impl->db.prepare(p.sql);
+    if (!st) return st.error();
+    *p.target = std::move(*st);
+  }
+  return std::unique_ptr<NativeWriter>(new NativeWriter(std::move(impl)));
+}
+
+Status NativeWriter::beginBatch() {
+  if (impl_->in_batch) return Ok{};
+  impl_->in_batch = true;
+  return impl_->db.exec("BEGIN");
+}
+
+Status NativeWriter::commitBatch() {
+  if (!impl_->in_batch) return Ok{};
+  impl_->in_batch = false;
+  return impl_->db.exec("COMMIT");
+}
+
+Status NativeWriter::finish() {
+  if (Status st = commitBatch(); !st) return st;
+  // A finished file leaves WAL mode so that it opens read-only anywhere (no -wal/-shm needed).
+  return impl_->db.exec("PRAGMA journal_mode=DELETE");
+}
+
+Status NativeWriter::setMeta(const std::string& key, const std::string& value) {
+  return impl_->meta.bind(1, key).bind(2, value).run();
+}
+
+Status NativeWriter::writeDevice(const DeviceInfo& d) {
+  return impl_->device.bind(1, int64_t{d.device})
+      .bind(2, d.name)
+      .bind(3, d.total_bytes)
+      .bind(4, d.baseline_allocated)
+      .bind(5, d.baseline_reserved)
+      .run();
+}
+
+Status NativeWriter::writeRun(uint16_t id, const Run& run) {
+  if (Status st = impl_->run.bind(1, int64_t{id}).bind(2, run.name).bind(3, run.workload).run(); !st) return st;
+  if (Status st = impl_->db.exec(fmt::format("DELETE FROM run_config WHERE run_id={0}; DELETE FROM measurements "
+                                             "WHERE run_id={0};",
+                                             id));
+      !st)
+    return st;
+  for (const auto& [k, v] : run.config)
+    if (Status st = impl_->config.bind(1, int64_t{id}).bind(2, k).bind(3, v).run(); !st) return st;
+  for (const auto& m : run.measurements)
+    if (Status st = impl_->measurement.bind(1, int64_t{id}).bind(2, m.name).bind(3, m.value).bind(4, m.unit).run(); !st)
+      return st;
+  return Ok{};
+}
+
+Status NativeWriter::writePhase(uint32_t id, const Phase& p) {
+  auto& st = impl_->phase;
+  st.bind(1, int64_t{id}).bind(2, p.name).bind(3, std::string_view(phaseKindName(p.kind)));
+  if (p.device == kAllDevices) st.bindNull(4);
+  else st.bind(4, int64_t{p.device});
+  if (p.run == kNoRun) st.bindNull(5);
+  else st.bind(5, int64_t{p.run});
+  return st.bind(6, p.begin_ns).bind(7, p.end_ns).run();
+}
+
+Status NativeWriter::writeStacks(const StackTable& stacks, size_t first_frame, size_t first_stack) {
+  for (size_t i = first_frame; i < stacks.frameCount(); ++i) {
+    const Frame& f = stacks.frame(static_cast<uint32_t>(i));
+    if (Status st = impl_->frame.bind(1, static_cast<int64_t>(i)).bind(2, f.name).bind(3, f.file).bind(4, f.line).run(); !st)
+      return st;
+  }
+  for (size_t s = first_stack; s < stacks.stackCount(); ++s) {
+    auto frames = stacks.stack(static_cast<uint32_t>(s));
+    for (size_t depth = 0; depth < frames.size(); ++depth)
+      if (Status st = impl_->stack.bind(1, static_cast<int64_t>(s))
+                          .bind(2, static_cast<int64_t>(depth))
+                          .bind(3, int64_t{frames[depth]})
+                          .run();
+          !st)
+        return st;
+  }
+  return Ok{};
+}
+
+Status NativeWriter::writeCounter(const Counter& c) {
+  for (size_t i = 0; i < c.value.size(); ++i)
+    if (Status st = impl_->counter.bind(1, int64_t{c.device})
+                        .bind(2, c.name)
+                        .bind(3, static_cast<int64_t>(c.after_event[i]))
+                        .bind(4, c.value[i])
+                        .run();
+        !st)
+      return st;
+  return Ok{};
+}
+
+Status NativeWriter::appendEvents(const EventStore& ev, size_t begin, size_t end, Progress* progress) {
+  auto& st = impl_->event;
+  for (size_t i = begin; i < end; ++i) {
+    st.bind(1, static_cast<int64_t>(i))
+        .bind(2, ev.tNs()[i])
+        .bind(3, int64_t{ev.device()[i]})
+        .bind(4, static_cast<int64_t>(ev.source()[i]))
+        .bind(5, static_cast<int64_t>(ev.action()[i]))
+        .bind(6, static_cast<int64_t>(ev.addr()[i]))
+        .bind(7, ev.sizes()[i])
+        .bind(8, static_cast<int64_t>(ev.stream()[i]))
+        .bind(9, static_cast<int64_t>(ev.category()[i]));
+    if (ev.phase()[i] == kNoPhase) st.bindNull(10);
+    else st.bind(10, int64_t{ev.phase()[i]});
+    if (ev.stack()[i] == kNoStack) st.bindNull(11);
+    else st.bind(11, int64_t{ev.stack()[i]});
+    if (ev.run()[i] == kNoRun) st.bindNull(12);
+    else st.bind(12, int64_t{ev.run()[i]});
+    if (Status s = st.run(); !s) return s;
+    if (progress && (i & 0xffff) == 0) {
+      if (progress->cancelled()) return Error{"cancelled"};
+      progress->report(i - begin, end - begin);
+    }
+  }
+  return Ok{};
+}
+
+Status writeNative(const Trace& trace, const std::string& path, Progress* progress) {
+  auto writer = NativeWriter::create(path);
+  if (!writer) return writer.error();
+  NativeWriter& w = **writer;
+  if (Status st = w.beginBatch(); !st) return st;
+  if (Status st = w.setMeta("source_format", trace.format); !st) return st;
+  for (const auto& [k, v] : trace.meta)
+    if (Status st = w.setMeta(k, v); !st) return st;
+  for (const auto& d : trace.devices)
+    if (Status st = w.writeDevice(d); !st) return st;
+  for (size_t i = 0; i < trace.runs.size(); ++i)
+    if (Status st = w.writeRun(static_cast<uint16_t>(i), trace.runs[i]); !st) return st;
+  for (size_t i = 0; i < trace.phases.size(); ++i)
+    if (Status st = w.writePhase(static_cast<uint32_t>(i), trace.phases[i]); !st) return st;
+  if (Status st = w.writeStacks(trace.stacks, 0, 0); !st) return st;
+  for (const auto& c : trace.counters)
+    if (Status st = w.writeCounter(c); !st) return st;
+  if (Status st = w.appendEvents(trace.events, 0, trace.events.size(), progress); !st) return st;
+  if (Status st = w.commitBatch(); !st) return st;
+  return w.finish();
+}
+
+}  // namespace sawtooth

@@ -1,0 +1,49 @@
+#pragma once
+// The native .sawtooth file: an SQLite database (WAL) that anyone can query with sqlite3.
+// NativeWriter appends incrementally in batched transactions (the recorder's writer thread uses
+// it, so a killed recording keeps every committed batch); writeNative() saves a whole trace.
+// Readers refuse files whose format version is newer than the one they know.
+
+#include <memory>
+#include <string>
+
+#include "model/trace.h"
+#include "util/cancel.h"
+#include "util/result.h"
+
+namespace sawtooth {
+
+inline constexpr int kNativeFormatVersion = 1;
+inline constexpr std::string_view kNativeMagic = "SQLite format 3";
+
+class NativeWriter {
+ public:
+  // Creates (or replaces) the file and its schema.
+  static Result<std::unique_ptr<NativeWriter>> create(const std::string& path);
+  ~NativeWriter();
+
+  Status setMeta(const std::string& key, const std::string& value);
+  Status writeDevice(const DeviceInfo& device);
+  Status writeRun(uint16_t id, const Run& run);
+  Status writePhase(uint32_t id, const Phase& phase);
+  // Frames and stacks from the given ids on (tables only grow).
+  Status writeStacks(const StackTable& stacks, size_t first_frame, size_t first_stack);
+  Status writeCounter(const Counter& counter);
+  // Events [begin, end) of the store, with sequence numbers equal to their index.
+  Status appendEvents(const EventStore& events, size_t begin, size_t end, Progress* progress = nullptr);
+
+  Status beginBatch();
+  Status commitBatch();
+  // Commits and turns the file into a self-contained database (no -wal/-shm files).
+  Status finish();
+
+ private:
+  struct Impl;
+  explicit NativeWriter(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+Status writeNative(const Trace& trace, const std::string& path, Progress* progress = nullptr);
+Result<Trace> readNative(const std::string& path, Progress* progress = nullptr);
+
+}  // namespace sawtooth

@@ -1,0 +1,206 @@
+#include <fmt/format.h>
+
+#include "io/native_format.h"
+#include "io/sqlite_db.h"
+
+namespace sawtooth {
+namespace {
+
+class NativeReader {
+ public:
+  NativeReader(sql::Database db, Progress* progress) : db_(std::move(db)), progress_(progress) {}
+
+  Result<Trace> read() {
+    const std::string& path = db_.path();
+    if (!db_.hasTable("meta") || !db_.hasTable("events"))
+      return Error{fmt::format("{}: an SQLite database, but not a Sawtooth trace (no 'meta' or 'events' table)", path)};
+    if (Status st = readMeta(); !st) return st.error();
+    trace_.format = "sawtooth";
+    for (auto step : {&NativeReader::readDevices, &NativeReader::readRuns, &NativeReader::readPhases,
+                      &NativeReader::readStacks, &NativeReader::readCounters, &NativeReader::readEvents})
+      if (Status st = (this->*step)(); !st) return st.error();
+    return std::move(trace_);
+  }
+
+ private:
+  Status readMeta() {
+    auto st = db_.prepare("SELECT key, value FROM meta");
+    if (!st) return st.error();
+    while (st->step()) trace_.meta[std::string(st->text(0))] = std::string(st->text(1));
+    if (st->failed()) return Error{st->error()};
+    auto it = trace_.meta.find("format_version");
+    if (it == trace_.meta.end()) return Error{fmt::format("{}: no format_version in its meta table", db_.path())};
+    int version = 0;
+    try {
+      version = std::stoi(it->second);
+    } catch (...) {
+      return Error{fmt::format("{}: unreadable format_version '{}'", db_.path(), it->second)};
+    }
+    if (version > kNativeFormatVersion)
+      return Error{fmt::format("{}: written in .sawtooth format {} by a newer Sawtooth; this build reads up to format "
+                               "{}. Update Sawtooth to open it.",
+                               db_.path(), version, kNativeFormatVersion)};
+    if (version < 1) return Error{fmt::format("{}: invalid format_version {}", db_.path(), version)};
+    trace_.meta.erase("format_version");
+    return Ok{};
+  }
+
+  Status readDevices() {
+    auto st = db_.prepare("SELECT device, name, total_bytes, baseline_allocated, baseline_reserved FROM devices ORDER BY device");
+    if (!st) return st.error();
+    while (st->step()) {
+      auto& d = trace_.deviceInfo(static_cast<int16_t>(st->int64(0)));
+      d.name = std::string(st->text(1));
+      d.total_bytes = st->int64(2);
+      d.baseline_allocated = st->int64(3);
+      d.baseline_reserved = st->int64(4);
+    }
+    return st->failed() ? Status(Error{st->error()}) : Status(Ok{});
+  }
+
+  Status readRuns() {
+    auto st = db_.prepare("SELECT id, name, workload FROM runs ORDER BY id");
+    if (!st) return st.error();
+    while (st->step()) {
+      const auto id = static_cast<size_t>(st->int64(0));
+      if (id >= kNoRun) return Error{fmt::format("{}: run id {} out of range", db_.path(), id)};
+      if (trace_.runs.size() <= id) trace_.runs.resize(id + 1);
+      trace_.runs[id].name = std::string(st->text(1));
+      trace_.runs[id].workload = std::string(st->text(2));
+    }
+    if (st->failed()) return Error{st->error()};
+    auto cfg = db_.prepare("SELECT run_id, key, value FROM run_config ORDER BY rowid");
+    if (!cfg) return cfg.error();
+    while (cfg->step()) {
+      const auto id = static_cast<size_t>(cfg->int64(0));
+      if (id < trace_.runs.size()) trace_.runs[id].config.emplace_back(cfg->text(1), cfg->text(2));
+    }
+    auto m = db_.prepare("SELECT run_id, name, value, unit FROM measurements ORDER BY rowid");
+    if (!m) return m.error();
+    while (m->step()) {
+      const auto id = static_cast<size_t>(m->int64(0));
+      if (id < trace_.runs.size())
+        trace_.runs[id].measurements.push_back(Measurement{std::string(m->text(1)), m->real(2), std::string(m->text(3))});
+    }
+    return m->failed() ? Status(Error{m->error()}) : Status(Ok{});
+  }
+
+  Status readPhases() {
+    auto st = db_.prepare("SELECT id, name, kind, device, run_id, begin_ns, end_ns FROM phases ORDER BY id");
+    if (!st) return st.error();
+    while (st->step()) {
+      const auto id = static_cast<size_t>(st->int64(0));
+      if (id != trace_.phases.size()) return Error{fmt::format("{}: phase ids are not dense (id {})", db_.path(), id)};
+      Phase p;
+      p.name = std::string(st->text(1));
+      p.kind = st->text(2) == "annotation" ? PhaseKind::Annotation : PhaseKind::Phase;
+      p.device = st->isNull(3) ? kAllDevices : static_cast<int16_t>(st->int64(3));
+      p.run = st->isNull(4) ? kNoRun : static_cast<uint16_t>(st->int64(4));
+      p.begin_ns = st->int64(5);
+      p.end_ns = st->int64(6);
+      trace_.phases.push_back(std::move(p));
+    }
+    return st->failed() ? Status(Error{st->error()}) : Status(Ok{});
+  }
+
+  Status readStacks() {
+    auto f = db_.prepare("SELECT id, name, file, line FROM frames ORDER BY id");
+    if (!f) return f.error();
+    std::vector<uint32_t> frame_map;
+    while (f->step()) {
+      const auto id = static_cast<size_t>(f->int64(0));
+      if (id != frame_map.size()) return Error{fmt::format("{}: frame ids are not dense (id {})", db_.path(), id)};
+      frame_map.push_back(trace_.stacks.internFrame(f->text(1), f->text(2), f->int64(3)));
+    }
+    auto s = db_.prepare("SELECT stack_id, frame_id FROM stacks ORDER BY stack_id, depth");
+    if (!s) return s.error();
+    int64_t current = -1;
+    std::vector<uint32_t> frames;
+    auto flush = [&]() -> Status {
+      if (current < 0) return Ok{};
+      if (static_cast<size_t>(current) != trace_.stacks.stackCount() ||
+          trace_.stacks.internStack(frames) != static_cast<uint32_t>(current))
+        return Error{fmt::format("{}: stack ids are not dense or repeat (id {})", db_.path(), current)};
+      frames.clear();
+      return Ok{};
+    };
+    while (s->step()) {
+      if (s->int64(0) != current) {
+        if (Status st = flush(); !st) return st;
+        current = s->int64(0);
+      }
+      const auto fid = static_cast<size_t>(s->int64(1));
+      if (fid >= frame_map.size()) return Error{fmt::format("{}: stack {} names missing frame {}", db_.path(), current, fid)};
+      frames.push_back(frame_map[fid]);
+    }
+    return flush();
+  }
+
+  Status readCounters() {
+    auto st = db_.prepare("SELECT device, name, after_event, value FROM counters ORDER BY device, name, rowid");
+    if (!st) return st.error();
+    while (st->step()) {
+      const auto device = static_cast<int16_t>(st->int64(0));
+      std::string_view name = st->text(1);
+      if (trace_.counters.empty() || trace_.counters.back().device != device || trace_.counters.back().name != name)
+        trace_.counters.push_back(Counter{device, std::string(name), {}, {}});
+      trace_.counters.back().after_event.push_back(static_cast<uint64_t>(st->int64(2)));
+      trace_.counters.back().value.push_back(st->int64(3));
+    }
+    return st->failed() ? Status(Error{st->error()}) : Status(Ok{});
+  }
+
+  Status readEvents() {
+    auto count = db_.prepare("SELECT count(*) FROM events");
+    if (!count) return count.error();
+    const auto total = static_cast<size_t>(count->step() ? count->int64(0) : 0);
+    auto st = db_.prepare(
+        "SELECT seq, t_ns, device, source, action, addr, size, stream, category, phase, stack, run FROM events ORDER BY seq");
+    if (!st) return st.error();
+    auto& events = trace_.events;
+    events.reserve(total);
+    while (st->step()) {
+      if (static_cast<size_t>(st->int64(0)) != events.size())
+        return Error{fmt::format("{}: event sequence numbers are not dense (seq {})", db_.path(), st->int64(0))};
+      Event e;
+      e.t_ns = st->int64(1);
+      e.device = static_cast<int16_t>(st->int64(2));
+      const int64_t source = st->int64(3), action = st->int64(4), category = st->int64(8);
+      if (source < 0 || source >= kSourceCount || action < 0 || action >= kActionCount || category < 0 ||
+          category >= kCategoryCount)
+        return Error{fmt::format("{}: event {} has an unknown source, action or category code", db_.path(), events.size())};
+      e.source = static_cast<Source>(source);
+      e.action = static_cast<Action>(action);
+      e.addr = static_cast<uint64_t>(st->int64(5));
+      e.size = st->int64(6);
+      e.stream = static_cast<uint64_t>(st->int64(7));
+      e.category = static_cast<Category>(category);
+      e.phase = st->isNull(9) ? kNoPhase : static_cast<uint32_t>(st->int64(9));
+      e.stack = st->isNull(10) ? kNoStack : static_cast<uint32_t>(st->int64(10));
+      e.run = st->isNull(11) ? kNoRun : static_cast<uint16_t>(st->int64(11));
+      if (e.phase != kNoPhase && e.phase >= trace_.phases.size()) e.phase = kNoPhase;
+      if (e.stack != kNoStack && e.stack >= trace_.stacks.stackCount()) e.stack = kNoStack;
+      events.push(e);
+      if (progress_ && (events.size() & 0xffff) == 0) {
+        if (progress_->cancelled()) return Error{"cancelled"};
+        progress_->report(events.size(), total);
+      }
+    }
+    if (st->failed()) return Error{st->error()};
+    return Ok{};
+  }
+
+  sql::Database db_;
+  Progress* progress_;
+  Trace trace_;
+};
+
+}  // namespace
+
+Result<Trace> readNative(const std::string& path, Progress* progress) {
+  auto db = sql::Database::open(path, sql::Database::Mode::ReadOnly);
+  if (!db) return db.error();
+  return NativeReader(std::move(*db), progress).read();
+}
+
+}  // namespace sawtooth

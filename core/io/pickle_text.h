@@ -1,0 +1,12 @@
+#pragma once
+// Renders a pickled value as compact JSON text (for metadata such as allocator settings).
+
+#include <string>
+
+#include "io/pickle_document.h"
+
+namespace sawtooth::pickle {
+
+std::string toText(const Document& doc, const Value& value, int max_depth = 16);
+
+}  // namespace sawtooth::pickle

@@ -1,0 +1,325 @@
+#include "io/profiler_trace_importer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include "io/file_bytes.h"
+#include "model/phase_assignment.h"
+
+namespace sawtooth {
+namespace {
+
+namespace od = simdjson::ondemand;
+
+struct MemoryRecord {
+  double ts_us = 0;
+  bool oom = false;
+  int64_t bytes = 0;
+  uint64_t addr = 0;
+  int64_t device_id = 0;
+  int64_t device_type = 0;
+  int64_t total_allocated = -1;
+  int64_t total_reserved = -1;
+};
+
+struct RangeRecord {
+  std::string name;
+  double ts_us = 0;
+  double dur_us = 0;
+};
+
+constexpr int64_t kDeviceTypeCpu = 0;
+constexpr int64_t kDeviceTypeCuda = 1;
+
+int64_t numberAsInt(od::value v) {
+  od::number_type type;
+  if (v.get_number_type().get(type)) return 0;
+  switch (type) {
+    case od::number_type::signed_integer: {
+      int64_t i = 0;
+      return v.get_int64().get(i) ? 0 : i;
+    }
+    case od::number_type::unsigned_integer: {
+      uint64_t u = 0;
+      return v.get_uint64().get(u) ? 0 : static_cast<int64_t>(u);
+    }
+    default: {
+      double d = 0;
+      return v.get_double().get(d) ? 0 : static_cast<int64_t>(std::llround(d));
+    }
+  }
+}
+
+double numberAsDouble(od::value v) {
+  double d = 0;
+  if (v.get_double().get(d)) {
+    // Some writers quote numbers.
+    std::string_view s;
+    if (!v.get_string().get(s)) d = std::strtod(std::string(s).c_str(), nullptr);
+  }
+  return d;
+}
+
+std::string describe(simdjson::error_code code) { return simdjson::error_message(code); }
+
+class ProfilerTraceReader {
+ public:
+  ProfilerTraceReader(Progress* progress) : progress_(progress) {}
+
+  Result<Trace> read(const std::string& json) {
+    trace_.format = "torch-profiler";
+    od::parser parser;
+    od::document doc;
+    auto error = parser.iterate(json.data(), json.size(), json.capacity()).get(doc);
+    if (error) return Error{fmt::format("not valid JSON ({})", describe(error))};
+    doc_ = &doc;
+    total_ = json.size();
+    base_ = json.data();
+
+    od::json_type type;
+    if ((error = doc.type().get(type))) return Error{fmt::format("not valid JSON ({})", describe(error))};
+    if (type == od::json_type::array) {
+      od::array events;
+      if ((error = doc.get_array().get(events))) return jsonError(error);
+      if (Status st = readEvents(events); !st) return st.error();
+    } else if (type == od::json_type::object) {
+      od::object root;
+      if ((error = doc.get_object().get(root))) return jsonError(error);
+      bool saw_events = false;
+      for (auto field : root) {
+        std::string_view key;
+        if ((error = field.unescaped_key().get(key))) return jsonError(error);
+        od::value value;
+        if ((error = field.value().get(value))) return jsonError(error);
+        if (key == "traceEvents") {
+          od::array events;
+          if ((error = value.get_array().get(events))) return Error{"'traceEvents' is not an array"};
+          if (Status st = readEvents(events); !st) return st.error();
+          saw_events = true;
+        } else if (key == "deviceProperties") {
+          readDeviceProperties(value);
+        } else if (key == "baseTimeNanoseconds") {
+          trace_.meta["profiler.baseTimeNanoseconds"] = std::to_string(numberAsInt(value));
+        } else if (key == "cuda_driver_version" || key == "cuda_runtime_version" || key == "cupti_version") {
+          trace_.meta["profiler." + std::string(key)] = std::to_string(numberAsInt(value));
+        }
+      }
+      if (!saw_events) return Error{"a JSON object without 'traceEvents': not a torch.profiler / Chrome trace"};
+    } else {
+      return Error{"JSON that is neither a trace object nor an event array"};
+    }
+    if (memory_.empty() && ranges_.empty())
+      return Error{"a Chrome trace without '[memory]' events: record it with torch.profiler.profile(profile_memory=True)"};
+    build();
+    return std::move(trace_);
+  }
+
+ private:
+  Error jsonError(simdjson::error_code code) const {
+    return Error{fmt::format("malformed JSON ({})", describe(code))};
+  }
+
+  Status readEvents(od::array& events) {
+    size_t count = 0;
+    for (auto element : events) {
+      od::object event;
+      if (auto error = element.get_object().get(event)) {
+        if (error == simdjson::INCORRECT_TYPE)
+          return Error{fmt::format("trace event {} is not a JSON object: not a torch.profiler / Chrome trace", count)};
+        return Error{fmt::format("trace event {}: malformed JSON ({})", count, describe(error))};
+      }
+      if (Status st = readEvent(event, count); !st) return st;
+      if (++count % 4096 == 0 && progress_) {
+        if (progress_->cancelled()) return Error{"cancelled"};
+        const char* at = nullptr;
+        if (!doc_->current_location().get(at)) progress_->report(static_cast<uint64_t>(at - base_), total_);
+      }
+    }
+    return Ok{};
+  }
+
+  Status readEvent(od::object& event, size_t index) {
+    std::string_view name, ph, cat;
+    double ts = 0, dur = 0;
+    bool has_args = false;
+    MemoryRecord mem;
+    for (auto field : event) {
+      std::string_view key;
+      if (auto error = field.unescaped_key().get(key)) return Error{fmt::format("traceEvents[{}]: {}", index, describe(error))};
+      od::value value;
+      if (auto error = field.value().get(value)) return Error{fmt::format("traceEvents[{}]: {}", index, describe(error))};
+      if (key == "name") {
+        if (value.get_string().get(name)) name = {};
+        name_storage_.assign(name);  // the view dies with the next string read
+        name = name_storage_;
+      } else if (key == "ph") {
+        if (value.get_string().get(ph)) ph = {};
+        ph_storage_.assign(ph);
+        ph = ph_storage_;
+      } else if (key == "cat") {
+        if (value.get_string().get(cat)) cat = {};
+        cat_storage_.assign(cat);
+        cat = cat_storage_;
+      } else if (key == "ts") {
+        ts = numberAsDouble(value);
+      } else if (key == "dur") {
+        dur = numberAsDouble(value);
+      } else if (key == "args") {
+        od::object args;
+        if (value.get_object().get(args)) continue;
+        has_args = true;
+        for (auto arg : args) {
+          std::string_view akey;
+          if (arg.unescaped_key().get(akey)) continue;
+          od::value av;
+          if (arg.value().get(av)) continue;
+          if (akey == "Bytes") mem.bytes = numberAsInt(av);
+          else if (akey == "Addr") mem.addr = static_cast<uint64_t>(numberAsInt(av));
+          else if (akey == "Device Id") mem.device_id = numberAsInt(av);
+          else if (akey == "Device Type") mem.device_type = numberAsInt(av);
+          else if (akey == "Total Allocated") mem.total_allocated = numberAsInt(av);
+          else if (akey == "Total Reserved") mem.total_reserved = numberAsInt(av);
+        }
+      }
+    }
+    if (name == "[memory]" || name == "[OutOfMemory]") {
+      if (!has_args) return Error{fmt::format("traceEvents[{}]: a {} event without args", index, name)};
+      mem.ts_us = ts;
+      mem.oom = name == "[OutOfMemory]";
+      memory_.push_back(mem);
+    } else if (ph == "X" && cat == "user_annotation") {
+      ranges_.push_back(RangeRecord{std::string(name), ts, dur});
+    }
+    return Ok{};
+  }
+
+  void readDeviceProperties(od::value value) {
+    od::array devices;
+    if (value.get_array().get(devices)) return;
+    for (auto d : devices) {
+      od::object obj;
+      if (d.get_object().get(obj)) continue;
+      int64_t id = -1, total = 0;
+      std::string dev_name;
+      for (auto field : obj) {
+        std::string_view key;
+        if (field.unescaped_key().get(key)) continue;
+        od::value v;
+        if (field.value().get(v)) continue;
+        if (key == "id") id = numberAsInt(v);
+        else if (key == "totalGlobalMem") total = numberAsInt(v);
+        else if (key == "name") {
+          std::string_view s;
+          if (!v.get_string().get(s)) dev_name = std::string(s);
+        }
+      }
+      if (id >= 0 && id <= std::numeric_limits<int16_t>::max()) {
+        auto& info = trace_.deviceInfo(static_cast<int16_t>(id));
+        info.name = dev_name;
+        info.total_bytes = total;
+      }
+    }
+  }
+
+  void build() {
+    std::stable_sort(memory_.begin(), memory_.end(),
+                     [](const MemoryRecord& a, const MemoryRecord& b) { return a.ts_us < b.ts_us; });
+    double t0 = std::numeric_limits<double>::infinity();
+    for (const auto& m : memory_) t0 = std::min(t0, m.ts_us);
+    for (const auto& r : ranges_) t0 = std::min(t0, r.ts_us);
+    if (!std::isfinite(t0)) t0 = 0;
+    auto toNs = [&](double us) { return static_cast<int64_t>(std::llround((us - t0) * 1000.0)); };
+    trace_.meta["t0_trace_us"] = fmt::format("{:.3f}", t0);
+
+    std::map<int16_t, size_t> allocated_counter, reserved_counter;
+    auto counterFor = [&](std::map<int16_t, size_t>& index, int16_t device, const char* counter_name) -> Counter& {
+      auto it = index.find(device);
+      if (it == index.end()) {
+        trace_.counters.push_back(Counter{device, counter_name, {}, {}});
+        it = index.emplace(device, trace_.counters.size() - 1).first;
+      }
+      return trace_.counters[it->second];
+    };
+
+    size_t skipped = 0;
+    trace_.events.reserve(memory_.size());
+    for (const auto& m : memory_) {
+      int16_t device;
+      if (m.device_type == kDeviceTypeCuda && m.device_id >= 0 && m.device_id <= std::numeric_limits<int16_t>::max()) {
+        device = static_cast<int16_t>(m.device_id);
+      } else if (m.device_type == kDeviceTypeCpu) {
+        device = kCpuDevice;
+      } else {
+        ++skipped;
+        continue;
+      }
+      Event e;
+      e.t_ns = toNs(m.ts_us);
+      e.device = device;
+      e.source = Source::Allocator;
+      if (m.oom) {
+        e.action = Action::Oom;
+        e.size = m.bytes;
+      } else {
+        e.action = m.bytes >= 0 ? Action::Alloc : Action::FreeCompleted;
+        e.size = m.bytes >= 0 ? m.bytes : -m.bytes;
+        e.addr = m.addr;
+      }
+      const uint64_t index = trace_.events.size();
+      auto& info = trace_.deviceInfo(device);
+      if (!seen_device_[device]) {
+        seen_device_[device] = true;
+        if (m.total_allocated >= 0) info.baseline_allocated = m.total_allocated - (m.oom ? 0 : m.bytes);
+      }
+      trace_.events.push(e);
+      if (m.total_allocated >= 0) {
+        auto& c = counterFor(allocated_counter, device, "allocated");
+        c.after_event.push_back(index);
+        c.value.push_back(m.total_allocated);
+      }
+      if (m.total_reserved >= 0) {
+        auto& c = counterFor(reserved_counter, device, "reserved");
+        c.after_event.push_back(index);
+        c.value.push_back(m.total_reserved);
+      }
+    }
+    if (skipped) trace_.meta["warnings"] = fmt::format("skipped {} memory events of devices other than CPU and CUDA", skipped);
+    for (auto& c : trace_.counters)
+      if (c.name == "reserved" && !c.value.empty()) trace_.deviceInfo(c.device).baseline_reserved = c.value.front();
+
+    for (const auto& r : ranges_)
+      trace_.phases.push_back(Phase{r.name, PhaseKind::Annotation, kAllDevices, kNoRun, toNs(r.ts_us), toNs(r.ts_us + r.dur_us)});
+    std::stable_sort(trace_.phases.begin(), trace_.phases.end(),
+                     [](const Phase& a, const Phase& b) { return a.begin_ns < b.begin_ns; });
+    assignPhases(trace_);
+  }
+
+  Progress* progress_;
+  Trace trace_;
+  std::vector<MemoryRecord> memory_;
+  std::vector<RangeRecord> ranges_;
+  std::map<int16_t, bool> seen_device_;
+  std::string name_storage_, ph_storage_, cat_storage_;
+  size_t total_ = 0;
+  const char* base_ = nullptr;
+  od::document* doc_ = nullptr;
+};
+
+}  // namespace
+
+Result<Trace> importProfilerTrace(const std::string& json, Progress* progress) {
+  if (json.capacity() < json.size() + simdjson::SIMDJSON_PADDING) {
+    std::string padded;
+    padded.reserve(json.size() + simdjson::SIMDJSON_PADDING);
+    padded = json;
+    return ProfilerTraceReader(progress).read(padded);
+  }
+  return ProfilerTraceReader(progress).read(json);
+}
+
+}  // namespace sawtooth

@@ -1,0 +1,111 @@
+#include "io/summary_json.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "util/format_bytes.h"
+
+namespace sawtooth {
+namespace {
+
+using nlohmann::json;
+
+std::string phaseOf(const Trace& trace, const Peak& peak) {
+  if (peak.event >= trace.events.size()) return {};
+  const uint32_t p = trace.events.phase()[peak.event];
+  return p < trace.phases.size() ? trace.phases[p].name : std::string();
+}
+
+json runJson(const Run& run) {
+  json config = json::object();
+  for (const auto& [k, v] : run.config) config[k] = v;
+  json measurements = json::array();
+  for (const auto& m : run.measurements) measurements.push_back({{"name", m.name}, {"value", m.value}, {"unit", m.unit}});
+  return {{"name", run.name}, {"workload", run.workload}, {"configuration", config}, {"measurements", measurements}};
+}
+
+}  // namespace
+
+std::string summaryJson(const Trace& trace, const TraceSummary& s, int indent) {
+  json out;
+  out["format"] = s.format;
+  if (auto it = trace.meta.find("source_format"); it != trace.meta.end()) out["source_format"] = it->second;
+  out["events"] = s.events;
+  out["actions"] = s.actions;
+  json devices = json::array();
+  for (const auto& d : s.devices) {
+    json dj;
+    dj["device"] = d.device;
+    dj["label"] = deviceLabel(d.device);
+    if (const DeviceInfo* info = trace.device(d.device); info && !info->name.empty()) dj["name"] = info->name;
+    dj["events"] = d.events;
+    dj["allocator_events"] = d.allocator_events;
+    dj["peak_allocated_bytes"] = d.peak_allocated.value;
+    dj["peak_allocated_event_index"] = d.peak_allocated.x_index;
+    dj["peak_allocated_t_ns"] = d.peak_allocated.t_ns;
+    dj["peak_allocated_phase"] = phaseOf(trace, d.peak_allocated);
+    dj["final_allocated_bytes"] = d.final_allocated;
+    dj["peak_reserved_bytes"] = d.peak_reserved.value;
+    dj["oom_events"] = d.oom_events;
+    json series = json::object();
+    for (const auto& [kind, peak] : d.series_peaks) series[std::string(name(kind))] = peak;
+    dj["series_peaks"] = series;
+    if (d.has_categories) {
+      json cats = json::object();
+      for (int c = 0; c < kCategoryCount; ++c)
+        cats[std::string(name(static_cast<Category>(c)))] = d.category_peaks[static_cast<size_t>(c)];
+      dj["category_peaks"] = cats;
+    }
+    devices.push_back(std::move(dj));
+  }
+  out["devices"] = devices;
+  json runs = json::array();
+  for (const auto& r : trace.runs) runs.push_back(runJson(r));
+  out["runs"] = runs;
+  out["phases"] = trace.phases.size();
+  out["stacks"] = trace.stacks.stackCount();
+  json meta = json::object();
+  for (const auto& [k, v] : trace.meta) meta[k] = v;
+  out["meta"] = meta;
+  return out.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
+std::string summaryText(const Trace& trace, const TraceSummary& s) {
+  std::string out = fmt::format("format   {}\nevents   {}\n", s.format, s.events);
+  if (auto it = trace.meta.find("source_format"); it != trace.meta.end()) out += fmt::format("source   {}\n", it->second);
+  out += "actions ";
+  for (const auto& [a, n] : s.actions) out += fmt::format(" {}={}", a, n);
+  out += "\n";
+  for (const auto& d : s.devices) {
+    out += fmt::format("\n{}{}\n", deviceLabel(d.device),
+                       trace.device(d.device) && !trace.device(d.device)->name.empty() ? " (" + trace.device(d.device)->name + ")" : "");
+    out += fmt::format("  events            {}\n", d.events);
+    out += fmt::format("  peak allocated    {} ({} bytes) at event {}, {}\n", formatBytes(d.peak_allocated.value),
+                       d.peak_allocated.value, d.peak_allocated.x_index, describePeakEvent(trace, d.peak_allocated));
+    out += fmt::format("  final allocated   {} ({} bytes)\n", formatBytes(d.final_allocated), d.final_allocated);
+    out += fmt::format("  peak reserved     {} ({} bytes)\n", formatBytes(d.peak_reserved.value), d.peak_reserved.value);
+    for (const auto& [kind, peak] : d.series_peaks)
+      if (kind == SeriesKind::Driver || kind == SeriesKind::DeviceUsed)
+        out += fmt::format("  peak {:<13} {}\n", name(kind), formatBytes(peak));
+    if (d.oom_events) out += fmt::format("  out-of-memory     {} event(s)\n", d.oom_events);
+    if (d.has_categories) {
+      out += "  category peaks   ";
+      for (int c = 0; c < kCategoryCount; ++c)
+        if (d.category_peaks[static_cast<size_t>(c)])
+          out += fmt::format(" {}={}", name(static_cast<Category>(c)), formatBytes(d.category_peaks[static_cast<size_t>(c)]));
+      out += "\n";
+    }
+  }
+  if (!trace.runs.empty()) {
+    out += "\nruns\n";
+    for (const auto& r : trace.runs) {
+      out += fmt::format("  {}", r.name);
+      for (const auto& m : r.measurements) out += fmt::format("  {}={:.6g}{}", m.name, m.value, m.unit.empty() ? "" : " " + m.unit);
+      out += "\n";
+    }
+  }
+  if (auto it = trace.meta.find("warnings"); it != trace.meta.end()) out += fmt::format("\nwarnings: {}\n", it->second);
+  return out;
+}
+
+}  // namespace sawtooth

@@ -1,0 +1,84 @@
+#include "io/trace_loader.h"
+
+#include <cctype>
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "io/file_bytes.h"
+#include "io/native_format.h"
+#include "io/pickle_document.h"
+#include "io/profiler_trace_importer.h"
+#include "io/snapshot_importer.h"
+
+namespace sawtooth {
+namespace {
+
+std::string hexPrefix(const std::string& bytes) {
+  std::string out;
+  for (size_t i = 0; i < std::min<size_t>(bytes.size(), 4); ++i)
+    out += fmt::format("{}{:02x}", i ? " " : "", static_cast<uint8_t>(bytes[i]));
+  return out;
+}
+
+}  // namespace
+
+TraceFormat detectFormat(const std::string& bytes) {
+  if (bytes.compare(0, kNativeMagic.size(), kNativeMagic) == 0) return TraceFormat::Native;
+  if (!bytes.empty() && static_cast<uint8_t>(bytes[0]) == 0x80) return TraceFormat::PytorchSnapshot;
+  for (char c : bytes) {
+    if (std::isspace(static_cast<unsigned char>(c))) continue;
+    if (c == '{' || c == '[') return TraceFormat::ProfilerTrace;
+    // Protocol 0/1 pickles start with a MARK or a container opcode, and end with STOP.
+    if (c == '(' || c == '}' || c == ']' || c == 'd' || c == 'l') return TraceFormat::PytorchSnapshot;
+    break;
+  }
+  if (!bytes.empty() && bytes.back() == '.') return TraceFormat::PytorchSnapshot;
+  return TraceFormat::Unknown;
+}
+
+Result<Trace> loadTraceFromBytes(std::string bytes, const std::string& label, Progress* progress) {
+  auto withFile = [&](const Error& e) { return Error{fmt::format("{}: {}", label, e.message)}; };
+  switch (detectFormat(bytes)) {
+    case TraceFormat::PytorchSnapshot: {
+      auto doc = pickle::parse(std::move(bytes), progress);
+      if (!doc) return withFile(doc.error());
+      auto trace = importSnapshot(*doc, nullptr);
+      if (!trace) return withFile(trace.error());
+      return trace;
+    }
+    case TraceFormat::ProfilerTrace: {
+      auto trace = importProfilerTrace(bytes, progress);
+      if (!trace) return withFile(trace.error());
+      return trace;
+    }
+    case TraceFormat::Native:
+      return Error{fmt::format("{}: a .sawtooth file must be opened from disk", label)};
+    case TraceFormat::Unknown:
+      break;
+  }
+  if (bytes.empty()) return Error{fmt::format("{}: the file is empty", label)};
+  return Error{fmt::format("{}: not a PyTorch memory snapshot (.pickle), a torch.profiler trace (.json) or a .sawtooth "
+                           "file (it starts with bytes {})",
+                           label, hexPrefix(bytes))};
+}
+
+Result<Trace> loadTrace(const std::string& path, Progress* progress) {
+  {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (f) {
+      char head[16] = {};
+      size_t n = std::fread(head, 1, sizeof head, f);
+      std::fclose(f);
+      if (detectFormat(std::string(head, n)) == TraceFormat::Native) return readNative(path, progress);
+    }
+  }
+  // Reading and decompressing take the first fifth of the progress bar, parsing the rest.
+  Progress reading = progress ? progress->sub(0, 200) : Progress();
+  auto bytes = readMaybeGzip(path, progress ? &reading : nullptr);
+  if (!bytes) return bytes.error();
+  Progress parsing = progress ? progress->sub(200, 1000) : Progress();
+  return loadTraceFromBytes(std::move(*bytes), path, progress ? &parsing : nullptr);
+}
+
+}  // namespace sawtooth

@@ -1,0 +1,21 @@
+#pragma once
+// Opens any trace Sawtooth reads, recognised by content rather than by name: PyTorch snapshots
+// (.pickle, .pickle.gz), torch.profiler Chrome traces (.json, .json.gz) and .sawtooth files.
+
+#include <string>
+
+#include "model/trace.h"
+#include "util/cancel.h"
+#include "util/result.h"
+
+namespace sawtooth {
+
+enum class TraceFormat { PytorchSnapshot, ProfilerTrace, Native, Unknown };
+
+// Errors read "PATH: what is wrong (where)".
+Result<Trace> loadTrace(const std::string& path, Progress* progress = nullptr);
+// For importers fed from memory (tests, fuzzers): bytes already read and decompressed.
+Result<Trace> loadTraceFromBytes(std::string bytes, const std::string& label, Progress* progress = nullptr);
+TraceFormat detectFormat(const std::string& bytes);
+
+}  // namespace sawtooth

@@ -1,0 +1,59 @@
+#include "model/event_store.h"
+
+namespace sawtooth {
+void EventStore::reserve(size_t n) {
+  t_ns_.reserve(n);
+  device_.reserve(n);
+  source_.reserve(n);
+  action_.reserve(n);
+  addr_.reserve(n);
+  size_.reserve(n);
+  stream_.reserve(n);
+  category_.reserve(n);
+  phase_.reserve(n);
+  stack_.reserve(n);
+  run_.reserve(n);
+}
+
+void EventStore::shrinkToFit() {
+  t_ns_.shrink_to_fit();
+  device_.shrink_to_fit();
+  source_.shrink_to_fit();
+  action_.shrink_to_fit();
+  addr_.shrink_to_fit();
+  size_.shrink_to_fit();
+  stream_.shrink_to_fit();
+  category_.shrink_to_fit();
+  phase_.shrink_to_fit();
+  stack_.shrink_to_fit();
+  run_.shrink_to_fit();
+}
+
+void EventStore::clear() { *this = EventStore(); }
+
+void EventStore::push(const Event& e) {
+  t_ns_.push_back(e.t_ns);
+  device_.push_back(e.device);
+  source_.push_back(e.source);
+  action_.push_back(e.action);
+  addr_.push_back(e.addr);
+  size_.push_back(e.size);
+  stream_.push_back(e.stream);
+  category_.push_back(e.category);
+  phase_.push_back(e.phase);
+  stack_.push_back(e.stack);
+  run_.push_back(e.run);
+}
+
+Event EventStore::at(size_t i) const {
+  return Event{t_ns_[i],    device_[i],   source_[i], action_[i], addr_[i], size_[i],
+               stream_[i],  category_[i], phase_[i],  stack_[i],  run_[i]};
+}
+
+size_t EventStore::bytesResident() const {
+  auto bytes = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
+  return bytes(t_ns_) + bytes(device_) + bytes(source_) + bytes(action_) + bytes(addr_) + bytes(size_) +
+         bytes(stream_) + bytes(category_) + bytes(phase_) + bytes(stack_) + bytes(run_);
+}
+
+}  // namespace sawtooth

@@ -1,0 +1,75 @@
+#pragma once
+// The events of a trace, stored column by column (struct of arrays): scans over one column stay
+// in cache and an event costs 47 bytes resident.
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "model/action.h"
+
+namespace sawtooth {
+
+inline constexpr uint32_t kNoPhase = UINT32_MAX;
+inline constexpr uint32_t kNoStack = UINT32_MAX;
+inline constexpr uint16_t kNoRun = UINT16_MAX;
+inline constexpr int16_t kCpuDevice = -1;
+
+struct Event {
+  int64_t t_ns = 0;  // since the trace's start
+  int16_t device = 0;
+  Source source = Source::Allocator;
+  Action action = Action::Alloc;
+  uint64_t addr = 0;
+  int64_t size = 0;
+  uint64_t stream = 0;
+  Category category = Category::Unknown;
+  uint32_t phase = kNoPhase;
+  uint32_t stack = kNoStack;
+  uint16_t run = kNoRun;
+};
+
+class EventStore {
+ public:
+  size_t size() const { return t_ns_.size(); }
+  bool empty() const { return t_ns_.empty(); }
+  void reserve(size_t n);
+  void shrinkToFit();
+  void clear();
+  void push(const Event& e);
+  Event at(size_t i) const;
+
+  // Column access for scans.
+  const std::vector<int64_t>& tNs() const { return t_ns_; }
+  const std::vector<int16_t>& device() const { return device_; }
+  const std::vector<Source>& source() const { return source_; }
+  const std::vector<Action>& action() const { return action_; }
+  const std::vector<uint64_t>& addr() const { return addr_; }
+  const std::vector<int64_t>& sizes() const { return size_; }
+  const std::vector<uint64_t>& stream() const { return stream_; }
+  const std::vector<Category>& category() const { return category_; }
+  const std::vector<uint32_t>& phase() const { return phase_; }
+  const std::vector<uint32_t>& stack() const { return stack_; }
+  const std::vector<uint16_t>& run() const { return run_; }
+
+  // Attribution is filled in after the events are known.
+  void setPhase(size_t i, uint32_t phase) { phase_[i] = phase; }
+  void setCategory(size_t i, Category c) { category_[i] = c; }
+
+  size_t bytesResident() const;
+
+ private:
+  std::vector<int64_t> t_ns_;
+  std::vector<int16_t> device_;
+  std::vector<Source> source_;
+  std::vector<Action> action_;
+  std::vector<uint64_t> addr_;
+  std::vector<int64_t> size_;
+  std::vector<uint64_t> stream_;
+  std::vector<Category> category_;
+  std::vector<uint32_t> phase_;
+  std::vector<uint32_t> stack_;
+  std::vector<uint16_t> run_;
+};
+
+}  // namespace sawtooth

@@ -1,0 +1,33 @@
+#include "model/phase_assignment.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace sawtooth {
+
+void assignPhases(Trace& trace) {
+  if (trace.phases.empty()) return;
+  std::vector<uint32_t> order(trace.phases.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return trace.phases[a].begin_ns < trace.phases[b].begin_ns; });
+  std::vector<int64_t> begins(order.size());
+  for (size_t k = 0; k < order.size(); ++k) begins[k] = trace.phases[order[k]].begin_ns;
+
+  auto& events = trace.events;
+  const auto& t = events.tNs();
+  const auto& dev = events.device();
+  for (size_t i = 0; i < events.size(); ++i) {
+    // Latest-begun phase first; the first that still covers t on this device wins.
+    size_t k = static_cast<size_t>(std::upper_bound(begins.begin(), begins.end(), t[i]) - begins.begin());
+    while (k > 0) {
+      const Phase& p = trace.phases[order[--k]];
+      if (p.end_ns >= t[i] && (p.device == kAllDevices || p.device == dev[i])) {
+        events.setPhase(i, order[k]);
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace sawtooth

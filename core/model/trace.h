@@ -1,0 +1,85 @@
+#pragma once
+// A whole trace in memory: events, stacks, phases, runs, devices, and counters a source reported
+// as totals. Plain data; analysis lives in core/analysis.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/event_store.h"
+#include "model/stack_table.h"
+
+namespace sawtooth {
+
+enum class PhaseKind : uint8_t {
+  Phase,       // a workload's own marker: zero_grad, forward, backward, optimizer, recompute, ...
+  Annotation,  // a user's range: PyTorch external_annotations, profiler user_annotation
+};
+
+inline constexpr int16_t kAllDevices = INT16_MIN;
+
+struct Phase {
+  std::string name;
+  PhaseKind kind = PhaseKind::Phase;
+  int16_t device = kAllDevices;
+  uint16_t run = kNoRun;
+  int64_t begin_ns = 0;
+  int64_t end_ns = 0;
+};
+
+struct Measurement {
+  std::string name;
+  double value = 0;
+  std::string unit;
+};
+
+struct Run {
+  std::string name;
+  std::string workload;
+  std::vector<std::pair<std::string, std::string>> config;
+  std::vector<Measurement> measurements;
+
+  const Measurement* measurement(std::string_view measurement_name) const;
+  std::vector<double> samples(std::string_view measurement_name) const;
+  std::optional<std::string> configValue(std::string_view key) const;
+};
+
+struct DeviceInfo {
+  int16_t device = 0;
+  std::string name;
+  int64_t total_bytes = 0;
+  // Bytes already allocated / reserved when the trace began (a snapshot starts mid-run).
+  int64_t baseline_allocated = 0;
+  int64_t baseline_reserved = 0;
+};
+
+// A total reported by the source itself (torch.profiler's "Total Reserved"), one value per event.
+struct Counter {
+  int16_t device = 0;
+  std::string name;
+  std::vector<uint64_t> after_event;  // index in the event store of the event the value follows
+  std::vector<int64_t> value;
+};
+
+struct Trace {
+  std::string format;  // "pytorch-snapshot", "torch-profiler", "sawtooth"
+  std::map<std::string, std::string> meta;
+  EventStore events;
+  StackTable stacks;
+  std::vector<Phase> phases;
+  std::vector<Run> runs;
+  std::vector<DeviceInfo> devices;
+  std::vector<Counter> counters;
+
+  // Devices that appear in events, counters or the device table, ascending.
+  std::vector<int16_t> deviceIds() const;
+  const DeviceInfo* device(int16_t id) const;
+  DeviceInfo& deviceInfo(int16_t id);  // creates the entry when missing
+  const Counter* counter(int16_t device, std::string_view name) const;
+};
+
+std::string deviceLabel(int16_t device);
+
+}  // namespace sawtooth

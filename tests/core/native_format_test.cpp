@@ -1,0 +1,158 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include <sqlite3.h>
+
+#include "analysis/trace_summary.h"
+#include "io/native_format.h"
+#include "io/summary_json.h"
+#include "io/trace_loader.h"
+#include "test_data.h"
+
+namespace sawtooth {
+namespace {
+
+std::string tempPath(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / "sawtooth-tests";
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
+
+// Everything `info --json` prints except the format line is identical after a round trip.
+std::string infoWithoutFormat(const Trace& t) {
+  auto j = nlohmann::json::parse(summaryJson(t, summarize(t)));
+  j.erase("format");
+  j.erase("source_format");
+  j["meta"].erase("source_format");
+  return j.dump();
+}
+
+class RoundTrip : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(RoundTrip, NativeFileKeepsEverything) {
+  auto original = loadTrace(test::dataPath(GetParam()));
+  ASSERT_TRUE(original.ok()) << original.error().message;
+  const std::string path = tempPath(std::string(GetParam()) + ".sawtooth");
+  ASSERT_TRUE(writeNative(*original, path).ok());
+  EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
+  auto copy = loadTrace(path);
+  ASSERT_TRUE(copy.ok()) << copy.error().message;
+  EXPECT_EQ(copy->format, "sawtooth");
+  EXPECT_EQ(copy->meta.at("source_format"), original->format);
+  EXPECT_EQ(infoWithoutFormat(*copy), infoWithoutFormat(*original));
+  ASSERT_EQ(copy->events.size(), original->events.size());
+  for (size_t i = 0; i < copy->events.size(); ++i) {
+    const Event a = original->events.at(i), b = copy->events.at(i);
+    ASSERT_EQ(a.t_ns, b.t_ns);
+    ASSERT_EQ(a.addr, b.addr);
+    ASSERT_EQ(a.size, b.size);
+    ASSERT_EQ(a.action, b.action);
+    ASSERT_EQ(a.stack, b.stack);
+    ASSERT_EQ(a.phase, b.phase);
+  }
+  EXPECT_EQ(copy->stacks.stackCount(), original->stacks.stackCount());
+  EXPECT_EQ(copy->stacks.frameCount(), original->stacks.frameCount());
+  EXPECT_EQ(copy->phases.size(), original->phases.size());
+  EXPECT_EQ(copy->counters.size(), original->counters.size());
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, RoundTrip,
+                         ::testing::Values("anatomy_adam_snapshot.pickle", "oom_mlp_snapshot_protocol2.pickle.gz",
+                                           "anatomy_adam_profiler_trace.json.gz"));
+
+TEST(NativeFormat, RunsAndMeasurementsRoundTrip) {
+  Trace t;
+  t.format = "sawtooth";
+  sawtooth::Run run;
+  run.name = "bf16";
+  run.workload = "precision";
+  run.config = {{"mode", "bf16"}, {"batch", "2048"}};
+  run.measurements = {{"step_time_ms", 2.5, "ms"}, {"step_time_ms", 2.7, "ms"}, {"peak_allocated", 1e9, "bytes"}};
+  t.runs.push_back(run);
+  t.phases.push_back(Phase{"forward", PhaseKind::Phase, 0, 0, 10, 20});
+  Event e;
+  e.run = 0;
+  e.phase = 0;
+  e.category = Category::Activation;
+  t.events.push(e);
+  const std::string path = tempPath("runs.sawtooth");
+  ASSERT_TRUE(writeNative(t, path).ok());
+  auto back = readNative(path);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  ASSERT_EQ(back->runs.size(), 1u);
+  EXPECT_EQ(back->runs[0].name, "bf16");
+  EXPECT_EQ(back->runs[0].configValue("batch"), "2048");
+  EXPECT_EQ(back->runs[0].samples("step_time_ms"), (std::vector<double>{2.5, 2.7}));
+  EXPECT_EQ(back->phases[0].device, 0);
+  EXPECT_EQ(back->phases[0].run, 0);
+  EXPECT_EQ(back->events.category()[0], Category::Activation);
+}
+
+TEST(NativeFormat, NewerFormatIsRefusedWithAClearMessage) {
+  Trace t;
+  const std::string path = tempPath("future.sawtooth");
+  ASSERT_TRUE(writeNative(t, path).ok());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE meta SET value='7' WHERE key='format_version'", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  auto back = loadTrace(path);
+  ASSERT_FALSE(back.ok());
+  EXPECT_EQ(back.error().message, path + ": written in .sawtooth format 7 by a newer Sawtooth; this build reads up to "
+                                         "format 1. Update Sawtooth to open it.");
+}
+
+TEST(NativeFormat, ForeignSqliteIsRefused) {
+  const std::string path = tempPath("foreign.db");
+  std::filesystem::remove(path);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE t(x)", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  auto back = loadTrace(path);
+  ASSERT_FALSE(back.ok());
+  EXPECT_NE(back.error().message.find("not a Sawtooth trace"), std::string::npos);
+}
+
+TEST(NativeFormat, IncrementalBatchesSurviveWithoutFinish) {
+  const std::string path = tempPath("partial.sawtooth");
+  {
+    auto writer = NativeWriter::create(path);
+    ASSERT_TRUE(writer.ok());
+    EventStore events;
+    for (int i = 0; i < 100; ++i) {
+      Event e;
+      e.t_ns = i;
+      e.size = 4096;
+      events.push(e);
+    }
+    ASSERT_TRUE((*writer)->beginBatch().ok());
+    ASSERT_TRUE((*writer)->appendEvents(events, 0, 60).ok());
+    ASSERT_TRUE((*writer)->commitBatch().ok());
+    ASSERT_TRUE((*writer)->beginBatch().ok());
+    ASSERT_TRUE((*writer)->appendEvents(events, 60, 100).ok());
+    // Destroyed with a batch open: the destructor commits what it can.
+  }
+  auto back = readNative(path);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->events.size(), 100u);
+}
+
+TEST(NativeFormat, SqliteCanQueryNamedEvents) {
+  auto original = loadTrace(test::dataPath("anatomy_adam_snapshot.pickle"));
+  ASSERT_TRUE(original.ok());
+  const std::string path = tempPath("named.sawtooth");
+  ASSERT_TRUE(writeNative(*original, path).ok());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT count(*) FROM events_named WHERE action='alloc'", -1, &st, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int64(st, 0), 129);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+}
+
+}  // namespace
+}  // namespace sawtooth

@@ -1,0 +1,85 @@
+#include <gtest/gtest.h>
+
+#include "analysis/series.h"
+#include "analysis/trace_summary.h"
+#include "io/file_bytes.h"
+#include "io/trace_loader.h"
+#include "test_data.h"
+
+namespace sawtooth {
+namespace {
+
+TEST(ProfilerTrace, SeriesAreTheReportedTotals) {
+  auto trace = loadTrace(test::dataPath("anatomy_adam_profiler_trace.json.gz"));
+  ASSERT_TRUE(trace.ok()) << trace.error().message;
+  EXPECT_EQ(trace->format, "torch-profiler");
+  ASSERT_NE(trace->device(0), nullptr);
+  EXPECT_EQ(trace->device(0)->name, "NVIDIA H200");
+  EXPECT_EQ(trace->device(0)->total_bytes, 150109880320);
+  const DeviceSeries s = buildDeviceSeries(*trace, 0);
+  ASSERT_EQ(s.allocated.size(), 234u);
+  // Events are in time order, and the start is the first event's total minus its own bytes.
+  for (size_t i = 1; i < s.allocator_events.size(); ++i)
+    ASSERT_LE(trace->events.tNs()[s.allocator_events[i - 1]], trace->events.tNs()[s.allocator_events[i]]);
+  const uint64_t first = s.allocator_events[0];
+  EXPECT_EQ(s.allocated.start,
+            s.allocated.value[0] - allocatedSign(trace->events.action()[first]) * trace->events.sizes()[first]);
+  EXPECT_EQ(s.reserved.value[0], 576716800);
+  // Summing the events gives the same series as the reported totals.
+  int64_t sum = s.allocated.start;
+  for (size_t i = 0; i < s.allocator_events.size(); ++i) {
+    const uint64_t e = s.allocator_events[i];
+    sum += allocatedSign(trace->events.action()[e]) * trace->events.sizes()[e];
+    ASSERT_EQ(sum, s.allocated.value[i]) << i;
+  }
+}
+
+TEST(ProfilerTrace, UserAnnotationsBecomePhases) {
+  auto trace = loadTrace(test::dataPath("anatomy_adam_profiler_trace.json.gz"));
+  ASSERT_TRUE(trace.ok());
+  ASSERT_FALSE(trace->phases.empty());
+  bool saw_step = false;
+  for (const auto& p : trace->phases) saw_step |= p.name.find("Optimizer.step") != std::string::npos;
+  EXPECT_TRUE(saw_step);
+}
+
+TEST(ProfilerTrace, OutOfMemoryEventsAreOomActions) {
+  const std::string json = R"({"traceEvents":[
+    {"ph":"i","name":"[memory]","ts":10.0,"args":{"Bytes":1024,"Addr":7,"Device Id":0,"Device Type":1,"Total Allocated":1024,"Total Reserved":2097152}},
+    {"ph":"i","name":"[OutOfMemory]","ts":11.5,"args":{"Bytes":99999999,"Device Id":0,"Device Type":1,"Total Allocated":1024,"Total Reserved":2097152}},
+    {"ph":"i","name":"[memory]","ts":12.0,"args":{"Bytes":-1024,"Addr":7,"Device Id":0,"Device Type":1,"Total Allocated":0,"Total Reserved":2097152}}
+  ]})";
+  auto trace = loadTraceFromBytes(json, "oom.json");
+  ASSERT_TRUE(trace.ok()) << trace.error().message;
+  const TraceSummary s = summarize(*trace);
+  ASSERT_EQ(s.devices.size(), 1u);
+  EXPECT_EQ(s.devices[0].oom_events, 1u);
+  EXPECT_EQ(s.devices[0].peak_allocated.value, 1024);
+  EXPECT_EQ(s.devices[0].final_allocated, 0);
+  EXPECT_EQ(trace->events.tNs()[1], 1500);
+}
+
+TEST(ProfilerTrace, BadJsonIsExplained) {
+  auto notTrace = loadTraceFromBytes("[[1,2],[3]]", "timeline.json");
+  ASSERT_FALSE(notTrace.ok());
+  EXPECT_NE(notTrace.error().message.find("timeline.json: trace event 0 is not a JSON object"), std::string::npos)
+      << notTrace.error().message;
+  auto broken = loadTraceFromBytes(R"({"traceEvents":[{"name":"[memory]",)", "cut.json");
+  ASSERT_FALSE(broken.ok());
+  EXPECT_EQ(broken.error().message.rfind("cut.json: ", 0), 0u);
+  auto noMemory = loadTraceFromBytes(R"({"traceEvents":[]})", "plain.json");
+  ASSERT_FALSE(noMemory.ok());
+  EXPECT_NE(noMemory.error().message.find("profile_memory=True"), std::string::npos);
+}
+
+TEST(ProfilerTrace, EveryTruncationIsAnErrorOrAPartialTrace) {
+  auto full = readMaybeGzip(test::dataPath("anatomy_adam_profiler_trace.json.gz"));
+  ASSERT_TRUE(full.ok());
+  for (size_t n = 0; n < full->size(); n += 211) {
+    auto trace = loadTraceFromBytes(full->substr(0, n), "cut.json");
+    EXPECT_FALSE(trace.ok()) << n;
+  }
+}
+
+}  // namespace
+}  // namespace sawtooth

@@ -1,0 +1,85 @@
+#include <gtest/gtest.h>
+
+#include "analysis/category_series.h"
+#include "analysis/peaks.h"
+#include "analysis/series.h"
+
+namespace sawtooth {
+namespace {
+
+Event ev(int64_t t, Action a, int64_t size, Source s = Source::Allocator, int16_t device = 0,
+         Category c = Category::Unknown) {
+  Event e;
+  e.t_ns = t;
+  e.action = a;
+  e.size = size;
+  e.source = s;
+  e.device = device;
+  e.category = c;
+  return e;
+}
+
+TEST(Series, AllocatedAndReservedFollowTheDefinitions) {
+  Trace t;
+  t.deviceInfo(0).baseline_allocated = 100;
+  t.deviceInfo(0).baseline_reserved = 1000;
+  t.events.push(ev(1, Action::SegmentAlloc, 2000));
+  t.events.push(ev(2, Action::Alloc, 50));
+  t.events.push(ev(3, Action::FreeRequested, 50));  // not yet freed
+  t.events.push(ev(4, Action::Alloc, 7, Source::Allocator, 1));  // other device
+  t.events.push(ev(5, Action::FreeCompleted, 50));
+  t.events.push(ev(6, Action::SegmentUnmap, 500));
+  const DeviceSeries s = buildDeviceSeries(t, 0);
+  EXPECT_EQ(s.allocated.start, 100);
+  EXPECT_EQ(s.allocated.value, (std::vector<int64_t>{100, 150, 150, 100, 100}));
+  EXPECT_EQ(s.reserved.value, (std::vector<int64_t>{3000, 3000, 3000, 3000, 2500}));
+  EXPECT_EQ(s.allocated.x_index, (std::vector<int64_t>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(s.allocated.event, (std::vector<uint64_t>{0, 1, 2, 4, 5}));
+  const Peak p = findPeak(s.allocated);
+  EXPECT_EQ(p.value, 150);
+  EXPECT_EQ(p.point, 1);
+  EXPECT_EQ(p.event, 1u);
+  EXPECT_FALSE(s.driver.has_value());
+}
+
+TEST(Series, PeakAtTheStartIsMinusOne) {
+  Trace t;
+  t.deviceInfo(0).baseline_allocated = 500;
+  t.events.push(ev(1, Action::FreeCompleted, 100));
+  const Peak p = findPeak(buildDeviceSeries(t, 0).allocated);
+  EXPECT_EQ(p.value, 500);
+  EXPECT_EQ(p.point, -1);
+  EXPECT_EQ(p.x_index, -1);
+}
+
+TEST(Series, DriverAndDeviceUsedLandOnTheIndexAxis) {
+  Trace t;
+  t.events.push(ev(1, Action::Alloc, 10));
+  t.events.push(ev(2, Action::Alloc, 1 << 20, Source::Driver));
+  t.events.push(ev(3, Action::Alloc, 10));
+  t.events.push(ev(4, Action::Sample, 5 << 20, Source::Sample));
+  t.events.push(ev(5, Action::FreeCompleted, 1 << 20, Source::Driver));
+  const DeviceSeries s = buildDeviceSeries(t, 0);
+  ASSERT_TRUE(s.driver.has_value());
+  ASSERT_TRUE(s.device_used.has_value());
+  EXPECT_EQ(s.driver->value, (std::vector<int64_t>{1 << 20, 0}));
+  EXPECT_EQ(s.driver->x_index, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(s.device_used->value, (std::vector<int64_t>{5 << 20}));
+  EXPECT_EQ(s.allocated.size(), 2u);
+}
+
+TEST(CategoryPeaks, EachCategoryPeaksOnItsOwn) {
+  Trace t;
+  t.events.push(ev(1, Action::Alloc, 400, Source::Allocator, 0, Category::Parameter));
+  t.events.push(ev(2, Action::Alloc, 30, Source::Allocator, 0, Category::Activation));
+  t.events.push(ev(3, Action::FreeCompleted, 30, Source::Allocator, 0, Category::Activation));
+  t.events.push(ev(4, Action::Alloc, 20, Source::Allocator, 0, Category::Activation));
+  const CategoryPeaks p = categoryPeaks(t, 0);
+  EXPECT_TRUE(p.any_categorised);
+  EXPECT_EQ(p.peak[static_cast<size_t>(Category::Parameter)], 400);
+  EXPECT_EQ(p.peak[static_cast<size_t>(Category::Activation)], 30);
+  EXPECT_EQ(p.peak[static_cast<size_t>(Category::Gradient)], 0);
+}
+
+}  // namespace
+}  // namespace sawtooth

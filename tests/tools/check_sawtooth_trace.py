@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""End-to-end checks of the real sawtooth-trace binary against the independent reader's numbers.
+Usage: check_sawtooth_trace.py SAWTOOTH_TRACE DATA_DIR OUT_DIR"""
+import csv
+import json
+import os
+import subprocess
+import sys
+
+tool, data, out = sys.argv[1:4]
+os.makedirs(out, exist_ok=True)
+expected_all = json.load(open(os.path.join(data, "expected_info.json")))
+failures = []
+
+
+def run(*args):
+    return subprocess.run([tool, *args], capture_output=True, text=True, timeout=60)
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def info(path):
+    r = run("info", path, "--json")
+    check(r.returncode == 0, f"info {path} exit {r.returncode}: {r.stderr.strip()}")
+    return json.loads(r.stdout) if r.returncode == 0 else None
+
+
+KEYS = ["device", "events", "peak_allocated_bytes", "peak_allocated_event_index", "final_allocated_bytes",
+        "peak_reserved_bytes", "oom_events"]
+
+for name, expected in expected_all.items():
+    got = info(os.path.join(data, name))
+    if got is None:
+        continue
+    check(got["format"] == expected["format"], f"{name}: format {got['format']}")
+    check(got["events"] == expected["events"], f"{name}: events {got['events']} != {expected['events']}")
+    check(got["actions"] == expected["actions"], f"{name}: actions {got['actions']}")
+    check(len(got["devices"]) == len(expected["devices"]), f"{name}: device count")
+    for g, e in zip(got["devices"], expected["devices"]):
+        for k in KEYS:
+            check(g[k] == e[k], f"{name} device {e['device']}: {k} {g[k]} != {e[k]}")
+
+    # Round trip through the native format gives the same info.
+    native = os.path.join(out, name + ".sawtooth")
+    r = run("convert", os.path.join(data, name), native)
+    check(r.returncode == 0, f"convert {name}: {r.stderr.strip()}")
+    back = info(native)
+    if back:
+        check(back["format"] == "sawtooth" and back["source_format"] == expected["format"], f"{name}: native format")
+        for k in ("events", "actions", "devices", "phases", "stacks"):
+            check(back[k] == got[k], f"{name}: round trip changed {k}")
+
+    # CSV exports.
+    events_csv = os.path.join(out, name + ".events.csv")
+    r = run("export", os.path.join(data, name), "--csv", "events", events_csv)
+    check(r.returncode == 0, f"export events {name}: {r.stderr.strip()}")
+    rows = list(csv.DictReader(open(events_csv)))
+    check(len(rows) == expected["events"], f"{name}: events.csv has {len(rows)} rows")
+    series_csv = os.path.join(out, name + ".series.csv")
+    r = run("export", os.path.join(data, name), "--csv", "series", series_csv)
+    check(r.returncode == 0, f"export series {name}")
+    rows = list(csv.DictReader(open(series_csv)))
+    for e in expected["devices"]:
+        label = "cpu" if e["device"] == -1 else f"cuda:{e['device']}"
+        values = [int(x["value_bytes"]) for x in rows if x["device"] == label and x["series"] == "allocated"]
+        check(max(values) == e["peak_allocated_bytes"], f"{name}: series.csv peak {max(values)}")
+
+    # Chrome trace with counter tracks.
+    chrome = os.path.join(out, name + ".chrome.json")
+    r = run("export", os.path.join(data, name), "--chrome-trace", chrome)
+    check(r.returncode == 0, f"export chrome {name}")
+    doc = json.load(open(chrome))
+    counters = [ev for ev in doc["traceEvents"] if ev["ph"] == "C" and ev["name"] == "allocated bytes"]
+    check(max(ev["args"]["value"] for ev in counters) == max(d["peak_allocated_bytes"] for d in expected["devices"]),
+          f"{name}: chrome counter peak")
+
+# Unreadable inputs: exit 1 and one line naming the file and the reason.
+for bad, needle in [("does-not-exist.pickle", "cannot open"),
+                    ("hostile_global_reduce_p2.pickle", "byte 32: opcode GLOBAL"),
+                    ("hostile_stack_global_p4.pickle", "STACK_GLOBAL")]:
+    path = os.path.join(data, bad)
+    r = run("info", path)
+    lines = r.stderr.strip().splitlines()
+    check(r.returncode == 1, f"{bad}: exit {r.returncode}")
+    check(len(lines) == 1 and path in lines[0] and needle in lines[0], f"{bad}: stderr {r.stderr!r}")
+    check(r.stdout == "", f"{bad}: printed to stdout")
+
+truncated = os.path.join(out, "truncated.pickle")
+with open(os.path.join(data, "anatomy_adam_snapshot.pickle"), "rb") as f:
+    open(truncated, "wb").write(f.read()[:100000])
+r = run("info", truncated)
+check(r.returncode == 1 and "truncated" in r.stderr and truncated in r.stderr, f"truncated: {r.stderr!r}")
+
+r = run("export", os.path.join(data, "anatomy_adam_snapshot.pickle"))
+check(r.returncode == 2, f"export without a target: exit {r.returncode}")
+r = run("frobnicate")
+check(r.returncode != 0, "unknown subcommand accepted")
+
+if failures:
+    print(f"{len(failures)} check(s) failed")
+    sys.exit(1)
+print("all sawtooth-trace checks passed")

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "util/wrapping.h"
+
 namespace sawtooth {
 
 CategoryPeaks categoryPeaks(const Trace& trace, int16_t device) {
@@ -16,7 +18,7 @@ CategoryPeaks categoryPeaks(const Trace& trace, int16_t device) {
     if (sign == 0) continue;
     const auto c = static_cast<size_t>(ev.category()[i]);
     if (c != 0) out.any_categorised = true;
-    live[c] += sign * ev.sizes()[i];
+    live[c] = wrappingAdd(live[c], wrappingMul(sign, ev.sizes()[i]));
     out.peak[c] = std::max(out.peak[c], live[c]);
   }
   return out;

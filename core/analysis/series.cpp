@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "util/wrapping.h"
+
 namespace sawtooth {
 
 std::string_view name(SeriesKind kind) {
@@ -109,14 +111,14 @@ DeviceSeries buildDeviceSeries(const Trace& trace, int16_t device) {
       case Source::Allocator:
         ++x;
         out.allocator_events.push_back(i);
-        a += allocatedSign(act[i]) * size[i];
-        r += reservedSign(act[i]) * size[i];
+        a = wrappingAdd(a, wrappingMul(allocatedSign(act[i]), size[i]));
+        r = wrappingAdd(r, wrappingMul(reservedSign(act[i]), size[i]));
         if (!allocated_counter) pushPoint(allocated, t[i], x, a, i);
         if (!reserved_counter) pushPoint(reserved, t[i], x, r, i);
         break;
       case Source::Driver:
-        if (act[i] == Action::Alloc) d += size[i];
-        else if (act[i] == Action::FreeCompleted) d -= size[i];
+        if (act[i] == Action::Alloc) d = wrappingAdd(d, size[i]);
+        else if (act[i] == Action::FreeCompleted) d = wrappingSub(d, size[i]);
         else break;
         pushPoint(driver, t[i], std::max<int64_t>(x, 0), d, i);
         break;

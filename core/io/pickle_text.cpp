@@ -5,8 +5,18 @@
 namespace sawtooth::pickle {
 namespace {
 
-nlohmann::json toJson(const Document& doc, const Value& v, int depth) {
-  if (depth <= 0) return "...";
+// The memo lets a pickle put one container inside itself many times, so a depth limit alone
+// still allows fanout^depth nodes; the node budget bounds the work whatever the shape.
+constexpr size_t kMaxNodes = 10000;
+
+std::string dumpText(const nlohmann::json& j) {
+  // Pickled strings are not validated as UTF-8; replace what is not rather than throw.
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+nlohmann::json toJson(const Document& doc, const Value& v, int depth, size_t& budget) {
+  if (depth <= 0 || budget == 0) return "...";
+  --budget;
   switch (v.kind) {
     case Kind::None: return nullptr;
     case Kind::Bool: return v.i != 0;
@@ -19,8 +29,12 @@ nlohmann::json toJson(const Document& doc, const Value& v, int depth) {
       nlohmann::json out = nlohmann::json::object();
       auto kv = doc.items(v);
       for (size_t i = 0; i + 1 < kv.size(); i += 2) {
-        std::string key = kv[i].kind == Kind::Str ? std::string(doc.str(kv[i])) : toJson(doc, kv[i], depth - 1).dump();
-        out[key] = toJson(doc, kv[i + 1], depth - 1);
+        if (budget == 0) {
+          out["..."] = "...";
+          break;
+        }
+        std::string key = kv[i].kind == Kind::Str ? std::string(doc.str(kv[i])) : dumpText(toJson(doc, kv[i], depth - 1, budget));
+        out[key] = toJson(doc, kv[i + 1], depth - 1, budget);
       }
       return out;
     }
@@ -28,7 +42,13 @@ nlohmann::json toJson(const Document& doc, const Value& v, int depth) {
     case Kind::Tuple:
     case Kind::Set: {
       nlohmann::json out = nlohmann::json::array();
-      for (const Value& item : doc.items(v)) out.push_back(toJson(doc, item, depth - 1));
+      for (const Value& item : doc.items(v)) {
+        if (budget == 0) {
+          out.push_back("...");
+          break;
+        }
+        out.push_back(toJson(doc, item, depth - 1, budget));
+      }
       return out;
     }
   }
@@ -39,7 +59,8 @@ nlohmann::json toJson(const Document& doc, const Value& v, int depth) {
 
 std::string toText(const Document& doc, const Value& value, int max_depth) {
   if (value.kind == Kind::Str) return std::string(doc.str(value));
-  return toJson(doc, value, max_depth).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  size_t budget = kMaxNodes;
+  return dumpText(toJson(doc, value, max_depth, budget));
 }
 
 }  // namespace sawtooth::pickle

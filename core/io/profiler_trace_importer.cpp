@@ -10,6 +10,7 @@
 
 #include "io/file_bytes.h"
 #include "model/phase_assignment.h"
+#include "util/wrapping.h"
 
 namespace sawtooth {
 namespace {
@@ -267,14 +268,14 @@ class ProfilerTraceReader {
         e.size = m.bytes;
       } else {
         e.action = m.bytes >= 0 ? Action::Alloc : Action::FreeCompleted;
-        e.size = m.bytes >= 0 ? m.bytes : -m.bytes;
+        e.size = m.bytes >= 0 ? m.bytes : wrappingSub(0, m.bytes);
         e.addr = m.addr;
       }
       const uint64_t index = trace_.events.size();
       auto& info = trace_.deviceInfo(device);
       if (!seen_device_[device]) {
         seen_device_[device] = true;
-        if (m.total_allocated >= 0) info.baseline_allocated = m.total_allocated - (m.oom ? 0 : m.bytes);
+        if (m.total_allocated >= 0) info.baseline_allocated = wrappingSub(m.total_allocated, m.oom ? 0 : m.bytes);
       }
       trace_.events.push(e);
       if (m.total_allocated >= 0) {

@@ -8,6 +8,7 @@
 
 #include "io/pickle_text.h"
 #include "model/phase_assignment.h"
+#include "util/wrapping.h"
 
 namespace sawtooth {
 namespace {
@@ -27,6 +28,11 @@ struct RawEntry {
 };
 
 int64_t asInt(const Value& v) { return v.isInt() ? v.i : 0; }
+
+// Times become nanoseconds since the first one. Bounding them keeps every difference times 1000
+// inside 64 bits; the bound (about the year 2116 in Unix microseconds) is far past any real clock.
+constexpr int64_t kMaxAbsTimeUs = std::numeric_limits<int64_t>::max() / 2000;
+bool timeInRange(int64_t time_us) { return time_us >= -kMaxAbsTimeUs && time_us <= kMaxAbsTimeUs; }
 
 class SnapshotReader {
  public:
@@ -83,8 +89,9 @@ class SnapshotReader {
       if (d > static_cast<size_t>(std::numeric_limits<int16_t>::max())) return Error{"more than 32767 devices"};
       const auto device = static_cast<int16_t>(d);
       trace_.deviceInfo(device);
+      size_t index = 0;
       for (const Value& entry : doc_.items(devices[d])) {
-        if (Status st = readEntry(entry, device, done); !st) return st;
+        if (Status st = readEntry(entry, device, index++); !st) return st;
         if (++done % 65536 == 0 && progress_) {
           if (progress_->cancelled()) return Error{"cancelled"};
           progress_->report(done, total);
@@ -117,6 +124,8 @@ class SnapshotReader {
         e.stream = static_cast<uint64_t>(asInt(v));
       } else if (key == "time_us") {
         e.time_us = asInt(v);
+        if (!timeInRange(e.time_us))
+          return Error{fmt::format("device_traces[{}][{}]: time_us {} is out of range", device, index, e.time_us)};
       } else if (key == "frames") {
         e.stack = internStack(v);
       }
@@ -176,14 +185,16 @@ class SnapshotReader {
       if (device < std::numeric_limits<int16_t>::min() || device > std::numeric_limits<int16_t>::max())
         return Error{fmt::format("segments[{}]: device {} out of range", index, device)};
       auto& info = trace_.deviceInfo(static_cast<int16_t>(device));
-      if (const Value* v = doc_.get(seg, "total_size")) final_reserved_[info.device] += asInt(*v);
+      if (const Value* v = doc_.get(seg, "total_size"))
+        final_reserved_[info.device] = wrappingAdd(final_reserved_[info.device], asInt(*v));
       if (const Value* blocks = doc_.get(seg, "blocks")) {
         for (const Value& block : doc_.items(*blocks)) {
           const Value* state = doc_.get(block, "state");
           if (!state || state->kind != Kind::Str) continue;
           std::string_view s = doc_.str(*state);
           if (s == "active_allocated" || s == "active_pending_free")
-            if (const Value* v = doc_.get(block, "requested_size")) final_allocated_[info.device] += asInt(*v);
+            if (const Value* v = doc_.get(block, "requested_size"))
+              final_allocated_[info.device] = wrappingAdd(final_allocated_[info.device], asInt(*v));
         }
       }
       ++index;
@@ -202,6 +213,8 @@ class SnapshotReader {
       if (const Value* v = doc_.get(a, "stage"); v && v->kind == Kind::Str) r.start = doc_.str(*v) == "START";
       if (const Value* v = doc_.get(a, "device")) r.device = static_cast<int16_t>(asInt(*v));
       if (const Value* v = doc_.get(a, "time_us")) r.time_us = asInt(*v);
+      if (!timeInRange(r.time_us))
+        return Error{fmt::format("external_annotations[{}]: time_us {} is out of range", index, r.time_us)};
       annotations_.push_back(std::move(r));
       ++index;
     }
@@ -230,8 +243,8 @@ class SnapshotReader {
       e.stream = r.stream;
       e.stack = r.stack;
       events.push(e);
-      net_allocated[r.device] += allocatedSign(r.action) * r.size;
-      net_reserved[r.device] += reservedSign(r.action) * r.size;
+      net_allocated[r.device] = wrappingAdd(net_allocated[r.device], wrappingMul(allocatedSign(r.action), r.size));
+      net_reserved[r.device] = wrappingAdd(net_reserved[r.device], wrappingMul(reservedSign(r.action), r.size));
     }
     entries_.clear();
     entries_.shrink_to_fit();
@@ -240,8 +253,8 @@ class SnapshotReader {
     // what the trace itself added.
     if (has_segments_) {
       for (auto& info : trace_.devices) {
-        info.baseline_allocated = final_allocated_[info.device] - net_allocated[info.device];
-        info.baseline_reserved = final_reserved_[info.device] - net_reserved[info.device];
+        info.baseline_allocated = wrappingSub(final_allocated_[info.device], net_allocated[info.device]);
+        info.baseline_reserved = wrappingSub(final_reserved_[info.device], net_reserved[info.device]);
       }
     }
 

@@ -1,0 +1,19 @@
+#pragma once
+// `sawtooth --export-png OUT.png FILE`: renders the timeline without showing a window.
+
+#include <QSize>
+#include <QString>
+
+namespace sawtooth::app {
+
+struct ExportOptions {
+  QString output;
+  QString input;
+  QSize size{1600, 900};
+  bool by_time = false;
+};
+
+// Returns a process exit code; prints one line naming the file and the reason on failure.
+int exportTimeline(const ExportOptions& options);
+
+}  // namespace sawtooth::app

@@ -1,0 +1,37 @@
+#include "analysis/frame_filter.h"
+
+#include <array>
+#include <string_view>
+
+namespace sawtooth {
+namespace {
+
+bool endsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+bool isMachinery(const Frame& f) {
+  static constexpr std::array<std::string_view, 9> prefixes = {
+      "torch::unwind", "torch::CapturedTraceback", "torch::cuda::", "c10::cuda::CUDACachingAllocator",
+      "_Py",           "Py",                       "__libc",        "_start",
+      "c10::impl::wrap_kernel_functor"};
+  if (f.name == "??" || f.name.empty()) return true;
+  for (std::string_view p : prefixes)
+    if (std::string_view(f.name).substr(0, p.size()) == p) return true;
+  return false;
+}
+
+}  // namespace
+
+std::vector<uint32_t> interestingFrames(const StackTable& stacks, uint32_t stack, size_t max_frames) {
+  std::vector<uint32_t> out;
+  const auto frames = stacks.stack(stack);
+  for (uint32_t id : frames)
+    if (out.size() < max_frames && endsWith(stacks.frame(id).file, ".py")) out.push_back(id);
+  if (!out.empty()) return out;
+  for (uint32_t id : frames)
+    if (out.size() < max_frames && !isMachinery(stacks.frame(id))) out.push_back(id);
+  return out;
+}
+
+}  // namespace sawtooth

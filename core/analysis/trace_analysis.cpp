@@ -1,0 +1,71 @@
+#include "analysis/trace_analysis.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace sawtooth {
+
+const SeriesAnalysis* DeviceAnalysis::line(SeriesKind kind) const {
+  for (const auto& l : lines)
+    if (l.series->kind == kind) return &l;
+  return nullptr;
+}
+
+TraceAnalysis::TraceAnalysis(std::shared_ptr<const Trace> trace, Progress* progress) : trace_(std::move(trace)) {
+  const auto ids = trace_->deviceIds();
+  size_t done = 0;
+  for (int16_t id : ids) {
+    if (progress && progress->cancelled()) return;
+    auto d = std::make_unique<DeviceAnalysis>();
+    d->device = id;
+    d->series = buildDeviceSeries(*trace_, id);
+    // The series live inside *d (heap, never moved), so the pyramids' spans stay valid.
+    for (const Series* s : d->series.all()) d->lines.push_back(SeriesAnalysis{s, LodPyramid(s->value), findPeak(*s)});
+    devices_.push_back(std::move(d));
+    if (progress) progress->report(++done, ids.size());
+  }
+}
+
+const DeviceAnalysis* TraceAnalysis::device(int16_t id) const {
+  for (const auto& d : devices_)
+    if (d->device == id) return d.get();
+  return nullptr;
+}
+
+double TraceAnalysis::xMin(bool by_time) const {
+  double lo = std::numeric_limits<double>::infinity();
+  for (const auto& d : devices_)
+    for (const auto& l : d->lines)
+      if (!l.series->empty()) lo = std::min(lo, static_cast<double>(l.series->xs(by_time).front()));
+  return std::isfinite(lo) ? lo : 0.0;
+}
+
+double TraceAnalysis::xMax(bool by_time) const {
+  double hi = -std::numeric_limits<double>::infinity();
+  for (const auto& d : devices_)
+    for (const auto& l : d->lines)
+      if (!l.series->empty()) hi = std::max(hi, static_cast<double>(l.series->xs(by_time).back()));
+  return std::isfinite(hi) ? hi : 1.0;
+}
+
+int64_t TraceAnalysis::maxValue() const {
+  int64_t m = 0;
+  for (const auto& d : devices_)
+    for (const auto& l : d->lines) m = std::max(m, l.peak.value);
+  return m;
+}
+
+int64_t TraceAnalysis::nearestEvent(int16_t device, double x, bool by_time) const {
+  const DeviceAnalysis* d = this->device(device);
+  if (!d || d->series.allocated.empty()) return -1;
+  const Series& s = d->series.allocated;
+  const auto& xs = s.xs(by_time);
+  auto it = std::lower_bound(xs.begin(), xs.end(), x, [](int64_t v, double t) { return static_cast<double>(v) < t; });
+  size_t i = static_cast<size_t>(it - xs.begin());
+  if (i == xs.size()) --i;
+  else if (i > 0 && x - static_cast<double>(xs[i - 1]) < static_cast<double>(xs[i]) - x) --i;
+  return static_cast<int64_t>(s.event[i]);
+}
+
+}  // namespace sawtooth

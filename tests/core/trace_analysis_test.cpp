@@ -1,0 +1,61 @@
+#include <gtest/gtest.h>
+
+#include "analysis/trace_analysis.h"
+#include "io/trace_loader.h"
+#include "test_data.h"
+
+namespace sawtooth {
+namespace {
+
+TEST(TraceAnalysis, AnatomyPeakAndNearestEvent) {
+  auto trace = loadTrace(test::dataPath("anatomy_adam_snapshot.pickle"));
+  ASSERT_TRUE(trace.ok());
+  TraceAnalysis a(std::make_shared<Trace>(std::move(*trace)));
+  ASSERT_EQ(a.devices().size(), 1u);
+  const SeriesAnalysis* allocated = a.devices()[0]->line(SeriesKind::Allocated);
+  ASSERT_NE(allocated, nullptr);
+  EXPECT_EQ(allocated->peak.value, 572522496);
+  EXPECT_EQ(a.maxValue(), 576716800);  // the reserved peak
+  EXPECT_EQ(a.xMin(false), 0);
+  EXPECT_EQ(a.xMax(false), 351);
+  EXPECT_EQ(a.nearestEvent(0, 105.2, false), 105);
+  EXPECT_EQ(a.nearestEvent(0, -5, false), 0);
+  EXPECT_EQ(a.nearestEvent(0, 1e9, false), 351);
+  EXPECT_EQ(a.nearestEvent(7, 0, false), -1);
+  // The whole-range LOD at 100 columns reaches exactly the peak.
+  const auto& s = *allocated->series;
+  auto points = allocated->lod.query(s.x_index, s.start, a.xMin(false), a.xMax(false), 100);
+  double top = 0;
+  for (const auto& p : points) top = std::max(top, p.y);
+  EXPECT_EQ(top, 572522496.0);
+}
+
+}  // namespace
+}  // namespace sawtooth
+
+#include "analysis/frame_filter.h"
+
+namespace sawtooth {
+namespace {
+
+TEST(FrameFilter, PrefersPythonFrames) {
+  auto trace = loadTrace(test::dataPath("anatomy_adam_snapshot.pickle"));
+  ASSERT_TRUE(trace.ok());
+  const auto frames = interestingFrames(trace->stacks, trace->events.stack()[0], 3);
+  ASSERT_EQ(frames.size(), 3u);
+  EXPECT_EQ(trace->stacks.frame(frames[0]).name, "forward");
+  EXPECT_EQ(trace->stacks.frame(frames[0]).line, 134);
+}
+
+TEST(FrameFilter, FallsBackToNonMachineryFrames) {
+  StackTable t;
+  std::vector<uint32_t> ids{t.internFrame("torch::unwind::unwind()", "??", 0), t.internFrame("??", "??", 0),
+                            t.internFrame("at::native::matmul(...)", "LinearAlgebra.cpp", 0)};
+  const uint32_t s = t.internStack(ids);
+  const auto frames = interestingFrames(t, s, 5);
+  ASSERT_EQ(frames.size(), 1u);
+  EXPECT_EQ(t.frame(frames[0]).name, "at::native::matmul(...)");
+}
+
+}  // namespace
+}  // namespace sawtooth

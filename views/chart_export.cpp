@@ -1,0 +1,45 @@
+#include "views/chart_export.h"
+
+#include <QFileInfo>
+#include <QImage>
+#include <QImageWriter>
+#include <QPainter>
+#include <QSvgGenerator>
+
+namespace sawtooth::views {
+
+bool saveViewPng(QGraphicsView* view, const QString& path, QSize size, qreal scale) {
+  if (size.isValid() && size != view->size()) view->resize(size);
+  QImage image(view->size() * scale, QImage::Format_ARGB32_Premultiplied);
+  image.setDevicePixelRatio(scale);
+  image.fill(view->palette().color(QPalette::Base));
+  {
+    QPainter painter(&image);
+    painter.setRenderHint(QPainter::Antialiasing);
+    view->render(&painter);
+  }
+  QImageWriter writer(path, "png");
+  return writer.write(image);
+}
+
+bool saveViewSvg(QGraphicsView* view, const QString& path, QSize size, const QString& title) {
+  if (size.isValid() && size != view->size()) view->resize(size);
+  QSvgGenerator generator;
+  generator.setFileName(path);
+  generator.setSize(view->size());
+  generator.setViewBox(QRect(QPoint(0, 0), view->size()));
+  generator.setTitle(title);
+  generator.setDescription(QStringLiteral("Exported by Sawtooth"));
+  QPainter painter;
+  if (!painter.begin(&generator)) return false;
+  view->render(&painter);
+  return painter.end();
+}
+
+bool saveViewImage(QGraphicsView* view, const QString& path, QSize size) {
+  if (QFileInfo(path).suffix().compare(QStringLiteral("svg"), Qt::CaseInsensitive) == 0)
+    return saveViewSvg(view, path, size);
+  return saveViewPng(view, path, size);
+}
+
+}  // namespace sawtooth::views

@@ -1,0 +1,15 @@
+#pragma once
+// Saving any chart view as PNG (at a scale, for high-DPI figures) or SVG (vector).
+
+#include <QGraphicsView>
+#include <QSize>
+#include <QString>
+
+namespace sawtooth::views {
+
+bool saveViewPng(QGraphicsView* view, const QString& path, QSize size = {}, qreal scale = 1.0);
+bool saveViewSvg(QGraphicsView* view, const QString& path, QSize size = {}, const QString& title = {});
+// Picks PNG or SVG from the file name's suffix.
+bool saveViewImage(QGraphicsView* view, const QString& path, QSize size = {});
+
+}  // namespace sawtooth::views

@@ -1,0 +1,15 @@
+#pragma once
+// QString wrappers of core's formatting, and names shown in the UI.
+
+#include <QString>
+
+#include "model/action.h"
+
+namespace sawtooth::views {
+
+QString bytesText(qint64 bytes);
+QString durationText(qint64 ns);
+QString addressText(quint64 addr);
+QString toQString(std::string_view text);
+
+}  // namespace sawtooth::views

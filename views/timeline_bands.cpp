@@ -1,0 +1,89 @@
+#include "views/timeline_bands.h"
+
+#include <QBrush>
+#include <QPen>
+#include <algorithm>
+
+#include "views/qt_format.h"
+
+namespace sawtooth::views {
+namespace {
+
+// Above the plot area's background, below the grid and the series.
+constexpr qreal kBandZ = 0.5;
+
+// Phase x on the index axis: the number of the device's allocator events before that time.
+double indexAt(const DeviceAnalysis& d, const Trace& trace, int64_t t_ns) {
+  const auto& evs = d.series.allocator_events;
+  const auto& t = trace.events.tNs();
+  auto it = std::lower_bound(evs.begin(), evs.end(), t_ns, [&](uint64_t e, int64_t v) { return t[e] < v; });
+  return static_cast<double>(it - evs.begin());
+}
+
+}  // namespace
+
+QColor TimelineBands::colorFor(const std::string& phase_name) {
+  static const std::pair<const char*, QColor> known[] = {
+      {"forward", QColor(0x1f, 0x77, 0xb4)},   {"backward", QColor(0xd6, 0x27, 0x28)},
+      {"optimizer", QColor(0x2c, 0xa0, 0x2c)}, {"zero_grad", QColor(0x7f, 0x7f, 0x7f)},
+      {"recompute", QColor(0xff, 0x7f, 0x0e)}};
+  for (const auto& [key, color] : known)
+    if (phase_name.find(key) != std::string::npos) return color;
+  const size_t h = std::hash<std::string>{}(phase_name);
+  return QColor::fromHsv(static_cast<int>(h % 360), 120, 200);
+}
+
+void TimelineBands::setNameHidden(const std::string& phase_name, bool hidden) {
+  if (hidden) hidden_names_.insert(phase_name);
+  else hidden_names_.erase(phase_name);
+}
+
+void TimelineBands::update(const TraceAnalysis& analysis, const ZoomWindow& window, bool by_time, const QRectF& plot,
+                           const std::function<double(double)>& to_pixel) {
+  shown_ = 0;
+  const Trace& trace = analysis.trace();
+  const DeviceAnalysis* first = analysis.devices().empty() ? nullptr : analysis.devices().front().get();
+  if (visible_ && first && plot.width() > 0) {
+    for (const Phase& p : trace.phases) {
+      const DeviceAnalysis* d = p.device == kAllDevices ? first : analysis.device(p.device);
+      if (!d || hidden_names_.count(p.name)) continue;
+      const double x0 = by_time ? static_cast<double>(p.begin_ns) : indexAt(*d, trace, p.begin_ns);
+      const double x1 = by_time ? static_cast<double>(p.end_ns) : indexAt(*d, trace, p.end_ns);
+      if (x1 < window.lo() || x0 > window.hi()) continue;
+      const double px0 = std::max(plot.left(), to_pixel(std::max(x0, window.lo())));
+      const double px1 = std::min(plot.right(), to_pixel(std::min(x1, window.hi())));
+      if (px1 - px0 < 0.5) continue;
+      if (static_cast<size_t>(shown_) == rects_.size()) {
+        auto* rect = new QGraphicsRectItem(chart_);
+        rect->setZValue(kBandZ);
+        rect->setPen(Qt::NoPen);
+        auto* label = new QGraphicsSimpleTextItem(chart_);
+        label->setZValue(kBandZ + 0.1);
+        rects_.push_back(rect);
+        labels_.push_back(label);
+      }
+      QColor c = colorFor(p.name);
+      c.setAlpha(p.kind == PhaseKind::Annotation ? 28 : 36);
+      auto* rect = rects_[static_cast<size_t>(shown_)];
+      rect->setBrush(c);
+      rect->setRect(QRectF(px0, plot.top(), px1 - px0, plot.height()));
+      rect->show();
+      auto* label = labels_[static_cast<size_t>(shown_)];
+      const QString text = toQString(p.name);
+      QFont font = label->font();
+      font.setPointSizeF(7.5);
+      label->setFont(font);
+      label->setText(text);
+      label->setBrush(colorFor(p.name).darker(140));
+      label->setPos(px0 + 2, plot.top() + 1);
+      label->setVisible(label->boundingRect().width() + 4 < px1 - px0);
+      ++shown_;
+    }
+  }
+  for (size_t i = static_cast<size_t>(shown_); i < rects_.size(); ++i) {
+    rects_[i]->hide();
+    labels_[i]->hide();
+  }
+}
+
+}  // namespace sawtooth::views

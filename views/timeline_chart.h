@@ -1,0 +1,104 @@
+#pragma once
+// The sawtooth timeline: allocated / reserved (and driver / device-used when the trace has them)
+// per device, against time or against allocation-event index. The chart never holds more than
+// about two points per pixel column: each visible range is re-decimated from the analysis'
+// level-of-detail pyramids. Rubber-band (left drag) and wheel zoom, pan (right or middle drag,
+// arrow keys), reset (double click, Home or 0); hover shows the nearest event; the peak is marked
+// and labelled; phases and annotations are drawn as bands.
+
+#include <QChartView>
+#include <QHash>
+#include <QLineSeries>
+#include <QPointer>
+#include <QRubberBand>
+#include <QScatterSeries>
+#include <QValueAxis>
+#include <memory>
+
+#include "analysis/trace_analysis.h"
+#include "analysis/zoom_window.h"
+
+namespace sawtooth::views {
+
+class TimelineBands;
+
+class TimelineChart : public QChartView {
+  Q_OBJECT
+ public:
+  explicit TimelineChart(QWidget* parent = nullptr);
+  ~TimelineChart() override;
+
+  void setAnalysis(std::shared_ptr<const TraceAnalysis> analysis);
+  std::shared_ptr<const TraceAnalysis> analysis() const { return analysis_; }
+
+  void setXAxisByTime(bool by_time);
+  bool xAxisByTime() const { return by_time_; }
+  void setBandsVisible(bool visible);
+  void setTitle(const QString& title);
+
+  void resetZoom();
+  void zoomTo(double lo, double hi);  // data units: ns, or allocator-event index
+  void zoomAround(double anchor, double factor);
+  void pan(double dx);
+  const ZoomWindow& window() const { return window_; }
+
+  // Introspection for labels, tests and exports.
+  QLineSeries* line(int16_t device, SeriesKind kind) const;
+  QString peakLabel(int16_t device) const;
+  QPointF peakPoint(int16_t device) const;  // in display units (ms or index, MB)
+  int pointBudget() const;                  // points the chart may hold per line
+  QString describeEvent(int64_t event) const;
+  // Renders the chart at the given size and saves it (PNG by image writer, SVG by QSvgGenerator).
+  bool savePng(const QString& path, QSize size = {}, qreal scale = 1.0);
+  bool saveSvg(const QString& path, QSize size = {});
+
+ signals:
+  void windowChanged(double lo, double hi);
+  void eventHovered(qint64 event);
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+  void wheelEvent(QWheelEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  void mouseDoubleClickEvent(QMouseEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
+  void leaveEvent(QEvent* event) override;
+
+ private:
+  struct Line {
+    int16_t device;
+    const SeriesAnalysis* source;
+    QLineSeries* series;
+  };
+
+  void rebuild();
+  void addPhaseLegend();
+  void refresh();
+  void applyWindow();
+  double toDisplayX(double x) const { return by_time_ ? x / 1e6 : x; }
+  double fromDisplayX(double x) const { return by_time_ ? x * 1e6 : x; }
+  double dataXAt(const QPointF& view_pos) const;
+  void showHover(const QPoint& view_pos);
+  void hideHover();
+
+  std::shared_ptr<const TraceAnalysis> analysis_;
+  bool by_time_ = false;
+  ZoomWindow window_;
+  QValueAxis* axis_x_ = nullptr;
+  QValueAxis* axis_y_ = nullptr;
+  std::vector<Line> lines_;
+  QHash<int16_t, QScatterSeries*> peaks_;
+  QHash<QAbstractSeries*, std::string> phase_entries_;  // legend entries that stand for bands
+  std::unique_ptr<TimelineBands> bands_;
+  QGraphicsLineItem* hover_line_ = nullptr;
+
+  enum class Drag { None, Zoom, Pan };
+  Drag drag_ = Drag::None;
+  QPoint drag_origin_;
+  double pan_origin_lo_ = 0;
+  QRubberBand* rubber_ = nullptr;
+};
+
+}  // namespace sawtooth::views

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/series.h"
+#include "util/wrapping.h"
 
 namespace sawtooth {
 namespace {
@@ -48,7 +49,7 @@ void writeChromeTrace(const Trace& trace, std::ostream& out) {
       if (p.device != kAllDevices && p.device != device) continue;
       sep() << fmt::format(R"({{"name":{},"cat":"{}","ph":"X","ts":{},"dur":{},"pid":{},"tid":1}})", jsonString(p.name),
                            p.kind == PhaseKind::Annotation ? "annotation" : "phase", micros(p.begin_ns),
-                           micros(p.end_ns - p.begin_ns), pid);
+                           micros(wrappingSub(p.end_ns, p.begin_ns)), pid);
     }
   }
   out << "\n]}\n";

@@ -7,7 +7,7 @@ namespace {
 
 // The memo lets a pickle put one container inside itself many times, so a depth limit alone
 // still allows fanout^depth nodes; the node budget bounds the work whatever the shape.
-constexpr size_t kMaxNodes = 10000;
+constexpr size_t kMaxNodes = 1000;
 
 std::string dumpText(const nlohmann::json& j) {
   // Pickled strings are not validated as UTF-8; replace what is not rather than throw.

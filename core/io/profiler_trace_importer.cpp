@@ -116,7 +116,7 @@ class ProfilerTraceReader {
     }
     if (memory_.empty() && ranges_.empty())
       return Error{"a Chrome trace without '[memory]' events: record it with torch.profiler.profile(profile_memory=True)"};
-    build();
+    if (Status st = build(); !st) return st.error();
     return std::move(trace_);
   }
 
@@ -227,7 +227,7 @@ class ProfilerTraceReader {
     }
   }
 
-  void build() {
+  Status build() {
     std::stable_sort(memory_.begin(), memory_.end(),
                      [](const MemoryRecord& a, const MemoryRecord& b) { return a.ts_us < b.ts_us; });
     double t0 = std::numeric_limits<double>::infinity();
@@ -235,6 +235,14 @@ class ProfilerTraceReader {
     for (const auto& r : ranges_) t0 = std::min(t0, r.ts_us);
     if (!std::isfinite(t0)) t0 = 0;
     auto toNs = [&](double us) { return static_cast<int64_t>(std::llround((us - t0) * 1000.0)); };
+    // Every time becomes nanoseconds since the first one, which must fit in 64 bits.
+    auto fits = [&](double us) { return std::fabs((us - t0) * 1000.0) < 9.2e18; };
+    for (const auto& m : memory_)
+      if (!fits(m.ts_us)) return Error{fmt::format("a memory event at ts {} lies too far from the first ({})", m.ts_us, t0)};
+    for (const auto& r : ranges_)
+      if (!fits(r.ts_us) || !fits(r.ts_us + r.dur_us))
+        return Error{fmt::format("the range '{}' (ts {}, dur {}) lies too far from the first event ({})", r.name, r.ts_us,
+                                 r.dur_us, t0)};
     trace_.meta["t0_trace_us"] = fmt::format("{:.3f}", t0);
 
     std::map<int16_t, size_t> allocated_counter, reserved_counter;
@@ -298,6 +306,7 @@ class ProfilerTraceReader {
     std::stable_sort(trace_.phases.begin(), trace_.phases.end(),
                      [](const Phase& a, const Phase& b) { return a.begin_ns < b.begin_ns; });
     assignPhases(trace_);
+    return Ok{};
   }
 
   Progress* progress_;

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Writes the small seed inputs of the fuzzers (fuzz/corpus/<target>/) from the real fixtures in
+tests/data, cut down to a few KB each so that libFuzzer mutates structure, not bulk.
+Run from the repository root:  python3 fuzz/make_seeds.py"""
+import copy
+import gzip
+import json
+import os
+import pickle
+import shutil
+
+DATA = "tests/data"
+OUT = "fuzz/corpus"
+
+
+def cut_snapshot(snap, events, frames, segments, blocks):
+    s = copy.deepcopy(snap)
+    s["segments"] = s["segments"][:segments]
+    for seg in s["segments"]:
+        seg["blocks"] = seg["blocks"][:blocks]
+        seg["frames"] = seg["frames"][:frames]
+    traces = []
+    for dev in s["device_traces"]:
+        kept = dev[:events]
+        for e in kept:
+            e["frames"] = e["frames"][:frames]
+        traces.append(kept)
+    s["device_traces"] = traces
+    s["external_annotations"] = s.get("external_annotations", [])[:4]
+    return s
+
+
+def write(target, name, data):
+    os.makedirs(os.path.join(OUT, target), exist_ok=True)
+    with open(os.path.join(OUT, target, name), "wb") as f:
+        f.write(data)
+    assert len(data) <= 8192, (name, len(data))
+
+
+def snapshot_seeds():
+    with open(os.path.join(DATA, "anatomy_adam_snapshot.pickle"), "rb") as f:
+        anatomy = pickle.load(f)
+    small = cut_snapshot(anatomy, events=8, frames=3, segments=2, blocks=2)
+    # The same list of frames shared by two events, as the pickler memo writes repeated objects.
+    shared = cut_snapshot(anatomy, events=4, frames=2, segments=1, blocks=1)
+    for e in shared["device_traces"][0]:
+        e["frames"] = shared["device_traces"][0][0]["frames"]
+    for proto in (0, 1, 2, 4):
+        write("snapshot", f"anatomy_p{proto}.pickle", pickle.dumps(small, protocol=proto))
+    write("snapshot", "shared_frames_p4.pickle", pickle.dumps(shared, protocol=4))
+    write("snapshot", "segments_only_p2.pickle", pickle.dumps(small["segments"], protocol=2))
+
+    oom = pickle.loads(gzip.open(os.path.join(DATA, "oom_mlp_snapshot_protocol2.pickle.gz")).read())
+    oom_small = cut_snapshot(oom, events=6, frames=2, segments=2, blocks=2)
+    oom_small["device_traces"][0].append(oom["device_traces"][0][-1])  # the 'oom' entry itself
+    write("snapshot", "oom_p2.pickle", pickle.dumps(oom_small, protocol=2))
+
+    two = copy.deepcopy(small)
+    two["device_traces"].append(copy.deepcopy(small["device_traces"][0][:3]))
+    write("snapshot", "two_devices_p4.pickle", pickle.dumps(two, protocol=4))
+
+    for name in sorted(os.listdir(DATA)):
+        if name.startswith("hostile_"):
+            shutil.copy(os.path.join(DATA, name), os.path.join(OUT, "snapshot", name))
+
+
+def profiler_seeds():
+    trace = json.load(gzip.open(os.path.join(DATA, "anatomy_adam_profiler_trace.json.gz")))
+    events = trace["traceEvents"]
+    memory = [e for e in events if e.get("name") == "[memory]"]
+    ranges = [e for e in events if e.get("cat") == "user_annotation"]
+    others = [e for e in events if e.get("cat") in ("cpu_op", "kernel")][:2]
+    header = {k: v for k, v in trace.items() if k != "traceEvents"}
+    header["deviceProperties"] = [{k: v for k, v in d.items() if k in ("id", "name", "totalGlobalMem")}
+                                  for d in header.get("deviceProperties", [])]
+    small = dict(header, traceEvents=memory[:10] + ranges[:2] + others)
+    write("profiler_trace", "anatomy.json", json.dumps(small).encode())
+    write("profiler_trace", "anatomy_indented.json", json.dumps(dict(small, traceEvents=memory[:4]), indent=1).encode())
+    write("profiler_trace", "event_array.json", json.dumps(memory[:6] + ranges[:1]).encode())
+
+    oom = dict(memory[0], name="[OutOfMemory]")
+    oom["args"] = {"Bytes": 67108864, "Total Allocated": 1 << 30, "Total Reserved": 1 << 31,
+                   "Device Id": 0, "Device Type": 1}
+    cpu = dict(memory[1])
+    cpu["args"] = dict(cpu["args"], **{"Device Type": 0, "Device Id": -1})
+    write("profiler_trace", "oom_and_cpu.json", json.dumps({"traceEvents": memory[:3] + [cpu, oom]}).encode())
+
+
+def main():
+    shutil.rmtree(OUT, ignore_errors=True)
+    snapshot_seeds()
+    profiler_seeds()
+    for target in sorted(os.listdir(OUT)):
+        files = os.listdir(os.path.join(OUT, target))
+        size = sum(os.path.getsize(os.path.join(OUT, target, f)) for f in files)
+        print(f"{target}: {len(files)} seeds, {size} bytes")
+
+
+if __name__ == "__main__":
+    main()

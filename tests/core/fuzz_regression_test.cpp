@@ -1,0 +1,121 @@
+// Inputs the fuzzers (fuzz/) found to crash, hang or trip UBSan, reduced by hand to what matters.
+// Each must give an error value or a trace. Overflow cases only fail under the fuzz preset's
+// UBSan (-fno-sanitize-recover), which runs this suite too.
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+#include "analysis/series.h"
+#include "analysis/trace_summary.h"
+#include "io/chrome_trace_export.h"
+#include "io/trace_loader.h"
+
+namespace sawtooth {
+namespace {
+
+constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+
+// Protocol-2 opcodes, written by hand: Python's pickle cannot write invalid UTF-8 strings.
+std::string str(std::string_view s) { return "\x8c" + std::string(1, static_cast<char>(s.size())) + std::string(s); }
+std::string int64(int64_t v) {
+  std::string out = "\x8a\x08";  // LONG1, 8 bytes little-endian
+  for (int k = 0; k < 8; ++k) out += static_cast<char>((static_cast<uint64_t>(v) >> (8 * k)) & 0xff);
+  return out;
+}
+std::string entry(std::string_view action, int64_t size, int64_t time_us) {
+  return "}(" + str("action") + str(action) + str("addr") + int64(4096) + str("size") + int64(size) + str("time_us") +
+         int64(time_us) + "u";
+}
+// {'device_traces': [[entries...]], 'allocator_settings': settings}
+std::string snapshot(const std::string& entries, const std::string& settings = "}") {
+  return "\x80\x02}(" + str("device_traces") + "](](" + entries + "ee" + str("allocator_settings") + settings + "u.";
+}
+
+TEST(FuzzRegression, NonStringSettingsKeyWithInvalidUtf8IsReplaced) {
+  // allocator_settings = {'k': {('\xff\xfe',): 1}}; rendering the tuple key used to throw.
+  const std::string settings = "}(" + str("k") + "}" + str("\xff\xfe") + "\x85K\x01su";
+  auto trace = loadTraceFromBytes(snapshot(entry("alloc", 16, 1000), settings), "utf8");
+  ASSERT_TRUE(trace.ok()) << trace.error().message;
+  const std::string& text = trace->meta.at("allocator.k");
+  EXPECT_NE(text.find("\xef\xbf\xbd"), std::string::npos) << text;  // U+FFFD
+  EXPECT_EQ(text.find('\xff'), std::string::npos) << text;
+}
+
+TEST(FuzzRegression, SelfReferencingSettingIsRenderedInBoundedWork) {
+  // allocator_settings = {'k': L} where L holds itself eight times: 8^16 nodes within the depth limit.
+  using namespace std::string_view_literals;
+  std::string settings = "}(" + str("k") + std::string("]q\x00("sv);  // an empty list, memo 0, MARK
+  for (int k = 0; k < 8; ++k) settings += "h\x00"sv;                 // BINGET 0
+  settings += "eu";                                                   // APPENDS, SETITEMS
+  const auto start = std::chrono::steady_clock::now();
+  auto trace = loadTraceFromBytes(snapshot(entry("alloc", 16, 1000), settings), "cycle");
+  ASSERT_TRUE(trace.ok()) << trace.error().message;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  const std::string& text = trace->meta.at("allocator.k");
+  EXPECT_LT(text.size(), 200000u);
+  EXPECT_NE(text.find("..."), std::string::npos);
+}
+
+TEST(FuzzRegression, SnapshotTimeOutOfRangeIsAnError) {
+  // (time_us - t0) * 1000 overflowed int64.
+  auto trace = loadTraceFromBytes(snapshot(entry("alloc", 16, 1000) + entry("free_completed", 16, -34895868902366752)),
+                                  "time.pickle");
+  ASSERT_FALSE(trace.ok());
+  EXPECT_EQ(trace.error().message, "time.pickle: device_traces[0][1]: time_us -34895868902366752 is out of range");
+}
+
+TEST(FuzzRegression, SnapshotSizesWhoseSumOverflowsStillLoad) {
+  const int64_t quarter = int64_t{1} << 62;
+  auto trace = loadTraceFromBytes(
+      snapshot(entry("alloc", quarter, 1) + entry("alloc", quarter, 2) + entry("free_completed", kMin, 3)), "sizes");
+  ASSERT_TRUE(trace.ok()) << trace.error().message;
+  const DeviceSeries s = buildDeviceSeries(*trace, 0);
+  ASSERT_EQ(s.allocated.size(), 3u);
+  EXPECT_EQ(s.allocated.value[0], quarter);
+  const TraceSummary summary = summarize(*trace);
+  ASSERT_EQ(summary.devices.size(), 1u);
+  EXPECT_EQ(summary.devices[0].peak_allocated.value, quarter);
+}
+
+std::string memoryEvent(std::string_view bytes, std::string_view ts) {
+  return R"({"ph":"i","name":"[memory]","ts":)" + std::string(ts) + R"(,"args":{"Bytes":)" + std::string(bytes) +
+         R"(,"Device Id":0,"Device Type":1,"Total Allocated":0}})";
+}
+
+TEST(FuzzRegression, ProfilerRangeTooFarFromTheTraceIsAnError) {
+  const std::string json = R"({"traceEvents":[)" + memoryEvent("16", "5079021775084.309") +
+                           R"(,{"ph":"X","cat":"user_annotation","name":"step","ts":5079021776062.961,)"
+                           R"("dur":-9223372036854775808}]})";
+  auto trace = loadTraceFromBytes(json, "range.json");
+  ASSERT_FALSE(trace.ok());
+  EXPECT_NE(trace.error().message.find("range.json: the range 'step'"), std::string::npos) << trace.error().message;
+}
+
+TEST(FuzzRegression, ProfilerMostNegativeBytesStillLoads) {
+  const std::string json =
+      R"({"traceEvents":[)" + memoryEvent("-9223372036854775808", "10") + "," + memoryEvent("5", "11") + "]}";
+  auto trace = loadTraceFromBytes(json, "bytes.json");
+  ASSERT_TRUE(trace.ok()) << trace.error().message;
+  ASSERT_EQ(trace->events.size(), 2u);
+  EXPECT_EQ(trace->events.action()[0], Action::FreeCompleted);
+  EXPECT_EQ(trace->events.sizes()[0], kMin);  // -kMin wraps to itself; defined, and visibly absurd
+}
+
+TEST(FuzzRegression, ChromeExportOfPhaseSpanningTheWholeRange) {
+  Trace trace;
+  trace.format = "sawtooth";
+  trace.deviceInfo(0);
+  trace.phases.push_back(Phase{"all", PhaseKind::Phase, kAllDevices, kNoRun, kMin, kMax});
+  std::ostringstream out;
+  writeChromeTrace(trace, out);
+  EXPECT_NE(out.str().find(R"("name":"all")"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sawtooth

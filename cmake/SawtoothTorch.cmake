@@ -2,6 +2,11 @@
 #   1. whatever CMAKE_PREFIX_PATH / Torch_DIR already point at (the GPU machine passes its own);
 #   2. the per-user virtual environment that scripts/setup.sh creates (scripts/torch-venv-path.sh).
 # Sets Torch_FOUND. The GUI and sawtooth-trace never need it.
+# We compile no CUDA code: name the architecture rather than let Caffe2's config probe the GPU
+# with a CUDA try_run (which also fails under CMAKE_CXX_STANDARD 20 with CMake 3.25).
+if(NOT DEFINED TORCH_CUDA_ARCH_LIST AND NOT DEFINED ENV{TORCH_CUDA_ARCH_LIST})
+  set(TORCH_CUDA_ARCH_LIST "9.0")
+endif()
 find_package(Torch QUIET)
 if(NOT Torch_FOUND)
   execute_process(COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/torch-venv-path.sh

@@ -100,11 +100,9 @@ DeviceSeries buildDeviceSeries(const Trace& trace, int16_t device) {
   reserveSeries(allocated, allocated_counter ? 0 : count);
   reserveSeries(reserved, reserved_counter ? 0 : count);
 
-  Series driver, used;
-  driver.kind = SeriesKind::Driver;
-  used.kind = SeriesKind::DeviceUsed;
-  int64_t a = allocated.start, r = reserved.start, d = 0;
+  int64_t a = allocated.start, r = reserved.start;
   int64_t x = -1;  // index of the latest allocator event seen
+  std::vector<uint64_t> driver_events, sample_events;
   for (size_t i = 0; i < ev.size(); ++i) {
     if (dev[i] != device) continue;
     switch (src[i]) {
@@ -117,19 +115,38 @@ DeviceSeries buildDeviceSeries(const Trace& trace, int16_t device) {
         if (!reserved_counter) pushPoint(reserved, t[i], x, r, i);
         break;
       case Source::Driver:
-        if (act[i] == Action::Alloc) d = wrappingAdd(d, size[i]);
-        else if (act[i] == Action::FreeCompleted) d = wrappingSub(d, size[i]);
-        else break;
-        pushPoint(driver, t[i], std::max<int64_t>(x, 0), d, i);
+        if (act[i] == Action::Alloc || act[i] == Action::FreeCompleted) driver_events.push_back(i);
         break;
       case Source::Sample:
-        if (act[i] == Action::Sample) pushPoint(used, t[i], std::max<int64_t>(x, 0), size[i], i);
+        if (act[i] == Action::Sample) sample_events.push_back(i);
         break;
       case Source::Host:
         break;
     }
     if (!x_of_event.empty()) x_of_event[i] = std::max<int64_t>(x, 0);
   }
+
+  // Driver records and samples may reach the file out of time order (CUPTI delivers them in
+  // buffers); they are placed by time, and on the index axis at the allocator event before them.
+  auto byTime = [&](std::vector<uint64_t>& idx) {
+    std::stable_sort(idx.begin(), idx.end(), [&](uint64_t p, uint64_t q) { return t[p] < t[q]; });
+  };
+  auto xAt = [&](int64_t time) -> int64_t {
+    auto it = std::upper_bound(out.allocator_events.begin(), out.allocator_events.end(), time,
+                               [&](int64_t v, uint64_t e) { return v < t[e]; });
+    return std::max<int64_t>(0, (it - out.allocator_events.begin()) - 1);
+  };
+  byTime(driver_events);
+  byTime(sample_events);
+  Series driver, used;
+  driver.kind = SeriesKind::Driver;
+  used.kind = SeriesKind::DeviceUsed;
+  int64_t d = 0;
+  for (uint64_t i : driver_events) {
+    d = act[i] == Action::Alloc ? wrappingAdd(d, size[i]) : wrappingSub(d, size[i]);
+    pushPoint(driver, t[i], xAt(t[i]), d, i);
+  }
+  for (uint64_t i : sample_events) pushPoint(used, t[i], xAt(t[i]), size[i], i);
   if (allocated_counter) allocated = fromCounter(trace, *allocated_counter, SeriesKind::Allocated, x_of_event, allocated.start);
   if (reserved_counter) reserved = fromCounter(trace, *reserved_counter, SeriesKind::Reserved, x_of_event, reserved.start);
   if (!driver.empty()) out.driver = std::move(driver);

@@ -29,6 +29,7 @@ TraceSummary summarize(const Trace& trace) {
     d.final_allocated = finalValue(series.allocated);
     d.peak_reserved = findPeak(series.reserved);
     for (const Series* one : series.all()) d.series_peaks[one->kind] = findPeak(*one).value;
+    d.invariants = checkMemoryOrder(trace, series);
     const CategoryPeaks cp = categoryPeaks(trace, device);
     d.category_peaks = cp.peak;
     d.has_categories = cp.any_categorised;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/invariants.h"
 #include "analysis/peaks.h"
 #include "model/trace.h"
 
@@ -23,6 +24,7 @@ struct DeviceSummary {
   std::map<SeriesKind, int64_t> series_peaks;  // every series present
   std::array<int64_t, kCategoryCount> category_peaks{};  // live bytes per category, peak of each
   bool has_categories = false;
+  InvariantReport invariants;
 };
 
 struct TraceSummary {

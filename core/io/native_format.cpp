@@ -26,6 +26,9 @@ CREATE TABLE events(seq INTEGER PRIMARY KEY, t_ns INTEGER NOT NULL, device INTEG
                     stream INTEGER, category INTEGER, phase INTEGER, stack INTEGER, run INTEGER);
 CREATE TABLE counters(device INTEGER NOT NULL, name TEXT NOT NULL, after_event INTEGER NOT NULL,
                       value INTEGER NOT NULL);
+CREATE TABLE kernel_names(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+CREATE TABLE kernels(device INTEGER NOT NULL, stream INTEGER, begin_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
+                     name_id INTEGER NOT NULL, run INTEGER);
 CREATE TABLE action_names(id INTEGER PRIMARY KEY, name TEXT);
 CREATE TABLE source_names(id INTEGER PRIMARY KEY, name TEXT);
 CREATE TABLE category_names(id INTEGER PRIMARY KEY, name TEXT);
@@ -45,8 +48,10 @@ const char* phaseKindName(PhaseKind kind) { return kind == PhaseKind::Annotation
 }  // namespace
 
 struct NativeWriter::Impl {
+  explicit Impl(sql::Database database) : db(std::move(database)) {}
   sql::Database db;
-  sql::Statement meta, device, run, config, measurement, phase, frame, stack, event, counter;
+  sql::Statement meta, device, run, config, measurement, phase, frame, stack, event, counter, kernel, kernel_name;
+  sql::Statement update_category;
   bool in_batch = false;
 };
 
@@ -77,7 +82,7 @@ Result<std::unique_ptr<NativeWriter>> NativeWriter::create(const std::string& pa
   names += fmt::format("INSERT INTO meta VALUES('format_version', '{}'); COMMIT;", kNativeFormatVersion);
   if (Status st = db->exec(names); !st) return st.error();
 
-  auto impl = std::make_unique<Impl>(Impl{std::move(*db), {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, false});
+  auto impl = std::make_unique<Impl>(std::move(*db));
   struct Prep {
     sql::Statement* target;
     const char* sql;
@@ -93,6 +98,9 @@ Result<std::unique_ptr<NativeWriter>> NativeWriter::create(const std::string& pa
       {&impl->stack, "INSERT OR REPLACE INTO stacks VALUES(?, ?, ?)"},
       {&impl->event, "INSERT INTO events VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
       {&impl->counter, "INSERT INTO counters VALUES(?, ?, ?, ?)"},
+      {&impl->kernel, "INSERT INTO kernels VALUES(?, ?, ?, ?, ?, ?)"},
+      {&impl->kernel_name, "INSERT OR REPLACE INTO kernel_names VALUES(?, ?)"},
+      {&impl->update_category, "UPDATE events SET category = ? WHERE seq = ?"},
   };
   for (const auto& p : preps) {
     auto st = impl->db.prepare(p.sql);
@@ -189,10 +197,34 @@ Status NativeWriter::writeCounter(const Counter& c) {
   return Ok{};
 }
 
+Status NativeWriter::writeKernelName(uint32_t id, const std::string& kernel_name) {
+  return impl_->kernel_name.bind(1, int64_t{id}).bind(2, kernel_name).run();
+}
+
+Status NativeWriter::appendKernels(std::span<const KernelInterval> kernels) {
+  auto& st = impl_->kernel;
+  for (const KernelInterval& k : kernels) {
+    st.bind(1, int64_t{k.device}).bind(2, int64_t{k.stream}).bind(3, k.begin_ns).bind(4, k.end_ns).bind(5, int64_t{k.name});
+    if (k.run == kNoRun) st.bindNull(6);
+    else st.bind(6, int64_t{k.run});
+    if (Status s = st.run(); !s) return s;
+  }
+  return Ok{};
+}
+
+Status NativeWriter::updateCategory(size_t seq, Category category) {
+  return impl_->update_category.bind(1, static_cast<int64_t>(category)).bind(2, static_cast<int64_t>(seq)).run();
+}
+
 Status NativeWriter::appendEvents(const EventStore& ev, size_t begin, size_t end, Progress* progress) {
+  return appendEventsAt(ev, begin, end, begin, progress);
+}
+
+Status NativeWriter::appendEventsAt(const EventStore& ev, size_t begin, size_t end, uint64_t first_seq,
+                                    Progress* progress) {
   auto& st = impl_->event;
   for (size_t i = begin; i < end; ++i) {
-    st.bind(1, static_cast<int64_t>(i))
+    st.bind(1, static_cast<int64_t>(first_seq + (i - begin)))
         .bind(2, ev.tNs()[i])
         .bind(3, int64_t{ev.device()[i]})
         .bind(4, static_cast<int64_t>(ev.source()[i]))
@@ -233,6 +265,9 @@ Status writeNative(const Trace& trace, const std::string& path, Progress* progre
   if (Status st = w.writeStacks(trace.stacks, 0, 0); !st) return st;
   for (const auto& c : trace.counters)
     if (Status st = w.writeCounter(c); !st) return st;
+  for (size_t i = 0; i < trace.kernel_names.size(); ++i)
+    if (Status st = w.writeKernelName(static_cast<uint32_t>(i), trace.kernel_names[i]); !st) return st;
+  if (Status st = w.appendKernels(trace.kernels); !st) return st;
   if (Status st = w.appendEvents(trace.events, 0, trace.events.size(), progress); !st) return st;
   if (Status st = w.commitBatch(); !st) return st;
   return w.finish();

@@ -5,6 +5,7 @@
 // Readers refuse files whose format version is newer than the one they know.
 
 #include <memory>
+#include <span>
 #include <string>
 
 #include "model/trace.h"
@@ -29,8 +30,16 @@ class NativeWriter {
   // Frames and stacks from the given ids on (tables only grow).
   Status writeStacks(const StackTable& stacks, size_t first_frame, size_t first_stack);
   Status writeCounter(const Counter& counter);
+  Status writeKernelName(uint32_t id, const std::string& name);
+  Status appendKernels(std::span<const KernelInterval> kernels);
+  // Attribution that arrives after an event was written (the recorder learns an allocation's
+  // category when the workload names the tensor, or when the block dies).
+  Status updateCategory(size_t seq, Category category);
   // Events [begin, end) of the store, with sequence numbers equal to their index.
   Status appendEvents(const EventStore& events, size_t begin, size_t end, Progress* progress = nullptr);
+  // The same, numbering the first one `first_seq` (the recorder writes batch by batch).
+  Status appendEventsAt(const EventStore& events, size_t begin, size_t end, uint64_t first_seq,
+                        Progress* progress = nullptr);
 
   Status beginBatch();
   Status commitBatch();

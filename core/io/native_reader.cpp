@@ -17,7 +17,8 @@ class NativeReader {
     if (Status st = readMeta(); !st) return st.error();
     trace_.format = "sawtooth";
     for (auto step : {&NativeReader::readDevices, &NativeReader::readRuns, &NativeReader::readPhases,
-                      &NativeReader::readStacks, &NativeReader::readCounters, &NativeReader::readEvents})
+                      &NativeReader::readStacks, &NativeReader::readCounters, &NativeReader::readKernels,
+                      &NativeReader::readEvents})
       if (Status st = (this->*step)(); !st) return st.error();
     return std::move(trace_);
   }
@@ -146,6 +147,30 @@ class NativeReader {
         trace_.counters.push_back(Counter{device, std::string(name), {}, {}});
       trace_.counters.back().after_event.push_back(static_cast<uint64_t>(st->int64(2)));
       trace_.counters.back().value.push_back(st->int64(3));
+    }
+    return st->failed() ? Status(Error{st->error()}) : Status(Ok{});
+  }
+
+  Status readKernels() {
+    if (!db_.hasTable("kernels")) return Ok{};
+    auto names = db_.prepare("SELECT id, name FROM kernel_names ORDER BY id");
+    if (!names) return names.error();
+    while (names->step()) {
+      const auto id = static_cast<size_t>(names->int64(0));
+      if (id >= trace_.kernel_names.size()) trace_.kernel_names.resize(id + 1);
+      trace_.kernel_names[id] = std::string(names->text(1));
+    }
+    auto st = db_.prepare("SELECT device, stream, begin_ns, end_ns, name_id, run FROM kernels ORDER BY begin_ns");
+    if (!st) return st.error();
+    while (st->step()) {
+      KernelInterval k;
+      k.device = static_cast<int16_t>(st->int64(0));
+      k.stream = static_cast<uint32_t>(st->int64(1));
+      k.begin_ns = st->int64(2);
+      k.end_ns = st->int64(3);
+      k.name = static_cast<uint32_t>(st->int64(4));
+      k.run = st->isNull(5) ? kNoRun : static_cast<uint16_t>(st->int64(5));
+      if (k.name < trace_.kernel_names.size()) trace_.kernels.push_back(k);
     }
     return st->failed() ? Status(Error{st->error()}) : Status(Ok{});
   }

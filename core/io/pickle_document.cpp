@@ -26,15 +26,46 @@ std::string_view kindName(Kind kind) {
   return "?";
 }
 
-std::string_view Document::str(const Value& v) const {
-  if (v.kind != Kind::Str && v.kind != Kind::Bytes && v.kind != Kind::BigInt) return {};
-  const std::string& base = v.owned ? pool_ : input_;
-  return std::string_view(base).substr(v.off, v.len);
+void ItemArena::Release::operator()(Value* p) const { ::operator delete(p); }
+
+namespace {
+constexpr size_t kMaxBlockItems = size_t{1} << 20;  // 16 MiB
+constexpr size_t kOwnBlockItems = kMaxBlockItems / 4;
+}  // namespace
+
+Value* ItemArena::allocate(size_t count) {
+  if (count >= kOwnBlockItems) {
+    // Large: a block of its own (released when the container moves on), leaving the current
+    // block's room for what follows.
+    large_.emplace_back(static_cast<Value*>(::operator new(count * sizeof(Value))));
+    return large_.back().get();
+  }
+  if (static_cast<size_t>(limit_ - cursor_) < count) {
+    const size_t items = std::max(next_block_items_, count);
+    blocks_.emplace_back(static_cast<Value*>(::operator new(items * sizeof(Value))));
+    cursor_ = blocks_.back().get();
+    limit_ = cursor_ + items;
+    next_block_items_ = std::min(next_block_items_ * 2, kMaxBlockItems);
+  }
+  Value* out = cursor_;
+  cursor_ += count;
+  return out;
 }
 
-std::span<const Value> Document::items(const Value& v) const {
-  if (!v.isContainer()) return {};
-  return containers_[v.container];
+bool ItemArena::extend(const Value* end, size_t count) {
+  if (end != cursor_ || static_cast<size_t>(limit_ - cursor_) < count) return false;
+  cursor_ += count;
+  return true;
+}
+
+void ItemArena::release(const Value* data) {
+  // Storage inside a shared block is reclaimed with the document.
+  for (auto& block : large_) {
+    if (block.get() != data) continue;
+    std::swap(block, large_.back());
+    large_.pop_back();
+    return;
+  }
 }
 
 const Value* Document::get(const Value& dict, std::string_view key) const {
@@ -73,8 +104,13 @@ const char* refusedOpcodeName(uint8_t op) {
 // than letting a hostile file make us allocate gigabytes.
 constexpr uint64_t kMaxMemoGap = 1u << 20;
 
+// Marks memo slots that were never stored; never a kind of a value in the document.
+constexpr auto kUnset = static_cast<Kind>(0xff);
+
 }  // namespace
 
+// Every opcode handler returns true to go on, or false after fail() recorded the error: the hot
+// loop carries a bool, not a Result.
 class Parser {
  public:
   Parser(Document& doc, Progress* progress) : doc_(doc), in_(doc.input_), progress_(progress) {}
@@ -82,8 +118,11 @@ class Parser {
   Status run() {
     const size_t n = in_.size();
     uint32_t tick = 0;
-    while (true) {
-      if (pos_ >= n) return fail(n, fmt::format("the file ends without a STOP opcode (truncated after {} bytes?)", n));
+    while (!stopped_) {
+      if (pos_ >= n) {
+        fail(n, fmt::format("the file ends without a STOP opcode (truncated after {} bytes?)", n));
+        break;
+      }
       op_pos_ = pos_;
       const uint8_t op = static_cast<uint8_t>(in_[pos_++]);
       if (++tick == 65536) {
@@ -93,35 +132,31 @@ class Parser {
           progress_->report(pos_, n);
         }
       }
-      if (const char* refused = refusedOpcodeName(op))
-        return fail(op_pos_, fmt::format("opcode {} (0x{:02x}) would import or call Python code; Sawtooth reads "
-                                         "data-only pickles and refuses it",
-                                         refused, op));
-      Status st = step(op);
-      if (!st) return st;
-      if (stopped_) return Ok{};
+      if (!step(op)) break;
     }
+    if (!error_.empty()) return Error{std::move(error_)};
+    return Ok{};
   }
 
  private:
-  Status step(uint8_t op) {
+  bool step(uint8_t op) {
     switch (op) {
       case 0x80: {  // PROTO
         uint8_t proto;
         if (!readByte(proto)) return truncated("PROTO");
         if (proto > 5) return fail(op_pos_, fmt::format("pickle protocol {} is newer than 5", proto));
-        return Ok{};
+        return true;
       }
       case 0x95: {  // FRAME: an 8-byte length hint, nothing to build
         uint64_t len;
         if (!readLE(len, 8)) return truncated("FRAME");
-        return Ok{};
+        return true;
       }
       case '.':  // STOP
         if (stack_.empty()) return fail(op_pos_, "STOP with an empty stack");
         doc_.root_ = stack_.back();
         stopped_ = true;
-        return Ok{};
+        return true;
 
       // --- constants
       case 'N': return push(Value{});
@@ -202,7 +237,7 @@ class Parser {
       case 0x8f: return push(makeContainer(Kind::Set));
       case '(':  // MARK
         marks_.push_back(stack_.size());
-        return Ok{};
+        return true;
       case 'd': return fromMark(Kind::Dict, "DICT");
       case 'l': return fromMark(Kind::List, "LIST");
       case 't': return fromMark(Kind::Tuple, "TUPLE");
@@ -212,26 +247,26 @@ class Parser {
       case 0x87: return tupleOf(3, "TUPLE3");
       case 'a': {  // APPEND
         if (stack_.size() < 2 + markFloor()) return fail(op_pos_, "APPEND needs a list and a value on the stack");
-        Value item = stack_.back();
+        const Value item = stack_.back();
         stack_.pop_back();
-        return addTo(stack_.back(), Kind::List, std::span<const Value>(&item, 1), "APPEND");
+        return addTo(stack_.back(), Kind::List, &item, 1, "APPEND");
       }
       case 'e': return addFromMark(Kind::List, "APPENDS");
       case 0x90: return addFromMark(Kind::Set, "ADDITEMS");
       case 's': {  // SETITEM
         if (stack_.size() < 3 + markFloor()) return fail(op_pos_, "SETITEM needs a dict, a key and a value");
-        Value kv[2] = {stack_[stack_.size() - 2], stack_.back()};
+        const Value kv[2] = {stack_[stack_.size() - 2], stack_.back()};
         stack_.resize(stack_.size() - 2);
-        return addTo(stack_.back(), Kind::Dict, kv, "SETITEM");
+        return addTo(stack_.back(), Kind::Dict, kv, 2, "SETITEM");
       }
       case 'u': {  // SETITEMS
         size_t mark;
         if (!popMark(mark)) return fail(op_pos_, "SETITEMS without a MARK");
         if ((stack_.size() - mark) % 2 != 0) return fail(op_pos_, "SETITEMS with an odd number of items");
         if (mark == 0 || mark <= markFloor()) return fail(op_pos_, "SETITEMS with no dict below its MARK");
-        Status st = addTo(stack_[mark - 1], Kind::Dict, std::span<const Value>(stack_).subspan(mark), "SETITEMS");
+        const bool ok = addTo(stack_[mark - 1], Kind::Dict, stack_.data() + mark, stack_.size() - mark, "SETITEMS");
         stack_.resize(mark);
-        return st;
+        return ok;
       }
 
       // --- stack manipulation
@@ -240,15 +275,15 @@ class Parser {
           // Python pops the topmost mark when the stack above it is empty.
           if (marks_.empty() || marks_.back() != stack_.size()) return fail(op_pos_, "POP on an empty stack");
           marks_.pop_back();
-          return Ok{};
+          return true;
         }
         stack_.pop_back();
-        return Ok{};
+        return true;
       case '1': {  // POP_MARK
         size_t mark;
         if (!popMark(mark)) return fail(op_pos_, "POP_MARK without a MARK");
         stack_.resize(mark);
-        return Ok{};
+        return true;
       }
       case '2':  // DUP
         if (stack_.size() <= markFloor()) return fail(op_pos_, "DUP on an empty stack");
@@ -269,7 +304,7 @@ class Parser {
       }
       case 'p': {  // PUT
         uint64_t k;
-        if (Status st = textIndex(k, "PUT"); !st) return st;
+        if (!textIndex(k, "PUT")) return false;
         return memoPut(k, "PUT");
       }
       case 'h': {  // BINGET
@@ -284,20 +319,25 @@ class Parser {
       }
       case 'g': {  // GET
         uint64_t k;
-        if (Status st = textIndex(k, "GET"); !st) return st;
+        if (!textIndex(k, "GET")) return false;
         return memoGet(k, "GET");
       }
 
       default:
+        if (const char* refused = refusedOpcodeName(op))
+          return fail(op_pos_, fmt::format("opcode {} (0x{:02x}) would import or call Python code; Sawtooth reads "
+                                           "data-only pickles and refuses it",
+                                           refused, op));
         return fail(op_pos_, fmt::format("unknown opcode 0x{:02x} (not a pickle, or corrupted)", op));
     }
   }
 
   // ---- helpers
-  Status fail(size_t at, std::string what) { return Error{fmt::format("byte {}: {}", at, what)}; }
-  Status truncated(const char* opcode) {
-    return fail(op_pos_, fmt::format("the file ends inside {} (truncated?)", opcode));
+  bool fail(size_t at, const std::string& what) {
+    error_ = fmt::format("byte {}: {}", at, what);
+    return false;
   }
+  bool truncated(const char* opcode) { return fail(op_pos_, fmt::format("the file ends inside {} (truncated?)", opcode)); }
   size_t remaining() const { return in_.size() - pos_; }
   size_t markFloor() const { return marks_.empty() ? 0 : marks_.back(); }
 
@@ -327,9 +367,9 @@ class Parser {
     return true;
   }
 
-  Status push(Value v) {
+  bool push(Value v) {
     stack_.push_back(v);
-    return Ok{};
+    return true;
   }
   static Value makeInt(Kind kind, int64_t i) {
     Value v;
@@ -345,7 +385,7 @@ class Parser {
     return v;
   }
 
-  Status pushLong(uint64_t len, const char* opcode) {
+  bool pushLong(uint64_t len, const char* opcode) {
     if (remaining() < len) return truncated(opcode);
     const char* p = in_.data() + pos_;
     if (len == 0) {
@@ -380,7 +420,7 @@ class Parser {
     return push(v);
   }
 
-  Status textInt(const char* opcode) {
+  bool textInt(const char* opcode) {
     std::string_view line;
     if (!readLine(line)) return truncated(opcode);
     if (!line.empty() && line.back() == 'L') line.remove_suffix(1);  // Python 2 longs
@@ -395,16 +435,16 @@ class Parser {
     return push(makeInt(Kind::Int, v));
   }
 
-  Status textIndex(uint64_t& k, const char* opcode) {
+  bool textIndex(uint64_t& k, const char* opcode) {
     std::string_view line;
     if (!readLine(line)) return truncated(opcode);
     auto [end, ec] = std::from_chars(line.data(), line.data() + line.size(), k);
     if (ec != std::errc() || end != line.data() + line.size() || line.empty())
       return fail(op_pos_, fmt::format("{} with unreadable index '{}'", opcode, line.substr(0, 40)));
-    return Ok{};
+    return true;
   }
 
-  Status lengthPrefixed(Kind kind, int len_bytes, const char* opcode) {
+  bool lengthPrefixed(Kind kind, int len_bytes, const char* opcode) {
     uint64_t len;
     if (!readLE(len, len_bytes)) return truncated(opcode);
     if (remaining() < len)
@@ -454,7 +494,7 @@ class Parser {
   }
 
   // STRING: a Python 2 repr, quoted, with backslash escapes.
-  Status textString() {
+  bool textString() {
     std::string_view line;
     if (!readLine(line)) return truncated("STRING");
     if (line.size() < 2 || line.front() != line.back() || (line.front() != '\'' && line.front() != '"'))
@@ -502,7 +542,7 @@ class Parser {
   }
 
   // UNICODE: raw-unicode-escape; bytes are Latin-1 except \uXXXX and \UXXXXXXXX.
-  Status textUnicode() {
+  bool textUnicode() {
     std::string_view line;
     if (!readLine(line)) return truncated("UNICODE");
     std::string out;
@@ -527,78 +567,109 @@ class Parser {
     return push(ownedString(out, Kind::Str));
   }
 
-  Status fromMark(Kind kind, const char* opcode) {
-    size_t mark;
-    if (!popMark(mark)) return fail(op_pos_, fmt::format("{} without a MARK", opcode));
-    const size_t count = stack_.size() - mark;
-    if (kind == Kind::Dict && count % 2 != 0) return fail(op_pos_, "DICT with an odd number of items");
+  // A new container holding the `count` values on top of the stack, which it replaces.
+  bool collect(Kind kind, size_t count) {
+    if (count > std::numeric_limits<uint32_t>::max()) return fail(op_pos_, "a container with over 4 G items");
     Value v = makeContainer(kind);
-    doc_.containers_.back().assign(stack_.begin() + static_cast<ptrdiff_t>(mark), stack_.end());
-    stack_.resize(mark);
-    return push(v);
-  }
-
-  Status tupleOf(size_t count, const char* opcode) {
-    if (stack_.size() < count + markFloor()) return fail(op_pos_, fmt::format("{} needs {} values on the stack", opcode, count));
-    Value v = makeContainer(Kind::Tuple);
-    doc_.containers_.back().assign(stack_.end() - static_cast<ptrdiff_t>(count), stack_.end());
+    Document::Container& c = doc_.containers_.back();
+    c.data = doc_.arena_.allocate(count);
+    c.size = c.capacity = static_cast<uint32_t>(count);
+    std::copy(stack_.end() - static_cast<ptrdiff_t>(count), stack_.end(), c.data);
     stack_.resize(stack_.size() - count);
     return push(v);
   }
 
-  Status addTo(const Value& target, Kind want, std::span<const Value> values, const char* opcode) {
-    if (target.kind != want)
-      return fail(op_pos_, fmt::format("{} onto a {} (expected a {})", opcode, kindName(target.kind), kindName(want)));
-    auto& items = doc_.containers_[target.container];
-    items.insert(items.end(), values.begin(), values.end());
-    return Ok{};
+  bool fromMark(Kind kind, const char* opcode) {
+    size_t mark;
+    if (!popMark(mark)) return fail(op_pos_, fmt::format("{} without a MARK", opcode));
+    const size_t count = stack_.size() - mark;
+    if (kind == Kind::Dict && count % 2 != 0) return fail(op_pos_, "DICT with an odd number of items");
+    return collect(kind, count);
   }
 
-  Status addFromMark(Kind want, const char* opcode) {
+  bool tupleOf(size_t count, const char* opcode) {
+    if (stack_.size() < count + markFloor()) return fail(op_pos_, fmt::format("{} needs {} values on the stack", opcode, count));
+    return collect(Kind::Tuple, count);
+  }
+
+  // Appends to a container. A container usually receives all its items at once (one SETITEMS),
+  // which then fill exactly the room taken for them; one that keeps growing (a long list, in
+  // batches of 1000) moves to twice its size when full.
+  bool addTo(const Value& target, Kind want, const Value* values, size_t count, const char* opcode) {
+    if (target.kind != want)
+      return fail(op_pos_, fmt::format("{} onto a {} (expected a {})", opcode, kindName(target.kind), kindName(want)));
+    Document::Container& c = doc_.containers_[target.container];
+    const size_t size = c.size + count;
+    if (size > std::numeric_limits<uint32_t>::max()) return fail(op_pos_, "a container with over 4 G items");
+    if (size > c.capacity) {
+      if (c.data && doc_.arena_.extend(c.data + c.capacity, size - c.capacity)) {
+        c.capacity = static_cast<uint32_t>(size);
+      } else {
+        const size_t capacity = c.size == 0 ? size : std::min<size_t>(std::max(size, size_t{2} * c.capacity), UINT32_MAX);
+        Value* data = doc_.arena_.allocate(capacity);
+        std::copy(c.data, c.data + c.size, data);
+        if (c.data) doc_.arena_.release(c.data);
+        c.data = data;
+        c.capacity = static_cast<uint32_t>(capacity);
+      }
+    }
+    std::copy(values, values + count, c.data + c.size);
+    c.size = static_cast<uint32_t>(size);
+    return true;
+  }
+
+  bool addFromMark(Kind want, const char* opcode) {
     size_t mark;
     if (!popMark(mark)) return fail(op_pos_, fmt::format("{} without a MARK", opcode));
     if (mark == 0 || mark <= markFloor()) return fail(op_pos_, fmt::format("{} with nothing below its MARK", opcode));
-    Status st = addTo(stack_[mark - 1], want, std::span<const Value>(stack_).subspan(mark), opcode);
+    const bool ok = addTo(stack_[mark - 1], want, stack_.data() + mark, stack_.size() - mark, opcode);
     stack_.resize(mark);
-    return st;
+    return ok;
   }
 
-  Status memoPut(uint64_t key, const char* opcode) {
+  bool memoPut(uint64_t key, const char* opcode) {
     if (stack_.size() <= markFloor()) return fail(op_pos_, fmt::format("{} on an empty stack", opcode));
     if (key >= memo_.size()) {
       if (key - memo_.size() > kMaxMemoGap)
         return fail(op_pos_, fmt::format("{} index {} is far past the memo's end ({})", opcode, key, memo_.size()));
-      memo_.resize(key + 1);
-      memo_set_.resize(key + 1, false);
+      Value unset;
+      unset.kind = kUnset;
+      memo_.resize(key + 1, unset);
     }
+    if (memo_[key].kind == kUnset) ++memo_count_;
     memo_[key] = stack_.back();
-    if (!memo_set_[key]) ++memo_count_;
-    memo_set_[key] = true;
-    return Ok{};
+    return true;
   }
 
-  Status memoGet(uint64_t key, const char* opcode) {
-    if (key >= memo_.size() || !memo_set_[key])
+  bool memoGet(uint64_t key, const char* opcode) {
+    if (key >= memo_.size() || memo_[key].kind == kUnset)
       return fail(op_pos_, fmt::format("{} of memo entry {} that was never stored", opcode, key));
-    return push(Value(memo_[key]));
+    return push(memo_[key]);
   }
 
   Document& doc_;
-  const std::string& in_;
+  const std::string_view in_;
   Progress* progress_;
   size_t pos_ = 0;
   size_t op_pos_ = 0;
   bool stopped_ = false;
+  std::string error_;
   std::vector<Value> stack_;
   std::vector<size_t> marks_;
   std::vector<Value> memo_;
-  std::vector<bool> memo_set_;
   uint64_t memo_count_ = 0;
 };
 
 Result<Document> parse(std::string bytes, Progress* progress) {
+  auto owner = std::make_shared<const std::string>(std::move(bytes));
+  const std::string_view view = *owner;
+  return parse(std::move(owner), view, progress);
+}
+
+Result<Document> parse(std::shared_ptr<const void> owner, std::string_view bytes, Progress* progress) {
   Document doc;
-  doc.input_ = std::move(bytes);
+  doc.owner_ = std::move(owner);
+  doc.input_ = bytes;
   Parser parser(doc, progress);
   Status st = parser.run();
   if (!st) return st.error();

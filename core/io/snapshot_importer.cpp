@@ -17,16 +17,6 @@ using pickle::Document;
 using pickle::Kind;
 using pickle::Value;
 
-struct RawEntry {
-  Action action;
-  int16_t device;
-  uint64_t addr;
-  int64_t size;
-  uint64_t stream;
-  int64_t time_us;
-  uint32_t stack;
-};
-
 int64_t asInt(const Value& v) { return v.isInt() ? v.i : 0; }
 
 // Times become nanoseconds since the first one. Bounding them keeps every difference times 1000
@@ -82,7 +72,9 @@ class SnapshotReader {
     auto devices = doc_.items(traces);
     size_t total = 0;
     for (const Value& t : devices) total += doc_.items(t).size();
-    entries_.reserve(total);
+    trace_.events.reserve(total);
+    net_allocated_.assign(devices.size(), 0);
+    net_reserved_.assign(devices.size(), 0);
     size_t done = 0;
     for (size_t d = 0; d < devices.size(); ++d) {
       if (devices[d].kind != Kind::List) return Error{fmt::format("device_traces[{}] is not a list", d)};
@@ -101,45 +93,88 @@ class SnapshotReader {
     return Ok{};
   }
 
+  enum class Field : uint8_t { Other, Action, Addr, Size, Stream, TimeUs, Frames };
+
+  static Field classify(std::string_view key) {
+    if (key == "action") return Field::Action;
+    if (key == "addr" || key == "device_free") return Field::Addr;
+    if (key == "size") return Field::Size;
+    if (key == "stream") return Field::Stream;
+    if (key == "time_us") return Field::TimeUs;
+    if (key == "frames") return Field::Frames;
+    return Field::Other;
+  }
+
+  // Python's pickler writes each distinct key string once and refers back to it, so every
+  // entry's "action" key is the same bytes of the document: a few pointer compares replace
+  // the string compares. Keys that were not memoized still work, through classify().
+  struct KnownText {
+    const char* data;
+    size_t size;
+    uint8_t meaning;
+  };
+  template <typename F>
+  static uint8_t lookup(std::vector<KnownText>& known, std::string_view text, F&& meaning) {
+    for (const KnownText& k : known)
+      if (k.data == text.data() && k.size == text.size()) return k.meaning;
+    const uint8_t m = meaning(text);
+    if (known.size() < 32) known.push_back({text.data(), text.size(), m});
+    return m;
+  }
+
   Status readEntry(const Value& entry, int16_t device, size_t index) {
     if (entry.kind != Kind::Dict)
       return Error{fmt::format("device_traces[{}][{}] is a {}, not a dict", device, index, pickle::kindName(entry.kind))};
-    RawEntry e{Action::Alloc, device, 0, 0, 0, 0, kNoStack};
-    bool has_action = false;
-    std::string_view action_text;
+    Event e;
+    e.device = device;
+    e.source = Source::Allocator;
+    int64_t time_us = 0;
+    const Value* action_value = nullptr;
     auto kv = doc_.items(entry);
     for (size_t i = 0; i + 1 < kv.size(); i += 2) {
       if (kv[i].kind != Kind::Str) continue;
-      std::string_view key = doc_.str(kv[i]);
       const Value& v = kv[i + 1];
-      if (key == "action") {
-        if (v.kind != Kind::Str) return Error{fmt::format("device_traces[{}][{}]: 'action' is not a string", device, index)};
-        action_text = doc_.str(v);
-        has_action = true;
-      } else if (key == "addr" || key == "device_free") {
-        e.addr = static_cast<uint64_t>(asInt(v));
-      } else if (key == "size") {
-        e.size = asInt(v);
-      } else if (key == "stream") {
-        e.stream = static_cast<uint64_t>(asInt(v));
-      } else if (key == "time_us") {
-        e.time_us = asInt(v);
-        if (!timeInRange(e.time_us))
-          return Error{fmt::format("device_traces[{}][{}]: time_us {} is out of range", device, index, e.time_us)};
-      } else if (key == "frames") {
-        e.stack = internStack(v);
+      const auto field = static_cast<Field>(
+          lookup(known_keys_, doc_.str(kv[i]), [](std::string_view k) { return static_cast<uint8_t>(classify(k)); }));
+      switch (field) {
+        case Field::Action:
+          if (v.kind != Kind::Str) return Error{fmt::format("device_traces[{}][{}]: 'action' is not a string", device, index)};
+          action_value = &v;
+          break;
+        case Field::Addr: e.addr = static_cast<uint64_t>(asInt(v)); break;
+        case Field::Size: e.size = asInt(v); break;
+        case Field::Stream: e.stream = static_cast<uint64_t>(asInt(v)); break;
+        case Field::TimeUs:
+          time_us = asInt(v);
+          if (!timeInRange(time_us))
+            return Error{fmt::format("device_traces[{}][{}]: time_us {} is out of range", device, index, time_us)};
+          break;
+        case Field::Frames: e.stack = internStack(v); break;
+        case Field::Other: break;
       }
     }
-    if (!has_action) return Error{fmt::format("device_traces[{}][{}] has no 'action'", device, index)};
-    auto action = actionFromText(action_text);
-    if (!action) {
-      ++unknown_actions_[std::string(action_text)];
-      if (unknown_actions_[std::string(action_text)] == 1)
+    if (!action_value) return Error{fmt::format("device_traces[{}][{}] has no 'action'", device, index)};
+    const std::string_view action_text = doc_.str(*action_value);
+    constexpr uint8_t kUnknown = 0xff;
+    const uint8_t action = lookup(known_actions_, action_text, [](std::string_view text) {
+      auto a = actionFromText(text);
+      return a ? static_cast<uint8_t>(*a) : kUnknown;
+    });
+    if (action == kUnknown) {
+      if (++unknown_actions_[std::string(action_text)] == 1)
         warnings_ += fmt::format("skipped unknown action '{}'; ", action_text);
       return Ok{};
     }
-    e.action = *action;
-    entries_.push_back(e);
+    e.action = static_cast<Action>(action);
+    // Nanoseconds since the first event once it is known (buildEvents); the bound on time_us
+    // keeps this product, and the later shift, inside 64 bits.
+    e.t_ns = time_us * 1000;
+    t0_us_ = std::min(t0_us_, time_us);
+    t1_us_ = std::max(t1_us_, time_us);
+    trace_.events.push(e);
+    const auto d = static_cast<size_t>(device);
+    net_allocated_[d] = wrappingAdd(net_allocated_[d], wrappingMul(allocatedSign(e.action), e.size));
+    net_reserved_[d] = wrappingAdd(net_reserved_[d], wrappingMul(reservedSign(e.action), e.size));
     return Ok{};
   }
 
@@ -148,18 +183,24 @@ class SnapshotReader {
     return std::nullopt;
   }
 
+  // The id already interned for a container (a frames list or a frame dict: each container has
+  // one kind, so one table serves both), by container index; kNotInterned when none yet.
+  static constexpr uint32_t kNotInterned = UINT32_MAX;
+  uint32_t& internedId(const Value& container) {
+    if (interned_.empty()) interned_.assign(doc_.containerCount(), kNotInterned);
+    return interned_[container.container];
+  }
+
   uint32_t internFrame(const Value& frame) {
-    if (frame.isContainer()) {
-      auto it = frame_cache_.find(frame.container);
-      if (it != frame_cache_.end()) return it->second;
-    }
+    if (frame.isContainer())
+      if (uint32_t id = internedId(frame); id != kNotInterned) return id;
     std::string_view name, file;
     int64_t line = 0;
     if (const Value* v = doc_.get(frame, "name"); v && v->kind == Kind::Str) name = doc_.str(*v);
     if (const Value* v = doc_.get(frame, "filename"); v && v->kind == Kind::Str) file = doc_.str(*v);
     if (const Value* v = doc_.get(frame, "line")) line = asInt(*v);
     uint32_t id = trace_.stacks.internFrame(name, file, line);
-    if (frame.isContainer()) frame_cache_.emplace(frame.container, id);
+    if (frame.isContainer()) internedId(frame) = id;
     return id;
   }
 
@@ -167,12 +208,11 @@ class SnapshotReader {
     if (frames.kind != Kind::List) return kNoStack;
     auto items = doc_.items(frames);
     if (items.empty()) return kNoStack;
-    auto it = stack_cache_.find(frames.container);
-    if (it != stack_cache_.end()) return it->second;
+    if (uint32_t id = internedId(frames); id != kNotInterned) return id;
     frame_ids_.clear();
     for (const Value& f : items) frame_ids_.push_back(internFrame(f));
     uint32_t id = trace_.stacks.internStack(frame_ids_);
-    stack_cache_.emplace(frames.container, id);
+    internedId(frames) = id;
     return id;
   }
 
@@ -222,39 +262,22 @@ class SnapshotReader {
   }
 
   void buildEvents() {
-    int64_t t0 = std::numeric_limits<int64_t>::max();
-    int64_t t1 = std::numeric_limits<int64_t>::min();
-    for (const auto& e : entries_) t0 = std::min(t0, e.time_us), t1 = std::max(t1, e.time_us);
+    int64_t t0 = t0_us_, t1 = t1_us_;
     for (const auto& a : annotations_) t0 = std::min(t0, a.time_us), t1 = std::max(t1, a.time_us);
     if (t0 == std::numeric_limits<int64_t>::max()) t0 = t1 = 0;
     trace_.meta["t0_unix_ns"] = std::to_string(t0 * 1000);
-
-    std::unordered_map<int16_t, int64_t> net_allocated, net_reserved;
-    auto& events = trace_.events;
-    events.reserve(entries_.size());
-    for (const auto& r : entries_) {
-      Event e;
-      e.t_ns = (r.time_us - t0) * 1000;
-      e.device = r.device;
-      e.source = Source::Allocator;
-      e.action = r.action;
-      e.addr = r.addr;
-      e.size = r.size;
-      e.stream = r.stream;
-      e.stack = r.stack;
-      events.push(e);
-      net_allocated[r.device] = wrappingAdd(net_allocated[r.device], wrappingMul(allocatedSign(r.action), r.size));
-      net_reserved[r.device] = wrappingAdd(net_reserved[r.device], wrappingMul(reservedSign(r.action), r.size));
-    }
-    entries_.clear();
-    entries_.shrink_to_fit();
+    trace_.events.shiftTimes(-t0 * 1000);
+    if (!unknown_actions_.empty()) trace_.events.shrinkToFit();  // room was reserved for the skipped
 
     // The trace starts mid-run: what was alive before it began is what is alive at the end minus
     // what the trace itself added.
     if (has_segments_) {
+      auto net = [](const std::vector<int64_t>& per_device, int16_t device) {
+        return device >= 0 && static_cast<size_t>(device) < per_device.size() ? per_device[static_cast<size_t>(device)] : 0;
+      };
       for (auto& info : trace_.devices) {
-        info.baseline_allocated = wrappingSub(final_allocated_[info.device], net_allocated[info.device]);
-        info.baseline_reserved = wrappingSub(final_reserved_[info.device], net_reserved[info.device]);
+        info.baseline_allocated = wrappingSub(final_allocated_[info.device], net(net_allocated_, info.device));
+        info.baseline_reserved = wrappingSub(final_reserved_[info.device], net(net_reserved_, info.device));
       }
     }
 
@@ -295,10 +318,12 @@ class SnapshotReader {
   const Document& doc_;
   Progress* progress_;
   Trace trace_;
-  std::vector<RawEntry> entries_;
   std::vector<RawAnnotation> annotations_;
-  std::unordered_map<uint32_t, uint32_t> frame_cache_;  // frame dict container → frame id
-  std::unordered_map<uint32_t, uint32_t> stack_cache_;  // frames list container → stack id
+  std::vector<uint32_t> interned_;
+  std::vector<KnownText> known_keys_, known_actions_;
+  int64_t t0_us_ = std::numeric_limits<int64_t>::max();
+  int64_t t1_us_ = std::numeric_limits<int64_t>::min();
+  std::vector<int64_t> net_allocated_, net_reserved_;  // by device, over the trace's own events
   std::vector<uint32_t> frame_ids_;
   std::unordered_map<int16_t, int64_t> final_allocated_, final_reserved_;
   std::unordered_map<std::string, size_t> unknown_actions_;

@@ -50,6 +50,12 @@ std::string summaryJson(const Trace& trace, const TraceSummary& s, int indent) {
     json series = json::object();
     for (const auto& [kind, peak] : d.series_peaks) series[std::string(name(kind))] = peak;
     dj["series_peaks"] = series;
+    if (d.invariants.has_device_used || d.invariants.has_driver) {
+      dj["memory_order"] = {{"samples_checked", d.invariants.samples_checked},
+                            {"points_checked", d.invariants.points_checked},
+                            {"violations", d.invariants.violations},
+                            {"first_violation", d.invariants.first_violation}};
+    }
     if (d.has_categories) {
       json cats = json::object();
       for (int c = 0; c < kCategoryCount; ++c)
@@ -88,6 +94,10 @@ std::string summaryText(const Trace& trace, const TraceSummary& s) {
       if (kind == SeriesKind::Driver || kind == SeriesKind::DeviceUsed)
         out += fmt::format("  peak {:<13} {}\n", name(kind), formatBytes(peak));
     if (d.oom_events) out += fmt::format("  out-of-memory     {} event(s)\n", d.oom_events);
+    if (d.invariants.has_device_used)
+      out += fmt::format("  memory order      allocated ≤ reserved ≤ driver ≤ device used: {} of {} samples violate{}\n",
+                         d.invariants.violations, d.invariants.samples_checked,
+                         d.invariants.first_violation.empty() ? "" : " (first: " + d.invariants.first_violation + ")");
     if (d.has_categories) {
       out += "  category peaks   ";
       for (int c = 0; c < kCategoryCount; ++c)
@@ -99,9 +109,16 @@ std::string summaryText(const Trace& trace, const TraceSummary& s) {
   if (!trace.runs.empty()) {
     out += "\nruns\n";
     for (const auto& r : trace.runs) {
-      out += fmt::format("  {}", r.name);
-      for (const auto& m : r.measurements) out += fmt::format("  {}={:.6g}{}", m.name, m.value, m.unit.empty() ? "" : " " + m.unit);
-      out += "\n";
+      out += fmt::format("  {}\n", r.name);
+      size_t samples = 0;
+      for (const auto& m : r.measurements) {
+        if (m.name.size() > 10 && m.name.ends_with("_sample_ms")) {
+          ++samples;
+          continue;
+        }
+        out += fmt::format("    {:<34} {:.6g}{}\n", m.name, m.value, m.unit.empty() ? "" : " " + m.unit);
+      }
+      if (samples) out += fmt::format("    ({} timing samples)\n", samples);
     }
   }
   if (auto it = trace.meta.find("warnings"); it != trace.meta.end()) out += fmt::format("\nwarnings: {}\n", it->second);

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "io/file_bytes.h"
+#include "io/mapped_file.h"
 #include "io/native_format.h"
 #include "io/pickle_document.h"
 #include "io/profiler_trace_importer.h"
@@ -21,7 +22,15 @@ std::string hexPrefix(const std::string& bytes) {
   return out;
 }
 
+Result<Trace> importPickle(const Result<pickle::Document>& doc, const std::string& label) {
+  if (!doc) return Error{fmt::format("{}: {}", label, doc.error().message)};
+  auto trace = importSnapshot(*doc, nullptr);
+  if (!trace) return Error{fmt::format("{}: {}", label, trace.error().message)};
+  return trace;
+}
+
 }  // namespace
+
 
 TraceFormat detectFormat(const std::string& bytes) {
   if (bytes.compare(0, kNativeMagic.size(), kNativeMagic) == 0) return TraceFormat::Native;
@@ -40,13 +49,8 @@ TraceFormat detectFormat(const std::string& bytes) {
 Result<Trace> loadTraceFromBytes(std::string bytes, const std::string& label, Progress* progress) {
   auto withFile = [&](const Error& e) { return Error{fmt::format("{}: {}", label, e.message)}; };
   switch (detectFormat(bytes)) {
-    case TraceFormat::PytorchSnapshot: {
-      auto doc = pickle::parse(std::move(bytes), progress);
-      if (!doc) return withFile(doc.error());
-      auto trace = importSnapshot(*doc, nullptr);
-      if (!trace) return withFile(trace.error());
-      return trace;
-    }
+    case TraceFormat::PytorchSnapshot:
+      return importPickle(pickle::parse(std::move(bytes), progress), label);
     case TraceFormat::ProfilerTrace: {
       auto trace = importProfilerTrace(bytes, progress);
       if (!trace) return withFile(trace.error());
@@ -70,7 +74,17 @@ Result<Trace> loadTrace(const std::string& path, Progress* progress) {
       char head[16] = {};
       size_t n = std::fread(head, 1, sizeof head, f);
       std::fclose(f);
-      if (detectFormat(std::string(head, n)) == TraceFormat::Native) return readNative(path, progress);
+      const std::string start(head, n);
+      const TraceFormat format = detectFormat(start);
+      if (format == TraceFormat::Native) return readNative(path, progress);
+      // An uncompressed pickle is parsed where it lies in the page cache: no copy of the file.
+      if (format == TraceFormat::PytorchSnapshot && !isGzip(start)) {
+        if (auto mapped = MappedFile::open(path)) {
+          auto owner = std::make_shared<const MappedFile>(std::move(*mapped));
+          const std::string_view bytes = owner->bytes();
+          return importPickle(pickle::parse(std::move(owner), bytes, progress), path);
+        }
+      }
     }
   }
   // Reading and decompressing take the first fifth of the progress bar, parsing the rest.

@@ -50,6 +50,10 @@ Event EventStore::at(size_t i) const {
                stream_[i],  category_[i], phase_[i],  stack_[i],  run_[i]};
 }
 
+void EventStore::shiftTimes(int64_t delta_ns) {
+  for (int64_t& t : t_ns_) t += delta_ns;
+}
+
 size_t EventStore::bytesResident() const {
   auto bytes = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
   return bytes(t_ns_) + bytes(device_) + bytes(source_) + bytes(action_) + bytes(addr_) + bytes(size_) +

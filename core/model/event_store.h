@@ -55,6 +55,9 @@ class EventStore {
   // Attribution is filled in after the events are known.
   void setPhase(size_t i, uint32_t phase) { phase_[i] = phase; }
   void setCategory(size_t i, Category c) { category_[i] = c; }
+  // Importers that learn the trace's start only after reading every event store times first.
+  void shiftTimes(int64_t delta_ns);
+  void setStack(size_t i, uint32_t stack) { stack_[i] = stack; }
 
   size_t bytesResident() const;
 

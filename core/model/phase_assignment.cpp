@@ -12,7 +12,14 @@ void assignPhases(Trace& trace) {
   std::stable_sort(order.begin(), order.end(),
                    [&](uint32_t a, uint32_t b) { return trace.phases[a].begin_ns < trace.phases[b].begin_ns; });
   std::vector<int64_t> begins(order.size());
-  for (size_t k = 0; k < order.size(); ++k) begins[k] = trace.phases[order[k]].begin_ns;
+  // latest_end[k]: the latest end among the first k+1 phases by begin. Once it is before t, no
+  // earlier phase covers t and the search stops: an event between phases costs a binary search,
+  // not a walk back over every phase before it.
+  std::vector<int64_t> latest_end(order.size());
+  for (size_t k = 0; k < order.size(); ++k) {
+    begins[k] = trace.phases[order[k]].begin_ns;
+    latest_end[k] = std::max(k ? latest_end[k - 1] : INT64_MIN, trace.phases[order[k]].end_ns);
+  }
 
   auto& events = trace.events;
   const auto& t = events.tNs();
@@ -20,7 +27,7 @@ void assignPhases(Trace& trace) {
   for (size_t i = 0; i < events.size(); ++i) {
     // Latest-begun phase first; the first that still covers t on this device wins.
     size_t k = static_cast<size_t>(std::upper_bound(begins.begin(), begins.end(), t[i]) - begins.begin());
-    while (k > 0) {
+    while (k > 0 && latest_end[k - 1] >= t[i]) {
       const Phase& p = trace.phases[order[--k]];
       if (p.end_ns >= t[i] && (p.device == kAllDevices || p.device == dev[i])) {
         events.setPhase(i, order[k]);

@@ -63,6 +63,16 @@ struct Counter {
   std::vector<int64_t> value;
 };
 
+// A GPU kernel's execution interval (CUPTI CONCURRENT_KERNEL).
+struct KernelInterval {
+  int16_t device = 0;
+  uint32_t stream = 0;
+  int64_t begin_ns = 0;
+  int64_t end_ns = 0;
+  uint32_t name = 0;  // index into Trace::kernel_names
+  uint16_t run = kNoRun;
+};
+
 struct Trace {
   std::string format;  // "pytorch-snapshot", "torch-profiler", "sawtooth"
   std::map<std::string, std::string> meta;
@@ -72,6 +82,8 @@ struct Trace {
   std::vector<Run> runs;
   std::vector<DeviceInfo> devices;
   std::vector<Counter> counters;
+  std::vector<KernelInterval> kernels;
+  std::vector<std::string> kernel_names;
 
   // Devices that appear in events, counters or the device table, ascending.
   std::vector<int16_t> deviceIds() const;

@@ -1,0 +1,167 @@
+// sawtooth-record: runs a built-in LibTorch workload and writes what it allocated to a .sawtooth file.
+//   sawtooth-record --list [--json]
+//   sawtooth-record --workload NAME [--set key=value ...] [--device auto|cuda|cpu] [--stacks none|cpp]
+//                   [--capture all|none] --out FILE.sawtooth
+// Progress: JSON lines on stdout. Exit codes: 0 ok, 1 internal error, 2 bad arguments,
+// 3 CUDA out of memory (recorded as an oom event, file closed), 4 interrupted by SIGINT/SIGTERM
+// (the current batch is finished and the file closed).
+
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "capture/capture_session.h"
+#include "experiments/environment.h"
+#include "experiments/workload.h"
+#include "progress_json.h"
+
+namespace {
+
+namespace wl = sawtooth::workloads;
+constexpr int kExitOk = 0, kExitInternal = 1, kExitUsage = 2, kExitOom = 3, kExitInterrupted = 4;
+
+std::atomic<bool> g_stop{false};
+void onSignal(int) { g_stop.store(true); }
+
+nlohmann::json listJson() {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& w : wl::allWorkloads()) {
+    nlohmann::json params = nlohmann::json::array();
+    for (const auto& p : w.spec.parameters) {
+      nlohmann::json pj = {{"name", p.name},
+                           {"type", p.type},
+                           {"description", p.description},
+                           {"default_gpu", p.gpu_default},
+                           {"default_cpu", p.cpu_default}};
+      if (!p.choices.empty()) pj["choices"] = p.choices;
+      if (std::isfinite(p.min)) pj["min"] = p.min;
+      if (std::isfinite(p.max)) pj["max"] = p.max;
+      params.push_back(pj);
+    }
+    out.push_back({{"name", w.spec.name}, {"title", w.spec.title}, {"description", w.spec.description}, {"parameters", params}});
+  }
+  return {{"workloads", out}, {"cuda_available", wl::cudaAvailable()}};
+}
+
+void printList() {
+  for (const auto& w : wl::allWorkloads()) {
+    fmt::print("{} — {}\n  {}\n", w.spec.name, w.spec.title, w.spec.description);
+    for (const auto& p : w.spec.parameters)
+      fmt::print("    {:<14} {:<6} gpu {:<8} cpu {:<8} {}\n", p.name, p.type, p.gpu_default, p.cpu_default, p.description);
+    fmt::print("\n");
+  }
+}
+
+int usage(const std::string& message) {
+  fmt::print(stderr, "sawtooth-record: {}\n", message);
+  return kExitUsage;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"sawtooth-record: run a built-in LibTorch workload and record its memory into a .sawtooth file"};
+  bool list = false, as_json = false;
+  std::string workload_name, device = "auto", stacks = "none", capture = "all", out;
+  std::vector<std::string> sets;
+  app.add_flag("--list", list, "list the workloads and their parameters");
+  app.add_flag("--json", as_json, "with --list: print JSON");
+  app.add_option("--workload", workload_name, "workload to run");
+  app.add_option("--set", sets, "parameter override key=value (repeatable)");
+  app.add_option("--device", device, "where to run")->check(CLI::IsMember({"auto", "cuda", "cpu"}));
+  app.add_option("--stacks", stacks, "capture C++ stacks of CUDA allocations (slower)")->check(CLI::IsMember({"none", "cpp"}));
+  app.add_option("--capture", capture, "capture sources: all, or none (to measure their overhead)")
+      ->check(CLI::IsMember({"all", "none"}));
+  app.add_option("--out", out, "output .sawtooth file");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  if (list) {
+    if (as_json) std::cout << listJson().dump(2) << "\n";
+    else printList();
+    return kExitOk;
+  }
+  if (workload_name.empty()) return usage("choose a workload with --workload NAME (see --list)");
+  const wl::Workload* workload = wl::findWorkload(workload_name);
+  if (!workload) return usage(fmt::format("no workload '{}' (see --list)", workload_name));
+  if (out.empty()) return usage("--out FILE.sawtooth is required");
+
+  std::vector<std::pair<std::string, std::string>> overrides;
+  for (const auto& s : sets) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0) return usage(fmt::format("--set {}: expected key=value", s));
+    overrides.emplace_back(s.substr(0, eq), s.substr(eq + 1));
+  }
+  const bool cuda_available = wl::cudaAvailable();
+  if (device == "cuda" && !cuda_available) return usage("--device cuda: no CUDA device is available on this machine");
+  const bool cuda = device == "cuda" || (device == "auto" && cuda_available);
+  if (stacks == "cpp" && !cuda) return usage("--stacks cpp needs a CUDA device (stacks come from PyTorch's CUDA allocator)");
+  auto params = wl::resolveParameters(workload->spec, cuda, overrides);
+  if (!params) return usage(params.error().message);
+
+  std::signal(SIGINT, onSignal);
+  std::signal(SIGTERM, onSignal);
+  sawtooth::record::JsonLinesProgress progress(stdout);
+
+  sawtooth::capture::SessionOptions options;
+  options.out_path = out;
+  options.cuda = cuda;
+  options.stacks = stacks == "cpp" ? sawtooth::capture::StackMode::Cpp : sawtooth::capture::StackMode::None;
+  if (capture == "none") {
+    options.allocator_tracker = options.memory_reporter = options.cupti = options.sampler = false;
+  }
+  auto session = sawtooth::capture::CaptureSession::start(options);
+  if (!session) {
+    fmt::print(stderr, "sawtooth-record: {}\n", session.error().message);
+    return kExitInternal;
+  }
+  auto& s = **session;
+  const auto env = wl::environmentInfo(cuda, 0);
+  for (const auto& [k, v] : env) s.setMeta(k, v);
+  s.setMeta("workload", workload->spec.name);
+  s.setMeta("parameters", nlohmann::json(params->all()).dump());
+  s.setMeta("stacks", stacks);
+  s.setMeta("capture", capture);
+  nlohmann::json start = {{"workload", workload->spec.name}, {"device", cuda ? "cuda" : "cpu"}, {"parameters", params->all()}};
+  if (env.count("device_name")) start["device_name"] = env.at("device_name");
+  progress.event("start", fmt::format("{} on {}", workload->spec.name, cuda ? env.at("device_name") : "the CPU"), start.dump());
+
+  wl::WorkloadContext ctx{s, *params, cuda, 0, progress, g_stop};
+  int code = kExitOk;
+  try {
+    workload->run(ctx);
+  } catch (const wl::Interrupted&) {
+    code = kExitInterrupted;
+    s.setMeta("result", "interrupted");
+    progress.event("interrupted", "stopped by a signal; the trace is closed and keeps everything recorded so far");
+  } catch (const std::exception& e) {
+    const bool oom = cuda && wl::isOutOfMemory(e);
+    code = oom ? kExitOom : kExitInternal;
+    const std::string first_line = std::string(e.what()).substr(0, std::string(e.what()).find('\n'));
+    s.setMeta("result", oom ? "out_of_memory" : "error");
+    s.setMeta("error", e.what());
+    nlohmann::json extra = {{"kind", oom ? "oom" : "internal"}};
+    if (oom)
+      for (const auto& [k, v] : wl::allocatorState(0)) {
+        s.setMeta("oom." + k, v);
+        extra[k] = v;
+      }
+    progress.event("error", first_line, extra.dump());
+    fmt::print(stderr, "sawtooth-record: {}: {}\n", oom ? "CUDA out of memory" : "error", first_line);
+  }
+  if (code == kExitOk) s.setMeta("result", "ok");
+  const std::string sources = s.sourcesSummary();
+  if (sawtooth::Status st = s.finish(); !st) {
+    fmt::print(stderr, "sawtooth-record: {}\n", st.error().message);
+    return kExitInternal;
+  }
+  progress.event("finished", sources, nlohmann::json({{"out", out}, {"exit_code", code}}).dump());
+  return code;
+}

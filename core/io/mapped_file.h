@@ -1,0 +1,32 @@
+#pragma once
+// A whole file mapped read-only into memory. When the file is in the page cache this is almost
+// free (no copy, no zero-filled buffer to fault in); the pickle reader parses it in place.
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "util/result.h"
+
+namespace sawtooth {
+
+class MappedFile {
+ public:
+  // Errors read "PATH: reason".
+  static Result<MappedFile> open(const std::string& path);
+
+  MappedFile(MappedFile&& other) noexcept;
+  MappedFile& operator=(MappedFile&& other) noexcept;
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile();
+
+  std::string_view bytes() const { return {static_cast<const char*>(data_), size_}; }
+
+ private:
+  MappedFile(void* data, size_t size) : data_(data), size_(size) {}
+  void* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+}  // namespace sawtooth

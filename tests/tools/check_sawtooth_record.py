@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""The real sawtooth-record binary, end to end.
+
+Usage: check_sawtooth_record.py SAWTOOTH_RECORD SAWTOOTH_TRACE OUT_DIR cpu|gpu
+
+cpu: every workload at CPU scale; the file opens with the core reader (sawtooth-trace); phases in
+     order; categories sum exactly (parameters 4P, gradients 4P, Adam state 8P at two sizes);
+     checkpointed peak < store-all with equal gradients; accumulation difference <= 1e-6; a
+     recorder killed with SIGKILL leaves a readable file; SIGTERM closes the file; bad arguments
+     give a clear message and exit 2.
+gpu: the same workloads small on CUDA, plus allocated <= reserved <= driver <= device used at
+     every sample, an out-of-memory run, and C++ stacks. Exits 77 (skipped) without a GPU.
+"""
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+record, trace_tool, out, mode = sys.argv[1:5]
+os.makedirs(out, exist_ok=True)
+failures = []
+SKIP = 77
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what, flush=True)
+    return cond
+
+
+def run(args, timeout=600):
+    return subprocess.run([record, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def info(path):
+    r = subprocess.run([trace_tool, "info", "--json", path], capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0, f"info {path}: {r.stderr.strip()}")
+    return json.loads(r.stdout) if r.returncode == 0 else None
+
+
+def progress_lines(stdout):
+    lines = [json.loads(line) for line in stdout.splitlines() if line.strip()]
+    return lines
+
+
+def record_workload(name, device, sets=(), extra=()):
+    path = os.path.join(out, f"{name}-{device}-{len(sets)}.sawtooth")
+    args = ["--workload", name, "--device", device, "--out", path, *extra]
+    for s in sets:
+        args += ["--set", s]
+    t = time.time()
+    r = run(args)
+    print(f"{name} on {device} {' '.join(sets)}: exit {r.returncode} in {time.time() - t:.1f} s", flush=True)
+    check(r.returncode == 0, f"{name}: exit {r.returncode}: {r.stderr.strip()[:500]}")
+    lines = progress_lines(r.stdout)
+    check(lines and lines[0]["stage"] == "start" and lines[-1]["stage"] == "finished", f"{name}: progress stream")
+    for line in lines:
+        if line["stage"] == "run":
+            check({"run", "step", "steps", "fraction", "message"} <= set(line), f"{name}: progress fields {line}")
+            check(0 <= line["fraction"] <= 1, f"{name}: fraction {line['fraction']}")
+    return path, info(path)
+
+
+def measurement(run_json, name):
+    for m in run_json["measurements"]:
+        if m["name"] == name:
+            return m["value"]
+    return None
+
+
+def run_by_name(summary, name):
+    for r in summary["runs"]:
+        if r["name"] == name:
+            return r
+    return None
+
+
+def phases_in_order(path):
+    db = sqlite3.connect(path)
+    rows = db.execute("SELECT name, begin_ns, end_ns FROM phases WHERE name IN "
+                      "('zero_grad','forward','backward','optimizer') ORDER BY begin_ns").fetchall()
+    db.close()
+    names = [r[0] for r in rows]
+    ok = all(b <= e for _, b, e in rows)
+    # Every step is zero_grad, forward, backward, optimizer, in that order.
+    for i in range(0, len(names) - 3, 4):
+        ok = ok and names[i:i + 4] == ["zero_grad", "forward", "backward", "optimizer"]
+    return ok, names
+
+
+def anatomy_categories(device, layers, width, batch, exact):
+    path, s = record_workload("anatomy", device, [f"layers={layers}", f"width={width}", f"batch={batch}",
+                                                  "steps=3", "timed_steps=2"])
+    if not s:
+        return
+    ok, names = phases_in_order(path)
+    check(ok and names[:4] == ["zero_grad", "forward", "backward", "optimizer"], f"anatomy phases {names[:8]}")
+    P = layers * width * width
+    dev = [d for d in s["devices"] if d["device"] == (-1 if device == "cpu" else 0)][0]
+    cats = dev["category_peaks"]
+    for cat, bytes_ in (("parameter", 4 * P), ("gradient", 4 * P), ("optimizer_state", 8 * P), ("input", 4 * batch * width)):
+        if exact:
+            check(cats[cat] == bytes_, f"anatomy {width}: {cat} peak {cats[cat]} != {bytes_}")
+        else:
+            check(abs(cats[cat] - bytes_) <= 512 * layers * 2, f"anatomy {width}: {cat} peak {cats[cat]} vs {bytes_}")
+    check(cats["activation"] >= 4 * layers * batch * width, f"anatomy: activations {cats['activation']}")
+    adam = run_by_name(s, "adam")
+    check(adam is not None and measurement(adam, "plan_total_bytes") > 0, "anatomy: plan stored")
+    check(measurement(adam, "peak_allocated_bytes") == dev["peak_allocated_bytes"],
+          f"anatomy: run peak {measurement(adam, 'peak_allocated_bytes')} != trace peak {dev['peak_allocated_bytes']}")
+    return s
+
+
+def checkpointing(device, sets):
+    path, s = record_workload("checkpointing", device, sets)
+    if not s:
+        return
+    peaks = {r["name"]: measurement(r, "peak_allocated_bytes") for r in s["runs"]}
+    diffs = {r["name"]: measurement(r, "grad_max_abs_diff_vs_store_all") for r in s["runs"]}
+    check(set(peaks) == {"store_all", "every_4th", "every_2nd", "every_block"}, f"checkpointing runs {set(peaks)}")
+    check(peaks["every_block"] < peaks["every_2nd"] < peaks["store_all"], f"checkpointing peaks {peaks}")
+    check(all(d <= 1e-6 for d in diffs.values()), f"checkpointing gradient differences {diffs}")
+    db = sqlite3.connect(path)
+    recompute = db.execute("SELECT count(*) FROM phases WHERE name='recompute'").fetchone()[0]
+    db.close()
+    check(recompute > 0, "checkpointing: no recompute phases")
+    return s
+
+
+def accumulation(device, sets=()):
+    _, s = record_workload("accumulation", device, list(sets))
+    if not s:
+        return
+    diff = measurement(run_by_name(s, "exact_check"), "max_grad_diff")
+    check(diff is not None and diff <= 1e-6, f"accumulation: max gradient difference {diff}")
+    peaks = [measurement(run_by_name(s, f"k={k}"), "peak_allocated_bytes") for k in (1, 2, 4, 8)]
+    check(peaks[0] > peaks[3], f"accumulation: k=1 peak {peaks[0]} not above k=8 peak {peaks[3]}")
+    return s
+
+
+def precision(device, sets=()):
+    _, s = record_workload("precision", device, list(sets))
+    if not s:
+        return
+    names = [r["name"] for r in s["runs"]]
+    check(names == ["fp32", "tf32", "bf16", "fp16"], f"precision runs {names}")
+    for r in s["runs"]:
+        check(measurement(r, "step_time_median_ms") > 0, f"precision {r['name']}: no step time")
+        check(r["configuration"].get("float32_matmul_precision") in ("highest", "high"), "precision setting recorded")
+    return s
+
+
+def kill_tests():
+    path = os.path.join(out, "killed.sawtooth")
+    proc = subprocess.Popen([record, "--workload", "anatomy", "--device", "cpu", "--set", "steps=1000000",
+                             "--set", "width=64", "--set", "batch=8", "--out", path],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen = 0
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        msg = json.loads(line)
+        if msg["stage"] == "run" and msg["step"] >= 200:
+            seen = msg["step"]
+            break
+    time.sleep(0.3)  # past at least one batch (50 ms)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    check(seen >= 200, "SIGKILL test: the recorder did not reach step 200")
+    s = info(path)
+    check(s is not None and s["events"] > 200 * 8, f"SIGKILL: file holds {s and s['events']} events")
+
+    path = os.path.join(out, "terminated.sawtooth")
+    proc = subprocess.Popen([record, "--workload", "anatomy", "--device", "cpu", "--set", "steps=1000000",
+                             "--set", "width=64", "--set", "batch=8", "--out", path],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    while True:
+        line = proc.stdout.readline()
+        if not line or json.loads(line)["stage"] == "run":
+            break
+    proc.send_signal(signal.SIGTERM)
+    stdout, _ = proc.communicate(timeout=60)
+    check(proc.returncode == 4, f"SIGTERM: exit {proc.returncode}")
+    check(not os.path.exists(path + "-wal"), "SIGTERM: the file was not closed")
+    check('"stage":"interrupted"' in stdout, "SIGTERM: no interrupted line")
+    s = info(path)
+    check(s is not None and s["meta"].get("result") == "interrupted", "SIGTERM: result meta")
+
+
+def bad_arguments():
+    cases = [(["--workload", "nope", "--out", "x.sawtooth"], "no workload 'nope'"),
+             (["--workload", "anatomy"], "--out"),
+             (["--workload", "anatomy", "--set", "width=abc", "--out", "x.sawtooth"], "width=abc: not a whole number"),
+             (["--workload", "anatomy", "--set", "depth=3", "--out", "x.sawtooth"], "no parameter 'depth'"),
+             (["--workload", "anatomy", "--set", "optimizer=lamb", "--out", "x.sawtooth"], "choose one of adam, adamw, sgd"),
+             (["--workload", "anatomy", "--set", "width=0", "--out", "x.sawtooth"], "must be between"),
+             ([], "choose a workload")]
+    if mode == "cpu":
+        cases.append((["--workload", "anatomy", "--device", "cuda", "--out", "x.sawtooth"], "no CUDA device"))
+    for args, needle in cases:
+        r = run(args, timeout=60)
+        check(r.returncode == 2 and needle in r.stderr, f"bad arguments {args}: exit {r.returncode}, {r.stderr.strip()!r}")
+    r = run(["--list", "--json"], timeout=60)
+    listing = json.loads(r.stdout)
+    check([w["name"] for w in listing["workloads"]] == ["anatomy", "precision", "checkpointing", "accumulation"],
+          "--list --json names")
+
+
+def memory_order(summary, name):
+    dev = [d for d in summary["devices"] if d["device"] == 0][0]
+    order = dev.get("memory_order", {})
+    check(order.get("samples_checked", 0) > 0, f"{name}: no device samples checked")
+    check(order.get("violations", 1) == 0, f"{name}: memory order violated: {order.get('first_violation')}")
+    check("driver" in dev["series_peaks"] and "device_used" in dev["series_peaks"], f"{name}: driver/device-used missing")
+
+
+def gpu_tests():
+    listing = json.loads(run(["--list", "--json"], timeout=120).stdout)
+    if not listing["cuda_available"]:
+        print("SKIP: no CUDA device on this machine; the GPU checks run on the GPU machine (bench/results/).")
+        sys.exit(SKIP)
+    s = anatomy_categories("cuda", 4, 256, 64, exact=True)
+    if s:
+        memory_order(s, "anatomy")
+    for name, summary in (("checkpointing", checkpointing("cuda", ["blocks=4", "width=256", "rows=1024"])),
+                          ("accumulation", accumulation("cuda", ["big_in=512", "big_hidden=1024", "global_batch=256"])),
+                          ("precision", precision("cuda", ["hidden=1024", "batch=256", "steps=5"]))):
+        if summary:
+            memory_order(summary, name)
+    # Out of memory: recorded as an oom event, reported, exit 3, file closed.
+    path = os.path.join(out, "oom.sawtooth")
+    r = run(["--workload", "anatomy", "--set", "batch=40000000", "--set", "width=4096", "--set", "layers=2",
+             "--out", path])
+    check(r.returncode == 3, f"oom: exit {r.returncode} {r.stderr[-300:]}")
+    s = info(path)
+    if s:
+        check(s["devices"][0]["oom_events"] >= 1, "oom: no oom event in the trace")
+        check(s["meta"].get("result") == "out_of_memory" and "oom.allocated_bytes" in s["meta"], "oom: state not recorded")
+    # C++ stacks, and PyTorch's own snapshot beside the trace.
+    path, s = record_workload("anatomy", "cuda", ["layers=2", "width=256", "batch=32", "steps=2", "timed_steps=0"],
+                              extra=["--stacks", "cpp"])
+    if s:
+        check(s["stacks"] > 0, "stacks: no stacks recorded")
+        snap = info(path + ".snapshot.pickle")
+        check(snap is not None and snap["events"] > 0, "stacks: snapshot pickle unreadable")
+
+
+if mode == "gpu":
+    gpu_tests()
+else:
+    bad_arguments()
+    anatomy_categories("cpu", 4, 256, 32, exact=True)
+    anatomy_categories("cpu", 3, 100, 7, exact=True)
+    checkpointing("cpu", [])
+    accumulation("cpu")
+    precision("cpu")
+    kill_tests()
+
+if failures:
+    print(f"{len(failures)} check(s) failed")
+    sys.exit(1)
+print(f"all sawtooth-record {mode} checks passed")

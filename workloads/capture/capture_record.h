@@ -1,0 +1,43 @@
+#pragma once
+// What every capture source hands to the writer thread: one fixed-size record, stamped on the
+// session's clock. Copying one never allocates (the optional stack context is a shared_ptr copy).
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+
+#include "model/action.h"
+
+namespace sawtooth::capture {
+
+enum class RecordKind : uint8_t {
+  Memory,      // an allocator, host or driver memory event
+  Sample,      // device memory in use (size) of total (addr)
+  PhaseBegin,  // id = phase id
+  PhaseEnd,
+  Tag,         // the block at addr belongs to `category`
+  RunBegin,    // id = run id
+  RunEnd,
+};
+
+struct CaptureRecord {
+  int64_t t_ns = 0;
+  uint64_t addr = 0;
+  int64_t size = 0;
+  uint64_t stream = 0;
+  uint32_t id = 0;
+  int16_t device = 0;
+  RecordKind kind = RecordKind::Memory;
+  Source source = Source::Allocator;
+  Action action = Action::Alloc;
+  Category category = Category::Unknown;
+  std::shared_ptr<void> context;  // a c10::GatheredContext when C++ stacks are captured
+};
+
+// The one clock every source is stamped with: CLOCK_MONOTONIC in nanoseconds.
+inline int64_t clockNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace sawtooth::capture

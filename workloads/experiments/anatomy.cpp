@@ -1,0 +1,132 @@
+// The memory anatomy of a training step (seed: "Params 4P + grads 4P + Adam states 8P = 16P bytes
+// before activations"): an MLP of Linear(width, width, no bias) + ReLU layers trained on a fixed
+// batch, every step split into zero_grad / forward / backward / optimizer phases, parameters,
+// inputs, gradients and optimizer state tagged, and the analytic plan stored beside the count.
+
+#include "experiments/anatomy.h"
+
+#include <fmt/format.h>
+
+#include "experiments/torch_support.h"
+
+namespace sawtooth::workloads {
+namespace {
+
+void runAnatomy(WorkloadContext& ctx) {
+  const auto& p = ctx.params;
+  const int64_t layers = p.integer("layers"), width = p.integer("width"), batch = p.integer("batch");
+  const int64_t steps = p.integer("steps"), timed = p.integer("timed_steps");
+  const std::string optimizer_name = p.text("optimizer");
+  auto& session = ctx.session;
+  const torch::Device dev = deviceOf(ctx);
+  torch::manual_seed(0);
+
+  session.beginRun(optimizer_name, "anatomy", p.list());
+  PeakWindow peak(ctx);
+  torch::nn::Sequential net;
+  torch::Tensor X;
+  std::vector<torch::Tensor> params;
+  std::unique_ptr<ForeachOptimizer> opt;
+  {
+    PhaseScope phase(session, "setup");
+    for (int64_t i = 0; i < layers; ++i) {
+      net->push_back(torch::nn::Linear(torch::nn::LinearOptions(width, width).bias(false)));
+      net->push_back(torch::nn::ReLU());
+    }
+    net->to(dev);
+    params = net->parameters();
+    tagAll(session, params, Category::Parameter);
+    X = torch::randn({batch, width}, torch::TensorOptions().device(dev));
+    tag(session, X, Category::Input);
+    opt = std::make_unique<ForeachOptimizer>(params, ForeachOptimizer::parse(optimizer_name), p.real("lr"));
+  }
+
+  auto step = [&] {
+    {
+      PhaseScope phase(session, "zero_grad");
+      opt->zeroGrad();
+    }
+    torch::Tensor loss;
+    {
+      PhaseScope phase(session, "forward");
+      loss = net->forward(X).sum();
+    }
+    {
+      PhaseScope phase(session, "backward");
+      loss.backward();
+      loss = torch::Tensor();
+    }
+    tagGradients(session, params);
+    {
+      PhaseScope phase(session, "optimizer");
+      opt->step();
+    }
+    tagAll(session, opt->state(), Category::OptimizerState);
+  };
+
+  const int64_t total = steps + timed;
+  for (int64_t s = 0; s < steps; ++s) {
+    ctx.checkStop();
+    step();
+    ctx.progress.report("run", optimizer_name, s + 1, total, static_cast<double>(s + 1) / static_cast<double>(total),
+                        fmt::format("step {} of {}", s + 1, steps));
+  }
+  synchronize(ctx);
+  std::vector<Measurement> m = peak.measurements();
+
+  // Further steps, timed (the memory pattern repeats; the first steps are the anatomy).
+  StepTimer timer(ctx);
+  for (int64_t s = 0; s < timed; ++s) {
+    ctx.checkStop();
+    timer.time(step);
+    if ((s + 1) % 10 == 0 || s + 1 == timed)
+      ctx.progress.report("run", optimizer_name, steps + s + 1, total,
+                          static_cast<double>(steps + s + 1) / static_cast<double>(total), "timing steps");
+  }
+  const auto times = timer.samplesMs();
+  for (auto& t : timeMeasurements("step_time", times)) m.push_back(t);
+
+  // The plan: 4P parameters, 4P gradients, the optimizer's state, and the activations kept for
+  // backward (each layer's ReLU output, batch × width floats).
+  int64_t P = 0;
+  for (const auto& t : params) P += t.numel();
+  const double param_bytes = 4.0 * static_cast<double>(P);
+  const double state_bytes = opt->stateFactor() * param_bytes;
+  const double activation_bytes = 4.0 * static_cast<double>(layers * batch * width);
+  const double input_bytes = 4.0 * static_cast<double>(batch * width);
+  const double plan = 2 * param_bytes + state_bytes + activation_bytes + input_bytes;
+  m.push_back({"parameters", static_cast<double>(P), "count"});
+  m.push_back({"plan_parameter_bytes", param_bytes, "bytes"});
+  m.push_back({"plan_gradient_bytes", param_bytes, "bytes"});
+  m.push_back({"plan_optimizer_state_bytes", state_bytes, "bytes"});
+  m.push_back({"plan_activation_bytes", activation_bytes, "bytes"});
+  m.push_back({"plan_input_bytes", input_bytes, "bytes"});
+  m.push_back({"plan_total_bytes", plan, "bytes"});
+  const double measured = static_cast<double>(peak.peakAllocated());
+  if (measured > 0) m.push_back({"plan_error", measured / plan - 1.0, "ratio"});
+  session.endRun(std::move(m));
+}
+
+}  // namespace
+
+Workload anatomyWorkload() {
+  WorkloadSpec spec;
+  spec.name = "anatomy";
+  spec.title = "Memory anatomy of a step";
+  spec.description =
+      "An MLP of Linear(width, width, no bias) + ReLU layers trained with Adam: the sawtooth of a step, "
+      "parameters 4P + gradients 4P + Adam state 8P = 16P plus activations, the peak early in backward, "
+      "and the analytic plan beside the measured count.";
+  spec.parameters = {
+      {"layers", "int", "Linear + ReLU layers", "6", "4", {}, 1, 256},
+      {"width", "int", "features per layer", "2048", "256", {}, 1, 65536},
+      {"batch", "int", "rows per batch", "256", "32", {}, 1, 1 << 20},
+      {"steps", "int", "recorded training steps", "3", "3", {}, 1, 1000000},
+      {"timed_steps", "int", "further steps, timed", "50", "5", {}, 0, 100000},
+      {"optimizer", "choice", "optimizer (foreach, as PyTorch's default on CUDA)", "adam", "adam", {"adam", "adamw", "sgd"}},
+      {"lr", "float", "learning rate", "0.001", "0.001", {}, 0, 10},
+  };
+  return Workload{spec, runAnatomy};
+}
+
+}  // namespace sawtooth::workloads

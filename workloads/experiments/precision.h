@@ -1,0 +1,9 @@
+#pragma once
+
+#include "experiments/workload.h"
+
+namespace sawtooth::workloads {
+
+Workload precisionWorkload();
+
+}  // namespace sawtooth::workloads

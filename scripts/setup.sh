@@ -8,7 +8,7 @@
 # Options: --no-torch (skip LibTorch; the app and sawtooth-trace build without it).
 set -euo pipefail
 
-TORCH_VERSION=2.11.0
+source "$(dirname "$0")/versions.sh"
 want_torch=1
 for arg in "$@"; do
   case "$arg" in
@@ -50,7 +50,8 @@ if ((want_torch)); then
     mkdir -p "$(dirname "$venv")"
     python3 -m venv "$venv"
     "$venv/bin/python" -m pip install -q --upgrade pip
-    "$venv/bin/python" -m pip install -q "torch==$TORCH_VERSION"
+    # numpy only quiets torch's import-time warning; LibTorch itself needs nothing else.
+    "$venv/bin/python" -m pip install -q "torch==$TORCH_VERSION" numpy
     "$venv/bin/python" -c "import torch.utils; print(torch.utils.cmake_prefix_path)" >/dev/null
     touch "$venv/.sawtooth-ready"
   fi

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Everything sawtooth-record proves on the GPU machine, in stages (one device call can run several):
+#   build     configure and build the non-GUI targets against that machine's python3 torch,
+#             with the Debian libraries carried in .gpu-deps/ (that machine has no network)
+#   test      the whole CTest suite there (recorder.gpu runs instead of skipping)
+#   seed      every workload at seed sizes, and the seed's Python (seed_reference.py) beside it
+#   overhead  the same binary with every capture source on versus all off, alternating
+#   report    compare.py: bench/results/h200-seed-comparison.json and a table
+# Usage: bench/gpu/run_gpu.sh STAGE... ; results go to $OUT/results (tarred at the end).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/sawtooth-gpu-out}
+R=$OUT/results
+mkdir -p "$R"
+BUILD=build/gpu
+REC=$BUILD/bin/sawtooth-record
+TRACE=$BUILD/bin/sawtooth-trace
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+
+stage_build() {
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
+  grep PRETTY /etc/os-release; g++ --version | head -1; cmake --version | head -1
+  python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)'
+  local torch_prefix deps
+  torch_prefix=$(python3 -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')
+  deps=$PWD/.gpu-deps/root/usr
+  cmake -S . -B $BUILD -G Ninja -DCMAKE_BUILD_TYPE=Release -DSAWTOOTH_BUILD_GUI=OFF -DSAWTOOTH_BUILD_BENCHMARKS=OFF \
+    -DBUILD_TESTING=ON "-DCMAKE_PREFIX_PATH=$torch_prefix;$deps" > "$R/configure.log" 2>&1 || { tail -40 "$R/configure.log"; return 1; }
+  grep -E "LibTorch|Recorder|GUI" "$R/configure.log"
+  local t0=$SECONDS
+  ninja -C $BUILD > "$R/build.log" 2>&1 || { grep -E "error|FAILED" "$R/build.log" | head -30; return 1; }
+  echo "build: $((SECONDS - t0)) s"
+}
+
+stage_test() {
+  ctest --test-dir $BUILD --output-on-failure -j4 > "$R/ctest.log" 2>&1
+  local rc=$?
+  tail -25 "$R/ctest.log"
+  return $rc
+}
+
+record() {  # record NAME OUT [args...]
+  local name=$1 out=$2
+  shift 2
+  local t0=$SECONDS
+  $REC --workload "$name" --out "$out" "$@" > "${out%.sawtooth}.progress.jsonl" 2> "${out%.sawtooth}.stderr"
+  local rc=$?
+  echo "$name $* -> exit $rc in $((SECONDS - t0)) s; $(tail -1 "${out%.sawtooth}.progress.jsonl" | cut -c1-300)"
+}
+
+stage_seed() {
+  for w in anatomy precision checkpointing accumulation; do
+    record $w "$R/$w.sawtooth" --device cuda
+    $TRACE info "$R/$w.sawtooth" > "$R/$w.info.txt"
+    $TRACE info --json "$R/$w.sawtooth" > "$R/$w.info.json"
+  done
+  local t0=$SECONDS
+  python3 bench/gpu/seed_reference.py "$R/python_reference.json" > "$R/python_reference.log" 2>&1
+  echo "seed_reference.py: exit $? in $((SECONDS - t0)) s"
+}
+
+stage_overhead() {
+  for i in 1 2 3; do
+    for capture in all none; do
+      record anatomy "$R/overhead-anatomy-$capture-$i.sawtooth" --device cuda --capture $capture --set timed_steps=200
+      record precision "$R/overhead-precision-$capture-$i.sawtooth" --device cuda --capture $capture
+    done
+  done
+}
+
+stage_report() {
+  python3 bench/gpu/compare.py $TRACE "$R" "$R/python_reference.json" "$R/h200-seed-comparison.json" | tee "$R/comparison.txt"
+}
+
+for stage in "$@"; do
+  echo "=== $stage"
+  "stage_$stage" || echo "stage $stage FAILED"
+done
+rm -f "$R"/*.sawtooth-wal "$R"/*.sawtooth-shm
+tar -C "$OUT" -czf "$OUT/results.tgz" results && rm -rf "$R"
+ls -la "$OUT"

@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""The seed chapter's four experiments (shared/seed/memory-and-precision.txt) in Python PyTorch,
+timed and measured exactly as sawtooth-record's workloads are, so that both run side by side on
+the same GPU in the same call:
+
+- every step timed with CUDA events after warm-up; median, min and max of the samples;
+- peak memory = torch.cuda.max_memory_allocated() over the same stretch our runs measure;
+- the seed's sizes; the seed's code where it gives code (checkpoint(..., use_reentrant=False),
+  foreach optimizers by default, GradScaler for fp16).
+
+Usage: seed_reference.py OUT.json [--quick]
+"""
+import json
+import statistics
+import sys
+import time
+
+import torch
+from torch import nn
+from torch.utils.checkpoint import checkpoint
+
+dev = torch.device("cuda")
+quick = "--quick" in sys.argv
+
+
+def stats(samples):
+    return {"median_ms": statistics.median(samples), "min_ms": min(samples), "max_ms": max(samples),
+            "samples": len(samples)}
+
+
+def time_steps(step, n):
+    events = []
+    for _ in range(n):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        step()
+        b.record()
+        events.append((a, b))
+    torch.cuda.synchronize()
+    return [a.elapsed_time(b) for a, b in events]
+
+
+def anatomy(steps=3, timed=50):
+    torch.manual_seed(0)
+    torch.cuda.reset_peak_memory_stats()
+    # The seed records history while it runs; sawtooth's tracker needs the same switch.
+    torch.cuda.memory._record_memory_history(max_entries=100000)
+    net = nn.Sequential(*[m for _ in range(6) for m in (nn.Linear(2048, 2048, bias=False), nn.ReLU())]).to(dev)
+    X = torch.randn(256, 2048, device=dev)
+    opt = torch.optim.Adam(net.parameters())
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        net(X).sum().backward()
+        opt.step()
+
+    for _ in range(steps):
+        step()
+    torch.cuda.synchronize()
+    peak = torch.cuda.max_memory_allocated()
+    snapshot = torch.cuda.memory._snapshot()
+    traced = time_steps(step, timed)
+    torch.cuda.memory._record_memory_history(enabled=None)
+    untraced = time_steps(step, timed)
+    events = len(snapshot["device_traces"][0])
+    del net, X, opt
+    torch.cuda.empty_cache()
+    return {"peak_allocated_bytes": peak, "trace_events": events, "step_traced": stats(traced),
+            "step_untraced": stats(untraced)}
+
+
+def precision(warmup=10, steps=50):
+    torch.manual_seed(0)
+    net = nn.Sequential(nn.Flatten(), nn.Linear(64 * 64, 8192), nn.ReLU(), nn.Linear(8192, 8192), nn.ReLU(),
+                        nn.Linear(8192, 10)).to(dev)
+    X = torch.randn(2048, 1, 64, 64, device=dev)
+    y = torch.randint(0, 10, (2048,), device=dev)
+    opt = torch.optim.SGD(net.parameters(), lr=0.01)
+    loss = nn.CrossEntropyLoss()
+    scaler = torch.amp.GradScaler("cuda")
+
+    def step(autocast, dtype=None, scaled=False):
+        opt.zero_grad(set_to_none=True)
+        if autocast:
+            with torch.autocast("cuda", dtype=dtype):
+                l = loss(net(X), y)
+        else:
+            l = loss(net(X), y)
+        if scaled:
+            scaler.scale(l).backward()
+            scaler.step(opt)
+            scaler.update()
+        else:
+            l.backward()
+            opt.step()
+
+    modes = [("fp32", "highest", False, None, False), ("tf32", "high", False, None, False),
+             ("bf16", "high", True, torch.bfloat16, False), ("fp16", "high", True, torch.float16, True)]
+    out = {}
+    for name, matmul, autocast, dtype, scaled in modes:
+        torch.set_float32_matmul_precision(matmul)
+        fn = lambda: step(autocast, dtype, scaled)  # noqa: E731
+        for _ in range(warmup):
+            fn()
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        samples = time_steps(fn, steps)
+        out[name] = {**stats(samples), "peak_allocated_bytes": torch.cuda.max_memory_allocated(),
+                     "float32_matmul_precision": matmul}
+    torch.set_float32_matmul_precision("highest")
+    out["step_flops"] = 3 * 2 * 2048 * (4096 * 8192 + 8192 * 8192 + 8192 * 10)
+    del net, X, y, opt
+    torch.cuda.empty_cache()
+    return out
+
+
+class Block(nn.Module):
+    def __init__(self, d=1024):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(d, d), nn.GELU(), nn.Linear(d, d))
+
+    def forward(self, x):
+        return x + self.net(x)
+
+
+def checkpointing(warmup=3, repeats=10):
+    torch.manual_seed(0)
+    blocks = nn.ModuleList([Block().to(dev) for _ in range(16)])
+    X = torch.randn(16384, 1024, device=dev, requires_grad=True)
+
+    def run(every):
+        h = X
+        for i, blk in enumerate(blocks):
+            h = checkpoint(blk, h, use_reentrant=False) if every and i % every == 0 else blk(h)
+        return h.sum()
+
+    out = {}
+    for name, every in (("store_all", 0), ("every_4th", 4), ("every_2nd", 2), ("every_block", 1)):
+        for p in blocks.parameters():
+            p.grad = None
+        X.grad = None
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        run(every).backward()
+        torch.cuda.synchronize()
+        peak = torch.cuda.max_memory_allocated()
+        for _ in range(warmup):
+            run(every).backward()
+        samples = time_steps(lambda: run(every).backward(), repeats)
+        out[name] = {**stats(samples), "peak_allocated_bytes": peak}
+    del blocks, X
+    torch.cuda.empty_cache()
+    return out
+
+
+def accumulation(warmup=3, repeats=10):
+    # The seed's exact check.
+    torch.manual_seed(0)
+    net = nn.Linear(1024, 1).to(dev)
+    X = torch.randn(128, 1024, device=dev)
+    y = torch.randn(128, 1, device=dev)
+    loss = nn.MSELoss()
+    net.zero_grad()
+    loss(net(X), y).backward()
+    full = net.weight.grad.clone()
+    net.zero_grad()
+    for i in range(4):
+        xb, yb = X[i * 32:(i + 1) * 32], y[i * 32:(i + 1) * 32]
+        (loss(net(xb), yb) / 4).backward()
+    accumulated = net.weight.grad.clone()
+    out = {"max_grad_diff": (full - accumulated).abs().max().item()}
+
+    # Peak memory and time per global batch for k = 1, 2, 4, 8 (sawtooth's scaling MLP).
+    torch.manual_seed(0)
+    big = nn.Sequential(nn.Linear(1024, 4096), nn.ReLU(), nn.Linear(4096, 4096), nn.ReLU(), nn.Linear(4096, 10)).to(dev)
+    Xb = torch.randn(16384, 1024, device=dev)
+    yb_all = torch.randint(0, 10, (16384,), device=dev)
+    opt = torch.optim.SGD(big.parameters(), lr=0.01)
+    ce = nn.CrossEntropyLoss()
+    for k in (1, 2, 4, 8):
+        micro = 16384 // k
+
+        def global_step():
+            opt.zero_grad(set_to_none=True)
+            for i in range(k):
+                (ce(big(Xb[i * micro:(i + 1) * micro]), yb_all[i * micro:(i + 1) * micro]) / k).backward()
+            opt.step()
+
+        for _ in range(warmup):
+            global_step()
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        samples = time_steps(global_step, repeats)
+        out[f"k={k}"] = {**stats(samples), "peak_allocated_bytes": torch.cuda.max_memory_allocated()}
+    return out
+
+
+def main():
+    result = {"torch": torch.__version__, "device": torch.cuda.get_device_name(0), "python": sys.version.split()[0]}
+    t = time.time()
+    result["anatomy"] = anatomy(timed=10 if quick else 50)
+    result["precision"] = precision(steps=10 if quick else 50)
+    result["checkpointing"] = checkpointing(repeats=3 if quick else 10)
+    result["accumulation"] = accumulation(repeats=3 if quick else 10)
+    result["wall_s"] = time.time() - t
+    with open(sys.argv[1], "w") as f:
+        json.dump(result, f, indent=1)
+    print(json.dumps({k: v for k, v in result.items() if k != "anatomy"}, indent=1)[:3000])
+
+
+if __name__ == "__main__":
+    main()

@@ -54,5 +54,8 @@ class NativeWriter {
 
 Status writeNative(const Trace& trace, const std::string& path, Progress* progress = nullptr);
 Result<Trace> readNative(const std::string& path, Progress* progress = nullptr);
+// The same, choosing how many threads read the events table (io/native_event_reader.h).
+struct EventReadOptions;
+Result<Trace> readNative(const std::string& path, Progress* progress, const EventReadOptions& options);
 
 }  // namespace sawtooth

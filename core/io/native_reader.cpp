@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "io/native_event_reader.h"
 #include "io/native_format.h"
 #include "io/sqlite_db.h"
 
@@ -8,7 +9,8 @@ namespace {
 
 class NativeReader {
  public:
-  NativeReader(sql::Database db, Progress* progress) : db_(std::move(db)), progress_(progress) {}
+  NativeReader(sql::Database db, Progress* progress, const EventReadOptions& options)
+      : db_(std::move(db)), progress_(progress), options_(options) {}
 
   Result<Trace> read() {
     const std::string& path = db_.path();
@@ -176,56 +178,24 @@ class NativeReader {
   }
 
   Status readEvents() {
-    auto count = db_.prepare("SELECT count(*) FROM events");
-    if (!count) return count.error();
-    const auto total = static_cast<size_t>(count->step() ? count->int64(0) : 0);
-    auto st = db_.prepare(
-        "SELECT seq, t_ns, device, source, action, addr, size, stream, category, phase, stack, run FROM events ORDER BY seq");
-    if (!st) return st.error();
-    auto& events = trace_.events;
-    events.reserve(total);
-    while (st->step()) {
-      if (static_cast<size_t>(st->int64(0)) != events.size())
-        return Error{fmt::format("{}: event sequence numbers are not dense (seq {})", db_.path(), st->int64(0))};
-      Event e;
-      e.t_ns = st->int64(1);
-      e.device = static_cast<int16_t>(st->int64(2));
-      const int64_t source = st->int64(3), action = st->int64(4), category = st->int64(8);
-      if (source < 0 || source >= kSourceCount || action < 0 || action >= kActionCount || category < 0 ||
-          category >= kCategoryCount)
-        return Error{fmt::format("{}: event {} has an unknown source, action or category code", db_.path(), events.size())};
-      e.source = static_cast<Source>(source);
-      e.action = static_cast<Action>(action);
-      e.addr = static_cast<uint64_t>(st->int64(5));
-      e.size = st->int64(6);
-      e.stream = static_cast<uint64_t>(st->int64(7));
-      e.category = static_cast<Category>(category);
-      e.phase = st->isNull(9) ? kNoPhase : static_cast<uint32_t>(st->int64(9));
-      e.stack = st->isNull(10) ? kNoStack : static_cast<uint32_t>(st->int64(10));
-      e.run = st->isNull(11) ? kNoRun : static_cast<uint16_t>(st->int64(11));
-      if (e.phase != kNoPhase && e.phase >= trace_.phases.size()) e.phase = kNoPhase;
-      if (e.stack != kNoStack && e.stack >= trace_.stacks.stackCount()) e.stack = kNoStack;
-      events.push(e);
-      if (progress_ && (events.size() & 0xffff) == 0) {
-        if (progress_->cancelled()) return Error{"cancelled"};
-        progress_->report(events.size(), total);
-      }
-    }
-    if (st->failed()) return Error{st->error()};
-    return Ok{};
+    return readEventRows(db_.path(), trace_.phases.size(), trace_.stacks.stackCount(), trace_.events, progress_,
+                         options_);
   }
 
   sql::Database db_;
   Progress* progress_;
+  EventReadOptions options_;
   Trace trace_;
 };
 
 }  // namespace
 
-Result<Trace> readNative(const std::string& path, Progress* progress) {
+Result<Trace> readNative(const std::string& path, Progress* progress) { return readNative(path, progress, {}); }
+
+Result<Trace> readNative(const std::string& path, Progress* progress, const EventReadOptions& options) {
   auto db = sql::Database::open(path, sql::Database::Mode::ReadOnly);
   if (!db) return db.error();
-  return NativeReader(std::move(*db), progress).read();
+  return NativeReader(std::move(*db), progress, options).read();
 }
 
 }  // namespace sawtooth

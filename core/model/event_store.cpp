@@ -31,6 +31,34 @@ void EventStore::shrinkToFit() {
 
 void EventStore::clear() { *this = EventStore(); }
 
+void EventStore::resize(size_t n) {
+  t_ns_.resize(n);
+  device_.resize(n);
+  source_.resize(n);
+  action_.resize(n);
+  addr_.resize(n);
+  size_.resize(n);
+  stream_.resize(n);
+  category_.resize(n);
+  phase_.resize(n);
+  stack_.resize(n);
+  run_.resize(n);
+}
+
+void EventStore::set(size_t i, const Event& e) {
+  t_ns_[i] = e.t_ns;
+  device_[i] = e.device;
+  source_[i] = e.source;
+  action_[i] = e.action;
+  addr_[i] = e.addr;
+  size_[i] = e.size;
+  stream_[i] = e.stream;
+  category_[i] = e.category;
+  phase_[i] = e.phase;
+  stack_[i] = e.stack;
+  run_[i] = e.run;
+}
+
 void EventStore::push(const Event& e) {
   t_ns_.push_back(e.t_ns);
   device_.push_back(e.device);

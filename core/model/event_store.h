@@ -37,6 +37,9 @@ class EventStore {
   void shrinkToFit();
   void clear();
   void push(const Event& e);
+  // For readers that fill events in any order (several threads, each its own indices).
+  void resize(size_t n);
+  void set(size_t i, const Event& e);
   Event at(size_t i) const;
 
   // Column access for scans.

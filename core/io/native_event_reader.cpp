@@ -1,0 +1,137 @@
+#include "io/native_event_reader.h"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "io/sqlite_db.h"
+
+namespace sawtooth {
+namespace {
+
+struct Range {
+  size_t begin = 0;
+  size_t end = 0;
+};
+
+class RangeReader {
+ public:
+  RangeReader(const std::string& path, size_t phase_count, size_t stack_count, EventStore& events)
+      : path_(path), phase_count_(phase_count), stack_count_(stack_count), events_(events) {}
+
+  // Reads rows with seq in [range.begin, range.end) into events_[seq]. Returns "" or the error.
+  // `progress`, for one reader only, reports every reader's rows and turns cancellation into stop.
+  std::string read(Range range, std::atomic<size_t>& rows_done, std::atomic<bool>& stop, Progress* progress,
+                   size_t total) const {
+    auto db = sql::Database::open(path_, sql::Database::Mode::ReadOnly);
+    if (!db) return db.error().message;
+    // seq is the INTEGER PRIMARY KEY: the rows come in seq order, each seq once. The range is
+    // dense exactly when it holds end - begin rows, which is checked at the end instead of
+    // decoding seq on every row. NULLs (no phase, stack or run) read as -1.
+    auto st = db->prepare(
+        "SELECT t_ns, device, source, action, addr, size, stream, category, ifnull(phase, -1), ifnull(stack, -1), "
+        "ifnull(run, -1) FROM events WHERE seq >= ?1 AND seq < ?2 ORDER BY seq");
+    if (!st) return st.error().message;
+    st->bind(1, static_cast<int64_t>(range.begin)).bind(2, static_cast<int64_t>(range.end));
+    size_t next = range.begin;
+    size_t unreported = 0;
+    while (st->step()) {
+      if (next == range.end)  // only a corrupt b-tree repeats a rowid
+        return fmt::format("{}: more events than sequence numbers in [{}, {}) (corrupt file?)", path_, range.begin,
+                           range.end);
+      Event e;
+      e.t_ns = st->int64(0);
+      e.device = static_cast<int16_t>(st->int64(1));
+      const int64_t source = st->int64(2), action = st->int64(3), category = st->int64(7);
+      if (source < 0 || source >= kSourceCount || action < 0 || action >= kActionCount || category < 0 ||
+          category >= kCategoryCount)
+        return fmt::format("{}: event {} has an unknown source, action or category code", path_, next);
+      e.source = static_cast<Source>(source);
+      e.action = static_cast<Action>(action);
+      e.addr = static_cast<uint64_t>(st->int64(4));
+      e.size = st->int64(5);
+      e.stream = static_cast<uint64_t>(st->int64(6));
+      e.category = static_cast<Category>(category);
+      const int64_t phase = st->int64(8), stack = st->int64(9), run = st->int64(10);
+      e.phase = phase >= 0 && static_cast<uint64_t>(phase) < phase_count_ ? static_cast<uint32_t>(phase) : kNoPhase;
+      e.stack = stack >= 0 && static_cast<uint64_t>(stack) < stack_count_ ? static_cast<uint32_t>(stack) : kNoStack;
+      e.run = run >= 0 && run < kNoRun ? static_cast<uint16_t>(run) : kNoRun;
+      events_.set(next++, e);
+      if (++unreported == 0x10000) {
+        rows_done += unreported;
+        unreported = 0;
+        if (progress) {
+          if (progress->cancelled()) stop = true;
+          progress->report(rows_done.load(), total);
+        }
+        if (stop.load(std::memory_order_relaxed)) return "stopped";
+      }
+    }
+    rows_done += unreported;
+    if (st->failed()) return st->error();
+    if (next != range.end)
+      return fmt::format("{}: event sequence numbers are not dense ({} events with seq in [{}, {}))", path_,
+                         next - range.begin, range.begin, range.end);
+    return {};
+  }
+
+ private:
+  const std::string& path_;
+  size_t phase_count_;
+  size_t stack_count_;
+  EventStore& events_;
+};
+
+}  // namespace
+
+Status readEventRows(const std::string& path, size_t phase_count, size_t stack_count, EventStore& events,
+                     Progress* progress, const EventReadOptions& options) {
+  size_t total = 0;
+  {
+    auto db = sql::Database::open(path, sql::Database::Mode::ReadOnly);
+    if (!db) return db.error();
+    // count(*) bounds the memory by the rows really there; max(seq), read at the b-tree's right
+    // edge, tells at once whether they can be dense. Each range reader checks its own part.
+    // (Two statements: SQLite optimizes each aggregate only when it stands alone.)
+    auto count = db->prepare("SELECT count(*) FROM events");
+    if (!count) return count.error();
+    total = static_cast<size_t>(count->step() ? count->int64(0) : 0);
+    if (count->failed()) return Error{count->error()};
+    auto last = db->prepare("SELECT max(seq) FROM events");
+    if (!last) return last.error();
+    if (last->step() && total > 0 && last->int64(0) != static_cast<int64_t>(total) - 1)
+      return Error{fmt::format("{}: event sequence numbers are not dense ({} events, the last seq {})", path, total,
+                               last->int64(0))};
+    if (last->failed()) return Error{last->error()};
+  }
+
+  unsigned threads = options.threads ? options.threads : std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+  threads = static_cast<unsigned>(
+      std::clamp<size_t>(total / std::max<size_t>(options.min_rows_per_thread, 1), 1, threads));
+  std::vector<Range> ranges(threads);
+  for (unsigned k = 0; k < threads; ++k) ranges[k] = {total * k / threads, total * (k + 1) / threads};
+
+  events.clear();
+  events.resize(total);
+  const RangeReader reader(path, phase_count, stack_count, events);
+  std::vector<std::string> errors(threads);
+  std::atomic<size_t> rows_done{0};
+  std::atomic<bool> stop{false};
+  auto work = [&](unsigned k) {
+    errors[k] = reader.read(ranges[k], rows_done, stop, k == 0 ? progress : nullptr, total);
+    if (!errors[k].empty()) stop = true;
+  };
+  std::vector<std::thread> workers;
+  for (unsigned k = 1; k < threads; ++k) workers.emplace_back(work, k);
+  work(0);  // the calling thread reads the first range and reports progress
+  for (auto& w : workers) w.join();
+  if (progress && progress->cancelled()) return Error{"cancelled"};
+  for (const std::string& e : errors)
+    if (!e.empty() && e != "stopped") return Error{e};
+  return Ok{};
+}
+
+}  // namespace sawtooth

@@ -113,7 +113,14 @@ constexpr auto kUnset = static_cast<Kind>(0xff);
 // loop carries a bool, not a Result.
 class Parser {
  public:
-  Parser(Document& doc, Progress* progress) : doc_(doc), in_(doc.input_), progress_(progress) {}
+  Parser(Document& doc, Progress* progress) : doc_(doc), in_(doc.input_), progress_(progress) {
+    // Python memoizes nearly every container, each written in a few dozen bytes or more. Room
+    // for that many up front saves the copies (and page faults) of growing by doubling to
+    // millions; pages never touched cost nothing.
+    const size_t expected = in_.size() / 64;
+    doc_.containers_.reserve(expected);
+    memo_.reserve(expected);
+  }
 
   Status run() {
     const size_t n = in_.size();

@@ -282,6 +282,7 @@ class SnapshotReader {
     }
 
     buildPhases((t1 - t0) * 1000, t0);
+    trace_.phases.shrink_to_fit();  // one per annotation pair: thousands in a long snapshot
     assignPhases(trace_);
   }
 

@@ -185,7 +185,8 @@ def main():
     lines = [f"# Sawtooth core CPU benchmarks, {os.path.basename(a.out).replace('cpu-core-', '')}", ""]
     lines += ["Machine: " + f"{m['cpu_model']}, {m['cpus']} CPUs ({m['threads_per_core']} thread/core), {m['ram_gib']} GiB RAM, "
               f"{m['os']}, Linux {m['kernel']}; {m['compiler']}; Python {m['python']}; SQLite {m['sqlite']}.",
-              f"Load average before / after: {a.load_before} / {a.load_after} (another build may share the machine).",
+              f"Load average before / after: {a.load_before} / {a.load_after} (another build may share the machine); "
+              f"benchmark processes ran at niceness {os.nice(0)}.",
               f"Commit: {m['commit']}. Build: Release (build/bench).", "",
               "Command:", "", "```", a.command, "```", "",
               "Data (bench/gen_snapshot.py, in the data folder, not committed): " +

@@ -1,6 +1,7 @@
 #include "io/snapshot_importer.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <unordered_map>
 
@@ -105,9 +106,23 @@ class SnapshotReader {
     return Field::Other;
   }
 
-  // Python's pickler writes each distinct key string once and refers back to it, so every
-  // entry's "action" key is the same bytes of the document: a few pointer compares replace
-  // the string compares. Keys that were not memoized still work, through classify().
+  // Python's pickler writes each distinct string once and refers back to it, and every entry
+  // lists its keys in the same order: the key at position k is, byte for byte, the one the
+  // previous entry had there. Comparing where its bytes lie replaces the string compares; keys
+  // that were not memoized still work, through classify().
+  struct SeenKey {
+    const char* data = nullptr;
+    size_t size = 0;
+    Field field = Field::Other;
+  };
+  Field fieldAt(size_t position, std::string_view key) {
+    if (position >= seen_keys_.size()) return classify(key);
+    SeenKey& seen = seen_keys_[position];
+    if (seen.data != key.data() || seen.size != key.size()) seen = {key.data(), key.size(), classify(key)};
+    return seen.field;
+  }
+
+  // The same for the few action strings, wherever they are.
   struct KnownText {
     const char* data;
     size_t size;
@@ -134,9 +149,7 @@ class SnapshotReader {
     for (size_t i = 0; i + 1 < kv.size(); i += 2) {
       if (kv[i].kind != Kind::Str) continue;
       const Value& v = kv[i + 1];
-      const auto field = static_cast<Field>(
-          lookup(known_keys_, doc_.str(kv[i]), [](std::string_view k) { return static_cast<uint8_t>(classify(k)); }));
-      switch (field) {
+      switch (fieldAt(i / 2, doc_.str(kv[i]))) {
         case Field::Action:
           if (v.kind != Kind::Str) return Error{fmt::format("device_traces[{}][{}]: 'action' is not a string", device, index)};
           action_value = &v;
@@ -321,7 +334,8 @@ class SnapshotReader {
   Trace trace_;
   std::vector<RawAnnotation> annotations_;
   std::vector<uint32_t> interned_;
-  std::vector<KnownText> known_keys_, known_actions_;
+  std::array<SeenKey, 16> seen_keys_{};
+  std::vector<KnownText> known_actions_;
   int64_t t0_us_ = std::numeric_limits<int64_t>::max();
   int64_t t1_us_ = std::numeric_limits<int64_t>::min();
   std::vector<int64_t> net_allocated_, net_reserved_;  // by device, over the trace's own events

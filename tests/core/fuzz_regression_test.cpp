@@ -1,6 +1,7 @@
-// Inputs the fuzzers (fuzz/) found to crash, hang or trip UBSan, reduced by hand to what matters.
-// Each must give an error value or a trace. Overflow cases only fail under the fuzz preset's
-// UBSan (-fno-sanitize-recover), which runs this suite too.
+// Inputs that crashed, hung or tripped UBSan, reduced by hand to what matters: found by the
+// fuzzers (fuzz/), or by review beside them (fuzz/README.md says which). Each must give an error
+// value or a trace. Overflow cases only fail under the fuzz preset's UBSan
+// (-fno-sanitize-recover), which runs this suite too.
 
 #include <gtest/gtest.h>
 

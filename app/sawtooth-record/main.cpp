@@ -9,11 +9,13 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <sstream>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "capture/allocator_sources.h"
 #include "capture/capture_session.h"
 #include "experiments/environment.h"
 #include "experiments/workload.h"
@@ -56,6 +58,32 @@ void printList() {
   }
 }
 
+sawtooth::Status applyCaptureSpec(const std::string& spec, sawtooth::capture::SessionOptions& o) {
+  if (spec == "none") {
+    o.allocator_tracker = o.memory_reporter = o.cupti = o.cupti_kernels = o.sampler = false;
+    return sawtooth::Ok{};
+  }
+  std::stringstream parts(spec);
+  std::string part;
+  bool first = true;
+  while (std::getline(parts, part, ',')) {
+    if (first && part == "all") {
+      first = false;
+      continue;
+    }
+    first = false;
+    if (part == "-tracker") o.allocator_tracker = false;
+    else if (part == "-reporter") o.memory_reporter = false;
+    else if (part == "-cupti") o.cupti = false;
+    else if (part == "-kernels") o.cupti_kernels = false;
+    else if (part == "-sampler") o.sampler = false;
+    else
+      return sawtooth::Error{fmt::format("--capture {}: '{}' is not one of all, none, -tracker, -reporter, -cupti, "
+                                         "-kernels, -sampler", spec, part)};
+  }
+  return sawtooth::Ok{};
+}
+
 int usage(const std::string& message) {
   fmt::print(stderr, "sawtooth-record: {}\n", message);
   return kExitUsage;
@@ -74,8 +102,9 @@ int main(int argc, char** argv) {
   app.add_option("--set", sets, "parameter override key=value (repeatable)");
   app.add_option("--device", device, "where to run")->check(CLI::IsMember({"auto", "cuda", "cpu"}));
   app.add_option("--stacks", stacks, "capture C++ stacks of CUDA allocations (slower)")->check(CLI::IsMember({"none", "cpp"}));
-  app.add_option("--capture", capture, "capture sources: all, or none (to measure their overhead)")
-      ->check(CLI::IsMember({"all", "none"}));
+  app.add_option("--capture", capture,
+                 "capture sources: all, none, or all minus some: all,-tracker,-reporter,-cupti,-kernels,-sampler "
+                 "(to measure each one's overhead)");
   app.add_option("--out", out, "output .sawtooth file");
   try {
     app.parse(argc, argv);
@@ -114,9 +143,7 @@ int main(int argc, char** argv) {
   options.out_path = out;
   options.cuda = cuda;
   options.stacks = stacks == "cpp" ? sawtooth::capture::StackMode::Cpp : sawtooth::capture::StackMode::None;
-  if (capture == "none") {
-    options.allocator_tracker = options.memory_reporter = options.cupti = options.sampler = false;
-  }
+  if (sawtooth::Status st = applyCaptureSpec(capture, options); !st) return usage(st.error().message);
   auto session = sawtooth::capture::CaptureSession::start(options);
   if (!session) {
     fmt::print(stderr, "sawtooth-record: {}\n", session.error().message);
@@ -148,20 +175,30 @@ int main(int argc, char** argv) {
     s.setMeta("result", oom ? "out_of_memory" : "error");
     s.setMeta("error", e.what());
     nlohmann::json extra = {{"kind", oom ? "oom" : "internal"}};
-    if (oom)
-      for (const auto& [k, v] : wl::allocatorState(0)) {
+    if (oom) {
+      // The state at the failure, as the allocator's OOM observer saw it (by now the workload's
+      // tensors are gone), then the allocator's peak statistics.
+      const auto at = sawtooth::capture::lastOutOfMemory();
+      std::map<std::string, std::string> state = wl::allocatorState(0);
+      if (at.seen) {
+        state["allocated_bytes"] = std::to_string(at.allocated);
+        state["device_free_bytes"] = std::to_string(at.device_free);
+        state["device_total_bytes"] = std::to_string(at.device_total);
+      }
+      state.erase("reserved_bytes");  // only its current value is known, not the one at the failure
+      for (const auto& [k, v] : state) {
         s.setMeta("oom." + k, v);
         extra[k] = v;
       }
+    }
     progress.event("error", first_line, extra.dump());
     fmt::print(stderr, "sawtooth-record: {}: {}\n", oom ? "CUDA out of memory" : "error", first_line);
   }
   if (code == kExitOk) s.setMeta("result", "ok");
-  const std::string sources = s.sourcesSummary();
   if (sawtooth::Status st = s.finish(); !st) {
     fmt::print(stderr, "sawtooth-record: {}\n", st.error().message);
     return kExitInternal;
   }
-  progress.event("finished", sources, nlohmann::json({{"out", out}, {"exit_code", code}}).dump());
+  progress.event("finished", s.sourcesSummary(), nlohmann::json({{"out", out}, {"exit_code", code}}).dump());
   return code;
 }

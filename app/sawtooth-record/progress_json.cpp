@@ -1,5 +1,7 @@
 #include "progress_json.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 namespace sawtooth::record {
@@ -7,7 +9,7 @@ namespace sawtooth::record {
 void JsonLinesProgress::report(const std::string& stage, const std::string& run, int64_t step, int64_t steps,
                                double fraction, const std::string& message) {
   nlohmann::json j = {{"stage", stage}, {"run", run},          {"step", step},
-                      {"steps", steps}, {"fraction", fraction}, {"message", message}};
+                      {"steps", steps}, {"fraction", std::clamp(fraction, 0.0, 1.0)}, {"message", message}};
   std::lock_guard<std::mutex> lock(mutex_);
   std::fprintf(out_, "%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   std::fflush(out_);

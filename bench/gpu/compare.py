@@ -35,6 +35,17 @@ def runs(path):
 rows = []
 
 
+def rounds(kind, run_name, ours_measure, py_key):
+    """Median over the alternating rounds (and the main run) of ours and Python's medians."""
+    ours = [m(runs(os.path.join(results, f"{kind}.sawtooth"))[run_name], ours_measure)]
+    theirs = [py[kind][py_key]["median_ms"]]
+    for f in sorted(glob.glob(os.path.join(results, f"round-{kind}-*.sawtooth"))):
+        ours.append(m(runs(f)[run_name], ours_measure))
+    for f in sorted(glob.glob(os.path.join(results, f"round-python-{kind}-*.json"))):
+        theirs.append(json.load(open(f))[kind][py_key]["median_ms"])
+    return statistics.median(ours), statistics.median(theirs), {"ours_rounds_ms": ours, "python_rounds_ms": theirs}
+
+
 def row(experiment, mode, ours_ms, python_ms, ours_peak, torch_peak, python_peak, extra=None):
     r = {"experiment": experiment, "mode": mode, "ours_ms": ours_ms, "python_ms": python_ms,
          "time_ratio": ours_ms / python_ms if ours_ms and python_ms else None,
@@ -53,17 +64,29 @@ row("anatomy", "adam", m(a, "step_time_median_ms"), py["anatomy"]["step_untraced
 p = runs(os.path.join(results, "precision.sawtooth"))
 for mode in ("fp32", "tf32", "bf16", "fp16"):
     r = p[mode]
-    row("precision", mode, m(r, "step_time_median_ms"), py["precision"][mode]["median_ms"],
+    ours_ms, py_ms, detail = rounds("precision", mode, "step_time_median_ms", mode)
+    row("precision", mode, ours_ms, py_ms,
         m(r, "peak_allocated_bytes"), m(r, "torch_peak_allocated_bytes"), py["precision"][mode]["peak_allocated_bytes"],
-        {"ours_tflops": m(r, "achieved_tflops"), "python_tflops": py["precision"]["step_flops"] / (py["precision"][mode]["median_ms"] * 1e-3) / 1e12,
-         "float32_matmul_precision": r["configuration"]["float32_matmul_precision"]})
+        {"ours_tflops": py["precision"]["step_flops"] / (ours_ms * 1e-3) / 1e12,
+         "python_tflops": py["precision"]["step_flops"] / (py_ms * 1e-3) / 1e12,
+         "float32_matmul_precision": r["configuration"]["float32_matmul_precision"], **detail})
 
 c = runs(os.path.join(results, "checkpointing.sawtooth"))
 for v in ("store_all", "every_4th", "every_2nd", "every_block"):
     r = c[v]
-    row("checkpointing", v, m(r, "fwd_bwd_median_ms"), py["checkpointing"][v]["median_ms"],
+    ours_ms, py_ms, detail = rounds("checkpointing", v, "fwd_bwd_median_ms", v)
+    row("checkpointing", v, ours_ms, py_ms,
         m(r, "peak_allocated_bytes"), m(r, "torch_peak_allocated_bytes"), py["checkpointing"][v]["peak_allocated_bytes"],
-        {"grad_max_abs_diff_vs_store_all": m(r, "grad_max_abs_diff_vs_store_all")})
+        {"grad_max_abs_diff_vs_store_all": m(r, "grad_max_abs_diff_vs_store_all"), **detail})
+
+# The same comparison against Python's reentrant checkpoint, the algorithm sawtooth implements.
+for v in ("every_4th", "every_2nd", "every_block"):
+    r = c[v]
+    ref = py["checkpointing"].get(v + "_reentrant")
+    if ref:
+        ours_ms, py_ms, detail = rounds("checkpointing", v, "fwd_bwd_median_ms", v + "_reentrant")
+        row("checkpointing (vs reentrant)", v, ours_ms, py_ms, m(r, "peak_allocated_bytes"),
+            m(r, "torch_peak_allocated_bytes"), ref["peak_allocated_bytes"], detail)
 
 acc = runs(os.path.join(results, "accumulation.sawtooth"))
 for k in (1, 2, 4, 8):
@@ -74,6 +97,16 @@ gradient = {"ours_max_grad_diff": m(acc["exact_check"], "max_grad_diff"), "pytho
 
 # Capture overhead: the same binary and call, every source on versus all off, alternating.
 overhead = {}
+# Per source: bf16 steps with all sources on but one, against all off.
+breakdown = {}
+for f in sorted(glob.glob(os.path.join(results, "breakdown-*-1.sawtooth"))):
+    spec = os.path.basename(f)[len("breakdown-"):-len("-1.sawtooth")]
+    files = sorted(glob.glob(os.path.join(results, f"breakdown-{spec}-*.sawtooth")))
+    breakdown[spec] = [m(runs(x)["bf16"], "step_time_median_ms") for x in files]
+if "none" in breakdown:
+    base = statistics.median(breakdown["none"])
+    breakdown = {k: {"median_ms": statistics.median(v), "ratio_to_none": statistics.median(v) / base, "samples_ms": v}
+                 for k, v in breakdown.items()}
 for kind in ("anatomy", "precision"):
     on = sorted(glob.glob(os.path.join(results, f"overhead-{kind}-all-*.sawtooth")))
     off = sorted(glob.glob(os.path.join(results, f"overhead-{kind}-none-*.sawtooth")))
@@ -87,15 +120,18 @@ for kind in ("anatomy", "precision"):
         overhead[f"{kind}/{run_name}"] = {"ratio_median": statistics.median(ratios), "ratios": ratios}
 
 result = {"device": py["device"], "torch": py["torch"], "rows": rows, "gradient_difference": gradient,
-          "capture_overhead": overhead,
+          "capture_overhead": overhead, "capture_overhead_by_source_bf16": breakdown,
           "capture_overhead_ratio": max((v["ratio_median"] for v in overhead.values()), default=None)}
 with open(out_json, "w") as f:
     json.dump(result, f, indent=1)
 
-print(f"{'experiment':<14}{'mode':<12}{'ours ms':>10}{'python ms':>11}{'ratio':>8}{'ours peak':>14}{'python peak':>14}{'ratio':>8}")
+print(f"{'experiment':<30}{'mode':<12}{'ours ms':>10}{'python ms':>11}{'ratio':>8}{'ours peak':>14}{'python peak':>14}{'ratio':>8}")
 for r in rows:
-    print(f"{r['experiment']:<14}{r['mode']:<12}{r['ours_ms'] or 0:>10.3f}{r['python_ms'] or 0:>11.3f}{r['time_ratio'] or 0:>8.3f}"
+    print(f"{r['experiment']:<30}{r['mode']:<12}{r['ours_ms'] or 0:>10.3f}{r['python_ms'] or 0:>11.3f}{r['time_ratio'] or 0:>8.3f}"
           f"{r['ours_peak_bytes'] or 0:>14.0f}{r['python_peak_bytes'] or 0:>14.0f}{r['peak_ratio'] or 0:>8.4f}")
 print("gradient difference:", gradient)
+for k, v in breakdown.items():
+    if isinstance(v, dict):
+        print(f"bf16 with capture {k}: {v['median_ms']:.4f} ms, x{v['ratio_to_none']:.4f} of none")
 for k, v in overhead.items():
     print(f"capture overhead {k}: {v['ratio_median']:.4f} ({', '.join(f'{x:.4f}' for x in v['ratios'])})")

@@ -8,7 +8,7 @@ the same GPU in the same call:
 - the seed's sizes; the seed's code where it gives code (checkpoint(..., use_reentrant=False),
   foreach optimizers by default, GradScaler for fp16).
 
-Usage: seed_reference.py OUT.json [--quick]
+Usage: seed_reference.py OUT.json [--quick] [--only anatomy|precision|checkpointing|accumulation]
 """
 import json
 import statistics
@@ -128,25 +128,29 @@ def checkpointing(warmup=3, repeats=10):
     blocks = nn.ModuleList([Block().to(dev) for _ in range(16)])
     X = torch.randn(16384, 1024, device=dev, requires_grad=True)
 
-    def run(every):
+    def run(every, reentrant=False):
         h = X
         for i, blk in enumerate(blocks):
-            h = checkpoint(blk, h, use_reentrant=False) if every and i % every == 0 else blk(h)
+            h = checkpoint(blk, h, use_reentrant=reentrant) if every and i % every == 0 else blk(h)
         return h.sum()
 
     out = {}
-    for name, every in (("store_all", 0), ("every_4th", 4), ("every_2nd", 2), ("every_block", 1)):
+    # The seed's form (use_reentrant=False, which stops recomputing once backward has what it
+    # needs), and the reentrant form, which recomputes whole blocks as sawtooth's Function does.
+    variants = [("store_all", 0, False), ("every_4th", 4, False), ("every_2nd", 2, False), ("every_block", 1, False),
+                ("every_4th_reentrant", 4, True), ("every_2nd_reentrant", 2, True), ("every_block_reentrant", 1, True)]
+    for name, every, reentrant in variants:
         for p in blocks.parameters():
             p.grad = None
         X.grad = None
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()
-        run(every).backward()
+        run(every, reentrant).backward()
         torch.cuda.synchronize()
         peak = torch.cuda.max_memory_allocated()
         for _ in range(warmup):
-            run(every).backward()
-        samples = time_steps(lambda: run(every).backward(), repeats)
+            run(every, reentrant).backward()
+        samples = time_steps(lambda: run(every, reentrant).backward(), repeats)
         out[name] = {**stats(samples), "peak_allocated_bytes": peak}
     del blocks, X
     torch.cuda.empty_cache()
@@ -197,11 +201,17 @@ def accumulation(warmup=3, repeats=10):
 
 def main():
     result = {"torch": torch.__version__, "device": torch.cuda.get_device_name(0), "python": sys.version.split()[0]}
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
     t = time.time()
-    result["anatomy"] = anatomy(timed=10 if quick else 50)
-    result["precision"] = precision(steps=10 if quick else 50)
-    result["checkpointing"] = checkpointing(repeats=3 if quick else 10)
-    result["accumulation"] = accumulation(repeats=3 if quick else 10)
+    experiments = {
+        "anatomy": lambda: anatomy(timed=10 if quick else 50),
+        "precision": lambda: precision(steps=10 if quick else 50),
+        "checkpointing": lambda: checkpointing(repeats=3 if quick else 10),
+        "accumulation": lambda: accumulation(repeats=3 if quick else 10),
+    }
+    for name, fn in experiments.items():
+        if only in (None, name):
+            result[name] = fn()
     result["wall_s"] = time.time() - t
     with open(sys.argv[1], "w") as f:
         json.dump(result, f, indent=1)

@@ -201,7 +201,7 @@ def bad_arguments():
              (["--workload", "anatomy", "--set", "optimizer=lamb", "--out", "x.sawtooth"], "choose one of adam, adamw, sgd"),
              (["--workload", "anatomy", "--set", "width=0", "--out", "x.sawtooth"], "must be between"),
              ([], "choose a workload")]
-    if mode == "cpu":
+    if not json.loads(run(["--list", "--json"], timeout=60).stdout)["cuda_available"]:
         cases.append((["--workload", "anatomy", "--device", "cuda", "--out", "x.sawtooth"], "no CUDA device"))
     for args, needle in cases:
         r = run(args, timeout=60)
@@ -229,19 +229,24 @@ def gpu_tests():
     if s:
         memory_order(s, "anatomy")
     for name, summary in (("checkpointing", checkpointing("cuda", ["blocks=4", "width=256", "rows=1024"])),
-                          ("accumulation", accumulation("cuda", ["big_in=512", "big_hidden=1024", "global_batch=256"])),
+                          ("accumulation", accumulation("cuda", ["big_in=256", "big_hidden=512", "global_batch=8192"])),
                           ("precision", precision("cuda", ["hidden=1024", "batch=256", "steps=5"]))):
         if summary:
             memory_order(summary, name)
     # Out of memory: recorded as an oom event, reported, exit 3, file closed.
     path = os.path.join(out, "oom.sawtooth")
-    r = run(["--workload", "anatomy", "--set", "batch=40000000", "--set", "width=4096", "--set", "layers=2",
+    # 16 GB of weights fit; a 256 GB input does not.
+    r = run(["--workload", "anatomy", "--set", "batch=1048576", "--set", "width=65536", "--set", "layers=1",
              "--out", path])
     check(r.returncode == 3, f"oom: exit {r.returncode} {r.stderr[-300:]}")
+    open(os.path.join(out, "oom.progress.jsonl"), "w").write(r.stdout + "\n" + r.stderr)
     s = info(path)
     if s:
-        check(s["devices"][0]["oom_events"] >= 1, "oom: no oom event in the trace")
+        cuda = [d for d in s["devices"] if d["device"] == 0]
+        check(cuda and cuda[0]["oom_events"] >= 1, f"oom: no oom event in the trace ({s['actions']}, {r.stderr[-300:]})")
         check(s["meta"].get("result") == "out_of_memory" and "oom.allocated_bytes" in s["meta"], "oom: state not recorded")
+        # 16 GiB of weights were alive when the 256 GiB input failed.
+        check(int(s["meta"].get("oom.allocated_bytes", 0)) >= 16 << 30, f"oom: allocated at the failure {s['meta'].get('oom.allocated_bytes')}")
     # C++ stacks, and PyTorch's own snapshot beside the trace.
     path, s = record_workload("anatomy", "cuda", ["layers=2", "width=256", "batch=32", "steps=2", "timed_steps=0"],
                               extra=["--stacks", "cpp"])

@@ -1,5 +1,7 @@
 #include "capture/allocator_sources.h"
 
+#include <mutex>
+
 #include <c10/core/Allocator.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/util/ThreadLocalDebugInfo.h>
@@ -14,6 +16,8 @@ using c10::CachingDeviceAllocator::TraceEntry;
 std::atomic<SourceSink*> g_tracker_sink{nullptr};
 SourceSink g_tracker_sink_storage;
 std::atomic<bool> g_tracker_attached{false};
+std::mutex g_oom_mutex;
+OomState g_oom;
 
 bool push(const SourceSink& sink, CaptureRecord&& r) {
   if (sink.seen) sink.seen->fetch_add(1, std::memory_order_relaxed);
@@ -100,7 +104,14 @@ class Reporter final : public c10::MemoryReportingInfoBase {
 
 void startAllocatorTracker(SourceSink sink, StackMode stacks) {
   namespace alloc = c10::cuda::CUDACachingAllocator;
-  if (!g_tracker_attached.exchange(true)) alloc::attachAllocatorTraceTracker(onTraceEntry);
+  if (!g_tracker_attached.exchange(true)) {
+    alloc::attachAllocatorTraceTracker(onTraceEntry);
+    alloc::attachOutOfMemoryObserver([](int64_t device, size_t allocated, size_t total, size_t free_bytes) {
+      std::lock_guard<std::mutex> lock(g_oom_mutex);
+      g_oom = OomState{true, device, static_cast<int64_t>(allocated), static_cast<int64_t>(total),
+                       static_cast<int64_t>(free_bytes)};
+    });
+  }
   g_tracker_sink_storage = sink;
   g_tracker_sink.store(&g_tracker_sink_storage, std::memory_order_release);
   if (stacks == StackMode::Cpp) {
@@ -116,6 +127,11 @@ void stopAllocatorTracker() {
   g_tracker_sink.store(nullptr, std::memory_order_release);
   c10::cuda::CUDACachingAllocator::recordHistory(false, nullptr, 0, c10::cuda::CUDACachingAllocator::RecordContext::NEVER,
                                                  false, {});
+}
+
+OomState lastOutOfMemory() {
+  std::lock_guard<std::mutex> lock(g_oom_mutex);
+  return g_oom;
 }
 
 std::vector<std::vector<Frame>> symbolizeStacks(const std::vector<std::shared_ptr<void>>& contexts) {

@@ -32,6 +32,17 @@ struct SourceSink {
 // With StackMode::Cpp the allocator also captures C++ stacks, carried in each record's context.
 void startAllocatorTracker(SourceSink sink, StackMode stacks);
 void stopAllocatorTracker();
+// What the allocator reported when it last ran out of memory (its OOM observer runs after the
+// allocator's lock is released, at the moment of the failure).
+struct OomState {
+  bool seen = false;
+  int64_t device = 0;
+  int64_t allocated = 0;
+  int64_t device_total = 0;
+  int64_t device_free = 0;
+};
+OomState lastOutOfMemory();
+
 // Frames (innermost first) of the C++ stacks the allocator captured, one list per context.
 std::vector<std::vector<Frame>> symbolizeStacks(const std::vector<std::shared_ptr<void>>& contexts);
 // The PyTorch snapshot pickle of what the allocator recorded (stacks mode only).

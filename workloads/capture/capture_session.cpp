@@ -33,6 +33,7 @@ struct CaptureSession::Impl {
   std::shared_ptr<void> reporter_guard;
   CuptiCollector* cupti = nullptr;
   std::string cupti_status = "off";
+  std::string final_summary;
   std::unique_ptr<DeviceSampler> sampler;
   bool tracker_on = false;
 
@@ -174,7 +175,7 @@ void CaptureSession::tag(const void* data, int16_t device, Category category) {
 }
 
 void CaptureSession::sampleDevice() {
-  if (impl_->sampler) impl_->sampler->sample();
+  if (impl_->sampler) impl_->sampler->requestSample();
 }
 
 void CaptureSession::resetPeaks() { impl_->counters.resetPeaks(); }
@@ -185,6 +186,7 @@ void CaptureSession::setMeta(const std::string& key, const std::string& value) {
 
 std::string CaptureSession::sourcesSummary() const {
   const Impl& i = *impl_;
+  if (!i.final_summary.empty()) return i.final_summary;
   std::string s = fmt::format("allocator tracker: {}", i.tracker_on ? fmt::format("{} events, {} dropped", i.allocator_seen.load(),
                                                                                   i.allocator_dropped.load())
                                                                     : std::string("off"));
@@ -213,11 +215,11 @@ Status CaptureSession::finish() {
     const std::string path = i.options.out_path + ".snapshot.pickle";
     if (writeFileBytes(path, pickle).ok()) i.writer->setMeta("pytorch_snapshot", path);
   }
-  const std::string summary = sourcesSummary();
   if (i.tracker_on) stopAllocatorTracker();
+  if (i.cupti) i.cupti->stop();  // flushes every buffer: the counts below are final
+  const std::string summary = sourcesSummary();
   i.reporter_guard.reset();
   if (i.cupti) {
-    i.cupti->stop();
     const CuptiStats c = i.cupti->stats();
     i.writer->setMeta("cupti.memory_records", std::to_string(c.memory_records));
     i.writer->setMeta("cupti.pool_records", std::to_string(c.pool_records));
@@ -233,6 +235,7 @@ Status CaptureSession::finish() {
   i.writer->setMeta("capture.untracked_tags", std::to_string(ws.untracked_tags));
   Status st = i.writer->finish();
   i.writer.reset();
+  i.final_summary = summary;
   return st;
 }
 

@@ -54,7 +54,8 @@ class CaptureSession {
   int64_t currentAllocated(int16_t device) const;
 
   void setMeta(const std::string& key, const std::string& value);
-  // What each source saw and dropped, for the progress stream and the file's meta table.
+  // What each source saw and dropped, for the progress stream and the file's meta table
+  // (final once finish() has run).
   std::string sourcesSummary() const;
   const SessionOptions& options() const { return options_; }
 

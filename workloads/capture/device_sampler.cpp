@@ -25,12 +25,17 @@ bool DeviceSampler::sample() {
 void DeviceSampler::start(std::chrono::milliseconds interval) {
   thread_ = std::thread([this, interval] {
     cudaSetDevice(device_);
+    auto last = std::chrono::steady_clock::now() - interval;
     std::unique_lock<std::mutex> lock(mutex_);
     while (!stopping_) {
-      lock.unlock();
-      sample();
-      lock.lock();
-      wake_.wait_for(lock, interval, [this] { return stopping_; });
+      const auto now = std::chrono::steady_clock::now();
+      if (requested_.exchange(false, std::memory_order_relaxed) || now - last >= interval) {
+        lock.unlock();
+        sample();
+        lock.lock();
+        last = now;
+      }
+      wake_.wait_for(lock, kPollPeriod, [this] { return stopping_; });
     }
   });
 }

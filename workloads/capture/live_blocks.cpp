@@ -58,6 +58,13 @@ void LiveBlocks::markActivations(const std::function<bool(uint32_t)>& born_in_fo
         setCategory(b, Category::Activation, updates);
 }
 
+void LiveBlocks::unmarkSurvivors(const std::function<bool(uint32_t)>& born_in_forward, std::vector<Update>& updates) {
+  for (auto& [device, blocks] : blocks_)
+    for (auto& [addr, b] : blocks)
+      if (b.category == Category::Activation && b.birth_phase != kNoPhase && born_in_forward(b.birth_phase))
+        setCategory(b, Category::Unknown, updates);
+}
+
 void LiveBlocks::setCategory(Block& b, Category c, std::vector<Update>& updates) {
   if (b.category == c) return;
   b.category = c;

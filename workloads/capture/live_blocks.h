@@ -32,6 +32,9 @@ class LiveBlocks {
   bool tag(int16_t device, uint64_t addr, Category category, std::vector<Update>& updates);
   // Untagged blocks born in a phase for which born_in_forward(phase) holds become activations.
   void markActivations(const std::function<bool(uint32_t phase)>& born_in_forward, std::vector<Update>& updates);
+  // When backward ends every activation it needed is gone; a block still alive was not one
+  // (a library workspace made during the first forward, a cache) and goes back to unknown.
+  void unmarkSurvivors(const std::function<bool(uint32_t phase)>& born_in_forward, std::vector<Update>& updates);
 
   size_t size() const;
   int64_t liveBytes(Category category) const;

@@ -139,6 +139,13 @@ uint32_t TraceWriter::phaseAt(int64_t t, uint16_t* run) const {
   return best;
 }
 
+std::function<bool(uint32_t)> TraceWriter::bornInForward(uint16_t run) const {
+  return [this, run](uint32_t phase) {
+    auto it = phases_.find(phase);
+    return it != phases_.end() && it->second.name == "forward" && it->second.run == run;
+  };
+}
+
 void TraceWriter::process(CaptureRecord& r) {
   const int64_t t = r.t_ns - t0_ns_;
   switch (r.kind) {
@@ -171,21 +178,15 @@ void TraceWriter::process(CaptureRecord& r) {
       phases_[r.id] = p;
       phase_stack_.push_back(r.id);
       dirty_phases_.push_back(r.id);
-      if (p.name == "backward") {
-        // What forward made and backward still needs: the activations.
-        live_.markActivations(
-            [&](uint32_t phase) {
-              auto it = phases_.find(phase);
-              return it != phases_.end() && it->second.name == "forward" && it->second.run == p.run;
-            },
-            updates_);
-      }
+      // What forward made and backward still needs: the activations.
+      if (p.name == "backward") live_.markActivations(bornInForward(p.run), updates_);
       break;
     }
     case RecordKind::PhaseEnd: {
       auto it = phases_.find(r.id);
       if (it == phases_.end()) break;
       it->second.end_ns = t;
+      if (it->second.name == "backward") live_.unmarkSurvivors(bornInForward(it->second.run), updates_);
       dirty_phases_.push_back(r.id);
       auto pos = std::find(phase_stack_.begin(), phase_stack_.end(), r.id);
       if (pos != phase_stack_.end()) phase_stack_.erase(pos);
@@ -220,6 +221,11 @@ void TraceWriter::processMemory(CaptureRecord& r) {
   const uint64_t seq = batch_first_seq_ + batch_.size();
   if (r.source == Source::Driver) {
     e.phase = phaseAt(e.t_ns, &e.run);
+  } else if (r.source == Source::Host) {
+    // The cross-check reports share addresses with the allocator's own events; only those
+    // carry categories.
+    e.phase = currentPhase();
+    e.run = current_run_;
   } else {
     e.phase = currentPhase();
     e.run = current_run_;

@@ -65,6 +65,7 @@ class TraceWriter {
   void process(CaptureRecord& r);
   void processMemory(CaptureRecord& r);
   uint32_t phaseAt(int64_t t_ns, uint16_t* run) const;
+  std::function<bool(uint32_t)> bornInForward(uint16_t run) const;
   uint32_t currentPhase() const { return phase_stack_.empty() ? kNoPhase : phase_stack_.back(); }
   void applyUpdates();
   Status writeBatch();

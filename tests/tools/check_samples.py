@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""The sample traces recorded on the H200 (resources/samples) open, keep their invariants, and the
+anatomy net's categories equal torch.profiler's own categorised timeline of the same net.
+Usage: check_samples.py SAWTOOTH_TRACE SAMPLES_DIR DATA_DIR"""
+import json
+import os
+import subprocess
+import sys
+
+tool, samples, data = sys.argv[1:4]
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def info(name):
+    r = subprocess.run([tool, "info", "--json", os.path.join(samples, name)], capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0, f"{name}: {r.stderr.strip()}")
+    return json.loads(r.stdout)
+
+
+def cuda(summary):
+    return [d for d in summary["devices"] if d["device"] == 0][0]
+
+
+expected_runs = {"anatomy.sawtooth": ["adam"], "precision.sawtooth": ["fp32", "tf32", "bf16", "fp16"],
+                 "checkpointing.sawtooth": ["store_all", "every_4th", "every_2nd", "every_block"],
+                 "accumulation.sawtooth": ["exact_check", "k=1", "k=2", "k=4", "k=8"]}
+for name, runs in expected_runs.items():
+    s = info(name)
+    check([r["name"] for r in s["runs"]] == runs, f"{name}: runs {[r['name'] for r in s['runs']]}")
+    check(s["meta"].get("device_name") == "NVIDIA H200", f"{name}: recorded on {s['meta'].get('device_name')}")
+    order = cuda(s)["memory_order"]
+    check(order["samples_checked"] > 100 and order["violations"] == 0, f"{name}: memory order {order}")
+    check(s["meta"].get("cupti.dropped_records") == "0", f"{name}: CUPTI dropped records")
+
+# torch.profiler's categories: [times, sizes], sizes[i] = [0, PARAMETER, OPTIMIZER_STATE, INPUT,
+# TEMPORARY, ACTIVATION, GRADIENT, AUTOGRAD_DETAIL, None] (torch/profiler/_memory_profiler.py).
+_, sizes = json.load(open(os.path.join(data, "anatomy_adam_memory_timeline.raw.json")))
+profiler = {name: max(row[col] for row in sizes)
+            for name, col in (("parameter", 1), ("optimizer_state", 2), ("input", 3), ("gradient", 6))}
+anatomy = cuda(info("anatomy.sawtooth"))
+for name, value in profiler.items():
+    check(anatomy["category_peaks"][name] == value,
+          f"anatomy {name}: ours {anatomy['category_peaks'][name]} != torch.profiler {value}")
+check(anatomy["peak_allocated_bytes"] == 572522496, f"anatomy peak {anatomy['peak_allocated_bytes']}")
+
+if failures:
+    sys.exit(1)
+print("samples: all checks passed")

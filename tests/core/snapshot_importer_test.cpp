@@ -13,7 +13,7 @@ void expectSummaryMatches(const std::string& fixture) {
   ASSERT_TRUE(trace.ok()) << trace.error().message;
   const auto expected = test::expectedInfo(fixture);
   const TraceSummary s = summarize(*trace);
-  EXPECT_EQ(s.format, expected["format"]);
+  EXPECT_EQ(s.format, expected["format"].get<std::string>());
   EXPECT_EQ(s.events, expected["events"].get<size_t>());
   nlohmann::json actions = s.actions;
   EXPECT_EQ(actions, expected["actions"]);

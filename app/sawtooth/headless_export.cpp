@@ -4,6 +4,10 @@
 #include <QFileInfo>
 #include <cstdio>
 
+#include <QElapsedTimer>
+#include <QPixmap>
+
+#include "app/sawtooth/main_window.h"
 #include "views/timeline_chart.h"
 #include "views/trace_load_job.h"
 
@@ -29,6 +33,30 @@ int exportTimeline(const ExportOptions& options) {
                       : chart.savePng(options.output, options.size);
   if (!ok) {
     std::fprintf(stderr, "sawtooth: %s: cannot write the image\n", qPrintable(options.output));
+    return 1;
+  }
+  return 0;
+}
+
+int saveScreenshotWhenLoaded(MainWindow& window, const QString& path, bool by_time) {
+  QElapsedTimer clock;
+  clock.start();
+  auto loading = [&] {
+    for (int i = 0; i < window.tabCount(); ++i)
+      if (auto* tab = qobject_cast<views::TraceTab*>(window.tabs()->widget(i));
+          tab && tab->state() == views::TraceTab::State::Loading)
+        return true;
+    return false;
+  };
+  while (loading() && clock.elapsed() < 120000) QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+  for (int i = 0; i < window.tabCount(); ++i)
+    if (auto* tab = qobject_cast<views::TraceTab*>(window.tabs()->widget(i))) tab->setXAxisByTime(by_time);
+  // Let the window settle (layouts, first paint) before taking the picture.
+  QElapsedTimer settle;
+  settle.start();
+  while (settle.elapsed() < 500) QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+  if (!window.grab().save(path)) {
+    std::fprintf(stderr, "sawtooth: %s: cannot write the screenshot\n", qPrintable(path));
     return 1;
   }
   return 0;

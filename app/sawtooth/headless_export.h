@@ -6,6 +6,8 @@
 
 namespace sawtooth::app {
 
+class MainWindow;
+
 struct ExportOptions {
   QString output;
   QString input;
@@ -15,5 +17,9 @@ struct ExportOptions {
 
 // Returns a process exit code; prints one line naming the file and the reason on failure.
 int exportTimeline(const ExportOptions& options);
+
+// Waits (running the event loop) until every tab has loaded, then saves a picture of the real
+// window. Returns a process exit code.
+int saveScreenshotWhenLoaded(MainWindow& window, const QString& path, bool by_time);
 
 }  // namespace sawtooth::app

@@ -41,9 +41,13 @@ int main(int argc, char** argv) {
                                 QStringLiteral("OUT"));
   QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Image size for --export-png (default 1600x900)."),
                           QStringLiteral("WxH"), QStringLiteral("1600x900"));
+  QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                QStringLiteral("Open the FILEs in the window, wait until they are loaded, save a picture of "
+                                               "the window to OUT and exit (README and docs screenshots)."),
+                                QStringLiteral("OUT"));
   QCommandLineOption x_axis(QStringLiteral("x-axis"), QStringLiteral("index (default) or time."), QStringLiteral("AXIS"),
                             QStringLiteral("index"));
-  parser.addOptions({export_png, size, x_axis});
+  parser.addOptions({export_png, size, x_axis, screenshot});
   parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("Traces to open."), QStringLiteral("[FILE...]"));
   parser.process(app);
 
@@ -67,6 +71,13 @@ int main(int argc, char** argv) {
 
   sawtooth::app::MainWindow window;
   for (const QString& path : parser.positionalArguments()) window.openFile(path);
+  if (parser.isSet(screenshot)) {
+    const auto m = QRegularExpression(QStringLiteral("^(\\d+)x(\\d+)$")).match(parser.value(size));
+    if (m.hasMatch()) window.resize(m.captured(1).toInt(), m.captured(2).toInt());
+    window.show();
+    return sawtooth::app::saveScreenshotWhenLoaded(window, parser.value(screenshot),
+                                                   parser.value(x_axis) == QStringLiteral("time"));
+  }
   window.show();
   return app.exec();
 }

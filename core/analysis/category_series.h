@@ -17,4 +17,25 @@ struct CategoryPeaks {
 // Bytes alive before the trace began count as unknown.
 CategoryPeaks categoryPeaks(const Trace& trace, int16_t device);
 
+// Live bytes per category after each of the device's allocator events (aligned with
+// DeviceSeries::allocator_events), for the stacked view. Empty when no event has a category.
+struct CategoryTimeline {
+  std::array<int64_t, kCategoryCount> start{};
+  std::array<std::vector<int64_t>, kCategoryCount> live;
+  bool empty() const { return live[0].empty(); }
+};
+CategoryTimeline buildCategoryTimeline(const Trace& trace, int16_t device);
+
+// The blocks alive on a device right after a given event (the largest first): what was holding
+// the memory when something failed. Blocks from before the trace began are not itemised.
+struct LiveBlock {
+  uint64_t addr = 0;
+  int64_t size = 0;
+  Category category = Category::Unknown;
+  uint64_t alloc_event = 0;
+  uint32_t stack = kNoStack;
+  uint32_t phase = kNoPhase;
+};
+std::vector<LiveBlock> liveBlocksAt(const Trace& trace, int16_t device, uint64_t event);
+
 }  // namespace sawtooth

@@ -1,0 +1,69 @@
+#pragma once
+// The numbers behind the app's comparison charts and the ladder, read from a recording's runs
+// (their configuration and measurements). Only measured numbers: a chart or a rung built from
+// these never shows a constant.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/trace.h"
+
+namespace sawtooth {
+
+// The measurement "<what>_median_ms" of a run (step time, fwd+bwd time, time per global batch).
+struct Timing {
+  std::string name;  // e.g. "step_time"
+  double median_ms = 0, min_ms = 0, max_ms = 0;
+  size_t samples = 0;
+};
+std::optional<Timing> runTiming(const Run& run);
+
+// Peak comparison: one group of bars per run, changes relative to the first run (the baseline:
+// store-all, k = 1, fp32).
+struct PeakGroup {
+  std::string run;
+  double peak_allocated = 0;
+  std::optional<double> peak_reserved;
+  std::optional<Timing> time;
+  double allocated_change = 0;        // (peak / baseline peak) − 1
+  std::optional<double> time_change;  // (median / baseline median) − 1
+};
+std::vector<PeakGroup> peakComparison(const Trace& trace);
+
+// Precision modes: median step time with its spread, speed-ups, TFLOP/s, peak, settings.
+struct PrecisionRow {
+  std::string mode;
+  Timing time;
+  std::optional<double> tflops;
+  std::optional<double> peak_allocated;
+  std::optional<double> speedup_vs_fp32;  // fp32 median / this median
+  std::optional<double> speedup_vs_tf32;
+  std::string settings;  // "float32_matmul_precision=high, autocast=BFloat16, loss scaling off"
+};
+std::vector<PrecisionRow> precisionResults(const Trace& trace);
+
+// Anatomy: the analytic plan next to what was counted, per category.
+struct PlanRow {
+  std::string what;  // "parameters", "gradients", "optimizer state", "activations", "inputs", "total (peak)"
+  double plan_bytes = 0;
+  double measured_bytes = 0;
+  double error() const { return plan_bytes > 0 ? measured_bytes / plan_bytes - 1 : 0; }
+};
+std::vector<PlanRow> anatomyPlan(const Trace& trace, int16_t device);
+
+// One rung of the seed's ladder with this machine's numbers, or a note that it is not measured.
+struct LadderRung {
+  std::string symptom;  // "slow (compute) or tight"
+  std::string remedy;   // "bf16"
+  std::string finding;  // "1.7× faster than TF32 here (2.41 ms vs 4.10 ms per step), peak −8 %"
+  bool measured = false;
+  std::string workload;  // where the numbers came from
+  std::string run;
+};
+// `traces`: every recording the user has open (any subset of the workloads).
+std::vector<LadderRung> ladder(const std::vector<const Trace*>& traces);
+
+std::string workloadOf(const Trace& trace);
+
+}  // namespace sawtooth

@@ -3,16 +3,27 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDir>
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFormLayout>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QScrollArea>
 #include <QSettings>
+#include <QStandardPaths>
 #include <QStatusBar>
 
 #include "app/sawtooth/recent_files.h"
+#include "views/chart_export.h"
+
+// Resources compiled into a static library must be registered by name, outside any namespace.
+static void initSawtoothResources() { Q_INIT_RESOURCE(sawtooth); }
 
 namespace sawtooth::app {
 namespace {
@@ -21,24 +32,48 @@ const QString kTraceFilter = QObject::tr(
     "Memory traces (*.pickle *.pickle.gz *.pkl *.json *.json.gz *.sawtooth);;PyTorch snapshots (*.pickle *.pickle.gz "
     "*.pkl);;torch.profiler traces (*.json *.json.gz);;Sawtooth traces (*.sawtooth);;All files (*)");
 
+QString defaultRecordingDirectory() {
+  return QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation) + QStringLiteral("/recordings");
+}
+
 }  // namespace
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), tabs_(new QTabWidget(this)) {
+MainWindow::MainWindow(QString recorder, QString out_dir, QWidget* parent)
+    : QMainWindow(parent),
+      tabs_(new QTabWidget(this)),
+      panel_(new WorkloadPanel(recorder, out_dir.isEmpty() ? defaultRecordingDirectory() : out_dir)),
+      dock_(new QDockWidget(tr("Workloads"), this)) {
+  initSawtoothResources();
   setWindowTitle(tr("Sawtooth"));
+  setWindowIcon(QIcon(QStringLiteral(":/sawtooth/sawtooth.svg")));
   setAcceptDrops(true);
   tabs_->setTabsClosable(true);
   tabs_->setMovable(true);
   tabs_->setDocumentMode(true);
   setCentralWidget(tabs_);
+  auto* scroll = new QScrollArea(dock_);
+  scroll->setWidget(panel_);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  dock_->setObjectName(QStringLiteral("workloads"));
+  dock_->setWidget(scroll);
+  dock_->setMinimumWidth(300);
+  addDockWidget(Qt::LeftDockWidgetArea, dock_);
   connect(tabs_, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
   connect(tabs_, &QTabWidget::currentChanged, this, [this] { updateActions(); });
+  connect(panel_, &WorkloadPanel::recordingFinished, this, &MainWindow::onRecordingFinished);
+  connect(panel_, &WorkloadPanel::recordingStarted, this, [this] { updateActions(); });
+  connect(panel_, &WorkloadPanel::catalogLoaded, this, &MainWindow::maybeOpenSamplesAtFirstStart);
+  connect(panel_, &WorkloadPanel::catalogFailed, this, &MainWindow::maybeOpenSamplesAtFirstStart);
   buildMenus();
-  statusBar()->showMessage(tr("Open a PyTorch memory snapshot, a torch.profiler trace or a .sawtooth file (Ctrl+O), "
-                              "or drop one here."));
+  statusBar()->showMessage(tr("Pick a workload and press Run (F5), or open a PyTorch memory snapshot, a torch.profiler "
+                              "trace or a .sawtooth file (Ctrl+O, or drop one here)."));
   QSettings settings;
   restoreGeometry(settings.value("window/geometry").toByteArray());
-  if (!settings.contains("window/geometry")) resize(1280, 820);
+  restoreState(settings.value("window/state").toByteArray());
+  if (!settings.contains("window/geometry")) resize(1400, 880);
   updateActions();
+  panel_->loadCatalog();
 }
 
 void MainWindow::buildMenus() {
@@ -46,13 +81,22 @@ void MainWindow::buildMenus() {
   file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::openDialog);
   recent_menu_ = file->addMenu(tr("Open &Recent"));
   rebuildRecentMenu();
+  file->addAction(tr("Open the &samples recorded on an H200"), this, [this] { openSamples(); });
+  file->addAction(tr("&Compare two traces…"), QKeySequence(tr("Ctrl+Shift+C")), this, &MainWindow::compareDialog);
   file->addSeparator();
   needs_trace_ << file->addAction(tr("Export chart as PNG or SVG…"), QKeySequence(tr("Ctrl+E")), this, [this] { exportChart(); });
+  needs_trace_ << file->addAction(tr("Export table as CSV…"), QKeySequence(tr("Ctrl+Shift+E")), this,
+                                  [this] { exportCsv(QStringLiteral("table")); });
   needs_trace_ << file->addAction(tr("Export series as CSV…"), this, [this] { exportCsv(QStringLiteral("series")); });
   needs_trace_ << file->addAction(tr("Export events as CSV…"), this, [this] { exportCsv(QStringLiteral("events")); });
   file->addSeparator();
-  needs_trace_ << file->addAction(tr("&Close tab"), QKeySequence::Close, this, [this] { closeTab(tabs_->currentIndex()); });
+  file->addAction(tr("&Close tab"), QKeySequence::Close, this, [this] { closeTab(tabs_->currentIndex()); });
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+  QMenu* run = menuBar()->addMenu(tr("&Run"));
+  run_ = run->addAction(tr("&Run workload"), QKeySequence(Qt::Key_F5), panel_, &WorkloadPanel::run);
+  cancel_ = run->addAction(tr("&Cancel recording"), QKeySequence(Qt::SHIFT | Qt::Key_F5), panel_, &WorkloadPanel::cancel);
+  run->addAction(dock_->toggleViewAction());
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   by_time_ = view->addAction(tr("X axis in &time"));
@@ -65,14 +109,29 @@ void MainWindow::buildMenus() {
   needs_trace_ << view->addAction(tr("&Reset zoom"), QKeySequence(tr("Ctrl+0")), this, [this] {
     if (auto* tab = currentTab()) tab->timeline()->resetZoom();
   });
+  view->addAction(tr("The &ladder, measured here"), QKeySequence(tr("Ctrl+L")), this, [this] { showLadder(); });
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
-  help->addAction(tr("&About Sawtooth"), this, [this] {
-    QMessageBox::about(this, tr("About Sawtooth"),
-                       tr("<h3>Sawtooth %1</h3><p>GPU memory profiler and visualizer for PyTorch and LibTorch.</p>"
-                          "<p>Qt %2</p>")
-                           .arg(QStringLiteral(SAWTOOTH_VERSION), QString::fromLatin1(qVersion())));
-  });
+  help->addAction(tr("&About Sawtooth"), this, [this] { QMessageBox::about(this, tr("About Sawtooth"), aboutText()); });
+}
+
+QString MainWindow::aboutText() const {
+  QString text = tr("<h3>Sawtooth %1</h3><p>GPU memory profiler and visualizer for PyTorch and LibTorch.</p><p>Qt %2")
+                     .arg(QStringLiteral(SAWTOOTH_VERSION), QString::fromLatin1(qVersion()));
+  if (const auto& c = panel_->catalog()) {
+    const QJsonObject& env = c->environment;
+    auto add = [&](const char* key, const QString& label) {
+      if (env.contains(QLatin1String(key))) text += QStringLiteral("<br>%1 %2").arg(label, env.value(QLatin1String(key)).toString());
+    };
+    add("torch_version", tr("LibTorch"));
+    add("cuda_runtime_version", tr("CUDA runtime"));
+    add("cuda_driver_version", tr("CUDA driver"));
+    add("device_name", tr("GPU"));
+    if (!c->cuda_available) text += tr("<br>No GPU found: workloads run on the CPU at a smaller scale.");
+  } else {
+    text += tr("<br>LibTorch: not available (sawtooth-record was not found or did not answer)");
+  }
+  return text + QStringLiteral("</p>");
 }
 
 void MainWindow::rebuildRecentMenu() {
@@ -87,16 +146,19 @@ void MainWindow::rebuildRecentMenu() {
   });
 }
 
-views::TraceTab* MainWindow::openFile(const QString& path) {
+views::TraceTab* MainWindow::openFile(const QString& path, const QString& title) {
   auto* tab = new views::TraceTab(QFileInfo(path).absoluteFilePath(), tabs_);
-  const int index = tabs_->addTab(tab, tab->title());
+  const int index = tabs_->addTab(tab, title.isEmpty() ? tab->title() : title);
   tabs_->setTabToolTip(index, tab->path());
   tabs_->setCurrentIndex(index);
   connect(tab, &views::TraceTab::stateChanged, this, [this, tab](views::TraceTab::State state) {
     if (state == views::TraceTab::State::Ready) {
-      RecentFiles::add(tab->path());
-      rebuildRecentMenu();
+      if (!tab->path().startsWith(samplesDirectory())) {
+        RecentFiles::add(tab->path());
+        rebuildRecentMenu();
+      }
       showStatus(tr("Opened %1").arg(tab->path()));
+      refreshLadder();
     } else if (state == views::TraceTab::State::Failed) {
       showStatus(tr("Could not open %1").arg(tab->path()));
     }
@@ -107,6 +169,116 @@ views::TraceTab* MainWindow::openFile(const QString& path) {
 }
 
 views::TraceTab* MainWindow::currentTab() const { return qobject_cast<views::TraceTab*>(tabs_->currentWidget()); }
+
+QList<views::TraceTab*> MainWindow::traceTabs() const {
+  QList<views::TraceTab*> out;
+  for (int i = 0; i < tabs_->count(); ++i)
+    if (auto* t = qobject_cast<views::TraceTab*>(tabs_->widget(i))) out << t;
+  return out;
+}
+
+QString MainWindow::samplesDirectory() {
+  // Installed next to the program (share/sawtooth/samples), or the source tree's when run from a build.
+  const QString installed = QCoreApplication::applicationDirPath() + QStringLiteral("/../share/sawtooth/samples");
+  if (QFileInfo(installed).isDir()) return QFileInfo(installed).canonicalFilePath();
+  return QStringLiteral(SAWTOOTH_SOURCE_SAMPLES);
+}
+
+int MainWindow::openSamples() {
+  const QDir dir(samplesDirectory());
+  int opened = 0;
+  for (const QString& name : {QStringLiteral("anatomy"), QStringLiteral("checkpointing"), QStringLiteral("precision"),
+                              QStringLiteral("accumulation")}) {
+    const QString path = dir.filePath(name + QStringLiteral(".sawtooth"));
+    if (!QFileInfo::exists(path)) continue;
+    openFile(path, tr("Sample: %1").arg(name));
+    ++opened;
+  }
+  if (opened == 0) showStatus(tr("No sample traces were found in %1").arg(dir.path()));
+  else tabs_->setCurrentIndex(tabs_->count() - opened);
+  return opened;
+}
+
+void MainWindow::maybeOpenSamplesAtFirstStart() {
+  QSettings settings;
+  if (settings.value(QStringLiteral("firstStartDone")).toBool()) return;
+  settings.setValue(QStringLiteral("firstStartDone"), true);
+  // A newcomer without a GPU and without a file sees real results at once.
+  const bool gpu = panel_->catalog() && panel_->catalog()->cuda_available;
+  if (tabs_->count() == 0 && !gpu) openSamples();
+}
+
+views::LadderView* MainWindow::showLadder() {
+  if (!ladder_) {
+    ladder_ = new views::LadderView(tabs_);
+    connect(ladder_, &views::LadderView::chartRequested, this, [this](const QString& workload, const QString&) {
+      for (views::TraceTab* t : traceTabs()) {
+        if (t->workload() != workload) continue;
+        tabs_->setCurrentWidget(t);
+        if (t->hasView(views::TraceTab::View::Precision)) t->showView(views::TraceTab::View::Precision);
+        else if (t->hasView(views::TraceTab::View::Peaks)) t->showView(views::TraceTab::View::Peaks);
+        return;
+      }
+    });
+    connect(ladder_, &QObject::destroyed, this, [this] { ladder_ = nullptr; });
+    tabs_->insertTab(0, ladder_, tr("Ladder"));
+  }
+  refreshLadder();
+  tabs_->setCurrentWidget(ladder_);
+  return ladder_;
+}
+
+void MainWindow::refreshLadder() {
+  if (!ladder_) return;
+  std::vector<const Trace*> traces;
+  for (views::TraceTab* t : traceTabs())
+    if (t->state() == views::TraceTab::State::Ready) traces.push_back(&t->analysis()->trace());
+  ladder_->setTraces(traces);
+}
+
+views::CompareView* MainWindow::compare(views::TraceTab* a, views::TraceTab* b) {
+  if (!a || !b || !a->analysis() || !b->analysis()) return nullptr;
+  auto* view = new views::CompareView(tabs_);
+  view->setTraces(a->analysis(), tabs_->tabText(tabs_->indexOf(a)), b->analysis(), tabs_->tabText(tabs_->indexOf(b)));
+  tabs_->setCurrentIndex(tabs_->addTab(view, tr("Compare")));
+  return view;
+}
+
+void MainWindow::compareDialog() {
+  QList<views::TraceTab*> ready;
+  for (views::TraceTab* t : traceTabs())
+    if (t->state() == views::TraceTab::State::Ready) ready << t;
+  if (ready.size() < 2) {
+    QMessageBox::information(this, tr("Compare"), tr("Open two traces first (for example two precision modes, or a run "
+                                                     "against a saved one)."));
+    return;
+  }
+  QDialog dialog(this);
+  dialog.setWindowTitle(tr("Compare two traces"));
+  auto* form = new QFormLayout(&dialog);
+  auto* a = new QComboBox(&dialog);
+  auto* b = new QComboBox(&dialog);
+  for (views::TraceTab* t : ready) {
+    a->addItem(tabs_->tabText(tabs_->indexOf(t)));
+    b->addItem(tabs_->tabText(tabs_->indexOf(t)));
+  }
+  b->setCurrentIndex(1);
+  form->addRow(tr("A"), a);
+  form->addRow(tr("B"), b);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+  form->addRow(buttons);
+  connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+  if (dialog.exec() == QDialog::Accepted) compare(ready[a->currentIndex()], ready[b->currentIndex()]);
+}
+
+void MainWindow::onRecordingFinished(RecorderRunner::Outcome outcome, const QString& path, const QString& message) {
+  updateActions();
+  showStatus(tr("The recording %1. %2").arg(RecorderRunner::describe(outcome), message));
+  if (!RecorderRunner::leavesTrace(outcome) || !QFileInfo::exists(path)) return;
+  auto* tab = openFile(path, QFileInfo(path).completeBaseName());
+  emit recordingOpened(tab, outcome);
+}
 
 void MainWindow::openDialog() {
   QSettings settings;
@@ -121,31 +293,37 @@ void MainWindow::closeTab(int index) {
   if (!w) return;
   tabs_->removeTab(index);
   w->deleteLater();
+  if (w != ladder_) QMetaObject::invokeMethod(this, [this] { refreshLadder(); }, Qt::QueuedConnection);
   updateActions();
 }
 
 void MainWindow::updateActions() {
   auto* tab = currentTab();
   const bool ready = tab && tab->state() == views::TraceTab::State::Ready;
+  const bool compare = qobject_cast<views::CompareView*>(tabs_->currentWidget()) != nullptr;
   for (QAction* a : needs_trace_) a->setEnabled(ready);
+  if (compare) needs_trace_.front()->setEnabled(true);
   if (tab && by_time_) {
     const QSignalBlocker block(by_time_);
     by_time_->setChecked(tab->timeline()->xAxisByTime());
   }
+  run_->setEnabled(panel_->catalog().has_value() && !panel_->isRunning());
+  cancel_->setEnabled(panel_->isRunning());
 }
 
-void MainWindow::showStatus(const QString& text) { statusBar()->showMessage(text, 8000); }
+void MainWindow::showStatus(const QString& text) { statusBar()->showMessage(text, 10000); }
 
 bool MainWindow::exportChart(const QString& given) {
   auto* tab = currentTab();
-  if (!tab) return false;
+  auto* compare = qobject_cast<views::CompareView*>(tabs_->currentWidget());
+  if (!tab && !compare) return false;
   QString path = given;
   if (path.isEmpty()) {
-    path = QFileDialog::getSaveFileName(this, tr("Export chart"), QFileInfo(tab->path()).completeBaseName() + ".png",
-                                        tr("PNG image (*.png);;SVG drawing (*.svg)"));
+    const QString base = tab ? QFileInfo(tab->path()).completeBaseName() : QStringLiteral("comparison");
+    path = QFileDialog::getSaveFileName(this, tr("Export chart"), base + ".png", tr("PNG image (*.png);;SVG drawing (*.svg)"));
     if (path.isEmpty()) return false;
   }
-  const bool ok = tab->exportChart(path);
+  const bool ok = tab ? tab->exportChart(path) : views::saveViewImage(compare->timeline(), path);
   if (!ok && given.isEmpty()) QMessageBox::warning(this, tr("Export failed"), tr("Could not write %1").arg(path));
   showStatus(ok ? tr("Saved %1").arg(path) : tr("Could not write %1").arg(path));
   return ok;
@@ -177,7 +355,10 @@ void MainWindow::dropEvent(QDropEvent* event) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-  QSettings().setValue("window/geometry", saveGeometry());
+  QSettings settings;
+  settings.setValue("window/geometry", saveGeometry());
+  settings.setValue("window/state", saveState());
+  if (panel_->isRunning()) panel_->cancel();
   QMainWindow::closeEvent(event);
 }
 

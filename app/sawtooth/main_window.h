@@ -1,11 +1,16 @@
 #pragma once
-// The main window: one tab per open trace; open by menu, recent files, drag and drop or the
-// command line; exports act on the current tab.
+// The main window: the workload panel (pick, configure, run, watch) beside one tab per open
+// trace; open by menu, recent files, drag and drop or the command line; the ladder and
+// comparisons as tabs of their own; exports act on the current tab's current view.
 
+#include <QDockWidget>
 #include <QMainWindow>
 #include <QMenu>
 #include <QTabWidget>
 
+#include "app/sawtooth/workload_panel.h"
+#include "views/compare_view.h"
+#include "views/ladder_view.h"
 #include "views/trace_tab.h"
 
 namespace sawtooth::app {
@@ -13,16 +18,30 @@ namespace sawtooth::app {
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
-  explicit MainWindow(QWidget* parent = nullptr);
+  // recorder: the sawtooth-record to run workloads with (empty: none); recordings go to out_dir.
+  explicit MainWindow(QString recorder = findRecorder(), QString out_dir = {}, QWidget* parent = nullptr);
 
-  views::TraceTab* openFile(const QString& path);
+  views::TraceTab* openFile(const QString& path, const QString& title = {});
   views::TraceTab* currentTab() const;
   QTabWidget* tabs() const { return tabs_; }
   int tabCount() const { return tabs_->count(); }
+  QList<views::TraceTab*> traceTabs() const;
+  WorkloadPanel* workloadPanel() const { return panel_; }
+
+  // The bundled traces recorded on an H200, in tabs named "Sample: …". Returns how many opened.
+  int openSamples();
+  static QString samplesDirectory();
+  views::LadderView* showLadder();
+  views::CompareView* compare(views::TraceTab* a, views::TraceTab* b);
 
   // File dialogs are skipped when a path is given (tests, scripts).
   bool exportChart(const QString& path = {});
   bool exportCsv(const QString& what, const QString& path = {});
+  QString aboutText() const;
+
+ signals:
+  // A recording finished and its trace (if it left one) is opening in `tab`.
+  void recordingOpened(sawtooth::views::TraceTab* tab, sawtooth::app::RecorderRunner::Outcome outcome);
 
  protected:
   void dragEnterEvent(QDragEnterEvent* event) override;
@@ -32,15 +51,24 @@ class MainWindow : public QMainWindow {
  private:
   void buildMenus();
   void openDialog();
+  void compareDialog();
   void rebuildRecentMenu();
   void closeTab(int index);
   void updateActions();
+  void refreshLadder();
   void showStatus(const QString& text);
+  void onRecordingFinished(RecorderRunner::Outcome outcome, const QString& path, const QString& message);
+  void maybeOpenSamplesAtFirstStart();
 
   QTabWidget* tabs_;
+  WorkloadPanel* panel_;
+  QDockWidget* dock_;
+  views::LadderView* ladder_ = nullptr;
   QMenu* recent_menu_ = nullptr;
   QList<QAction*> needs_trace_;
   QAction* by_time_ = nullptr;
+  QAction* run_ = nullptr;
+  QAction* cancel_ = nullptr;
 };
 
 }  // namespace sawtooth::app

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "analysis/category_series.h"
+
 namespace sawtooth {
 
 const SeriesAnalysis* DeviceAnalysis::line(SeriesKind kind) const {
@@ -22,6 +24,22 @@ TraceAnalysis::TraceAnalysis(std::shared_ptr<const Trace> trace, Progress* progr
     d->series = buildDeviceSeries(*trace_, id);
     // The series live inside *d (heap, never moved), so the pyramids' spans stay valid.
     for (const Series* s : d->series.all()) d->lines.push_back(SeriesAnalysis{s, LodPyramid(s->value), findPeak(*s)});
+    const CategoryTimeline timeline = buildCategoryTimeline(*trace_, id);
+    if (!timeline.empty() && timeline.live[0].size() == d->series.allocated.size()) {
+      auto& stack = d->categories;
+      int64_t start = 0;
+      for (size_t c = 0; c < kCategoryCount; ++c) {
+        start += timeline.start[c];
+        stack.cumulative_start[c] = start;
+        stack.cumulative[c] = timeline.live[c];
+        if (c > 0)
+          for (size_t i = 0; i < stack.cumulative[c].size(); ++i) stack.cumulative[c][i] += stack.cumulative[c - 1][i];
+      }
+      for (size_t c = 0; c < kCategoryCount; ++c) stack.lods.emplace_back(stack.cumulative[c]);
+    }
+    const auto& ev = trace_->events;
+    for (size_t i = 0; i < ev.size(); ++i)
+      if (ev.device()[i] == id && ev.action()[i] == Action::Oom) d->oom_events.push_back(i);
     devices_.push_back(std::move(d));
     if (progress) progress->report(++done, ids.size());
   }

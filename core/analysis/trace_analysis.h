@@ -3,6 +3,7 @@
 // series, a level-of-detail pyramid and the peak of each. Immutable once built; shared between
 // the chart, the tables and exports.
 
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -20,10 +21,21 @@ struct SeriesAnalysis {
   Peak peak;
 };
 
+// Stacked categories: cumulative live bytes (unknown, unknown + parameter, ...), one value per
+// allocator event, each with its pyramid. Empty when the trace has no categories.
+struct CategoryStack {
+  std::array<std::vector<int64_t>, kCategoryCount> cumulative;
+  std::array<int64_t, kCategoryCount> cumulative_start{};
+  std::vector<LodPyramid> lods;
+  bool empty() const { return lods.empty(); }
+};
+
 struct DeviceAnalysis {
   int16_t device = 0;
   DeviceSeries series;
   std::vector<SeriesAnalysis> lines;  // allocated, reserved, then driver and device_used when present
+  CategoryStack categories;
+  std::vector<uint64_t> oom_events;   // global indices of this device's out-of-memory events
 
   const SeriesAnalysis* line(SeriesKind kind) const;
 };

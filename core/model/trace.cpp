@@ -53,6 +53,11 @@ const Counter* Trace::counter(int16_t device, std::string_view counter_name) con
   return nullptr;
 }
 
+std::string Trace::deviceName(int16_t id) const {
+  const DeviceInfo* info = device(id);
+  return info && !info->label.empty() ? info->label : deviceLabel(id);
+}
+
 std::string deviceLabel(int16_t device) {
   return device == kCpuDevice ? std::string("cpu") : "cuda:" + std::to_string(device);
 }

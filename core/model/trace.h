@@ -49,6 +49,7 @@ struct Run {
 struct DeviceInfo {
   int16_t device = 0;
   std::string name;
+  std::string label;  // shown instead of "cuda:N" when set (a comparison names its sides)
   int64_t total_bytes = 0;
   // Bytes already allocated / reserved when the trace began (a snapshot starts mid-run).
   int64_t baseline_allocated = 0;
@@ -90,6 +91,8 @@ struct Trace {
   const DeviceInfo* device(int16_t id) const;
   DeviceInfo& deviceInfo(int16_t id);  // creates the entry when missing
   const Counter* counter(int16_t device, std::string_view name) const;
+  // "cuda:0", or the device's label when one is set.
+  std::string deviceName(int16_t device) const;
 };
 
 std::string deviceLabel(int16_t device);

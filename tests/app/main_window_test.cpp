@@ -17,6 +17,7 @@ class MainWindowTest : public QObject {
     QStandardPaths::setTestModeEnabled(true);
     QCoreApplication::setOrganizationName(QStringLiteral("SawtoothTest"));
     app::RecentFiles::clear();
+    QSettings().setValue(QStringLiteral("firstStartDone"), true);  // no sample tabs in these tests
   }
 
   void opensATraceShowsItsPeakAndExports() {

@@ -1,0 +1,59 @@
+#pragma once
+// Runs sawtooth-record as a child process: a CUDA out-of-memory, a crash or a hung kernel in a
+// workload never takes the app down, and Cancel is a signal to the child (which closes its trace,
+// so the partial recording still opens). Progress arrives as the recorder's JSON lines.
+
+#include <QObject>
+#include <QPair>
+#include <QProcess>
+#include <QStringList>
+#include <QTimer>
+
+namespace sawtooth::app {
+
+class RecorderRunner : public QObject {
+  Q_OBJECT
+ public:
+  enum class Outcome { Ok, OutOfMemory, Cancelled, Interrupted, BadArguments, Failed, Crashed };
+  Q_ENUM(Outcome)
+
+  struct Request {
+    QString workload;
+    QList<QPair<QString, QString>> parameters;
+    QString device = QStringLiteral("auto");
+    QString out;
+  };
+
+  explicit RecorderRunner(QString recorder, QObject* parent = nullptr);
+  ~RecorderRunner() override;
+
+  bool start(const Request& request);
+  // SIGTERM (the recorder finishes its batch and closes the file), SIGKILL if it has not exited
+  // after `grace_ms`.
+  void cancel(int grace_ms = 10000);
+  bool isRunning() const;
+  qint64 processId() const { return process_.processId(); }
+  const QString& outPath() const { return request_.out; }
+  static QString describe(Outcome outcome);
+  // Whether a trace file is worth opening after this outcome.
+  static bool leavesTrace(Outcome outcome);
+
+ signals:
+  void started(QString message);
+  void progress(double fraction, QString run, QString message);
+  void finished(sawtooth::app::RecorderRunner::Outcome outcome, QString out_path, QString message);
+
+ private:
+  void readOutput();
+  void onFinished(int exit_code, QProcess::ExitStatus status);
+
+  QString recorder_;
+  QProcess process_;
+  QTimer kill_timer_;
+  Request request_;
+  QByteArray buffer_;
+  QString error_message_;
+  bool cancel_requested_ = false;
+};
+
+}  // namespace sawtooth::app

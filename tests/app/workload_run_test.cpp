@@ -1,0 +1,238 @@
+// The app's main job, end to end, headless: pick a workload, run the real sawtooth-record as a
+// child process at CPU scale, and check that the trace opens with the views for that workload and
+// that every bar and label equals what the trace's measurements say. Then cancel, a killed
+// recorder, bad parameters, the OOM post-mortem, the ladder, the comparison and the exports.
+
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <csignal>
+
+#include "analysis/experiment_results.h"
+#include "app/sawtooth/main_window.h"
+#include "views/experiment_charts.h"
+#include "views/qt_format.h"
+
+using namespace sawtooth;
+using sawtooth::app::MainWindow;
+using sawtooth::app::RecorderRunner;
+using sawtooth::views::TraceTab;
+
+class WorkloadRunTest : public QObject {
+  Q_OBJECT
+  QTemporaryDir out_;
+
+  static QString recorder() { return QStringLiteral(SAWTOOTH_RECORDER_PATH); }
+  static QString data(const char* name) { return QStringLiteral(SAWTOOTH_TEST_DATA "/") + name; }
+
+  std::unique_ptr<MainWindow> window() {
+    auto w = std::make_unique<MainWindow>(recorder(), out_.path());
+    QSignalSpy loaded(w->workloadPanel(), &app::WorkloadPanel::catalogLoaded);
+    if (!w->workloadPanel()->catalog()) loaded.wait(60000);
+    return w;
+  }
+
+  // Runs a workload on the CPU and returns the tab its trace opened in.
+  TraceTab* record(MainWindow& w, const QString& workload, const QList<QPair<QString, QString>>& params = {}) {
+    auto* panel = w.workloadPanel();
+    panel->selectWorkload(workload);
+    panel->setDevice(QStringLiteral("cpu"));
+    for (const auto& [k, v] : params) panel->setParameter(k, v);
+    QSignalSpy opened(&w, &MainWindow::recordingOpened);
+    if (!panel->run()) return nullptr;
+    if (!opened.wait(180000)) return nullptr;
+    auto* tab = opened.first().at(0).value<TraceTab*>();
+    return QTest::qWaitFor([tab] { return tab->state() == TraceTab::State::Ready; }, 60000) ? tab : nullptr;
+  }
+
+ private slots:
+  void initTestCase() {
+    if (recorder().isEmpty() || !QFileInfo(recorder()).isExecutable()) QSKIP("sawtooth-record was not built (no LibTorch)");
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("SawtoothWorkloadTest"));
+    QSettings().clear();
+    QSettings().setValue(QStringLiteral("firstStartDone"), true);
+    qRegisterMetaType<TraceTab*>();
+    qRegisterMetaType<RecorderRunner::Outcome>();
+  }
+
+  void listsTheRecordersWorkloads() {
+    auto w = window();
+    const auto& catalog = w->workloadPanel()->catalog();
+    QVERIFY(catalog.has_value());
+    QVERIFY(catalog->workloads.size() >= 4);  // the seed's four, and more
+    QVERIFY(catalog->find(QStringLiteral("checkpointing")));
+    w->workloadPanel()->selectWorkload(QStringLiteral("anatomy"));
+    w->workloadPanel()->setDevice(QStringLiteral("cpu"));
+    QCOMPARE(w->workloadPanel()->parameter(QStringLiteral("width")),
+             catalog->find(QStringLiteral("anatomy"))->parameters[1].default_cpu);
+  }
+
+  void anatomyShowsThePlanBesideTheCount() {
+    auto w = window();
+    TraceTab* tab = record(*w, QStringLiteral("anatomy"));
+    QVERIFY(tab);
+    QVERIFY(tab->hasView(TraceTab::View::Plan));
+    QCOMPARE(tab->currentView(), TraceTab::View::Timeline);
+    const Trace& t = tab->analysis()->trace();
+    const auto plan = anatomyPlan(t, kCpuDevice);
+    QCOMPARE(tab->planChart()->categories().size(), static_cast<int>(plan.size()));
+    for (size_t i = 0; i < plan.size(); ++i) {
+      QCOMPARE(tab->planChart()->annotations()[static_cast<int>(i)], views::signedPercent(plan[i].error()));
+      QCOMPARE(tab->planChart()->barSet(1)->at(static_cast<int>(i)), plan[i].measured_bytes / 1e6);
+    }
+    // Parameters, gradients and Adam state are exactly 4P, 4P and 8P: no error on those bars.
+    QCOMPARE(tab->planChart()->annotations()[0], QStringLiteral("±0 %"));
+    QCOMPARE(tab->planChart()->annotations()[2], QStringLiteral("±0 %"));
+    QVERIFY(tab->timeline()->planLabels().first().contains(QStringLiteral("16P")));
+    QVERIFY(tab->timeline()->hasCategories());
+    tab->timeline()->setStackedCategories(true);
+    QVERIFY(tab->timeline()->categoryArea(kCpuDevice, Category::Parameter));
+  }
+
+  void checkpointingOpensThePeakComparison() {
+    auto w = window();
+    TraceTab* tab = record(*w, QStringLiteral("checkpointing"));
+    QVERIFY(tab);
+    QCOMPARE(tab->currentView(), TraceTab::View::Peaks);
+    const auto groups = peakComparison(tab->analysis()->trace());
+    QCOMPARE(groups.size(), size_t{4});
+    QCOMPARE(tab->peaksChart()->categories(), (QStringList{"store_all", "every_4th", "every_2nd", "every_block"}));
+    for (int i = 0; i < 4; ++i) QCOMPARE(tab->peaksChart()->barSet(0)->at(i), groups[static_cast<size_t>(i)].peak_allocated / 1e6);
+    const QString expected = QStringLiteral("%1 peak · %2 time")
+                                 .arg(views::signedPercent(groups[3].allocated_change), views::signedPercent(*groups[3].time_change));
+    QCOMPARE(tab->peaksChart()->annotations()[3], expected);
+    QVERIFY(groups[3].allocated_change < 0);
+  }
+
+  void precisionOpensTheTimingBars() {
+    auto w = window();
+    TraceTab* tab = record(*w, QStringLiteral("precision"));
+    QVERIFY(tab);
+    QCOMPARE(tab->currentView(), TraceTab::View::Precision);
+    const auto rows = precisionResults(tab->analysis()->trace());
+    QCOMPARE(rows.size(), size_t{4});
+    auto* chart = tab->precisionView()->chart();
+    QCOMPARE(chart->whiskerCount(), 4);
+    for (int i = 0; i < 4; ++i) QCOMPARE(chart->barSet(0)->at(i), rows[static_cast<size_t>(i)].time.median_ms);
+    QVERIFY(chart->annotations()[2].contains(QStringLiteral("×%1 vs TF32").arg(*rows[2].speedup_vs_tf32, 0, 'f', 2)));
+    QCOMPARE(tab->precisionView()->table()->rowCount(), 4);
+    QVERIFY(tab->precisionView()->table()->item(2, 7)->text().contains(QStringLiteral("autocast=BFloat16")));
+  }
+
+  void accumulationAndTheLadder() {
+    auto w = window();
+    TraceTab* tab = record(*w, QStringLiteral("accumulation"));
+    QVERIFY(tab);
+    QCOMPARE(tab->currentView(), TraceTab::View::Peaks);
+    QCOMPARE(tab->peaksChart()->categories(), (QStringList{"k=1", "k=2", "k=4", "k=8"}));
+    auto* ladder = w->showLadder();
+    const auto& rungs = ladder->rungs();
+    QVERIFY(rungs[3].measured);
+    QVERIFY2(QString::fromStdString(rungs[3].finding).contains(QStringLiteral("same gradients")), rungs[3].finding.c_str());
+    QVERIFY(!rungs[1].measured);  // precision not recorded in this window
+    QVERIFY(ladder->text().contains(QStringLiteral("not measured yet: run the precision workload")));
+  }
+
+  void cancelKeepsThePartialTrace() {
+    auto w = window();
+    auto* panel = w->workloadPanel();
+    panel->selectWorkload(QStringLiteral("anatomy"));
+    panel->setDevice(QStringLiteral("cpu"));
+    panel->setParameter(QStringLiteral("steps"), QStringLiteral("1000000"));
+    panel->setParameter(QStringLiteral("width"), QStringLiteral("64"));
+    QSignalSpy finished(panel, &app::WorkloadPanel::recordingFinished);
+    QSignalSpy opened(w.get(), &MainWindow::recordingOpened);
+    QVERIFY(panel->run());
+    QTRY_VERIFY_WITH_TIMEOUT(panel->progressBar()->value() > 0, 60000);
+    panel->cancel();
+    QVERIFY(finished.wait(30000));
+    QCOMPARE(finished.first().at(0).value<RecorderRunner::Outcome>(), RecorderRunner::Outcome::Cancelled);
+    QVERIFY(opened.count() == 1 || opened.wait(10000));
+    auto* tab = opened.first().at(0).value<TraceTab*>();
+    QTRY_VERIFY_WITH_TIMEOUT(tab->state() == TraceTab::State::Ready, 30000);
+    QVERIFY(tab->analysis()->trace().events.size() > 100);
+    QCOMPARE(QString::fromStdString(tab->analysis()->trace().meta.at("result")), QStringLiteral("interrupted"));
+  }
+
+  void aKilledRecorderLeavesTheAppAlive() {
+    auto w = window();
+    auto* panel = w->workloadPanel();
+    panel->selectWorkload(QStringLiteral("anatomy"));
+    panel->setDevice(QStringLiteral("cpu"));
+    panel->setParameter(QStringLiteral("steps"), QStringLiteral("1000000"));
+    panel->setParameter(QStringLiteral("width"), QStringLiteral("64"));
+    QSignalSpy finished(panel, &app::WorkloadPanel::recordingFinished);
+    QVERIFY(panel->run());
+    QTRY_VERIFY_WITH_TIMEOUT(panel->progressBar()->value() > 0, 60000);
+    QTest::qWait(300);  // past one writer batch
+    ::kill(static_cast<pid_t>(panel->runner()->processId()), SIGKILL);
+    QVERIFY(finished.wait(30000));
+    QCOMPARE(finished.first().at(0).value<RecorderRunner::Outcome>(), RecorderRunner::Outcome::Crashed);
+    QVERIFY2(panel->statusText().contains(QStringLiteral("crashed")), qPrintable(panel->statusText()));
+    // The app is alive and can run again.
+    QVERIFY(!panel->isRunning());
+    QVERIFY(w->isEnabled());
+  }
+
+  void badParametersAreRefusedBeforeRunning() {
+    auto w = window();
+    auto* panel = w->workloadPanel();
+    panel->selectWorkload(QStringLiteral("anatomy"));
+    panel->setParameter(QStringLiteral("width"), QStringLiteral("abc"));
+    QVERIFY(!panel->run());
+    QVERIFY(panel->statusText().contains(QStringLiteral("width: a whole number")));
+    panel->resetParameters();
+    QVERIFY(panel->validationErrors().isEmpty());
+  }
+
+  void outOfMemoryPostMortem() {
+    auto w = window();
+    TraceTab* tab = w->openFile(data("oom_mlp_snapshot_protocol2.pickle.gz"));
+    QTRY_COMPARE_WITH_TIMEOUT(tab->state(), TraceTab::State::Ready, 20000);
+    QCOMPARE(tab->currentView(), TraceTab::View::OutOfMemory);
+    QCOMPARE(tab->oomView()->blocks()->rowCount(), 8);
+    QVERIFY2(tab->oomView()->headline().contains(QStringLiteral("asked for <b>67.1 MB</b>")), qPrintable(tab->oomView()->headline()));
+    QVERIFY(tab->oomView()->headline().contains(QStringLiteral("536.9 MB")));
+    QCOMPARE(tab->oomView()->timeline()->oomMarkers(), 1);
+    QVERIFY(!tab->oomView()->blocks()->item(0, 5)->text().isEmpty());  // frames
+    QTemporaryDir dir;
+    QVERIFY(w->exportChart(dir.filePath("oom.svg")));
+    QVERIFY(w->exportCsv(QStringLiteral("table"), dir.filePath("blocks.csv")));
+    QFile csv(dir.filePath("blocks.csv"));
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    QCOMPARE(csv.readAll().count('\n'), 9);
+  }
+
+  void samplesCompareAndExports() {
+    auto w = window();
+    QCOMPARE(w->openSamples(), 4);
+    for (TraceTab* t : w->traceTabs()) QTRY_COMPARE_WITH_TIMEOUT(t->state(), TraceTab::State::Ready, 30000);
+    auto tabs = w->traceTabs();
+    auto* ladder = w->showLadder();
+    QVERIFY(ladder->rungs()[1].measured);
+    QVERIFY(ladder->rungs()[2].measured);
+    QVERIFY(ladder->rungs()[3].measured);
+    auto* compare = w->compare(tabs[0], tabs[1]);
+    QVERIFY(compare);
+    QVERIFY(compare->differences()->rowCount() >= 2);
+    QVERIFY(compare->timeline()->line(0, SeriesKind::Allocated));
+    QVERIFY(compare->timeline()->line(views::kCompareOffset, SeriesKind::Allocated));
+
+    QTemporaryDir dir;
+    w->tabs()->setCurrentWidget(tabs[1]);  // checkpointing: the peak comparison
+    QVERIFY(w->exportChart(dir.filePath("peaks.png")));
+    QVERIFY(!QImage(dir.filePath("peaks.png")).isNull());
+    QVERIFY(w->exportChart(dir.filePath("peaks.svg")));
+    QVERIFY(w->exportCsv(QStringLiteral("table"), dir.filePath("runs.csv")));
+    QFile runs(dir.filePath("runs.csv"));
+    QVERIFY(runs.open(QIODevice::ReadOnly));
+    const QByteArray text = runs.readAll();
+    QCOMPARE(text.count('\n'), 5);  // header + four runs
+    QVERIFY(text.contains("peak allocated bytes (bytes)"));
+  }
+};
+
+QTEST_MAIN(WorkloadRunTest)
+#include "workload_run_test.moc"

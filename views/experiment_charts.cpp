@@ -1,0 +1,122 @@
+#include "views/experiment_charts.h"
+
+#include "analysis/experiment_results.h"
+#include "views/qt_format.h"
+
+namespace sawtooth::views {
+namespace {
+
+constexpr double kMB = 1e6;
+const QColor kAllocated(0x1f, 0x77, 0xb4), kReserved(0xae, 0xc7, 0xe8), kPlan(0xbd, 0xbd, 0xbd), kMeasured(0x2e, 0x7d, 0x32),
+    kTime(0x6a, 0x3d, 0x9a);
+
+}  // namespace
+
+QString signedPercent(double change) {
+  const double p = change * 100;
+  if (std::fabs(p) < 0.5) return QStringLiteral("±0 %");
+  // A real minus sign, as the seed writes "−56 %".
+  return (p < 0 ? QStringLiteral("−") : QStringLiteral("+")) + QString::number(std::fabs(p), 'f', 0) + QStringLiteral(" %");
+}
+
+bool showPeakComparison(BarChart& chart, const Trace& trace) {
+  const auto groups = peakComparison(trace);
+  if (groups.empty()) return false;
+  QStringList categories, annotations;
+  BarSetData allocated{QObject::tr("peak allocated"), kAllocated, {}, {}, std::nullopt};
+  BarSetData reserved{QObject::tr("peak reserved"), kReserved, {}, {}, std::nullopt};
+  bool any_reserved = false;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const PeakGroup& g = groups[i];
+    categories << toQString(g.run);
+    allocated.values << g.peak_allocated / kMB;
+    QString tip = QObject::tr("<b>%1</b><br>peak allocated %2 (%L3 bytes)")
+                      .arg(toQString(g.run), bytesText(static_cast<qint64>(g.peak_allocated)))
+                      .arg(static_cast<qint64>(g.peak_allocated));
+    if (g.time)
+      tip += QObject::tr("<br>%1: median %2 ms (min %3, max %4, %5 samples)")
+                 .arg(toQString(g.time->name).replace('_', ' '))
+                 .arg(g.time->median_ms, 0, 'f', 3)
+                 .arg(g.time->min_ms, 0, 'f', 3)
+                 .arg(g.time->max_ms, 0, 'f', 3)
+                 .arg(g.time->samples);
+    allocated.tooltips << tip;
+    reserved.values << g.peak_reserved.value_or(0) / kMB;
+    reserved.tooltips << (g.peak_reserved ? QObject::tr("<b>%1</b><br>peak reserved %2 (%L3 bytes)")
+                                                .arg(toQString(g.run), bytesText(static_cast<qint64>(*g.peak_reserved)))
+                                                .arg(static_cast<qint64>(*g.peak_reserved))
+                                          : QObject::tr("not recorded"));
+    any_reserved = any_reserved || g.peak_reserved.has_value();
+    if (i == 0) {
+      annotations << QObject::tr("baseline");
+    } else {
+      QString text = QObject::tr("%1 peak").arg(signedPercent(g.allocated_change));
+      if (g.time_change) text += QObject::tr(" · %1 time").arg(signedPercent(*g.time_change));
+      annotations << text;
+    }
+  }
+  QList<BarSetData> sets{allocated};
+  if (any_reserved) sets << reserved;
+  chart.setData(QObject::tr("Peak memory per run (%1)").arg(toQString(workloadOf(trace))), QObject::tr("peak (MB)"),
+                categories, sets, annotations);
+  return true;
+}
+
+bool showAnatomyPlan(BarChart& chart, const Trace& trace, int16_t device) {
+  const auto rows = anatomyPlan(trace, device);
+  if (rows.empty()) return false;
+  QStringList categories, annotations;
+  BarSetData plan{QObject::tr("plan (analytic)"), kPlan, {}, {}, std::nullopt};
+  BarSetData counted{QObject::tr("counted (peak of each)"), kMeasured, {}, {}, std::nullopt};
+  for (const PlanRow& r : rows) {
+    categories << toQString(r.what);
+    plan.values << r.plan_bytes / kMB;
+    counted.values << r.measured_bytes / kMB;
+    const QString tip = QObject::tr("<b>%1</b><br>plan %2 (%L3 bytes)<br>counted %4 (%L5 bytes)<br>error %6")
+                            .arg(toQString(r.what), bytesText(static_cast<qint64>(r.plan_bytes)))
+                            .arg(static_cast<qint64>(r.plan_bytes))
+                            .arg(bytesText(static_cast<qint64>(r.measured_bytes)))
+                            .arg(static_cast<qint64>(r.measured_bytes))
+                            .arg(signedPercent(r.error()));
+    plan.tooltips << tip;
+    counted.tooltips << tip;
+    annotations << signedPercent(r.error());
+  }
+  chart.setData(QObject::tr("Plan vs count: 4P parameters + 4P gradients + optimizer state + activations"),
+                QObject::tr("bytes (MB)"), categories, {plan, counted}, annotations);
+  return true;
+}
+
+bool showPrecisionTiming(BarChart& chart, const Trace& trace) {
+  const auto rows = precisionResults(trace);
+  if (rows.empty()) return false;
+  QStringList categories, annotations;
+  BarSetData median{QObject::tr("median step time"), kTime, {}, {}, QList<QPair<qreal, qreal>>{}};
+  for (const PrecisionRow& r : rows) {
+    QString category = toQString(r.mode);
+    if (r.tflops) category += QObject::tr(" (%1 TFLOP/s)").arg(*r.tflops, 0, 'f', 1);
+    categories << category;
+    median.values << r.time.median_ms;
+    median.whiskers->append({r.time.min_ms, r.time.max_ms});
+    QString tip = QObject::tr("<b>%1</b><br>median %2 ms, min %3, max %4 (%5 steps)<br>%6")
+                      .arg(toQString(r.mode))
+                      .arg(r.time.median_ms, 0, 'f', 3)
+                      .arg(r.time.min_ms, 0, 'f', 3)
+                      .arg(r.time.max_ms, 0, 'f', 3)
+                      .arg(r.time.samples)
+                      .arg(toQString(r.settings).toHtmlEscaped());
+    if (r.peak_allocated) tip += QObject::tr("<br>peak allocated %1").arg(bytesText(static_cast<qint64>(*r.peak_allocated)));
+    median.tooltips << tip;
+    QStringList speedups;
+    if (r.speedup_vs_fp32 && r.mode != "fp32") speedups << QObject::tr("×%1 vs fp32").arg(*r.speedup_vs_fp32, 0, 'f', 1);
+    if (r.speedup_vs_tf32 && r.mode != "tf32" && r.mode != "fp32")
+      speedups << QObject::tr("×%1 vs TF32").arg(*r.speedup_vs_tf32, 0, 'f', 2);
+    annotations << (speedups.isEmpty() ? (r.mode == "fp32" ? QObject::tr("baseline (TF32 off)") : QString())
+                                       : speedups.join(QStringLiteral(" · ")));
+  }
+  chart.setData(QObject::tr("Step time per precision mode (median, min–max)"), QObject::tr("ms per step"), categories,
+                {median}, annotations);
+  return true;
+}
+
+}  // namespace sawtooth::views

@@ -35,6 +35,7 @@ TraceSummary summarize(const Trace& trace) {
     d.has_categories = cp.any_categorised;
     s.devices.push_back(std::move(d));
   }
+  s.run_peaks = runPeaks(trace);
   return s;
 }
 

@@ -9,6 +9,7 @@
 
 #include "analysis/invariants.h"
 #include "analysis/peaks.h"
+#include "analysis/run_peaks.h"
 #include "model/trace.h"
 
 namespace sawtooth {
@@ -32,6 +33,7 @@ struct TraceSummary {
   size_t events = 0;
   std::map<std::string, size_t> actions;
   std::vector<DeviceSummary> devices;
+  std::vector<RunDevicePeaks> run_peaks;  // per run and device (the ranks of a distributed trace)
 };
 
 TraceSummary summarize(const Trace& trace);

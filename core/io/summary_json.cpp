@@ -16,12 +16,29 @@ std::string phaseOf(const Trace& trace, const Peak& peak) {
   return p < trace.phases.size() ? trace.phases[p].name : std::string();
 }
 
-json runJson(const Run& run) {
+json categoryPeaksJson(const std::array<int64_t, kCategoryCount>& peaks) {
+  json cats = json::object();
+  for (int c = 0; c < kCategoryCount; ++c) cats[std::string(name(static_cast<Category>(c)))] = peaks[static_cast<size_t>(c)];
+  return cats;
+}
+
+json runJson(const Run& run, uint16_t id, const std::vector<RunDevicePeaks>& run_peaks) {
   json config = json::object();
   for (const auto& [k, v] : run.config) config[k] = v;
   json measurements = json::array();
   for (const auto& m : run.measurements) measurements.push_back({{"name", m.name}, {"value", m.value}, {"unit", m.unit}});
-  return {{"name", run.name}, {"workload", run.workload}, {"configuration", config}, {"measurements", measurements}};
+  json peaks = json::array();
+  for (const RunDevicePeaks& p : run_peaks) {
+    if (p.run != id) continue;
+    json pj = {{"device", p.device}, {"peak_allocated_bytes", p.peak_allocated}, {"peak_allocated_t_ns", p.peak_allocated_t_ns}};
+    if (p.has_categories) pj["category_peaks"] = categoryPeaksJson(p.category_peaks);
+    peaks.push_back(std::move(pj));
+  }
+  return {{"name", run.name},
+          {"workload", run.workload},
+          {"configuration", config},
+          {"measurements", measurements},
+          {"peaks", peaks}};
 }
 
 }  // namespace
@@ -56,17 +73,12 @@ std::string summaryJson(const Trace& trace, const TraceSummary& s, int indent) {
                             {"violations", d.invariants.violations},
                             {"first_violation", d.invariants.first_violation}};
     }
-    if (d.has_categories) {
-      json cats = json::object();
-      for (int c = 0; c < kCategoryCount; ++c)
-        cats[std::string(name(static_cast<Category>(c)))] = d.category_peaks[static_cast<size_t>(c)];
-      dj["category_peaks"] = cats;
-    }
+    if (d.has_categories) dj["category_peaks"] = categoryPeaksJson(d.category_peaks);
     devices.push_back(std::move(dj));
   }
   out["devices"] = devices;
   json runs = json::array();
-  for (const auto& r : trace.runs) runs.push_back(runJson(r));
+  for (size_t i = 0; i < trace.runs.size(); ++i) runs.push_back(runJson(trace.runs[i], static_cast<uint16_t>(i), s.run_peaks));
   out["runs"] = runs;
   out["phases"] = trace.phases.size();
   out["stacks"] = trace.stacks.stackCount();
@@ -108,8 +120,18 @@ std::string summaryText(const Trace& trace, const TraceSummary& s) {
   }
   if (!trace.runs.empty()) {
     out += "\nruns\n";
-    for (const auto& r : trace.runs) {
+    for (size_t i = 0; i < trace.runs.size(); ++i) {
+      const Run& r = trace.runs[i];
       out += fmt::format("  {}\n", r.name);
+      for (const RunDevicePeaks& p : s.run_peaks) {
+        if (p.run != i) continue;
+        out += fmt::format("    peak allocated on {:<13} {}", deviceLabel(p.device), formatBytes(p.peak_allocated));
+        if (p.has_categories)
+          for (int c = 0; c < kCategoryCount; ++c)
+            if (p.category_peaks[static_cast<size_t>(c)])
+              out += fmt::format(" {}={}", name(static_cast<Category>(c)), formatBytes(p.category_peaks[static_cast<size_t>(c)]));
+        out += "\n";
+      }
       size_t samples = 0;
       for (const auto& m : r.measurements) {
         if (m.name.size() > 10 && m.name.ends_with("_sample_ms")) {

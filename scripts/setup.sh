@@ -21,7 +21,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git clang
   qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libgl-dev libxkbcommon-dev
   libsqlite3-dev sqlite3 zlib1g-dev libsimdjson-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libgloo-dev
   python3 python3-venv python3-pip
   xvfb xauth
 )

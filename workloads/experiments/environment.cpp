@@ -12,6 +12,7 @@
 namespace sawtooth::workloads {
 
 bool cudaAvailable() { return torch::cuda::is_available(); }
+int cudaDeviceCount() { return static_cast<int>(torch::cuda::device_count()); }
 
 std::map<std::string, std::string> environmentInfo(bool cuda, int device) {
   std::map<std::string, std::string> info;

@@ -7,6 +7,7 @@
 namespace sawtooth::workloads {
 
 bool cudaAvailable();
+int cudaDeviceCount();
 // tool, torch, CUDA runtime and driver, cuDNN, device name and memory, for the file's meta table.
 std::map<std::string, std::string> environmentInfo(bool cuda, int device);
 // Allocator statistics right now (after an OOM): allocated, reserved, device free/total.

@@ -1,6 +1,7 @@
 #include "experiments/accumulation.h"
 #include "experiments/anatomy.h"
 #include "experiments/checkpointing.h"
+#include "experiments/data_parallel.h"
 #include "experiments/precision.h"
 #include "experiments/workload.h"
 
@@ -8,7 +9,7 @@ namespace sawtooth::workloads {
 
 const std::vector<Workload>& allWorkloads() {
   static const std::vector<Workload> all = {anatomyWorkload(), precisionWorkload(), checkpointingWorkload(),
-                                            accumulationWorkload()};
+                                            accumulationWorkload(), dataParallelWorkload()};
   return all;
 }
 

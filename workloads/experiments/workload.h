@@ -36,6 +36,9 @@ struct WorkloadSpec {
   std::string title;
   std::string description;
   std::vector<ParameterSpec> parameters;
+  // Runs as N processes, one per rank (sawtooth-record --ranks N starts them and merges their
+  // traces); the others run in one process.
+  bool distributed = false;
 };
 
 class Parameters {
@@ -67,6 +70,14 @@ struct Interrupted : std::runtime_error {
   Interrupted() : std::runtime_error("interrupted") {}
 };
 
+// Where this process sits in a distributed run: its rank, the world size, and the loopback port
+// of the launcher's c10d TCPStore (the rendezvous). Rank 0 of 1 with no port outside one.
+struct DistributedContext {
+  int rank = 0;
+  int world_size = 1;
+  int store_port = 0;
+};
+
 struct WorkloadContext {
   capture::CaptureSession& session;
   const Parameters& params;
@@ -74,6 +85,7 @@ struct WorkloadContext {
   int device = 0;
   ProgressSink& progress;
   const std::atomic<bool>& stop_requested;
+  DistributedContext distributed{};
 
   void checkStop() const {
     if (stop_requested.load()) throw Interrupted();

@@ -1,0 +1,9 @@
+#pragma once
+
+#include "experiments/workload.h"
+
+namespace sawtooth::workloads {
+
+Workload dataParallelWorkload();
+
+}  // namespace sawtooth::workloads

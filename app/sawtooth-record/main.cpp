@@ -1,13 +1,16 @@
 // sawtooth-record: runs a built-in LibTorch workload and writes what it allocated to a .sawtooth file.
 //   sawtooth-record --list [--json]
 //   sawtooth-record --workload NAME [--set key=value ...] [--device auto|cuda|cpu] [--stacks none|cpp]
-//                   [--capture all|none] --out FILE.sawtooth
+//                   [--capture all|none] [--ranks N [--timeout S]] --out FILE.sawtooth
 // Progress: JSON lines on stdout. Exit codes: 0 ok, 1 internal error, 2 bad arguments,
 // 3 CUDA out of memory (recorded as an oom event, file closed), 4 interrupted by SIGINT/SIGTERM
 // (the current batch is finished and the file closed).
+// A distributed workload (data-parallel) runs as --ranks N child processes of this program, one
+// per rank, each recording FILE.rankR.sawtooth; FILE.sawtooth is their merge, a run per rank.
 
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -17,6 +20,7 @@
 
 #include "capture/allocator_sources.h"
 #include "capture/capture_session.h"
+#include "distributed_recording.h"
 #include "experiments/environment.h"
 #include "experiments/workload.h"
 #include "progress_json.h"
@@ -89,6 +93,12 @@ int usage(const std::string& message) {
   return kExitUsage;
 }
 
+std::string thisExecutable(const char* argv0) {
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(argv0) : self.string();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -106,6 +116,13 @@ int main(int argc, char** argv) {
                  "capture sources: all, none, or all minus some: all,-tracker,-reporter,-cupti,-kernels,-sampler "
                  "(to measure each one's overhead)");
   app.add_option("--out", out, "output .sawtooth file");
+  int ranks = 1, timeout_s = 3600, rank = -1, world_size = 0, store_port = 0;
+  app.add_option("--ranks", ranks, "processes for a distributed workload, one per rank (one GPU each on CUDA)");
+  app.add_option("--timeout", timeout_s, "with --ranks: seconds before unfinished ranks are stopped (default 3600)");
+  // Set by the launcher on each rank process.
+  app.add_option("--rank", rank)->group("");
+  app.add_option("--world-size", world_size)->group("");
+  app.add_option("--store-port", store_port)->group("");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -135,6 +152,37 @@ int main(int argc, char** argv) {
   auto params = wl::resolveParameters(workload->spec, cuda, overrides);
   if (!params) return usage(params.error().message);
 
+  if (ranks < 1 || ranks > 64) return usage(fmt::format("--ranks {}: expected 1 to 64", ranks));
+  if (timeout_s < 1) return usage(fmt::format("--timeout {}: expected a number of seconds, at least 1", timeout_s));
+  const bool rank_process = rank >= 0;
+  if (!workload->spec.distributed && (ranks != 1 || rank_process))
+    return usage(fmt::format("--ranks {}: '{}' runs in one process; only distributed workloads (data-parallel) run "
+                             "on several ranks", ranks, workload_name));
+  if (rank_process && (world_size < 1 || rank >= world_size || store_port <= 0))
+    return usage(fmt::format("--rank {} needs --world-size above it and --store-port (the launcher sets them)", rank));
+  if (workload->spec.distributed && !rank_process) {
+    if (cuda && ranks > wl::cudaDeviceCount())
+      return usage(fmt::format("--ranks {}: one GPU per rank, and this machine has {} CUDA device(s); use --ranks {} "
+                               "or fewer, or --device cpu", ranks, wl::cudaDeviceCount(), wl::cudaDeviceCount()));
+    std::signal(SIGINT, onSignal);
+    std::signal(SIGTERM, onSignal);
+    sawtooth::record::JsonLinesProgress launcher_progress(stdout);
+    sawtooth::record::DistributedRequest request;
+    request.executable = thisExecutable(argv[0]);
+    request.workload = workload->spec.name;
+    request.cuda = cuda;
+    request.rank_args = {"--workload", workload->spec.name, "--device", cuda ? "cuda" : "cpu", "--stacks", stacks,
+                         "--capture", capture};
+    for (const auto& [k, v] : params->all()) request.rank_args.insert(request.rank_args.end(), {"--set", k + "=" + v});
+    request.parameters = params->all();
+    request.out = out;
+    request.ranks = ranks;
+    request.timeout = std::chrono::seconds(timeout_s);
+    return sawtooth::record::recordDistributed(request, launcher_progress, g_stop);
+  }
+  // A rank runs on the GPU of its own number.
+  const int device_index = cuda && rank_process ? rank : 0;
+
   std::signal(SIGINT, onSignal);
   std::signal(SIGTERM, onSignal);
   sawtooth::record::JsonLinesProgress progress(stdout);
@@ -142,6 +190,7 @@ int main(int argc, char** argv) {
   sawtooth::capture::SessionOptions options;
   options.out_path = out;
   options.cuda = cuda;
+  options.cuda_device = device_index;
   options.stacks = stacks == "cpp" ? sawtooth::capture::StackMode::Cpp : sawtooth::capture::StackMode::None;
   if (sawtooth::Status st = applyCaptureSpec(capture, options); !st) return usage(st.error().message);
   auto session = sawtooth::capture::CaptureSession::start(options);
@@ -150,7 +199,7 @@ int main(int argc, char** argv) {
     return kExitInternal;
   }
   auto& s = **session;
-  const auto env = wl::environmentInfo(cuda, 0);
+  const auto env = wl::environmentInfo(cuda, device_index);
   for (const auto& [k, v] : env) s.setMeta(k, v);
   s.setMeta("workload", workload->spec.name);
   s.setMeta("parameters", nlohmann::json(params->all()).dump());
@@ -160,7 +209,8 @@ int main(int argc, char** argv) {
   if (env.count("device_name")) start["device_name"] = env.at("device_name");
   progress.event("start", fmt::format("{} on {}", workload->spec.name, cuda ? env.at("device_name") : "the CPU"), start.dump());
 
-  wl::WorkloadContext ctx{s, *params, cuda, 0, progress, g_stop};
+  wl::WorkloadContext ctx{s, *params, cuda, device_index, progress, g_stop, {}};
+  if (rank_process) ctx.distributed = {rank, world_size, store_port};
   int code = kExitOk;
   try {
     workload->run(ctx);
@@ -179,7 +229,7 @@ int main(int argc, char** argv) {
       // The state at the failure, as the allocator's OOM observer saw it (by now the workload's
       // tensors are gone), then the allocator's peak statistics.
       const auto at = sawtooth::capture::lastOutOfMemory();
-      std::map<std::string, std::string> state = wl::allocatorState(0);
+      std::map<std::string, std::string> state = wl::allocatorState(device_index);
       if (at.seen) {
         state["allocated_bytes"] = std::to_string(at.allocated);
         state["device_free_bytes"] = std::to_string(at.device_free);

@@ -208,8 +208,8 @@ def bad_arguments():
         check(r.returncode == 2 and needle in r.stderr, f"bad arguments {args}: exit {r.returncode}, {r.stderr.strip()!r}")
     r = run(["--list", "--json"], timeout=60)
     listing = json.loads(r.stdout)
-    check([w["name"] for w in listing["workloads"]] == ["anatomy", "precision", "checkpointing", "accumulation"],
-          "--list --json names")
+    check([w["name"] for w in listing["workloads"]] == ["anatomy", "precision", "checkpointing", "accumulation",
+                                                         "data-parallel"], "--list --json names")
 
 
 def memory_order(summary, name):

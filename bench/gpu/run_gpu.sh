@@ -6,6 +6,8 @@
 #   seed      every workload at seed sizes, and the seed's Python (seed_reference.py) beside it
 #   overhead  the same binary with every capture source on versus all off, alternating
 #   report    compare.py: bench/results/h200-seed-comparison.json and a table
+#   distributed  data-parallel through c10d's NCCL, plain and sharded: world size 1 on one GPU (the
+#             NCCL path), 2 and 4 when the machine has that many GPUs (one GPU per rank)
 # Usage: bench/gpu/run_gpu.sh STAGE... ; results go to $OUT/results (tarred at the end).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -92,6 +94,28 @@ stage_breakdown() {
   for i in 1 2; do
     for spec in none all all,-tracker all,-reporter all,-cupti all,-kernels all,-sampler; do
       record precision "$R/breakdown-$spec-$i.sawtooth" --device cuda --capture "$spec" --set modes=bf16 --set steps=200
+    done
+  done
+}
+
+stage_distributed() {
+  grep -E "^SAWTOOTH_(GLOO|NCCL)_INCLUDE" $BUILD/CMakeCache.txt
+  local gpus n v out
+  gpus=$(nvidia-smi --list-gpus 2>/dev/null | wc -l)
+  for n in 1 2 4; do
+    if [ "$n" -gt "$gpus" ]; then
+      echo "world size $n: skipped, $gpus GPU(s) on this machine (one GPU per rank)"
+      continue
+    fi
+    for v in plain sharded; do
+      out="$R/distributed-$v-ws$n.sawtooth"
+      record data-parallel "$out" --device cuda --ranks $n --set variant=$v --timeout 900
+      [ -s "${out%.sawtooth}.stderr" ] && tail -3 "${out%.sawtooth}.stderr" | cut -c1-300
+      [ -f "$out" ] || continue
+      $TRACE info "$out" > "${out%.sawtooth}.info.txt" 2>&1
+      $TRACE info --json "$out" > "${out%.sawtooth}.info.json" 2>&1
+      grep -E "^  rank|peak allocated on|param_max_abs_diff|plan_model_state|step_time_median" "${out%.sawtooth}.info.txt"
+      rm -f "${out%.sawtooth}".rank*.sawtooth  # the merged trace holds every rank
     done
   done
 }

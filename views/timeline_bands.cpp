@@ -3,6 +3,7 @@
 #include <QBrush>
 #include <QPen>
 #include <algorithm>
+#include <map>
 
 #include "views/qt_format.h"
 
@@ -11,6 +12,9 @@ namespace {
 
 // Above the plot area's background, below the grid and the series.
 constexpr qreal kBandZ = 0.5;
+// Narrower bands than this, side by side, are drawn as one (see update()).
+constexpr double kMinDistinctPx = 3.0;
+const std::string kDense = "phases (zoom in to tell them apart)";
 
 // Phase x on the index axis: the number of the device's allocator events before that time.
 double indexAt(const DeviceAnalysis& d, const Trace& trace, int64_t t_ns) {
@@ -23,6 +27,7 @@ double indexAt(const DeviceAnalysis& d, const Trace& trace, int64_t t_ns) {
 }  // namespace
 
 QColor TimelineBands::colorFor(const std::string& phase_name) {
+  if (phase_name == kDense) return QColor(0x9e, 0x9e, 0x9e);
   static const std::pair<const char*, QColor> known[] = {
       {"forward", QColor(0x1f, 0x77, 0xb4)},   {"backward", QColor(0xd6, 0x27, 0x28)},
       {"optimizer", QColor(0x2c, 0xa0, 0x2c)}, {"zero_grad", QColor(0x7f, 0x7f, 0x7f)},
@@ -43,8 +48,22 @@ void TimelineBands::update(const TraceAnalysis& analysis, const ZoomWindow& wind
   shown_ = 0;
   const Trace& trace = analysis.trace();
   const DeviceAnalysis* first = analysis.devices().empty() ? nullptr : analysis.devices().front().get();
+  // Pixel spans per phase name; neighbouring spans of one name closer than a pixel are merged, so
+  // thousands of short annotations cost a handful of rectangles, not thousands.
+  struct Span {
+    const std::string* name;
+    PhaseKind kind;
+    double px0, px1;
+  };
+  std::vector<Span> spans;
   if (visible_ && first && plot.width() > 0) {
-    for (const Phase& p : trace.phases) {
+    std::vector<size_t> order(trace.phases.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return trace.phases[a].begin_ns < trace.phases[b].begin_ns; });
+    std::map<std::string, size_t> open;  // name -> index in spans of its latest span
+    for (size_t i : order) {
+      const Phase& p = trace.phases[i];
       const DeviceAnalysis* d = p.device == kAllDevices ? first : analysis.device(p.device);
       if (!d || hidden_names_.count(p.name)) continue;
       const double x0 = by_time ? static_cast<double>(p.begin_ns) : indexAt(*d, trace, p.begin_ns);
@@ -53,32 +72,52 @@ void TimelineBands::update(const TraceAnalysis& analysis, const ZoomWindow& wind
       const double px0 = std::max(plot.left(), to_pixel(std::max(x0, window.lo())));
       const double px1 = std::min(plot.right(), to_pixel(std::min(x1, window.hi())));
       if (px1 - px0 < 0.5) continue;
-      if (static_cast<size_t>(shown_) == rects_.size()) {
-        auto* rect = new QGraphicsRectItem(chart_);
-        rect->setZValue(kBandZ);
-        rect->setPen(Qt::NoPen);
-        auto* label = new QGraphicsSimpleTextItem(chart_);
-        label->setZValue(kBandZ + 0.1);
-        rects_.push_back(rect);
-        labels_.push_back(label);
+      // Bands a few pixels wide of alternating names (thousands of short annotations at full zoom)
+      // become one neutral band: zooming in separates them again.
+      if (px1 - px0 < kMinDistinctPx && !spans.empty() && spans.back().name == &kDense && px0 <= spans.back().px1 + 1.0) {
+        spans.back().px1 = std::max(spans.back().px1, px1);
+        continue;
       }
-      QColor c = colorFor(p.name);
-      c.setAlpha(p.kind == PhaseKind::Annotation ? 28 : 36);
-      auto* rect = rects_[static_cast<size_t>(shown_)];
-      rect->setBrush(c);
-      rect->setRect(QRectF(px0, plot.top(), px1 - px0, plot.height()));
-      rect->show();
-      auto* label = labels_[static_cast<size_t>(shown_)];
-      const QString text = toQString(p.name);
+      auto it = open.find(p.name);
+      if (it != open.end() && px0 <= spans[it->second].px1 + 1.0) {
+        spans[it->second].px1 = std::max(spans[it->second].px1, px1);
+        continue;
+      }
+      if (px1 - px0 < kMinDistinctPx && !spans.empty() && px0 <= spans.back().px1 + 1.0 && spans.back().px1 - spans.back().px0 < kMinDistinctPx) {
+        Span& last = spans.back();
+        last = Span{&kDense, PhaseKind::Annotation, std::min(last.px0, px0), std::max(last.px1, px1)};
+        open.clear();
+        continue;
+      }
+      spans.push_back(Span{&p.name, p.kind, px0, px1});
+      open[p.name] = spans.size() - 1;
+    }
+  }
+  for (const Span& span : spans) {
+    if (static_cast<size_t>(shown_) == rects_.size()) {
+      auto* rect = new QGraphicsRectItem(chart_);
+      rect->setZValue(kBandZ);
+      rect->setPen(Qt::NoPen);
+      auto* label = new QGraphicsSimpleTextItem(chart_);
+      label->setZValue(kBandZ + 0.1);
       QFont font = label->font();
       font.setPointSizeF(7.5);
       label->setFont(font);
-      label->setText(text);
-      label->setBrush(colorFor(p.name).darker(140));
-      label->setPos(px0 + 2, plot.top() + 1);
-      label->setVisible(label->boundingRect().width() + 4 < px1 - px0);
-      ++shown_;
+      rects_.push_back(rect);
+      labels_.push_back(label);
     }
+    QColor c = colorFor(*span.name);
+    c.setAlpha(span.kind == PhaseKind::Annotation ? 28 : 36);
+    auto* rect = rects_[static_cast<size_t>(shown_)];
+    rect->setBrush(c);
+    rect->setRect(QRectF(span.px0, plot.top(), span.px1 - span.px0, plot.height()));
+    rect->show();
+    auto* label = labels_[static_cast<size_t>(shown_)];
+    label->setText(toQString(*span.name));
+    label->setBrush(colorFor(*span.name).darker(140));
+    label->setPos(span.px0 + 2, plot.top() + 1);
+    label->setVisible(label->boundingRect().width() + 4 < span.px1 - span.px0);
+    ++shown_;
   }
   for (size_t i = static_cast<size_t>(shown_); i < rects_.size(); ++i) {
     rects_[i]->hide();

@@ -88,12 +88,22 @@ WorkloadPanel::WorkloadPanel(QString recorder, QString out_dir, QWidget* parent)
   updateButtons();
 }
 
+WorkloadPanel::~WorkloadPanel() {
+  // A --list still running must not report to a panel that is going away.
+  if (catalog_process_) {
+    catalog_process_->disconnect(this);
+    catalog_process_->kill();
+    catalog_process_->waitForFinished(2000);
+  }
+}
+
 void WorkloadPanel::loadCatalog() {
   if (recorder_.isEmpty()) {
     emit catalogFailed(statusText());
     return;
   }
   auto* process = new QProcess(this);
+  catalog_process_ = process;
   connect(process, &QProcess::finished, this, [this, process](int code, QProcess::ExitStatus status) {
     process->deleteLater();
     QString error;

@@ -8,6 +8,8 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
+#include <QPointer>
+#include <QProcess>
 #include <QPushButton>
 #include <QWidget>
 #include <memory>
@@ -23,6 +25,7 @@ class WorkloadPanel : public QWidget {
  public:
   // recorder: the sawtooth-record to use (empty: none available); recordings go to out_dir.
   WorkloadPanel(QString recorder, QString out_dir, QWidget* parent = nullptr);
+  ~WorkloadPanel() override;
 
   // Asks the recorder for its workloads (asynchronously); catalogLoaded or catalogFailed follows.
   void loadCatalog();
@@ -62,6 +65,7 @@ class WorkloadPanel : public QWidget {
   QString out_dir_;
   std::optional<WorkloadCatalog> catalog_;
   std::unique_ptr<RecorderRunner> runner_;
+  QPointer<QProcess> catalog_process_;
   QComboBox* workloads_;
   QLabel* description_;
   QComboBox* device_;

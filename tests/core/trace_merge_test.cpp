@@ -156,6 +156,27 @@ TEST(TraceMerge, SurvivesTheNativeFile) {
   EXPECT_EQ(runPeaks(*back).size(), 2u);
 }
 
+TEST(TraceMerge, MergesRankFiles) {
+  const auto dir = std::filesystem::temp_directory_path() / "sawtooth-tests";
+  std::filesystem::create_directories(dir);
+  const std::vector<std::string> paths = {(dir / "ranks.rank0.sawtooth").string(), (dir / "ranks.rank1.sawtooth").string()};
+  ASSERT_TRUE(writeNative(rankTrace(0, 100, 400, "a").trace, paths[0]).ok());
+  ASSERT_TRUE(writeNative(rankTrace(1, 100, 200, "b").trace, paths[1]).ok());
+  const std::string out = (dir / "ranks.sawtooth").string();
+  Status st = mergeRankFiles(paths, out);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  auto merged = readNative(out);
+  ASSERT_TRUE(merged.ok()) << merged.error().message;
+  ASSERT_EQ(merged->runs.size(), 2u);
+  EXPECT_EQ(merged->runs[1].configValue("rank"), "1");
+  EXPECT_EQ(merged->events.size(), 8u);
+
+  const std::vector<std::string> missing = {paths[0], (dir / "no-such-rank.sawtooth").string()};
+  Status bad = mergeRankFiles(missing, out);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message.rfind("rank 1: ", 0), 0u) << bad.error().message;
+}
+
 TEST(TraceMerge, RankWithoutRunsGetsOne) {
   RankTrace r = rankTrace(3, 0, 100, "x");
   r.trace.runs.clear();

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <thread>
 
 #include "experiments/process_group.h"
 #include "experiments/torch_support.h"
@@ -90,11 +91,17 @@ void runDataParallel(WorkloadContext& ctx) {
   auto& session = ctx.session;
   const torch::Device dev = deviceOf(ctx);
 
+  // The ranks share this machine's cores (torchrun sets OMP_NUM_THREADS=1 for the same reason):
+  // N ranks each with every core would fight over them and time the contention.
+  const int cpu_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / world);
+  if (!ctx.cuda) at::set_num_threads(cpu_threads);
+
   auto config = p.list();
   config.emplace_back("rank", std::to_string(d.rank));
   config.emplace_back("world_size", std::to_string(world));
   config.emplace_back("backend", ctx.cuda ? "nccl" : "gloo");
   config.emplace_back("device", ctx.cuda ? fmt::format("cuda:{}", ctx.device) : std::string("cpu"));
+  if (!ctx.cuda) config.emplace_back("cpu_threads", std::to_string(cpu_threads));
   session.beginRun(variant, "data-parallel", std::move(config));
   PeakWindow peak(ctx);
 

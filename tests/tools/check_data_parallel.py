@@ -12,7 +12,8 @@ Two ranks, small net, both variants:
     `info --json` and again straight from the events table with sqlite3;
   - the ranks are aligned in time: their k-th all-reduce phases overlap;
 then that nothing hangs: a rank killed with SIGKILL makes the launcher stop the other and exit
-non-zero within seconds; --timeout stops ranks that run too long; SIGTERM to the launcher stops
+non-zero within seconds; --timeout stops ranks that hang (SIGKILL when SIGTERM is not enough);
+SIGTERM to the launcher stops
 every rank, each closing its trace; bad arguments exit 2 with a clear message.
 """
 import json
@@ -241,17 +242,24 @@ def killed_rank_stops_all():
     check(info(os.path.join(out, "dp-killed.rank0.sawtooth")) is not None, "kill: rank 0's trace does not open")
 
 
-def timeout_stops_ranks():
+def timeout_stops_hung_ranks():
+    """Rank 1 frozen (SIGSTOP): rank 0 waits in its all-reduce and ignores SIGTERM there, so the
+    launcher's --timeout has to end with SIGKILL."""
     path = os.path.join(out, "dp-timeout.sawtooth")
-    launch = Launch(path, LONG, ["--timeout", "4"])
+    launch = Launch(path, LONG, ["--timeout", "8"])
+    if not check(launch.wait_for(both_ranks_training, 120), "timeout: both ranks never started training"):
+        launch.proc.kill()
+        return
+    pids = launch.pids()
+    os.kill(pids[1], signal.SIGSTOP)
     t = time.time()
     code, stderr = launch.finish(90)
     elapsed = time.time() - t
-    print(f"--timeout 4: launcher exit {code} after {elapsed:.1f} s", flush=True)
+    print(f"rank 1 frozen, --timeout 8: launcher exit {code} after {elapsed:.1f} s", flush=True)
     check(code not in (None, 0), f"timeout: launcher exit {code}")
     check(elapsed < 30, f"timeout: took {elapsed:.1f} s")
-    check("did not finish within 4 s" in stderr, f"timeout: message {stderr.strip()[-500:]}")
-    check(all(gone(pid) for pid in launch.pids().values()), "timeout: a rank is still running")
+    check("did not finish within 8 s" in stderr, f"timeout: message {stderr.strip()[-500:]}")
+    check(all(gone(pid) for pid in pids.values()), "timeout: a rank is still there")
 
 
 def sigterm_stops_every_rank():
@@ -308,7 +316,7 @@ if plain is not None and sharded is not None:
     check(abs(plain - sharded) <= 1e-5 * max(1.0, abs(plain)),
           f"sharding changed the trained parameters: checksum {plain} vs {sharded}")
 killed_rank_stops_all()
-timeout_stops_ranks()
+timeout_stops_hung_ranks()
 sigterm_stops_every_rank()
 bad_arguments()
 left = leftovers()

@@ -13,8 +13,8 @@ Two ranks, small net, both variants:
   - the ranks are aligned in time: their k-th all-reduce phases overlap;
 then that nothing hangs: a rank killed with SIGKILL makes the launcher stop the other and exit
 non-zero within seconds; --timeout stops ranks that hang (SIGKILL when SIGTERM is not enough);
-SIGTERM to the launcher stops
-every rank, each closing its trace; bad arguments exit 2 with a clear message.
+SIGTERM to the launcher stops every rank, each closing its trace; bad arguments exit 2 with a
+clear message.
 """
 import json
 import os

@@ -14,6 +14,7 @@ namespace sawtooth::views {
 BarChart::BarChart(QWidget* parent) : QChartView(parent) {
   auto* c = new QChart();
   c->setAnimationOptions(QChart::NoAnimation);
+  applyPaletteTheme(c, palette());
   c->legend()->setAlignment(Qt::AlignBottom);
   c->setMargins(QMargins(6, 6, 6, 6));
   setChart(c);
@@ -57,6 +58,7 @@ void BarChart::setData(const QString& title, const QString& value_title, const Q
   const qreal top = group_tops_.isEmpty() ? 1.0 : *std::max_element(group_tops_.begin(), group_tops_.end());
   y->setRange(0, std::max<qreal>(top * 1.22, 1e-9));
   y->applyNiceNumbers();
+  y->setLabelFormat(top >= 10 ? QStringLiteral("%.0f") : QStringLiteral("%.1f"));
   c->addAxis(x, Qt::AlignBottom);
   c->addAxis(y, Qt::AlignLeft);
   series_->attachAxis(x);
@@ -70,7 +72,7 @@ void BarChart::setData(const QString& title, const QString& value_title, const Q
       const qreal cx = static_cast<qreal>(i), w = 0.08;
       auto* line = new QLineSeries();
       line->append({{cx - w, lo}, {cx + w, lo}, {cx, lo}, {cx, hi}, {cx - w, hi}, {cx + w, hi}});
-      line->setPen(QPen(QColor(0x30, 0x30, 0x30), 1.4));
+      line->setPen(QPen(palette().color(QPalette::WindowText), 1.4));
       c->addSeries(line);
       line->attachAxis(x);
       line->attachAxis(y);
@@ -91,6 +93,7 @@ void BarChart::setData(const QString& title, const QString& value_title, const Q
     QFont f = label->font();
     f.setBold(true);
     label->setFont(f);
+    label->setBrush(palette().color(QPalette::WindowText));
     label->setZValue(20);
     labels_.append(label);
   }

@@ -36,6 +36,14 @@ bool saveViewSvg(QGraphicsView* view, const QString& path, QSize size, const QSt
   return painter.end();
 }
 
+void applyPaletteTheme(QChart* chart, const QPalette& palette) {
+  const bool dark = palette.color(QPalette::Window).lightness() < 128;
+  chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+  chart->setBackgroundBrush(palette.color(QPalette::Base));
+  chart->setTitleBrush(palette.color(QPalette::WindowText));
+  chart->legend()->setLabelColor(palette.color(QPalette::WindowText));
+}
+
 bool saveViewImage(QGraphicsView* view, const QString& path, QSize size) {
   if (QFileInfo(path).suffix().compare(QStringLiteral("svg"), Qt::CaseInsensitive) == 0)
     return saveViewSvg(view, path, size);

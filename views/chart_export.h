@@ -1,6 +1,7 @@
 #pragma once
 // Saving any chart view as PNG (at a scale, for high-DPI figures) or SVG (vector).
 
+#include <QChart>
 #include <QGraphicsView>
 #include <QSize>
 #include <QString>
@@ -9,6 +10,10 @@ namespace sawtooth::views {
 
 bool saveViewPng(QGraphicsView* view, const QString& path, QSize size = {}, qreal scale = 1.0);
 bool saveViewSvg(QGraphicsView* view, const QString& path, QSize size = {}, const QString& title = {});
+// Qt Charts' dark theme under a dark palette, the light one otherwise (call before adding series:
+// a theme resets series colours).
+void applyPaletteTheme(QChart* chart, const QPalette& palette);
+
 // Picks PNG or SVG from the file name's suffix.
 bool saveViewImage(QGraphicsView* view, const QString& path, QSize size = {});
 

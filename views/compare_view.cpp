@@ -11,7 +11,7 @@
 
 namespace sawtooth::views {
 
-std::shared_ptr<const Trace> mergeForComparison(const Trace& a, const QString& name_a, const Trace& b, const QString& name_b) {
+std::shared_ptr<const Trace> mergeForComparison(const Trace& a, const Trace& b) {
   auto out = std::make_shared<Trace>();
   out->format = "comparison";
   auto copy = [&](const Trace& src, int16_t offset, const QString& who) {
@@ -49,8 +49,8 @@ std::shared_ptr<const Trace> mergeForComparison(const Trace& a, const QString& n
       out->events.push(e);
     }
   };
-  copy(a, 0, QStringLiteral("A (%1)").arg(name_a));
-  copy(b, kCompareOffset, QStringLiteral("B (%1)").arg(name_b));
+  copy(a, 0, QStringLiteral("A"));
+  copy(b, kCompareOffset, QStringLiteral("B"));
   return out;
 }
 
@@ -72,8 +72,15 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent), timeline_(new Timel
 
 void CompareView::setTraces(std::shared_ptr<const TraceAnalysis> a, const QString& name_a,
                             std::shared_ptr<const TraceAnalysis> b, const QString& name_b) {
-  auto merged = std::make_shared<const TraceAnalysis>(mergeForComparison(a->trace(), name_a, b->trace(), name_b));
-  timeline_->setTitle(tr("%1 (A) against %2 (B)").arg(name_a, name_b));
+  auto merged = std::make_shared<const TraceAnalysis>(mergeForComparison(a->trace(), b->trace()));
+  timeline_->setTitle(tr("A: %1 against B: %2").arg(name_a, name_b));
+  timeline_->setPhaseLegendVisible(false);
+  timeline_->setBandsVisible(false);
+  // The GPUs, when there are any: the host's few allocations would only crowd the legend.
+  std::set<int16_t> gpus;
+  for (const auto& d : merged->devices())
+    if (d->device != kCpuDevice && d->device != kCompareOffset + kCpuDevice) gpus.insert(d->device);
+  timeline_->setVisibleDevices(gpus);
   timeline_->setAnalysis(merged);
 
   struct Row {

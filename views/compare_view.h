@@ -12,9 +12,9 @@
 namespace sawtooth::views {
 
 // One trace holding both sides: A's devices keep their ids, B's are offset by kCompareOffset;
-// every device gets a label "A: file cuda:0" so that legends and tooltips say which is which.
+// every device gets a label "A cuda:0" / "B cuda:0" so that legends and tooltips say which is which.
 inline constexpr int16_t kCompareOffset = 1000;
-std::shared_ptr<const Trace> mergeForComparison(const Trace& a, const QString& name_a, const Trace& b, const QString& name_b);
+std::shared_ptr<const Trace> mergeForComparison(const Trace& a, const Trace& b);
 
 class CompareView : public QWidget {
   Q_OBJECT

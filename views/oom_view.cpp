@@ -42,6 +42,7 @@ OomView::OomView(QWidget* parent)
   split->addWidget(blocks_);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 2);
+  split->setSizes({520, 300});
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(headline_);
@@ -64,6 +65,8 @@ bool OomView::setAnalysis(std::shared_ptr<const TraceAnalysis> analysis) {
   auto it = std::upper_bound(a.event.begin(), a.event.end(), oom);
   const int64_t allocated = it == a.event.begin() ? a.start : a.value[static_cast<size_t>(it - a.event.begin()) - 1];
 
+  timeline_->setAnalysis(analysis);
+  timeline_->setVisibleDevices({device->device});
   QString text = tr("<b>Out of memory on %1</b> at %2 (after allocation event %3): asked for <b>%4</b>")
                      .arg(toQString(t.deviceName(e.device)).toHtmlEscaped(), durationText(e.t_ns))
                      .arg(static_cast<qint64>(timeline_->xOfEvent(oom)))
@@ -78,8 +81,6 @@ bool OomView::setAnalysis(std::shared_ptr<const TraceAnalysis> analysis) {
   text += tr(". The largest blocks alive then:");
   headline_->setText(text);
 
-  timeline_->setAnalysis(analysis);
-  timeline_->setVisibleDevices({device->device});
   const double x = timeline_->xOfEvent(oom);
   timeline_->zoomTo(timeline_->window().boundsLo(), x + std::max(1.0, (x - timeline_->window().boundsLo()) * 0.02));
 

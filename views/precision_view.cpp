@@ -24,6 +24,7 @@ PrecisionView::PrecisionView(QWidget* parent)
   split->addWidget(table_);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 1);
+  split->setSizes({600, 190});
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(split, 1);
@@ -51,11 +52,17 @@ bool PrecisionView::setTrace(const Trace& trace) {
     cell(r, 7, toQString(row.settings), false);
   }
   table_->resizeColumnsToContents();
-  const auto& params = trace.meta.count("parameters") ? trace.meta.at("parameters") : std::string();
+  // The configuration every mode shared (what differs per mode is in the table).
+  QStringList shared;
+  if (!trace.runs.empty())
+    for (const auto& [k, v] : trace.runs.front().config)
+      if (k != "mode" && k != "modes" && k.find("precision") == std::string::npos && k != "autocast" &&
+          k != "loss_scaling" && k != "allow_tf32_cublas")
+        shared << QStringLiteral("%1 %2").arg(toQString(k), toQString(v));
   note_->setText(tr("Each bar is the median of the timed steps after warm-up (CUDA events on a GPU), the whiskers "
                     "their minimum and maximum; every mode ran the same network and batch (%1). fp32 has TF32 off, "
                     "the unfair baseline; TF32 is the fair one.")
-                     .arg(toQString(params).toHtmlEscaped()));
+                     .arg(shared.join(QStringLiteral(", "))));
   return true;
 }
 

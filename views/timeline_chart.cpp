@@ -75,6 +75,7 @@ QColor categoryColor(Category category) {
 TimelineChart::TimelineChart(QWidget* parent) : QChartView(parent) {
   auto* c = new QChart();
   c->setAnimationOptions(QChart::NoAnimation);
+  applyPaletteTheme(c, palette());
   c->legend()->setAlignment(Qt::AlignBottom);
   c->setMargins(QMargins(6, 6, 6, 6));
   setChart(c);
@@ -134,6 +135,11 @@ bool TimelineChart::hasCategories() const {
   return false;
 }
 
+void TimelineChart::setPhaseLegendVisible(bool visible) {
+  phase_legend_ = visible;
+  rebuild();
+}
+
 void TimelineChart::setPlanLines(std::vector<PlanLine> lines) {
   plan_lines_ = std::move(lines);
   rebuild();
@@ -164,7 +170,8 @@ void TimelineChart::rebuild() {
     addOomMarkers(d);
   }
   addPlanLines();
-  addPhaseLegend();
+  // Stacked categories fill the legend already; the bands stay, their names show on hover.
+  if (phase_legend_ && !stacked_) addPhaseLegend();
   connectLegend();
   axis_x_->setTitleText(by_time_ ? tr("time (ms)") : tr("allocation event"));
   const double lo = analysis_->xMin(by_time_), hi = analysis_->xMax(by_time_);

@@ -50,6 +50,8 @@ class TimelineChart : public QChartView {
   bool stackedCategories() const { return stacked_; }
   bool hasCategories() const;
   void setPlanLines(std::vector<PlanLine> lines);
+  // Legend entries for phase names (on by default; a comparison of two traces turns them off).
+  void setPhaseLegendVisible(bool visible);
 
   void resetZoom();
   void zoomTo(double lo, double hi);  // data units: ns, or allocator-event index
@@ -119,6 +121,7 @@ class TimelineChart : public QChartView {
   std::shared_ptr<const TraceAnalysis> analysis_;
   bool by_time_ = false;
   bool stacked_ = false;
+  bool phase_legend_ = true;
   std::set<int16_t> visible_devices_;
   std::vector<PlanLine> plan_lines_;
   ZoomWindow window_;

@@ -286,6 +286,10 @@ QString TraceTab::summarize() const {
 
 void TraceTab::setXAxisByTime(bool by_time) { x_axis_->setCurrentIndex(by_time ? 1 : 0); }
 
+void TraceTab::setStackedCategories(bool stacked) {
+  if (stacked_->isEnabled()) stacked_->setChecked(stacked);
+}
+
 bool TraceTab::exportChart(const QString& path) {
   if (state_ != State::Ready) return false;
   QGraphicsView* chart = timeline_;

@@ -60,6 +60,7 @@ class TraceTab : public QWidget {
   QString workload() const;
 
   void setXAxisByTime(bool by_time);
+  void setStackedCategories(bool stacked);
   // The chart of the current view, PNG or SVG by the file's suffix.
   bool exportChart(const QString& path);
   // what: "series" or "events" (core exporters), "table" (the current view's table).

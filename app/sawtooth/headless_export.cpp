@@ -50,25 +50,35 @@ int exportTimeline(const ExportOptions& options) {
   return 0;
 }
 
-int saveScreenshotWhenLoaded(MainWindow& window, const QString& path, bool by_time) {
+int saveScreenshotWhenLoaded(MainWindow& window, const ScreenshotOptions& options) {
   QElapsedTimer clock;
   clock.start();
-  auto loading = [&] {
-    for (int i = 0; i < window.tabCount(); ++i)
-      if (auto* tab = qobject_cast<views::TraceTab*>(window.tabs()->widget(i));
-          tab && tab->state() == views::TraceTab::State::Loading)
-        return true;
+  auto busy = [&] {
+    if (window.workloadPanel()->catalogPending()) return true;
+    for (auto* tab : window.traceTabs())
+      if (tab->state() == views::TraceTab::State::Loading) return true;
     return false;
   };
-  while (loading() && clock.elapsed() < 120000) QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
-  for (int i = 0; i < window.tabCount(); ++i)
-    if (auto* tab = qobject_cast<views::TraceTab*>(window.tabs()->widget(i))) tab->setXAxisByTime(by_time);
+  while (busy() && clock.elapsed() < 120000) QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+  const auto tabs = window.traceTabs();
+  for (auto* tab : tabs) tab->setXAxisByTime(options.by_time);
+  using View = views::TraceTab::View;
+  const std::pair<const char*, View> views[] = {{"timeline", View::Timeline}, {"plan", View::Plan},
+                                                {"peaks", View::Peaks},       {"precision", View::Precision},
+                                                {"runs", View::Runs},         {"oom", View::OutOfMemory}};
+  for (const auto& [name, view] : views)
+    if (options.view == QLatin1String(name))
+      for (auto* tab : tabs) tab->showView(view);
+  if (options.stacked)
+    for (auto* tab : tabs) tab->setStackedCategories(true);
+  if (options.view == QLatin1String("ladder")) window.showLadder();
+  if (options.view == QLatin1String("compare") && tabs.size() >= 2) window.compare(tabs[0], tabs[1]);
   // Let the window settle (layouts, first paint) before taking the picture.
   QElapsedTimer settle;
   settle.start();
   while (settle.elapsed() < 500) QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
-  if (!window.grab().save(path)) {
-    std::fprintf(stderr, "sawtooth: %s: cannot write the screenshot\n", qPrintable(path));
+  if (!window.grab().save(options.path)) {
+    std::fprintf(stderr, "sawtooth: %s: cannot write the screenshot\n", qPrintable(options.path));
     return 1;
   }
   return 0;

@@ -18,8 +18,15 @@ struct ExportOptions {
 // Returns a process exit code; prints one line naming the file and the reason on failure.
 int exportTimeline(const ExportOptions& options);
 
-// Waits (running the event loop) until every tab has loaded, then saves a picture of the real
-// window. Returns a process exit code.
-int saveScreenshotWhenLoaded(MainWindow& window, const QString& path, bool by_time);
+struct ScreenshotOptions {
+  QString path;
+  bool by_time = false;
+  QString view;          // timeline, plan, peaks, precision, runs, oom, ladder, compare (first two tabs)
+  bool stacked = false;  // stack the timeline by category
+};
+
+// Waits (running the event loop) until the workload list and every tab have loaded, shows the
+// view asked for, then saves a picture of the real window. Returns a process exit code.
+int saveScreenshotWhenLoaded(MainWindow& window, const ScreenshotOptions& options);
 
 }  // namespace sawtooth::app

@@ -29,6 +29,23 @@ int main(int argc, char** argv) {
     setenv("QT_QPA_PLATFORM", "offscreen", 1);
 
   QApplication app(argc, argv);
+  // SAWTOOTH_PALETTE=dark: Fusion with a dark palette, to try (and screenshot) the dark look
+  // on a desktop that does not provide one.
+  if (qEnvironmentVariable("SAWTOOTH_PALETTE") == QLatin1String("dark")) {
+    QApplication::setStyle(QStringLiteral("Fusion"));
+    QPalette dark;
+    dark.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
+    dark.setColor(QPalette::WindowText, QColor(0xe0, 0xe0, 0xe0));
+    dark.setColor(QPalette::Base, QColor(0x20, 0x20, 0x20));
+    dark.setColor(QPalette::AlternateBase, QColor(0x2b, 0x2b, 0x2b));
+    dark.setColor(QPalette::Text, QColor(0xe0, 0xe0, 0xe0));
+    dark.setColor(QPalette::Button, QColor(0x35, 0x35, 0x35));
+    dark.setColor(QPalette::ButtonText, QColor(0xe0, 0xe0, 0xe0));
+    dark.setColor(QPalette::Highlight, QColor(0x2a, 0x82, 0xda));
+    dark.setColor(QPalette::ToolTipBase, QColor(0x35, 0x35, 0x35));
+    dark.setColor(QPalette::ToolTipText, QColor(0xe0, 0xe0, 0xe0));
+    QApplication::setPalette(dark);
+  }
   QApplication::setOrganizationName(QStringLiteral("Sawtooth"));
   QApplication::setApplicationName(QStringLiteral("sawtooth"));
   QApplication::setApplicationVersion(QStringLiteral(SAWTOOTH_VERSION));
@@ -45,9 +62,13 @@ int main(int argc, char** argv) {
                                 QStringLiteral("Open the FILEs in the window, wait until they are loaded, save a picture of "
                                                "the window to OUT and exit (README and docs screenshots)."),
                                 QStringLiteral("OUT"));
+  QCommandLineOption view(QStringLiteral("view"),
+                          QStringLiteral("With --screenshot: timeline, plan, peaks, precision, runs, oom, ladder or compare."),
+                          QStringLiteral("VIEW"));
+  QCommandLineOption stacked(QStringLiteral("stacked"), QStringLiteral("With --screenshot: stack the timeline by category."));
   QCommandLineOption x_axis(QStringLiteral("x-axis"), QStringLiteral("index (default) or time."), QStringLiteral("AXIS"),
                             QStringLiteral("index"));
-  parser.addOptions({export_png, size, x_axis, screenshot});
+  parser.addOptions({export_png, size, x_axis, screenshot, view, stacked});
   parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("Traces to open."), QStringLiteral("[FILE...]"));
   parser.process(app);
 
@@ -75,8 +96,9 @@ int main(int argc, char** argv) {
     const auto m = QRegularExpression(QStringLiteral("^(\\d+)x(\\d+)$")).match(parser.value(size));
     if (m.hasMatch()) window.resize(m.captured(1).toInt(), m.captured(2).toInt());
     window.show();
-    return sawtooth::app::saveScreenshotWhenLoaded(window, parser.value(screenshot),
-                                                   parser.value(x_axis) == QStringLiteral("time"));
+    return sawtooth::app::saveScreenshotWhenLoaded(
+        window, {parser.value(screenshot), parser.value(x_axis) == QStringLiteral("time"), parser.value(view),
+                 parser.isSet(stacked)});
   }
   window.show();
   return app.exec();

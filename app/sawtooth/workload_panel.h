@@ -30,6 +30,7 @@ class WorkloadPanel : public QWidget {
   // Asks the recorder for its workloads (asynchronously); catalogLoaded or catalogFailed follows.
   void loadCatalog();
   const std::optional<WorkloadCatalog>& catalog() const { return catalog_; }
+  bool catalogPending() const { return !catalog_ && catalog_process_; }
 
   void selectWorkload(const QString& name);
   QString currentWorkload() const;

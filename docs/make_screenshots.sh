@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Takes the README's screenshots in a real window under Xvfb, from the sample traces recorded on
+# an H200 and the PyTorch fixtures. Usage: docs/make_screenshots.sh [BUILD_DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+app=${1:-build/release}/bin/sawtooth
+out=docs/screenshots
+mkdir -p "$out"
+export XDG_CONFIG_HOME=$(mktemp -d) XDG_DATA_HOME=$(mktemp -d)
+shot() {  # shot NAME [sawtooth options and files...]
+  local name=$1
+  shift
+  xvfb-run -a -s "-screen 0 1920x1200x24" "$app" --screenshot "$out/$name.png" --size 1500x950 "$@" 2>/dev/null
+  echo "$out/$name.png"
+}
+s=resources/samples
+shot timeline "$s/anatomy.sawtooth"
+shot stacked --stacked "$s/anatomy.sawtooth"
+shot plan --view plan "$s/anatomy.sawtooth"
+shot peaks "$s/checkpointing.sawtooth"
+shot precision "$s/precision.sawtooth"
+shot runs --view runs "$s/accumulation.sawtooth"
+shot oom tests/data/oom_mlp_snapshot_protocol2.pickle.gz
+shot ladder --view ladder "$s/anatomy.sawtooth" "$s/checkpointing.sawtooth" "$s/precision.sawtooth" "$s/accumulation.sawtooth"
+shot compare --view compare "$s/anatomy.sawtooth" tests/data/anatomy_adam_snapshot.pickle
+shot snapshot --x-axis time tests/data/anatomy_adam_snapshot.pickle
+SAWTOOTH_PALETTE=dark shot dark "$s/precision.sawtooth"

@@ -50,7 +50,10 @@ nlohmann::json listJson() {
     }
     out.push_back({{"name", w.spec.name}, {"title", w.spec.title}, {"description", w.spec.description}, {"parameters", params}});
   }
-  return {{"workloads", out}, {"cuda_available", wl::cudaAvailable()}};
+  // What the app shows beside the Run button and in its About box.
+  const bool cuda = wl::cudaAvailable();
+  nlohmann::json environment = wl::environmentInfo(cuda, 0);
+  return {{"workloads", out}, {"cuda_available", cuda}, {"environment", environment}};
 }
 
 void printList() {

@@ -25,3 +25,10 @@ shot ladder --view ladder "$s/anatomy.sawtooth" "$s/checkpointing.sawtooth" "$s/
 shot compare --view compare "$s/anatomy.sawtooth" tests/data/anatomy_adam_snapshot.pickle
 shot snapshot --x-axis time tests/data/anatomy_adam_snapshot.pickle
 SAWTOOTH_PALETTE=dark shot dark "$s/precision.sawtooth"
+# Two ranks through Gloo on this machine's CPU (recorded now; the one-GPU machine has no second GPU).
+rec=$(dirname "$app")/sawtooth-record
+if [ -x "$rec" ]; then
+  dp=$(mktemp -d)/data-parallel.sawtooth
+  "$rec" --workload data-parallel --ranks 2 --device cpu --set variant=sharded --out "$dp" > /dev/null
+  shot ranks "$dp"
+fi

@@ -31,6 +31,7 @@ void BarChart::setData(const QString& title, const QString& value_title, const Q
   labels_.clear();
   categories_ = categories;
   annotations_ = annotations;
+  references_.clear();
   tooltips_.clear();
   whiskers_ = 0;
   c->setTitle(title);
@@ -107,6 +108,25 @@ void BarChart::placeAnnotations() {
     const QRectF r = labels_[i]->boundingRect();
     labels_[i]->setPos(anchor.x() - r.width() / 2, anchor.y() - r.height() - 4);
   }
+}
+
+void BarChart::addReferenceLine(const QString& label, qreal value, const QColor& color) {
+  if (!series_) return;
+  auto* line = new QLineSeries();
+  line->setName(label);
+  line->setPen(QPen(color, 1.6, Qt::DashLine));
+  const qreal right = static_cast<qreal>(std::max<qsizetype>(categories_.size(), 1)) - 0.5;
+  line->append({{-0.5, value}, {right, value}});
+  chart()->addSeries(line);
+  for (QAbstractAxis* axis : series_->attachedAxes()) line->attachAxis(axis);
+  // Keep the line in view.
+  for (QAbstractAxis* axis : series_->attachedAxes())
+    if (auto* y = qobject_cast<QValueAxis*>(axis); y && value * 1.1 > y->max()) {
+      y->setMax(value * 1.15);
+      y->applyNiceNumbers();
+    }
+  references_ << label;
+  placeAnnotations();
 }
 
 QBarSet* BarChart::barSet(int index) const {

@@ -27,6 +27,9 @@ class BarChart : public QChartView {
 
   void setData(const QString& title, const QString& value_title, const QStringList& categories,
                const QList<BarSetData>& sets, const QStringList& annotations);
+  // A horizontal line across every group, named in the legend (a plan, a limit).
+  void addReferenceLine(const QString& label, qreal value, const QColor& color);
+  QStringList referenceLines() const { return references_; }
   QStringList categories() const { return categories_; }
   QStringList annotations() const { return annotations_; }
   QBarSet* barSet(int index) const;
@@ -43,6 +46,7 @@ class BarChart : public QChartView {
   QBarSeries* series_ = nullptr;
   QStringList categories_;
   QStringList annotations_;
+  QStringList references_;
   QList<qreal> group_tops_;
   QList<QStringList> tooltips_;
   QList<QGraphicsSimpleTextItem*> labels_;

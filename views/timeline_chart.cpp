@@ -135,6 +135,13 @@ bool TimelineChart::hasCategories() const {
   return false;
 }
 
+void TimelineChart::setSharedBounds(double lo, double hi) {
+  shared_bounds_ = std::make_pair(lo, hi);
+  if (!analysis_) return;
+  window_.setBounds(lo, hi, by_time_ ? 1000.0 : 4.0);
+  applyWindow();
+}
+
 void TimelineChart::setPhaseLegendVisible(bool visible) {
   phase_legend_ = visible;
   rebuild();
@@ -174,7 +181,8 @@ void TimelineChart::rebuild() {
   if (phase_legend_ && !stacked_) addPhaseLegend();
   connectLegend();
   axis_x_->setTitleText(by_time_ ? tr("time (ms)") : tr("allocation event"));
-  const double lo = analysis_->xMin(by_time_), hi = analysis_->xMax(by_time_);
+  const double lo = shared_bounds_ ? shared_bounds_->first : analysis_->xMin(by_time_);
+  const double hi = shared_bounds_ ? shared_bounds_->second : analysis_->xMax(by_time_);
   window_.setBounds(lo, hi, by_time_ ? 1000.0 : 4.0);
   applyWindow();
 }

@@ -15,6 +15,7 @@
 #include <QScatterSeries>
 #include <QValueAxis>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "analysis/trace_analysis.h"
@@ -50,6 +51,9 @@ class TimelineChart : public QChartView {
   bool stackedCategories() const { return stacked_; }
   bool hasCategories() const;
   void setPlanLines(std::vector<PlanLine> lines);
+  // The x extent to zoom within (data units), instead of this trace's own: lanes of several traces
+  // on one clock share one extent so that the same moment lines up.
+  void setSharedBounds(double lo, double hi);
   // Legend entries for phase names (on by default; a comparison of two traces turns them off).
   void setPhaseLegendVisible(bool visible);
 
@@ -122,6 +126,7 @@ class TimelineChart : public QChartView {
   bool by_time_ = false;
   bool stacked_ = false;
   bool phase_legend_ = true;
+  std::optional<std::pair<double, double>> shared_bounds_;
   std::set<int16_t> visible_devices_;
   std::vector<PlanLine> plan_lines_;
   ZoomWindow window_;

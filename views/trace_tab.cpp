@@ -122,6 +122,7 @@ QWidget* TraceTab::buildContentPage() {
   precision_ = new PrecisionView;
   runs_ = new RunsView;
   oom_ = new OomView;
+  ranks_ = new RanksView;
 
   connect(x_axis_, &QComboBox::currentIndexChanged, this, [this](int i) { timeline_->setXAxisByTime(i == 1); });
   connect(bands_, &QCheckBox::toggled, timeline_, &TimelineChart::setBandsVisible);
@@ -226,9 +227,13 @@ void TraceTab::showAnalysis(std::shared_ptr<const TraceAnalysis> analysis) {
   view_pages_.clear();
   addView(View::Timeline, timeline_page_, tr("Timeline"));
   const QString workload = this->workload();
+  const bool ranked = ranks_->setTrace(trace);
+  if (ranked) addView(View::Ranks, ranks_, tr("Ranks"));
   const int16_t plan_device = analysis_->device(0) ? 0 : kCpuDevice;
-  if (showAnatomyPlan(*plan_, trace, plan_device)) addView(View::Plan, plan_, tr("Plan vs count"));
-  if (workload != QLatin1String("precision") && workload != QLatin1String("anatomy") && showPeakComparison(*peaks_, trace))
+  // A distributed trace's ranks share device ids: its plan lives in the Ranks view.
+  if (!ranked && showAnatomyPlan(*plan_, trace, plan_device)) addView(View::Plan, plan_, tr("Plan vs count"));
+  if (!ranked && workload != QLatin1String("precision") && workload != QLatin1String("anatomy") &&
+      showPeakComparison(*peaks_, trace))
     addView(View::Peaks, peaks_, tr("Peak comparison"));
   if (precision_->setTrace(trace)) addView(View::Precision, precision_, tr("Precision"));
   if (!trace.runs.empty()) {
@@ -240,6 +245,7 @@ void TraceTab::showAnalysis(std::shared_ptr<const TraceAnalysis> analysis) {
   // The view that answers this trace's question first.
   if (hasView(View::OutOfMemory)) showView(View::OutOfMemory);
   else if (hasView(View::Precision)) showView(View::Precision);
+  else if (hasView(View::Ranks)) showView(View::Ranks);
   else if (hasView(View::Peaks)) showView(View::Peaks);
   else showView(View::Timeline);
   setState(State::Ready);
@@ -297,6 +303,7 @@ bool TraceTab::exportChart(const QString& path) {
     case View::Peaks: chart = peaks_; break;
     case View::Plan: chart = plan_; break;
     case View::Precision: chart = precision_->chart(); break;
+    case View::Ranks: chart = ranks_->peaks(); break;
     case View::OutOfMemory: chart = oom_->timeline(); break;
     default: break;
   }

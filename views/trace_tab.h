@@ -18,6 +18,7 @@
 #include "views/events_view.h"
 #include "views/oom_view.h"
 #include "views/precision_view.h"
+#include "views/ranks_view.h"
 #include "views/runs_view.h"
 #include "views/timeline_chart.h"
 #include "views/trace_load_job.h"
@@ -28,7 +29,7 @@ class TraceTab : public QWidget {
   Q_OBJECT
  public:
   enum class State { Loading, Failed, Cancelled, Ready };
-  enum class View { Timeline, Peaks, Plan, Precision, Runs, OutOfMemory };
+  enum class View { Timeline, Peaks, Plan, Precision, Ranks, Runs, OutOfMemory };
 
   explicit TraceTab(QString path, QWidget* parent = nullptr);
   ~TraceTab() override;
@@ -51,6 +52,7 @@ class TraceTab : public QWidget {
   PrecisionView* precisionView() const { return precision_; }
   RunsView* runsView() const { return runs_; }
   OomView* oomView() const { return oom_; }
+  RanksView* ranksView() const { return ranks_; }
   QProgressBar* progressBar() const { return progress_; }
 
   bool hasView(View view) const;
@@ -100,6 +102,7 @@ class TraceTab : public QWidget {
   PrecisionView* precision_ = nullptr;
   RunsView* runs_ = nullptr;
   OomView* oom_ = nullptr;
+  RanksView* ranks_ = nullptr;
   std::vector<std::pair<View, QWidget*>> view_pages_;
 };
 

@@ -48,12 +48,19 @@ nlohmann::json listJson() {
       if (std::isfinite(p.max)) pj["max"] = p.max;
       params.push_back(pj);
     }
-    out.push_back({{"name", w.spec.name}, {"title", w.spec.title}, {"description", w.spec.description}, {"parameters", params}});
+    out.push_back({{"name", w.spec.name},
+                   {"title", w.spec.title},
+                   {"description", w.spec.description},
+                   {"distributed", w.spec.distributed},
+                   {"parameters", params}});
   }
   // What the app shows beside the Run button and in its About box.
   const bool cuda = wl::cudaAvailable();
   nlohmann::json environment = wl::environmentInfo(cuda, 0);
-  return {{"workloads", out}, {"cuda_available", cuda}, {"environment", environment}};
+  return {{"workloads", out},
+          {"cuda_available", cuda},
+          {"cuda_devices", cuda ? wl::cudaDeviceCount() : 0},
+          {"environment", environment}};
 }
 
 void printList() {

@@ -38,6 +38,7 @@ bool RecorderRunner::start(const Request& request) {
   QStringList args{QStringLiteral("--workload"), request.workload, QStringLiteral("--device"), request.device,
                    QStringLiteral("--out"), request.out};
   for (const auto& [k, v] : request.parameters) args << QStringLiteral("--set") << QStringLiteral("%1=%2").arg(k, v);
+  if (request.ranks > 1) args << QStringLiteral("--ranks") << QString::number(request.ranks);
   process_.setProgram(recorder_);
   process_.setArguments(args);
   process_.setProcessChannelMode(QProcess::SeparateChannels);

@@ -22,6 +22,7 @@ class RecorderRunner : public QObject {
     QList<QPair<QString, QString>> parameters;
     QString device = QStringLiteral("auto");
     QString out;
+    int ranks = 1;  // distributed workloads: processes, one per rank
   };
 
   explicit RecorderRunner(QString recorder, QObject* parent = nullptr);

@@ -52,11 +52,13 @@ std::optional<WorkloadCatalog> WorkloadCatalog::parse(const QByteArray& json, QS
   WorkloadCatalog catalog;
   const QJsonObject root = doc.object();
   catalog.cuda_available = root.value(QStringLiteral("cuda_available")).toBool();
+  catalog.cuda_devices = root.value(QStringLiteral("cuda_devices")).toInt();
   catalog.environment = root.value(QStringLiteral("environment")).toObject();
   for (const QJsonValue& w : root.value(QStringLiteral("workloads")).toArray()) {
     const QJsonObject o = w.toObject();
     WorkloadInfo info{o.value(QStringLiteral("name")).toString(), o.value(QStringLiteral("title")).toString(),
-                      o.value(QStringLiteral("description")).toString(), {}};
+                      o.value(QStringLiteral("description")).toString(),
+                      o.value(QStringLiteral("distributed")).toBool(), {}};
     for (const QJsonValue& p : o.value(QStringLiteral("parameters")).toArray()) {
       const QJsonObject po = p.toObject();
       ParameterInfo param;

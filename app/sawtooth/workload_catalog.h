@@ -20,12 +20,14 @@ struct ParameterInfo {
 
 struct WorkloadInfo {
   QString name, title, description;
+  bool distributed = false;  // runs as several processes, one per rank (sawtooth-record --ranks N)
   QList<ParameterInfo> parameters;
 };
 
 struct WorkloadCatalog {
   QList<WorkloadInfo> workloads;
   bool cuda_available = false;
+  int cuda_devices = 0;
   QJsonObject environment;  // tool, torch, CUDA runtime/driver, device name and memory
 
   const WorkloadInfo* find(const QString& name) const;

@@ -143,6 +143,7 @@ bool WorkloadPanel::usesGpu() const {
 void WorkloadPanel::rebuildForm() {
   while (form_->rowCount() > 0) form_->removeRow(0);
   editors_.clear();
+  ranks_ = nullptr;
   if (!catalog_) return;
   const WorkloadInfo* w = catalog_->find(currentWorkload());
   if (!w) return;
@@ -153,6 +154,16 @@ void WorkloadPanel::rebuildForm() {
                                 "seed's sizes need a GPU). The Samples tabs hold runs recorded on an H200."));
   const QString kind = usesGpu() ? QStringLiteral("gpu") : QStringLiteral("cpu");
   QSettings settings;
+  if (w->distributed) {
+    // One process per rank; on GPUs one GPU per rank.
+    ranks_ = new QSpinBox(form_host_);
+    const int most = usesGpu() ? std::max(1, catalog_->cuda_devices) : 8;
+    ranks_->setRange(1, most);
+    ranks_->setValue(std::min(2, most));
+    ranks_->setToolTip(usesGpu() ? tr("processes, one per GPU (%1 on this machine)").arg(catalog_->cuda_devices)
+                                 : tr("processes, one per rank, sharing the CPU cores (Gloo)"));
+    form_->addRow(tr("ranks"), ranks_);
+  }
   for (const ParameterInfo& p : w->parameters) {
     const QString fallback = usesGpu() ? p.default_gpu : p.default_cpu;
     const QString value = settings.value(QStringLiteral("workloads/%1/%2/%3").arg(w->name, kind, p.name), fallback).toString();
@@ -196,6 +207,12 @@ bool WorkloadPanel::setParameter(const QString& name, const QString& value) {
   }
   return false;
 }
+
+void WorkloadPanel::setRanks(int ranks) {
+  if (ranks_) ranks_->setValue(ranks);
+}
+
+int WorkloadPanel::ranks() const { return ranks_ ? ranks_->value() : 1; }
 
 QString WorkloadPanel::parameter(const QString& name) const {
   for (const auto& [p, editor] : editors_) {
@@ -248,6 +265,7 @@ bool WorkloadPanel::run() {
   RecorderRunner::Request request;
   request.workload = currentWorkload();
   request.device = device_->currentData().toString();
+  request.ranks = ranks();
   for (const auto& [p, editor] : editors_) request.parameters.append({p.name, parameter(p.name)});
   request.out = QDir(out_dir_).filePath(
       QStringLiteral("%1-%2.sawtooth").arg(request.workload, QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss-zzz"))));

@@ -11,6 +11,7 @@
 #include <QPointer>
 #include <QProcess>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QWidget>
 #include <memory>
 #include <optional>
@@ -37,6 +38,8 @@ class WorkloadPanel : public QWidget {
   void setDevice(const QString& device);  // auto, cuda, cpu
   // Sets a parameter's editor; false when there is no such parameter.
   bool setParameter(const QString& name, const QString& value);
+  void setRanks(int ranks);
+  int ranks() const;
   QString parameter(const QString& name) const;
   void resetParameters();
   // Every parameter's problem, empty when all are acceptable.
@@ -72,6 +75,7 @@ class WorkloadPanel : public QWidget {
   QComboBox* device_;
   QLabel* device_note_;
   QFormLayout* form_;
+  QSpinBox* ranks_ = nullptr;  // distributed workloads only
   QWidget* form_host_;
   QList<QPair<ParameterInfo, QWidget*>> editors_;
   QPushButton* reset_;

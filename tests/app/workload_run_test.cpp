@@ -135,6 +135,38 @@ class WorkloadRunTest : public QObject {
     QVERIFY(ladder->text().contains(QStringLiteral("not measured yet: run the precision workload")));
   }
 
+  void dataParallelShowsOneLanePerRank() {
+    auto w = window();
+    auto* panel = w->workloadPanel();
+    panel->selectWorkload(QStringLiteral("data-parallel"));
+    panel->setDevice(QStringLiteral("cpu"));
+    panel->setRanks(2);
+    TraceTab* tab = record(*w, QStringLiteral("data-parallel"), {{QStringLiteral("variant"), QStringLiteral("sharded")}});
+    QVERIFY(tab);
+    QCOMPARE(tab->currentView(), TraceTab::View::Ranks);
+    auto* ranks = tab->ranksView();
+    QCOMPARE(static_cast<int>(ranks->lanes().size()), 2);
+    QCOMPARE(ranks->peaks()->categories().size(), 2);
+    QCOMPARE(ranks->peaks()->referenceLines().size(), 2);
+    QVERIFY(ranks->peaks()->referenceLines()[1].contains(QStringLiteral("8P/2")));
+    // Bars are each rank's own peak, and the imbalance is their ratio.
+    const auto& trace = tab->analysis()->trace();
+    double lo = 1e300, hi = 0;
+    for (const auto& r : trace.runs) {
+      const double p = r.measurement("peak_allocated_bytes")->value;
+      lo = std::min(lo, p), hi = std::max(hi, p);
+    }
+    QVERIFY(ranks->imbalance() >= 1.0);
+    QVERIFY(std::fabs(ranks->imbalance() - hi / lo) < 0.05);  // the lanes count from each rank's own events
+    // The lanes share one time range.
+    QCOMPARE(ranks->lanes()[0]->window().lo(), ranks->lanes()[1]->window().lo());
+    ranks->lanes()[0]->zoomAround(ranks->lanes()[0]->window().lo(), 0.5);
+    QCOMPARE(ranks->lanes()[1]->window().hi(), ranks->lanes()[0]->window().hi());
+    auto* ladder = w->showLadder();
+    QVERIFY(ladder->rungs()[4].measured);
+    QVERIFY(QString::fromStdString(ladder->rungs()[4].finding).contains(QStringLiteral("2 rank(s)")));
+  }
+
   void cancelKeepsThePartialTrace() {
     auto w = window();
     auto* panel = w->workloadPanel();

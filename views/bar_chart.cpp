@@ -12,13 +12,7 @@
 namespace sawtooth::views {
 
 BarChart::BarChart(QWidget* parent) : QChartView(parent) {
-  auto* c = new QChart();
-  c->setAnimationOptions(QChart::NoAnimation);
-  applyPaletteTheme(c, palette());
-  c->legend()->setAlignment(Qt::AlignBottom);
-  c->setMargins(QMargins(6, 6, 6, 6));
-  setChart(c);
-  setRenderHint(QPainter::Antialiasing, true);
+  auto* c = installThemedChart(this);
   connect(c, &QChart::plotAreaChanged, this, [this] { placeAnnotations(); });
 }
 
@@ -38,18 +32,18 @@ void BarChart::setData(const QString& title, const QString& value_title, const Q
 
   series_ = new QBarSeries();
   group_tops_ = QList<qreal>(categories.size(), 0.0);
-  for (const BarSetData& data : sets) {
-    auto* set = new QBarSet(data.name);
-    set->setColor(data.color);
-    set->setBorderColor(data.color.darker(120));
-    for (qsizetype i = 0; i < data.values.size(); ++i) {
-      set->append(data.values[i]);
-      qreal top = data.values[i];
-      if (data.whiskers && i < data.whiskers->size()) top = std::max(top, data.whiskers->at(i).second);
+  for (const BarSetData& set_data : sets) {
+    auto* set = new QBarSet(set_data.name);
+    set->setColor(set_data.color);
+    set->setBorderColor(set_data.color.darker(120));
+    for (qsizetype i = 0; i < set_data.values.size(); ++i) {
+      set->append(set_data.values[i]);
+      qreal top = set_data.values[i];
+      if (set_data.whiskers && i < set_data.whiskers->size()) top = std::max(top, set_data.whiskers->at(i).second);
       if (i < group_tops_.size()) group_tops_[i] = std::max(group_tops_[i], top);
     }
     series_->append(set);
-    tooltips_.append(data.tooltips);
+    tooltips_.append(set_data.tooltips);
   }
   c->addSeries(series_);
   auto* x = new QBarCategoryAxis();
@@ -66,10 +60,10 @@ void BarChart::setData(const QString& title, const QString& value_title, const Q
   series_->attachAxis(y);
 
   // Min–max whiskers, drawn as an "I" per category (one polyline each).
-  for (const BarSetData& data : sets) {
-    if (!data.whiskers) continue;
-    for (qsizetype i = 0; i < data.whiskers->size(); ++i) {
-      const auto [lo, hi] = data.whiskers->at(i);
+  for (const BarSetData& set_data : sets) {
+    if (!set_data.whiskers) continue;
+    for (qsizetype i = 0; i < set_data.whiskers->size(); ++i) {
+      const auto [lo, hi] = set_data.whiskers->at(i);
       const qreal cx = static_cast<qreal>(i), w = 0.08;
       auto* line = new QLineSeries();
       line->append({{cx - w, lo}, {cx + w, lo}, {cx, lo}, {cx, hi}, {cx - w, hi}, {cx + w, hi}});

@@ -50,4 +50,15 @@ bool saveViewImage(QGraphicsView* view, const QString& path, QSize size) {
   return saveViewPng(view, path, size);
 }
 
+QChart* installThemedChart(QChartView* view) {
+  auto* chart = new QChart();
+  chart->setAnimationOptions(QChart::NoAnimation);
+  applyPaletteTheme(chart, view->palette());
+  chart->legend()->setAlignment(Qt::AlignBottom);
+  chart->setMargins(QMargins(6, 6, 6, 6));
+  view->setChart(chart);
+  view->setRenderHint(QPainter::Antialiasing, true);
+  return chart;
+}
+
 }  // namespace sawtooth::views

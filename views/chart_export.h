@@ -2,6 +2,7 @@
 // Saving any chart view as PNG (at a scale, for high-DPI figures) or SVG (vector).
 
 #include <QChart>
+#include <QChartView>
 #include <QGraphicsView>
 #include <QSize>
 #include <QString>
@@ -13,6 +14,8 @@ bool saveViewSvg(QGraphicsView* view, const QString& path, QSize size = {}, cons
 // Qt Charts' dark theme under a dark palette, the light one otherwise (call before adding series:
 // a theme resets series colours).
 void applyPaletteTheme(QChart* chart, const QPalette& palette);
+// Gives the view a new chart: themed from the view's palette, no animation, legend below, tight margins.
+QChart* installThemedChart(QChartView* view);
 
 // Picks PNG or SVG from the file name's suffix.
 bool saveViewImage(QGraphicsView* view, const QString& path, QSize size = {});

@@ -2,14 +2,13 @@
 
 #include <QApplication>
 #include <QClipboard>
-#include <QFile>
 #include <QHeaderView>
 #include <QKeyEvent>
 #include <QSortFilterProxyModel>
-#include <QTextStream>
 #include <set>
 
 #include "views/qt_format.h"
+#include "views/table_csv.h"
 
 namespace sawtooth::views {
 namespace {
@@ -98,21 +97,10 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
 }
 
 bool RunsTableModel::exportCsv(const QString& path, QString* error) const {
-  QFile f(path);
-  if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
-    if (error) *error = QObject::tr("%1: cannot create (%2)").arg(path, f.errorString());
-    return false;
-  }
-  QTextStream out(&f);
-  auto quote = [](QString s) {
-    if (s.contains(',') || s.contains('"') || s.contains('\n')) s = '"' + s.replace('"', QStringLiteral("\"\"")) + '"';
-    return s;
-  };
   // Raw numbers in the CSV (bytes, ms), the unit in the header.
   QStringList header;
-  for (const auto& c : columns_) header << quote(c.unit.empty() ? c.title : QStringLiteral("%1 (%2)").arg(c.title, toQString(c.unit)));
-  out << header.join(',') << '\n';
-  for (int r = 0; r < rowCount(); ++r) {
+  for (const auto& c : columns_) header << (c.unit.empty() ? c.title : QStringLiteral("%1 (%2)").arg(c.title, toQString(c.unit)));
+  return writeCsv(path, header, rowCount(), [this](int r) {
     QStringList cells;
     const Run& run = trace_->runs[static_cast<size_t>(r)];
     for (int c = 0; c < columnCount(); ++c) {
@@ -121,12 +109,11 @@ bool RunsTableModel::exportCsv(const QString& path, QString* error) const {
         const Measurement* m = run.measurement(col.key);
         cells << (m ? QString::number(m->value, 'g', 17) : QString());
       } else {
-        cells << quote(text(r, c));
+        cells << text(r, c);
       }
     }
-    out << cells.join(',') << '\n';
-  }
-  return true;
+    return cells;
+  }, error);
 }
 
 RunsView::RunsView(QWidget* parent) : QTableView(parent), model_(new RunsTableModel(this)) {

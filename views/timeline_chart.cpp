@@ -73,13 +73,7 @@ QColor categoryColor(Category category) {
 }
 
 TimelineChart::TimelineChart(QWidget* parent) : QChartView(parent) {
-  auto* c = new QChart();
-  c->setAnimationOptions(QChart::NoAnimation);
-  applyPaletteTheme(c, palette());
-  c->legend()->setAlignment(Qt::AlignBottom);
-  c->setMargins(QMargins(6, 6, 6, 6));
-  setChart(c);
-  setRenderHint(QPainter::Antialiasing, true);
+  auto* c = installThemedChart(this);
   setRubberBand(QChartView::NoRubberBand);
   setMouseTracking(true);
   setFocusPolicy(Qt::StrongFocus);

@@ -19,6 +19,18 @@ using sawtooth::app::MainWindow;
 using sawtooth::app::RecorderRunner;
 using sawtooth::views::TraceTab;
 
+namespace {
+
+// A CPU anatomy run long enough to be stopped from outside.
+void selectEndlessCpuAnatomy(app::WorkloadPanel* panel) {
+  panel->selectWorkload(QStringLiteral("anatomy"));
+  panel->setDevice(QStringLiteral("cpu"));
+  panel->setParameter(QStringLiteral("steps"), QStringLiteral("1000000"));
+  panel->setParameter(QStringLiteral("width"), QStringLiteral("64"));
+}
+
+}  // namespace
+
 class WorkloadRunTest : public QObject {
   Q_OBJECT
   QTemporaryDir out_;
@@ -170,10 +182,7 @@ class WorkloadRunTest : public QObject {
   void cancelKeepsThePartialTrace() {
     auto w = window();
     auto* panel = w->workloadPanel();
-    panel->selectWorkload(QStringLiteral("anatomy"));
-    panel->setDevice(QStringLiteral("cpu"));
-    panel->setParameter(QStringLiteral("steps"), QStringLiteral("1000000"));
-    panel->setParameter(QStringLiteral("width"), QStringLiteral("64"));
+    selectEndlessCpuAnatomy(panel);
     QSignalSpy finished(panel, &app::WorkloadPanel::recordingFinished);
     QSignalSpy opened(w.get(), &MainWindow::recordingOpened);
     QVERIFY(panel->run());
@@ -191,10 +200,7 @@ class WorkloadRunTest : public QObject {
   void aKilledRecorderLeavesTheAppAlive() {
     auto w = window();
     auto* panel = w->workloadPanel();
-    panel->selectWorkload(QStringLiteral("anatomy"));
-    panel->setDevice(QStringLiteral("cpu"));
-    panel->setParameter(QStringLiteral("steps"), QStringLiteral("1000000"));
-    panel->setParameter(QStringLiteral("width"), QStringLiteral("64"));
+    selectEndlessCpuAnatomy(panel);
     QSignalSpy finished(panel, &app::WorkloadPanel::recordingFinished);
     QVERIFY(panel->run());
     QTRY_VERIFY_WITH_TIMEOUT(panel->progressBar()->value() > 0, 60000);

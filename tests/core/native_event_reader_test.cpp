@@ -4,21 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <filesystem>
 
 #include <sqlite3.h>
 
 #include "io/native_event_reader.h"
 #include "io/native_format.h"
+#include "test_data.h"
 
 namespace sawtooth {
 namespace {
-
-std::string tempPath(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / "sawtooth-tests";
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
-}
 
 Trace makeTrace(size_t events) {
   Trace t;
@@ -55,7 +49,7 @@ EventReadOptions manyThreads() { return EventReadOptions{.threads = 4, .min_rows
 
 TEST(NativeEventReader, FourThreadsReadWhatOneWrote) {
   const Trace original = makeTrace(1001);
-  const std::string path = tempPath("threads.sawtooth");
+  const std::string path = test::tempPath("threads.sawtooth");
   ASSERT_TRUE(writeNative(original, path).ok());
   auto copy = readNative(path, nullptr, manyThreads());
   ASSERT_TRUE(copy.ok()) << copy.error().message;
@@ -78,7 +72,7 @@ TEST(NativeEventReader, FourThreadsReadWhatOneWrote) {
 }
 
 TEST(NativeEventReader, ProgressReachesTheEndAndCancelStops) {
-  const std::string path = tempPath("progress.sawtooth");
+  const std::string path = test::tempPath("progress.sawtooth");
   ASSERT_TRUE(writeNative(makeTrace(300000), path).ok());
   int last = -1;
   std::atomic<bool> cancel{false};
@@ -94,7 +88,7 @@ TEST(NativeEventReader, ProgressReachesTheEndAndCancelStops) {
 }
 
 TEST(NativeEventReader, AMissingSeqIsAnError) {
-  const std::string path = tempPath("gap.sawtooth");
+  const std::string path = test::tempPath("gap.sawtooth");
   ASSERT_TRUE(writeNative(makeTrace(100), path).ok());
   execSql(path, "DELETE FROM events WHERE seq = 50");
   for (unsigned threads : {1u, 4u}) {
@@ -106,7 +100,7 @@ TEST(NativeEventReader, AMissingSeqIsAnError) {
 
 TEST(NativeEventReader, ANegativeSeqHidingAGapIsAnError) {
   // 100 rows whose largest seq is 99, yet 42 is missing: only the range that should hold 42 sees it.
-  const std::string path = tempPath("negative.sawtooth");
+  const std::string path = test::tempPath("negative.sawtooth");
   ASSERT_TRUE(writeNative(makeTrace(100), path).ok());
   execSql(path, "UPDATE events SET seq = -1 WHERE seq = 42");
   auto trace = readNative(path, nullptr, manyThreads());
@@ -117,7 +111,7 @@ TEST(NativeEventReader, ANegativeSeqHidingAGapIsAnError) {
 }
 
 TEST(NativeEventReader, AnUnknownActionCodeNamesTheEvent) {
-  const std::string path = tempPath("badcode.sawtooth");
+  const std::string path = test::tempPath("badcode.sawtooth");
   ASSERT_TRUE(writeNative(makeTrace(100), path).ok());
   execSql(path, "UPDATE events SET action = 99 WHERE seq = 77");
   auto trace = readNative(path, nullptr, manyThreads());
@@ -126,7 +120,7 @@ TEST(NativeEventReader, AnUnknownActionCodeNamesTheEvent) {
 }
 
 TEST(NativeEventReader, OutOfRangeIdsBecomeNone) {
-  const std::string path = tempPath("ids.sawtooth");
+  const std::string path = test::tempPath("ids.sawtooth");
   ASSERT_TRUE(writeNative(makeTrace(10), path).ok());
   execSql(path, "UPDATE events SET phase = 5, stack = -3, run = 70000 WHERE seq = 1");
   auto trace = readNative(path, nullptr, manyThreads());

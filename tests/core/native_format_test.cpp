@@ -13,12 +13,6 @@
 namespace sawtooth {
 namespace {
 
-std::string tempPath(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / "sawtooth-tests";
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
-}
-
 // Everything `info --json` prints except the format line is identical after a round trip.
 std::string infoWithoutFormat(const Trace& t) {
   auto j = nlohmann::json::parse(summaryJson(t, summarize(t)));
@@ -33,7 +27,7 @@ class RoundTrip : public ::testing::TestWithParam<const char*> {};
 TEST_P(RoundTrip, NativeFileKeepsEverything) {
   auto original = loadTrace(test::dataPath(GetParam()));
   ASSERT_TRUE(original.ok()) << original.error().message;
-  const std::string path = tempPath(std::string(GetParam()) + ".sawtooth");
+  const std::string path = test::tempPath(std::string(GetParam()) + ".sawtooth");
   ASSERT_TRUE(writeNative(*original, path).ok());
   EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
   auto copy = loadTrace(path);
@@ -76,7 +70,7 @@ TEST(NativeFormat, RunsAndMeasurementsRoundTrip) {
   e.phase = 0;
   e.category = Category::Activation;
   t.events.push(e);
-  const std::string path = tempPath("runs.sawtooth");
+  const std::string path = test::tempPath("runs.sawtooth");
   ASSERT_TRUE(writeNative(t, path).ok());
   auto back = readNative(path);
   ASSERT_TRUE(back.ok()) << back.error().message;
@@ -91,7 +85,7 @@ TEST(NativeFormat, RunsAndMeasurementsRoundTrip) {
 
 TEST(NativeFormat, NewerFormatIsRefusedWithAClearMessage) {
   Trace t;
-  const std::string path = tempPath("future.sawtooth");
+  const std::string path = test::tempPath("future.sawtooth");
   ASSERT_TRUE(writeNative(t, path).ok());
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
@@ -104,7 +98,7 @@ TEST(NativeFormat, NewerFormatIsRefusedWithAClearMessage) {
 }
 
 TEST(NativeFormat, ForeignSqliteIsRefused) {
-  const std::string path = tempPath("foreign.db");
+  const std::string path = test::tempPath("foreign.db");
   std::filesystem::remove(path);
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
@@ -116,7 +110,7 @@ TEST(NativeFormat, ForeignSqliteIsRefused) {
 }
 
 TEST(NativeFormat, IncrementalBatchesSurviveWithoutFinish) {
-  const std::string path = tempPath("partial.sawtooth");
+  const std::string path = test::tempPath("partial.sawtooth");
   {
     auto writer = NativeWriter::create(path);
     ASSERT_TRUE(writer.ok());
@@ -142,7 +136,7 @@ TEST(NativeFormat, IncrementalBatchesSurviveWithoutFinish) {
 TEST(NativeFormat, SqliteCanQueryNamedEvents) {
   auto original = loadTrace(test::dataPath("anatomy_adam_snapshot.pickle"));
   ASSERT_TRUE(original.ok());
-  const std::string path = tempPath("named.sawtooth");
+  const std::string path = test::tempPath("named.sawtooth");
   ASSERT_TRUE(writeNative(*original, path).ok());
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);

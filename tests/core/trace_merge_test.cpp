@@ -1,11 +1,11 @@
 #include <gtest/gtest.h>
 
-#include <filesystem>
 
 #include "analysis/run_peaks.h"
 #include "analysis/trace_summary.h"
 #include "io/native_format.h"
 #include "io/trace_merge.h"
+#include "test_data.h"
 
 namespace sawtooth {
 namespace {
@@ -141,9 +141,7 @@ TEST(TraceMerge, SurvivesTheNativeFile) {
   std::vector<RankTrace> ranks = {rankTrace(0, 7'000, 400, "a"), rankTrace(1, 6'000, 200, "b")};
   auto merged = mergeRankTraces(ranks);
   ASSERT_TRUE(merged.ok());
-  const auto dir = std::filesystem::temp_directory_path() / "sawtooth-tests";
-  std::filesystem::create_directories(dir);
-  const std::string path = (dir / "merged-ranks.sawtooth").string();
+  const std::string path = test::tempPath("merged-ranks.sawtooth");
   ASSERT_TRUE(writeNative(*merged, path).ok());
   auto back = readNative(path);
   ASSERT_TRUE(back.ok()) << back.error().message;
@@ -157,12 +155,10 @@ TEST(TraceMerge, SurvivesTheNativeFile) {
 }
 
 TEST(TraceMerge, MergesRankFiles) {
-  const auto dir = std::filesystem::temp_directory_path() / "sawtooth-tests";
-  std::filesystem::create_directories(dir);
-  const std::vector<std::string> paths = {(dir / "ranks.rank0.sawtooth").string(), (dir / "ranks.rank1.sawtooth").string()};
+  const std::vector<std::string> paths = {test::tempPath("ranks.rank0.sawtooth"), test::tempPath("ranks.rank1.sawtooth")};
   ASSERT_TRUE(writeNative(rankTrace(0, 100, 400, "a").trace, paths[0]).ok());
   ASSERT_TRUE(writeNative(rankTrace(1, 100, 200, "b").trace, paths[1]).ok());
-  const std::string out = (dir / "ranks.sawtooth").string();
+  const std::string out = test::tempPath("ranks.sawtooth");
   Status st = mergeRankFiles(paths, out);
   ASSERT_TRUE(st.ok()) << st.error().message;
   auto merged = readNative(out);
@@ -171,7 +167,7 @@ TEST(TraceMerge, MergesRankFiles) {
   EXPECT_EQ(merged->runs[1].configValue("rank"), "1");
   EXPECT_EQ(merged->events.size(), 8u);
 
-  const std::vector<std::string> missing = {paths[0], (dir / "no-such-rank.sawtooth").string()};
+  const std::vector<std::string> missing = {paths[0], test::tempPath("no-such-rank.sawtooth")};
   Status bad = mergeRankFiles(missing, out);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().message.rfind("rank 1: ", 0), 0u) << bad.error().message;

@@ -159,6 +159,7 @@ class Launch:
     """A launcher run in the background, its progress lines read as they come."""
 
     def __init__(self, path, sets, extra=()):
+        self.path = path
         self.proc = subprocess.Popen(args_for(path, "plain", sets, extra), stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True)
         self.lines = queue.Queue()
@@ -217,17 +218,28 @@ def gone(pid):
 LONG = [f"layers={LAYERS}", f"width={WIDTH}", f"batch={BATCH}", "steps=1000000", "timed_steps=0"]
 
 
-def killed_rank_stops_all():
-    path = os.path.join(out, "dp-killed.sawtooth")
-    launch = Launch(path, LONG)
-    if not check(launch.wait_for(both_ranks_training, 120), "kill: both ranks never started training"):
+def start_training(name, what, extra=()):
+    """Two long-running ranks, both past their first step; None (and a failed check) if they never get there."""
+    launch = Launch(os.path.join(out, f"{name}.sawtooth"), LONG, extra)
+    if not check(launch.wait_for(both_ranks_training, 120), f"{what}: both ranks never started training"):
         launch.proc.kill()
+        return None
+    return launch
+
+
+def finish_timed(launch, seconds):
+    t = time.time()
+    code, stderr = launch.finish(seconds)
+    return code, stderr, time.time() - t
+
+
+def killed_rank_stops_all():
+    launch = start_training("dp-killed", "kill")
+    if launch is None:
         return
     pids = launch.pids()
     os.kill(pids[1], signal.SIGKILL)
-    t = time.time()
-    code, stderr = launch.finish(60)
-    elapsed = time.time() - t
+    code, stderr, elapsed = finish_timed(launch, 60)
     print(f"kill rank 1: launcher exit {code} after {elapsed:.1f} s", flush=True)
     check(code not in (None, 0), f"kill: launcher exit {code}")
     check(elapsed < 20, f"kill: the launcher took {elapsed:.1f} s to stop")
@@ -238,23 +250,19 @@ def killed_rank_stops_all():
           f"kill: the launcher's error lines {errors}")
     check(launch.seen[-1]["stage"] == "finished" and launch.seen[-1]["exit_code"] == code,
           f"kill: last line {launch.seen[-1]}")
-    check(not os.path.exists(path), "kill: a merged trace was written although a rank failed")
+    check(not os.path.exists(launch.path), "kill: a merged trace was written although a rank failed")
     check(info(os.path.join(out, "dp-killed.rank0.sawtooth")) is not None, "kill: rank 0's trace does not open")
 
 
 def timeout_stops_hung_ranks():
     """Rank 1 frozen (SIGSTOP): rank 0 waits in its all-reduce and ignores SIGTERM there, so the
     launcher's --timeout has to end with SIGKILL."""
-    path = os.path.join(out, "dp-timeout.sawtooth")
-    launch = Launch(path, LONG, ["--timeout", "8"])
-    if not check(launch.wait_for(both_ranks_training, 120), "timeout: both ranks never started training"):
-        launch.proc.kill()
+    launch = start_training("dp-timeout", "timeout", ["--timeout", "8"])
+    if launch is None:
         return
     pids = launch.pids()
     os.kill(pids[1], signal.SIGSTOP)
-    t = time.time()
-    code, stderr = launch.finish(90)
-    elapsed = time.time() - t
+    code, stderr, elapsed = finish_timed(launch, 90)
     print(f"rank 1 frozen, --timeout 8: launcher exit {code} after {elapsed:.1f} s", flush=True)
     check(code not in (None, 0), f"timeout: launcher exit {code}")
     check(elapsed < 30, f"timeout: took {elapsed:.1f} s")
@@ -263,15 +271,12 @@ def timeout_stops_hung_ranks():
 
 
 def sigterm_stops_every_rank():
-    path = os.path.join(out, "dp-sigterm.sawtooth")
-    launch = Launch(path, LONG)
-    if not check(launch.wait_for(both_ranks_training, 120), "sigterm: both ranks never started training"):
-        launch.proc.kill()
+    launch = start_training("dp-sigterm", "sigterm")
+    if launch is None:
         return
     launch.proc.send_signal(signal.SIGTERM)
-    t = time.time()
-    code, stderr = launch.finish(60)
-    print(f"SIGTERM to the launcher: exit {code} after {time.time() - t:.1f} s", flush=True)
+    code, stderr, elapsed = finish_timed(launch, 60)
+    print(f"SIGTERM to the launcher: exit {code} after {elapsed:.1f} s", flush=True)
     check(code == 4, f"sigterm: launcher exit {code}: {stderr.strip()[-500:]}")
     for rank in range(RANKS):
         s = info(os.path.join(out, f"dp-sigterm.rank{rank}.sawtooth"))

@@ -8,7 +8,9 @@
 #   report    compare.py: bench/results/h200-seed-comparison.json and a table
 #   distributed  data-parallel through c10d's NCCL, plain and sharded: world size 1 on one GPU (the
 #             NCCL path), 2 and 4 when the machine has that many GPUs (one GPU per rank)
+# More stages live in bench/gpu/stages/*.sh (one file per area, each defining stage_NAME functions).
 # Usage: bench/gpu/run_gpu.sh STAGE... ; results go to $OUT/results (tarred at the end).
+# The Debian libraries that machine lacks: scripts/make-gpu-deps.sh makes .gpu-deps/ here; carry it.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/sawtooth-gpu-out}
@@ -119,6 +121,10 @@ stage_distributed() {
     done
   done
 }
+
+for f in bench/gpu/stages/*.sh; do
+  [ -f "$f" ] && source "$f"
+done
 
 stage_report() {
   python3 bench/gpu/compare.py $TRACE "$R" "$R/python_reference.json" "$R/h200-seed-comparison.json" | tee "$R/comparison.txt"

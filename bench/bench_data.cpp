@@ -1,4 +1,4 @@
-#include "bench_data.h"
+#include "bench/bench_data.h"
 
 #include <malloc.h>
 #include <unistd.h>
@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "io/native_format.h"
-#include "io/trace_loader.h"
+#include "core/io/native_format.h"
+#include "core/io/trace_loader.h"
 
 namespace sawtooth::bench {
 

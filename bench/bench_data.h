@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "model/trace.h"
+#include "core/model/trace.h"
 
 namespace sawtooth::bench {
 

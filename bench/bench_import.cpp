@@ -6,11 +6,11 @@
 
 #include <optional>
 
-#include "bench_data.h"
-#include "io/file_bytes.h"
-#include "io/pickle_document.h"
-#include "io/snapshot_importer.h"
-#include "io/trace_loader.h"
+#include "bench/bench_data.h"
+#include "core/io/file_bytes.h"
+#include "core/io/pickle_document.h"
+#include "core/io/snapshot_importer.h"
+#include "core/io/trace_loader.h"
 
 namespace sawtooth::bench {
 namespace {

@@ -3,9 +3,9 @@
 
 #include <benchmark/benchmark.h>
 
-#include "analysis/lod_pyramid.h"
-#include "analysis/series.h"
-#include "bench_data.h"
+#include "core/analysis/lod_pyramid.h"
+#include "core/analysis/series.h"
+#include "bench/bench_data.h"
 
 namespace sawtooth::bench {
 namespace {

@@ -5,8 +5,8 @@
 
 #include <optional>
 
-#include "bench_data.h"
-#include "io/native_format.h"
+#include "bench/bench_data.h"
+#include "core/io/native_format.h"
 
 namespace sawtooth::bench {
 namespace {

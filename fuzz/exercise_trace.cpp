@@ -1,15 +1,15 @@
-#include "exercise_trace.h"
+#include "fuzz/exercise_trace.h"
 
 #include <ostream>
 #include <streambuf>
 
-#include "analysis/lod_pyramid.h"
-#include "analysis/peaks.h"
-#include "analysis/series.h"
-#include "analysis/trace_summary.h"
-#include "io/chrome_trace_export.h"
-#include "io/csv_export.h"
-#include "io/summary_json.h"
+#include "core/analysis/lod_pyramid.h"
+#include "core/analysis/peaks.h"
+#include "core/analysis/series.h"
+#include "core/analysis/trace_summary.h"
+#include "core/io/chrome_trace_export.h"
+#include "core/io/csv_export.h"
+#include "core/io/summary_json.h"
 
 namespace sawtooth::fuzz {
 namespace {

@@ -3,7 +3,7 @@
 // and the exporters. A fuzzer that gets a hostile file through an importer runs all of it, so a
 // trace that imports but breaks the analysis is found too.
 
-#include "model/trace.h"
+#include "core/model/trace.h"
 
 namespace sawtooth::fuzz {
 

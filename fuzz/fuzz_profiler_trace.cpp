@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include "exercise_trace.h"
-#include "io/profiler_trace_importer.h"
+#include "fuzz/exercise_trace.h"
+#include "core/io/profiler_trace_importer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace sawtooth;

@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <string>
 
-#include "exercise_trace.h"
-#include "io/pickle_document.h"
-#include "io/pickle_text.h"
-#include "io/snapshot_importer.h"
+#include "fuzz/exercise_trace.h"
+#include "core/io/pickle_document.h"
+#include "core/io/pickle_text.h"
+#include "core/io/snapshot_importer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace sawtooth;

@@ -4,8 +4,8 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
-#include "analysis/experiment_results.h"
-#include "analysis/peaks.h"
+#include "core/analysis/experiment_results.h"
+#include "core/analysis/peaks.h"
 #include "views/experiment_charts.h"
 #include "views/qt_format.h"
 

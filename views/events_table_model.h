@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "analysis/trace_analysis.h"
+#include "core/analysis/trace_analysis.h"
 
 namespace sawtooth::views {
 

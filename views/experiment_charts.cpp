@@ -1,6 +1,6 @@
 #include "views/experiment_charts.h"
 
-#include "analysis/experiment_results.h"
+#include "core/analysis/experiment_results.h"
 #include "views/qt_format.h"
 
 namespace sawtooth::views {

@@ -2,7 +2,7 @@
 // Fills the bar charts from a recording's runs (core/analysis/experiment_results): every bar
 // height, label and tooltip comes from a measurement in the trace.
 
-#include "model/trace.h"
+#include "core/model/trace.h"
 #include "views/bar_chart.h"
 
 namespace sawtooth::views {

@@ -7,7 +7,7 @@
 #include <QWidget>
 #include <vector>
 
-#include "analysis/experiment_results.h"
+#include "core/analysis/experiment_results.h"
 
 namespace sawtooth::views {
 

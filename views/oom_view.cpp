@@ -4,8 +4,8 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
-#include "analysis/category_series.h"
-#include "analysis/frame_filter.h"
+#include "core/analysis/category_series.h"
+#include "core/analysis/frame_filter.h"
 #include "views/qt_format.h"
 
 namespace sawtooth::views {

@@ -8,7 +8,7 @@
 #include <QWidget>
 #include <memory>
 
-#include "analysis/trace_analysis.h"
+#include "core/analysis/trace_analysis.h"
 #include "views/timeline_chart.h"
 
 namespace sawtooth::views {

@@ -4,7 +4,7 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
-#include "analysis/experiment_results.h"
+#include "core/analysis/experiment_results.h"
 #include "views/experiment_charts.h"
 #include "views/qt_format.h"
 

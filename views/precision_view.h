@@ -7,7 +7,7 @@
 #include <QTableWidget>
 #include <QWidget>
 
-#include "model/trace.h"
+#include "core/model/trace.h"
 #include "views/bar_chart.h"
 
 namespace sawtooth::views {

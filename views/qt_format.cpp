@@ -1,6 +1,6 @@
 #include "views/qt_format.h"
 
-#include "util/format_bytes.h"
+#include "core/util/format_bytes.h"
 
 namespace sawtooth::views {
 

@@ -3,7 +3,7 @@
 
 #include <QString>
 
-#include "model/action.h"
+#include "core/model/action.h"
 
 namespace sawtooth::views {
 

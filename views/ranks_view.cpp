@@ -4,8 +4,8 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "analysis/rank_split.h"
-#include "analysis/run_peaks.h"
+#include "core/analysis/rank_split.h"
+#include "core/analysis/run_peaks.h"
 #include "views/qt_format.h"
 
 namespace sawtooth::views {

@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "analysis/trace_analysis.h"
+#include "core/analysis/trace_analysis.h"
 #include "views/bar_chart.h"
 #include "views/timeline_chart.h"
 

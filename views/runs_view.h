@@ -7,7 +7,7 @@
 #include <QTableView>
 #include <memory>
 
-#include "model/trace.h"
+#include "core/model/trace.h"
 
 namespace sawtooth::views {
 

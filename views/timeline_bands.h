@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/trace_analysis.h"
-#include "analysis/zoom_window.h"
+#include "core/analysis/trace_analysis.h"
+#include "core/analysis/zoom_window.h"
 
 namespace sawtooth::views {
 

@@ -8,7 +8,7 @@
 #include <QToolTip>
 #include <cmath>
 
-#include "analysis/frame_filter.h"
+#include "core/analysis/frame_filter.h"
 #include "views/chart_export.h"
 #include "views/qt_format.h"
 #include "views/timeline_bands.h"

@@ -18,8 +18,8 @@
 #include <optional>
 #include <set>
 
-#include "analysis/trace_analysis.h"
-#include "analysis/zoom_window.h"
+#include "core/analysis/trace_analysis.h"
+#include "core/analysis/zoom_window.h"
 
 namespace sawtooth::views {
 

@@ -4,7 +4,7 @@
 #include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include "io/trace_loader.h"
+#include "core/io/trace_loader.h"
 
 namespace sawtooth::views {
 

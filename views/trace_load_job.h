@@ -8,7 +8,7 @@
 #include <atomic>
 #include <memory>
 
-#include "analysis/trace_analysis.h"
+#include "core/analysis/trace_analysis.h"
 
 namespace sawtooth::views {
 

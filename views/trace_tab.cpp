@@ -8,8 +8,8 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
-#include "analysis/experiment_results.h"
-#include "io/csv_export.h"
+#include "core/analysis/experiment_results.h"
+#include "core/io/csv_export.h"
 #include "views/chart_export.h"
 #include "views/experiment_charts.h"
 #include "views/qt_format.h"

@@ -1,13 +1,13 @@
-#include "distributed_recording.h"
+#include "app/sawtooth-record/distributed_recording.h"
 
 #include <cstdio>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "experiments/rendezvous_store.h"
-#include "io/trace_merge.h"
-#include "rank_launcher.h"
+#include "workloads/experiments/rendezvous_store.h"
+#include "core/io/trace_merge.h"
+#include "app/sawtooth-record/rank_launcher.h"
 
 namespace sawtooth::record {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "progress_json.h"
+#include "app/sawtooth-record/progress_json.h"
 
 namespace sawtooth::record {
 

@@ -18,12 +18,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "capture/allocator_sources.h"
-#include "capture/capture_session.h"
-#include "distributed_recording.h"
-#include "experiments/environment.h"
-#include "experiments/workload.h"
-#include "progress_json.h"
+#include "workloads/capture/allocator_sources.h"
+#include "workloads/capture/capture_session.h"
+#include "app/sawtooth-record/distributed_recording.h"
+#include "workloads/experiments/environment.h"
+#include "workloads/experiments/workload.h"
+#include "app/sawtooth-record/progress_json.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "progress_json.h"
+#include "app/sawtooth-record/progress_json.h"
 
 #include <algorithm>
 

@@ -6,7 +6,7 @@
 #include <mutex>
 #include <string>
 
-#include "experiments/workload.h"
+#include "workloads/experiments/workload.h"
 
 namespace sawtooth::record {
 

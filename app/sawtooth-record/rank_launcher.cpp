@@ -1,4 +1,4 @@
-#include "rank_launcher.h"
+#include "app/sawtooth-record/rank_launcher.h"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -11,12 +11,12 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "analysis/trace_summary.h"
-#include "io/chrome_trace_export.h"
-#include "io/csv_export.h"
-#include "io/native_format.h"
-#include "io/summary_json.h"
-#include "io/trace_loader.h"
+#include "core/analysis/trace_summary.h"
+#include "core/io/chrome_trace_export.h"
+#include "core/io/csv_export.h"
+#include "core/io/native_format.h"
+#include "core/io/summary_json.h"
+#include "core/io/trace_loader.h"
 
 namespace {
 

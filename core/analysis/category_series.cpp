@@ -1,9 +1,9 @@
-#include "analysis/category_series.h"
+#include "core/analysis/category_series.h"
 
 #include <algorithm>
 #include <unordered_map>
 
-#include "util/wrapping.h"
+#include "core/util/wrapping.h"
 
 namespace sawtooth {
 

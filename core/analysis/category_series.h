@@ -5,7 +5,7 @@
 #include <array>
 #include <cstdint>
 
-#include "model/trace.h"
+#include "core/model/trace.h"
 
 namespace sawtooth {
 

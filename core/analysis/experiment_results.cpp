@@ -1,9 +1,9 @@
-#include "analysis/experiment_results.h"
+#include "core/analysis/experiment_results.h"
 
 #include <fmt/format.h>
 
-#include "analysis/category_series.h"
-#include "util/format_bytes.h"
+#include "core/analysis/category_series.h"
+#include "core/util/format_bytes.h"
 
 namespace sawtooth {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "model/trace.h"
+#include "core/model/trace.h"
 
 namespace sawtooth {
 

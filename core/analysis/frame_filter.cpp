@@ -1,4 +1,4 @@
-#include "analysis/frame_filter.h"
+#include "core/analysis/frame_filter.h"
 
 #include <array>
 #include <string_view>

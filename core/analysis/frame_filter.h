@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "model/stack_table.h"
+#include "core/model/stack_table.h"
 
 namespace sawtooth {
 

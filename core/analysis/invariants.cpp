@@ -1,10 +1,10 @@
-#include "analysis/invariants.h"
+#include "core/analysis/invariants.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
-#include "util/format_bytes.h"
+#include "core/util/format_bytes.h"
 
 namespace sawtooth {
 namespace {

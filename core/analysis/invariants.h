@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "analysis/series.h"
+#include "core/analysis/series.h"
 
 namespace sawtooth {
 

@@ -1,4 +1,4 @@
-#include "analysis/lod_pyramid.h"
+#include "core/analysis/lod_pyramid.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,8 +1,8 @@
-#include "analysis/peaks.h"
+#include "core/analysis/peaks.h"
 
 #include <fmt/format.h>
 
-#include "util/format_bytes.h"
+#include "core/util/format_bytes.h"
 
 namespace sawtooth {
 

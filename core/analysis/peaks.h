@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "analysis/series.h"
+#include "core/analysis/series.h"
 
 namespace sawtooth {
 

@@ -1,4 +1,4 @@
-#include "analysis/rank_split.h"
+#include "core/analysis/rank_split.h"
 
 #include <algorithm>
 #include <string>

@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "model/trace.h"
+#include "core/model/trace.h"
 
 namespace sawtooth {
 

@@ -1,9 +1,9 @@
-#include "analysis/run_peaks.h"
+#include "core/analysis/run_peaks.h"
 
 #include <algorithm>
 #include <map>
 
-#include "util/wrapping.h"
+#include "core/util/wrapping.h"
 
 namespace sawtooth {
 namespace {

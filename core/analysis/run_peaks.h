@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "model/trace.h"
+#include "core/model/trace.h"
 
 namespace sawtooth {
 

@@ -1,8 +1,8 @@
-#include "analysis/series.h"
+#include "core/analysis/series.h"
 
 #include <algorithm>
 
-#include "util/wrapping.h"
+#include "core/util/wrapping.h"
 
 namespace sawtooth {
 

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "model/trace.h"
+#include "core/model/trace.h"
 
 namespace sawtooth {
 

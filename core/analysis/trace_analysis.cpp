@@ -1,10 +1,10 @@
-#include "analysis/trace_analysis.h"
+#include "core/analysis/trace_analysis.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "analysis/category_series.h"
+#include "core/analysis/category_series.h"
 
 namespace sawtooth {
 

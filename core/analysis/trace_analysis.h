@@ -7,11 +7,11 @@
 #include <memory>
 #include <vector>
 
-#include "analysis/lod_pyramid.h"
-#include "analysis/peaks.h"
-#include "analysis/series.h"
-#include "model/trace.h"
-#include "util/cancel.h"
+#include "core/analysis/lod_pyramid.h"
+#include "core/analysis/peaks.h"
+#include "core/analysis/series.h"
+#include "core/model/trace.h"
+#include "core/util/cancel.h"
 
 namespace sawtooth {
 

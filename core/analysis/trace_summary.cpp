@@ -1,6 +1,6 @@
-#include "analysis/trace_summary.h"
+#include "core/analysis/trace_summary.h"
 
-#include "analysis/category_series.h"
+#include "core/analysis/category_series.h"
 
 namespace sawtooth {
 

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "analysis/invariants.h"
-#include "analysis/peaks.h"
-#include "analysis/run_peaks.h"
-#include "model/trace.h"
+#include "core/analysis/invariants.h"
+#include "core/analysis/peaks.h"
+#include "core/analysis/run_peaks.h"
+#include "core/model/trace.h"
 
 namespace sawtooth {
 

@@ -1,4 +1,4 @@
-#include "analysis/zoom_window.h"
+#include "core/analysis/zoom_window.h"
 
 #include <algorithm>
 #include <utility>

@@ -1,12 +1,12 @@
-#include "io/chrome_trace_export.h"
+#include "core/io/chrome_trace_export.h"
 
 #include <fstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "analysis/series.h"
-#include "util/wrapping.h"
+#include "core/analysis/series.h"
+#include "core/util/wrapping.h"
 
 namespace sawtooth {
 namespace {

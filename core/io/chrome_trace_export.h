@@ -5,8 +5,8 @@
 #include <ostream>
 #include <string>
 
-#include "model/trace.h"
-#include "util/result.h"
+#include "core/model/trace.h"
+#include "core/util/result.h"
 
 namespace sawtooth {
 

@@ -1,10 +1,10 @@
-#include "io/csv_export.h"
+#include "core/io/csv_export.h"
 
 #include <fstream>
 
 #include <fmt/format.h>
 
-#include "analysis/series.h"
+#include "core/analysis/series.h"
 
 namespace sawtooth {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "model/trace.h"
-#include "util/result.h"
+#include "core/model/trace.h"
+#include "core/util/result.h"
 
 namespace sawtooth {
 

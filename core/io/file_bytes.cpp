@@ -1,4 +1,4 @@
-#include "io/file_bytes.h"
+#include "core/io/file_bytes.h"
 
 #include <cerrno>
 #include <cstdio>

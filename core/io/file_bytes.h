@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "util/cancel.h"
-#include "util/result.h"
+#include "core/util/cancel.h"
+#include "core/util/result.h"
 
 namespace sawtooth {
 

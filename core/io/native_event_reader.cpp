@@ -1,4 +1,4 @@
-#include "io/native_event_reader.h"
+#include "core/io/native_event_reader.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "io/sqlite_db.h"
+#include "core/io/sqlite_db.h"
 
 namespace sawtooth {
 namespace {

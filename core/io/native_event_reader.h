@@ -7,9 +7,9 @@
 #include <cstddef>
 #include <string>
 
-#include "model/event_store.h"
-#include "util/cancel.h"
-#include "util/result.h"
+#include "core/model/event_store.h"
+#include "core/util/cancel.h"
+#include "core/util/result.h"
 
 namespace sawtooth {
 

@@ -1,47 +1,13 @@
-#include "io/native_format.h"
+#include "core/io/native_format.h"
 
 #include <cstdio>
 
 #include <fmt/format.h>
 
-#include "io/sqlite_db.h"
+#include "core/io/sqlite_db.h"
 
 namespace sawtooth {
 namespace {
-
-constexpr std::string_view kSchema = R"sql(
-CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE devices(device INTEGER PRIMARY KEY, name TEXT, total_bytes INTEGER,
-                     baseline_allocated INTEGER, baseline_reserved INTEGER);
-CREATE TABLE runs(id INTEGER PRIMARY KEY, name TEXT NOT NULL, workload TEXT);
-CREATE TABLE run_config(run_id INTEGER NOT NULL, key TEXT NOT NULL, value TEXT);
-CREATE TABLE measurements(run_id INTEGER NOT NULL, name TEXT NOT NULL, value REAL, unit TEXT);
-CREATE TABLE phases(id INTEGER PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL, device INTEGER,
-                    run_id INTEGER, begin_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL);
-CREATE TABLE frames(id INTEGER PRIMARY KEY, name TEXT, file TEXT, line INTEGER);
-CREATE TABLE stacks(stack_id INTEGER NOT NULL, depth INTEGER NOT NULL, frame_id INTEGER NOT NULL,
-                    PRIMARY KEY(stack_id, depth)) WITHOUT ROWID;
-CREATE TABLE events(seq INTEGER PRIMARY KEY, t_ns INTEGER NOT NULL, device INTEGER NOT NULL,
-                    source INTEGER NOT NULL, action INTEGER NOT NULL, addr INTEGER, size INTEGER,
-                    stream INTEGER, category INTEGER, phase INTEGER, stack INTEGER, run INTEGER);
-CREATE TABLE counters(device INTEGER NOT NULL, name TEXT NOT NULL, after_event INTEGER NOT NULL,
-                      value INTEGER NOT NULL);
-CREATE TABLE kernel_names(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
-CREATE TABLE kernels(device INTEGER NOT NULL, stream INTEGER, begin_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
-                     name_id INTEGER NOT NULL, run INTEGER);
-CREATE TABLE action_names(id INTEGER PRIMARY KEY, name TEXT);
-CREATE TABLE source_names(id INTEGER PRIMARY KEY, name TEXT);
-CREATE TABLE category_names(id INTEGER PRIMARY KEY, name TEXT);
-CREATE VIEW events_named AS
-  SELECT e.seq, e.t_ns, e.device, s.name AS source, a.name AS action, e.addr, e.size, e.stream,
-         c.name AS category, p.name AS phase, e.stack, r.name AS run
-  FROM events e
-  JOIN action_names a ON a.id = e.action
-  JOIN source_names s ON s.id = e.source
-  LEFT JOIN category_names c ON c.id = e.category
-  LEFT JOIN phases p ON p.id = e.phase
-  LEFT JOIN runs r ON r.id = e.run;
-)sql";
 
 const char* phaseKindName(PhaseKind kind) { return kind == PhaseKind::Annotation ? "annotation" : "phase"; }
 
@@ -66,11 +32,11 @@ Result<std::unique_ptr<NativeWriter>> NativeWriter::create(const std::string& pa
   if (!db) return db.error();
   for (std::string_view pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL"})
     if (Status st = db->exec(pragma); !st) return st.error();
-  if (Status st = db->exec(fmt::format("PRAGMA application_id={}; PRAGMA user_version={};", 0x53415754,
-                                       kNativeFormatVersion));
+  if (Status st = db->exec(fmt::format("PRAGMA application_id={}; PRAGMA user_version={};", native::kApplicationId,
+                                       native::kFormatVersion));
       !st)
     return st.error();
-  if (Status st = db->exec(kSchema); !st) return st.error();
+  if (Status st = db->exec(native::schemaSql()); !st) return st.error();
 
   std::string names = "BEGIN;";
   for (int i = 0; i < kActionCount; ++i)
@@ -79,7 +45,7 @@ Result<std::unique_ptr<NativeWriter>> NativeWriter::create(const std::string& pa
     names += fmt::format("INSERT INTO source_names VALUES({}, '{}');", i, name(static_cast<Source>(i)));
   for (int i = 0; i < kCategoryCount; ++i)
     names += fmt::format("INSERT INTO category_names VALUES({}, '{}');", i, name(static_cast<Category>(i)));
-  names += fmt::format("INSERT INTO meta VALUES('format_version', '{}'); COMMIT;", kNativeFormatVersion);
+  names += fmt::format("INSERT INTO meta VALUES('{}', '{}'); COMMIT;", native::kMetaFormatVersion, native::kFormatVersion);
   if (Status st = db->exec(names); !st) return st.error();
 
   auto impl = std::make_unique<Impl>(std::move(*db));
@@ -253,7 +219,7 @@ Status writeNative(const Trace& trace, const std::string& path, Progress* progre
   if (!writer) return writer.error();
   NativeWriter& w = **writer;
   if (Status st = w.beginBatch(); !st) return st;
-  if (Status st = w.setMeta("source_format", trace.format); !st) return st;
+  if (Status st = w.setMeta(std::string(native::kMetaSourceFormat), trace.format); !st) return st;
   for (const auto& [k, v] : trace.meta)
     if (Status st = w.setMeta(k, v); !st) return st;
   for (const auto& d : trace.devices)

@@ -8,14 +8,12 @@
 #include <span>
 #include <string>
 
-#include "model/trace.h"
-#include "util/cancel.h"
-#include "util/result.h"
+#include "core/io/native_schema.h"
+#include "core/model/trace.h"
+#include "core/util/cancel.h"
+#include "core/util/result.h"
 
 namespace sawtooth {
-
-inline constexpr int kNativeFormatVersion = 1;
-inline constexpr std::string_view kNativeMagic = "SQLite format 3";
 
 class NativeWriter {
  public:

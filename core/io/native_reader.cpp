@@ -1,8 +1,8 @@
 #include <fmt/format.h>
 
-#include "io/native_event_reader.h"
-#include "io/native_format.h"
-#include "io/sqlite_db.h"
+#include "core/io/native_event_reader.h"
+#include "core/io/native_format.h"
+#include "core/io/sqlite_db.h"
 
 namespace sawtooth {
 namespace {
@@ -31,7 +31,7 @@ class NativeReader {
     if (!st) return st.error();
     while (st->step()) trace_.meta[std::string(st->text(0))] = std::string(st->text(1));
     if (st->failed()) return Error{st->error()};
-    auto it = trace_.meta.find("format_version");
+    auto it = trace_.meta.find(std::string(native::kMetaFormatVersion));
     if (it == trace_.meta.end()) return Error{fmt::format("{}: no format_version in its meta table", db_.path())};
     int version = 0;
     try {
@@ -39,12 +39,12 @@ class NativeReader {
     } catch (...) {
       return Error{fmt::format("{}: unreadable format_version '{}'", db_.path(), it->second)};
     }
-    if (version > kNativeFormatVersion)
+    if (version > native::kFormatVersion)
       return Error{fmt::format("{}: written in .sawtooth format {} by a newer Sawtooth; this build reads up to format "
                                "{}. Update Sawtooth to open it.",
-                               db_.path(), version, kNativeFormatVersion)};
+                               db_.path(), version, native::kFormatVersion)};
     if (version < 1) return Error{fmt::format("{}: invalid format_version {}", db_.path(), version)};
-    trace_.meta.erase("format_version");
+    trace_.meta.erase(std::string(native::kMetaFormatVersion));
     return Ok{};
   }
 

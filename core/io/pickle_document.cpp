@@ -1,4 +1,4 @@
-#include "io/pickle_document.h"
+#include "core/io/pickle_document.h"
 
 #include <bit>
 #include <charconv>

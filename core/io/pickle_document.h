@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "util/cancel.h"
-#include "util/result.h"
+#include "core/util/cancel.h"
+#include "core/util/result.h"
 
 namespace sawtooth::pickle {
 

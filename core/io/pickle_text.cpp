@@ -1,4 +1,4 @@
-#include "io/pickle_text.h"
+#include "core/io/pickle_text.h"
 
 #include <nlohmann/json.hpp>
 

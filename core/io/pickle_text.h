@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "io/pickle_document.h"
+#include "core/io/pickle_document.h"
 
 namespace sawtooth::pickle {
 

@@ -1,4 +1,4 @@
-#include "io/profiler_trace_importer.h"
+#include "core/io/profiler_trace_importer.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
-#include "io/file_bytes.h"
-#include "model/phase_assignment.h"
-#include "util/wrapping.h"
+#include "core/io/file_bytes.h"
+#include "core/model/phase_assignment.h"
+#include "core/util/wrapping.h"
 
 namespace sawtooth {
 namespace {

@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include "model/trace.h"
-#include "util/cancel.h"
-#include "util/result.h"
+#include "core/model/trace.h"
+#include "core/util/cancel.h"
+#include "core/util/result.h"
 
 namespace sawtooth {
 

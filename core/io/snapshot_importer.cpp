@@ -1,4 +1,4 @@
-#include "io/snapshot_importer.h"
+#include "core/io/snapshot_importer.h"
 
 #include <algorithm>
 #include <array>
@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "io/pickle_text.h"
-#include "model/phase_assignment.h"
-#include "util/wrapping.h"
+#include "core/io/pickle_text.h"
+#include "core/model/phase_assignment.h"
+#include "core/util/wrapping.h"
 
 namespace sawtooth {
 namespace {

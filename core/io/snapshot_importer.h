@@ -3,10 +3,10 @@
 // external annotations (as phases), allocator settings (as metadata), and the baseline of what
 // was already allocated and reserved when recording began.
 
-#include "io/pickle_document.h"
-#include "model/trace.h"
-#include "util/cancel.h"
-#include "util/result.h"
+#include "core/io/pickle_document.h"
+#include "core/model/trace.h"
+#include "core/util/cancel.h"
+#include "core/util/result.h"
 
 namespace sawtooth {
 

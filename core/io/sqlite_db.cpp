@@ -1,4 +1,4 @@
-#include "io/sqlite_db.h"
+#include "core/io/sqlite_db.h"
 
 #include <fmt/format.h>
 #include <sqlite3.h>

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "util/result.h"
+#include "core/util/result.h"
 
 struct sqlite3;
 struct sqlite3_stmt;

@@ -1,9 +1,9 @@
-#include "io/summary_json.h"
+#include "core/io/summary_json.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "util/format_bytes.h"
+#include "core/util/format_bytes.h"
 
 namespace sawtooth {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "analysis/trace_summary.h"
+#include "core/analysis/trace_summary.h"
 
 namespace sawtooth {
 

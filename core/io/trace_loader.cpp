@@ -1,16 +1,16 @@
-#include "io/trace_loader.h"
+#include "core/io/trace_loader.h"
 
 #include <cctype>
 #include <cstdio>
 
 #include <fmt/format.h>
 
-#include "io/file_bytes.h"
-#include "io/mapped_file.h"
-#include "io/native_format.h"
-#include "io/pickle_document.h"
-#include "io/profiler_trace_importer.h"
-#include "io/snapshot_importer.h"
+#include "core/io/file_bytes.h"
+#include "core/io/mapped_file.h"
+#include "core/io/native_format.h"
+#include "core/io/pickle_document.h"
+#include "core/io/profiler_trace_importer.h"
+#include "core/io/snapshot_importer.h"
 
 namespace sawtooth {
 namespace {
@@ -33,7 +33,7 @@ Result<Trace> importPickle(const Result<pickle::Document>& doc, const std::strin
 
 
 TraceFormat detectFormat(const std::string& bytes) {
-  if (bytes.compare(0, kNativeMagic.size(), kNativeMagic) == 0) return TraceFormat::Native;
+  if (bytes.compare(0, native::kSqliteMagic.size(), native::kSqliteMagic) == 0) return TraceFormat::Native;
   if (!bytes.empty() && static_cast<uint8_t>(bytes[0]) == 0x80) return TraceFormat::PytorchSnapshot;
   for (char c : bytes) {
     if (std::isspace(static_cast<unsigned char>(c))) continue;

@@ -1,4 +1,4 @@
-#include "io/trace_merge.h"
+#include "core/io/trace_merge.h"
 
 #include <algorithm>
 #include <charconv>
@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "io/native_format.h"
+#include "core/io/native_format.h"
 
 namespace sawtooth {
 namespace {

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "model/trace.h"
-#include "util/result.h"
+#include "core/model/trace.h"
+#include "core/util/result.h"
 
 namespace sawtooth {
 

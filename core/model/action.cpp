@@ -1,4 +1,4 @@
-#include "model/action.h"
+#include "core/model/action.h"
 
 #include <array>
 

@@ -1,4 +1,4 @@
-#include "model/event_store.h"
+#include "core/model/event_store.h"
 
 namespace sawtooth {
 void EventStore::reserve(size_t n) {

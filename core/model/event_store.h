@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "model/action.h"
+#include "core/model/action.h"
 
 namespace sawtooth {
 

@@ -1,4 +1,4 @@
-#include "model/phase_assignment.h"
+#include "core/model/phase_assignment.h"
 
 #include <algorithm>
 #include <numeric>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "model/trace.h"
+#include "core/model/trace.h"
 
 namespace sawtooth {
 

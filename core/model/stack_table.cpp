@@ -1,4 +1,4 @@
-#include "model/stack_table.h"
+#include "core/model/stack_table.h"
 
 #include <cstring>
 

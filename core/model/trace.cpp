@@ -1,4 +1,4 @@
-#include "model/trace.h"
+#include "core/model/trace.h"
 
 #include <algorithm>
 #include <set>

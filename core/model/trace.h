@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "model/event_store.h"
-#include "model/stack_table.h"
+#include "core/model/event_store.h"
+#include "core/model/stack_table.h"
 
 namespace sawtooth {
 

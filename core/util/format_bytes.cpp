@@ -1,4 +1,4 @@
-#include "util/format_bytes.h"
+#include "core/util/format_bytes.h"
 
 #include <cmath>
 #include <cstdlib>

@@ -9,7 +9,7 @@
 #include <QtTest>
 #include <csignal>
 
-#include "analysis/experiment_results.h"
+#include "core/analysis/experiment_results.h"
 #include "app/sawtooth/main_window.h"
 #include "views/experiment_charts.h"
 #include "views/qt_format.h"

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "model/event_store.h"
-#include "model/trace.h"
+#include "core/model/event_store.h"
+#include "core/model/trace.h"
 
 namespace sawtooth {
 namespace {

@@ -3,10 +3,10 @@
 
 #include <gtest/gtest.h>
 
-#include "analysis/category_series.h"
-#include "analysis/experiment_results.h"
-#include "io/trace_loader.h"
-#include "test_data.h"
+#include "core/analysis/category_series.h"
+#include "core/analysis/experiment_results.h"
+#include "core/io/trace_loader.h"
+#include "tests/core/test_data.h"
 
 namespace sawtooth {
 namespace {

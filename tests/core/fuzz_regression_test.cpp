@@ -11,10 +11,10 @@
 #include <string>
 #include <string_view>
 
-#include "analysis/series.h"
-#include "analysis/trace_summary.h"
-#include "io/chrome_trace_export.h"
-#include "io/trace_loader.h"
+#include "core/analysis/series.h"
+#include "core/analysis/trace_summary.h"
+#include "core/io/chrome_trace_export.h"
+#include "core/io/trace_loader.h"
 
 namespace sawtooth {
 namespace {

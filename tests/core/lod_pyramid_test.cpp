@@ -4,7 +4,7 @@
 #include <numeric>
 #include <random>
 
-#include "analysis/lod_pyramid.h"
+#include "core/analysis/lod_pyramid.h"
 
 namespace sawtooth {
 namespace {

@@ -7,9 +7,9 @@
 
 #include <sqlite3.h>
 
-#include "io/native_event_reader.h"
-#include "io/native_format.h"
-#include "test_data.h"
+#include "core/io/native_event_reader.h"
+#include "core/io/native_format.h"
+#include "tests/core/test_data.h"
 
 namespace sawtooth {
 namespace {

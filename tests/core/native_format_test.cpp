@@ -4,11 +4,11 @@
 
 #include <sqlite3.h>
 
-#include "analysis/trace_summary.h"
-#include "io/native_format.h"
-#include "io/summary_json.h"
-#include "io/trace_loader.h"
-#include "test_data.h"
+#include "core/analysis/trace_summary.h"
+#include "core/io/native_format.h"
+#include "core/io/summary_json.h"
+#include "core/io/trace_loader.h"
+#include "tests/core/test_data.h"
 
 namespace sawtooth {
 namespace {

@@ -2,9 +2,9 @@
 
 #include <string>
 
-#include "io/file_bytes.h"
-#include "io/pickle_document.h"
-#include "test_data.h"
+#include "core/io/file_bytes.h"
+#include "core/io/pickle_document.h"
+#include "tests/core/test_data.h"
 
 namespace sawtooth::pickle {
 namespace {

@@ -5,10 +5,10 @@
 
 #include <random>
 
-#include "io/file_bytes.h"
-#include "io/pickle_document.h"
-#include "io/trace_loader.h"
-#include "test_data.h"
+#include "core/io/file_bytes.h"
+#include "core/io/pickle_document.h"
+#include "core/io/trace_loader.h"
+#include "tests/core/test_data.h"
 
 namespace sawtooth {
 namespace {

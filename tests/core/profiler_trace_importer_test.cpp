@@ -1,10 +1,10 @@
 #include <gtest/gtest.h>
 
-#include "analysis/series.h"
-#include "analysis/trace_summary.h"
-#include "io/file_bytes.h"
-#include "io/trace_loader.h"
-#include "test_data.h"
+#include "core/analysis/series.h"
+#include "core/analysis/trace_summary.h"
+#include "core/io/file_bytes.h"
+#include "core/io/trace_loader.h"
+#include "tests/core/test_data.h"
 
 namespace sawtooth {
 namespace {

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "analysis/category_series.h"
-#include "analysis/peaks.h"
-#include "analysis/series.h"
+#include "core/analysis/category_series.h"
+#include "core/analysis/peaks.h"
+#include "core/analysis/series.h"
 
 namespace sawtooth {
 namespace {

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "analysis/trace_summary.h"
-#include "io/trace_loader.h"
-#include "test_data.h"
+#include "core/analysis/trace_summary.h"
+#include "core/io/trace_loader.h"
+#include "tests/core/test_data.h"
 
 namespace sawtooth {
 namespace {

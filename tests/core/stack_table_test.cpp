@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "model/stack_table.h"
+#include "core/model/stack_table.h"
 
 namespace sawtooth {
 namespace {

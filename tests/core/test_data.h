@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "io/file_bytes.h"
+#include "core/io/file_bytes.h"
 
 namespace sawtooth::test {
 

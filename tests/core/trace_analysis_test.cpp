@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "analysis/trace_analysis.h"
-#include "io/trace_loader.h"
-#include "test_data.h"
+#include "core/analysis/trace_analysis.h"
+#include "core/io/trace_loader.h"
+#include "tests/core/test_data.h"
 
 namespace sawtooth {
 namespace {
@@ -33,7 +33,7 @@ TEST(TraceAnalysis, AnatomyPeakAndNearestEvent) {
 }  // namespace
 }  // namespace sawtooth
 
-#include "analysis/frame_filter.h"
+#include "core/analysis/frame_filter.h"
 
 namespace sawtooth {
 namespace {

@@ -1,11 +1,11 @@
 #include <gtest/gtest.h>
 
 
-#include "analysis/run_peaks.h"
-#include "analysis/trace_summary.h"
-#include "io/native_format.h"
-#include "io/trace_merge.h"
-#include "test_data.h"
+#include "core/analysis/run_peaks.h"
+#include "core/analysis/trace_summary.h"
+#include "core/io/native_format.h"
+#include "core/io/trace_merge.h"
+#include "tests/core/test_data.h"
 
 namespace sawtooth {
 namespace {

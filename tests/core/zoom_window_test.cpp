@@ -2,7 +2,7 @@
 
 #include <random>
 
-#include "analysis/zoom_window.h"
+#include "core/analysis/zoom_window.h"
 
 namespace sawtooth {
 namespace {

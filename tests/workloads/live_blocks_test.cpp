@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "capture/live_blocks.h"
+#include "workloads/capture/live_blocks.h"
 
 namespace sawtooth::capture {
 namespace {

@@ -5,9 +5,9 @@
 
 #include <filesystem>
 
-#include "analysis/category_series.h"
-#include "capture/trace_writer.h"
-#include "io/native_format.h"
+#include "core/analysis/category_series.h"
+#include "workloads/capture/trace_writer.h"
+#include "core/io/native_format.h"
 
 namespace sawtooth::capture {
 namespace {

@@ -1,4 +1,4 @@
-#include "capture/allocator_sources.h"
+#include "workloads/capture/allocator_sources.h"
 
 #include <mutex>
 

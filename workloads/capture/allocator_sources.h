@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "model/stack_table.h"
+#include "core/model/stack_table.h"
 
-#include "capture/bounded_queue.h"
-#include "capture/capture_record.h"
-#include "capture/live_counters.h"
+#include "workloads/capture/bounded_queue.h"
+#include "workloads/capture/capture_record.h"
+#include "workloads/capture/live_counters.h"
 
 namespace sawtooth::capture {
 

@@ -1,4 +1,4 @@
-#include "capture/capture_session.h"
+#include "workloads/capture/capture_session.h"
 
 #include <fmt/format.h>
 #include <mutex>
@@ -8,10 +8,10 @@
 #include <torch/cuda.h>
 #include <torch/types.h>
 
-#include "capture/cupti_collector.h"
-#include "capture/device_sampler.h"
-#include "capture/trace_writer.h"
-#include "io/file_bytes.h"
+#include "workloads/capture/cupti_collector.h"
+#include "workloads/capture/device_sampler.h"
+#include "workloads/capture/trace_writer.h"
+#include "core/io/file_bytes.h"
 
 namespace sawtooth::capture {
 namespace {

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "capture/allocator_sources.h"
-#include "model/trace.h"
-#include "util/result.h"
+#include "workloads/capture/allocator_sources.h"
+#include "core/model/trace.h"
+#include "core/util/result.h"
 
 namespace sawtooth::capture {
 

@@ -1,4 +1,4 @@
-#include "capture/cupti_collector.h"
+#include "workloads/capture/cupti_collector.h"
 
 #include <cupti.h>
 #include <fmt/format.h>

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "capture/bounded_queue.h"
-#include "capture/capture_record.h"
-#include "model/trace.h"
-#include "util/result.h"
+#include "workloads/capture/bounded_queue.h"
+#include "workloads/capture/capture_record.h"
+#include "core/model/trace.h"
+#include "core/util/result.h"
 
 namespace sawtooth::capture {
 

@@ -1,4 +1,4 @@
-#include "capture/device_sampler.h"
+#include "workloads/capture/device_sampler.h"
 
 #include <cuda_runtime_api.h>
 

@@ -11,8 +11,8 @@
 #include <mutex>
 #include <thread>
 
-#include "capture/bounded_queue.h"
-#include "capture/capture_record.h"
+#include "workloads/capture/bounded_queue.h"
+#include "workloads/capture/capture_record.h"
 
 namespace sawtooth::capture {
 

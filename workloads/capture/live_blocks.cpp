@@ -1,4 +1,4 @@
-#include "capture/live_blocks.h"
+#include "workloads/capture/live_blocks.h"
 
 namespace sawtooth::capture {
 

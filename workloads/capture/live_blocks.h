@@ -11,8 +11,8 @@
 #include <map>
 #include <vector>
 
-#include "model/action.h"
-#include "model/event_store.h"
+#include "core/model/action.h"
+#include "core/model/event_store.h"
 
 namespace sawtooth::capture {
 

@@ -1,4 +1,4 @@
-#include "capture/trace_writer.h"
+#include "workloads/capture/trace_writer.h"
 
 #include <algorithm>
 

@@ -15,10 +15,10 @@
 #include <thread>
 #include <vector>
 
-#include "capture/bounded_queue.h"
-#include "capture/capture_record.h"
-#include "capture/live_blocks.h"
-#include "io/native_format.h"
+#include "workloads/capture/bounded_queue.h"
+#include "workloads/capture/capture_record.h"
+#include "workloads/capture/live_blocks.h"
+#include "core/io/native_format.h"
 
 namespace sawtooth::capture {
 

@@ -5,11 +5,11 @@
 // activations shrink with the micro-batch, but from k = 2 on backward also holds a second gradient
 // while it accumulates, and wall-clock stays about the same.
 
-#include "experiments/accumulation.h"
+#include "workloads/experiments/accumulation.h"
 
 #include <fmt/format.h>
 
-#include "experiments/torch_support.h"
+#include "workloads/experiments/torch_support.h"
 
 namespace sawtooth::workloads {
 namespace {

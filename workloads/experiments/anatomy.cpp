@@ -3,11 +3,11 @@
 // batch, every step split into zero_grad / forward / backward / optimizer phases, parameters,
 // inputs, gradients and optimizer state tagged, and the analytic plan stored beside the count.
 
-#include "experiments/anatomy.h"
+#include "workloads/experiments/anatomy.h"
 
 #include <fmt/format.h>
 
-#include "experiments/torch_support.h"
+#include "workloads/experiments/torch_support.h"
 
 namespace sawtooth::workloads {
 namespace {

@@ -1,10 +1,10 @@
-#include "experiments/checkpoint.h"
+#include "workloads/experiments/checkpoint.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/autocast_mode.h>
 #include <ATen/cuda/CUDAGeneratorImpl.h>
 
-#include "capture/capture_session.h"
+#include "workloads/capture/capture_session.h"
 
 namespace sawtooth::workloads {
 namespace {

@@ -4,12 +4,12 @@
 // peak memory of one forward + backward, fwd+bwd time, and the largest gradient difference to
 // store-all (checkpointing must not change the gradients).
 
-#include "experiments/checkpointing.h"
+#include "workloads/experiments/checkpointing.h"
 
 #include <fmt/format.h>
 
-#include "experiments/checkpoint.h"
-#include "experiments/torch_support.h"
+#include "workloads/experiments/checkpoint.h"
+#include "workloads/experiments/torch_support.h"
 
 namespace sawtooth::workloads {
 namespace {

@@ -8,15 +8,15 @@
 // buffer each (the layers' tensors are views into them): the gradients go through one
 // all-reduce, and a rank's share of the parameters is one contiguous slice.
 
-#include "experiments/data_parallel.h"
+#include "workloads/experiments/data_parallel.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <thread>
 
-#include "experiments/process_group.h"
-#include "experiments/torch_support.h"
+#include "workloads/experiments/process_group.h"
+#include "workloads/experiments/torch_support.h"
 
 namespace sawtooth::workloads {
 namespace {

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "experiments/workload.h"
+#include "workloads/experiments/workload.h"
 
 namespace sawtooth::workloads {
 

@@ -1,4 +1,4 @@
-#include "experiments/environment.h"
+#include "workloads/experiments/environment.h"
 
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDACachingAllocator.h>

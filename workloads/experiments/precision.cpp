@@ -3,11 +3,11 @@
 // precision settings recorded; step time is the median (min, max) of timed steps after warm-up,
 // CUDA events on the GPU; achieved TFLOP/s from the counted matmul FLOPs; peak memory per mode.
 
-#include "experiments/precision.h"
+#include "workloads/experiments/precision.h"
 
 #include <fmt/format.h>
 
-#include "experiments/torch_support.h"
+#include "workloads/experiments/torch_support.h"
 
 namespace sawtooth::workloads {
 namespace {

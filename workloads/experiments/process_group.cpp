@@ -1,4 +1,4 @@
-#include "experiments/process_group.h"
+#include "workloads/experiments/process_group.h"
 
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 

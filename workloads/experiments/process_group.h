@@ -11,7 +11,7 @@
 #include <chrono>
 #include <string>
 
-#include "experiments/workload.h"
+#include "workloads/experiments/workload.h"
 
 namespace sawtooth::workloads {
 

@@ -1,9 +1,9 @@
-#include "experiments/accumulation.h"
-#include "experiments/anatomy.h"
-#include "experiments/checkpointing.h"
-#include "experiments/data_parallel.h"
-#include "experiments/precision.h"
-#include "experiments/workload.h"
+#include "workloads/experiments/accumulation.h"
+#include "workloads/experiments/anatomy.h"
+#include "workloads/experiments/checkpointing.h"
+#include "workloads/experiments/data_parallel.h"
+#include "workloads/experiments/precision.h"
+#include "workloads/experiments/workload.h"
 
 namespace sawtooth::workloads {
 

@@ -1,4 +1,4 @@
-#include "experiments/rendezvous_store.h"
+#include "workloads/experiments/rendezvous_store.h"
 
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 

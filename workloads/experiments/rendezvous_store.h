@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "util/result.h"
+#include "core/util/result.h"
 
 namespace sawtooth::workloads {
 

@@ -1,4 +1,4 @@
-#include "experiments/torch_support.h"
+#include "workloads/experiments/torch_support.h"
 
 #include <ATen/autocast_mode.h>
 #include <ATen/cuda/CUDAContext.h>
@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "util/format_bytes.h"
+#include "core/util/format_bytes.h"
 
 namespace sawtooth::workloads {
 

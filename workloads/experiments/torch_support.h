@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "capture/capture_session.h"
-#include "experiments/workload.h"
+#include "workloads/capture/capture_session.h"
+#include "workloads/experiments/workload.h"
 
 namespace sawtooth::workloads {
 

@@ -1,4 +1,4 @@
-#include "experiments/workload.h"
+#include "workloads/experiments/workload.h"
 
 #include <charconv>
 #include <cmath>

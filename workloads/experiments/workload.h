@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "util/result.h"
+#include "core/util/result.h"
 
 namespace sawtooth::capture {
 class CaptureSession;

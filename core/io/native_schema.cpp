@@ -1,0 +1,111 @@
+#include "core/io/native_schema.h"
+
+#include <array>
+
+#include <fmt/format.h>
+
+namespace sawtooth::native {
+namespace {
+
+using enum ColumnType;
+constexpr bool kNotNull = true;
+constexpr bool kKey = true;
+
+constexpr std::array kMeta{Column{"key", Text, false, kKey}, Column{"value", Text, kNotNull}};
+constexpr std::array kDevices{Column{"device", Integer, false, kKey}, Column{"name", Text},
+                              Column{"total_bytes", Integer}, Column{"baseline_allocated", Integer},
+                              Column{"baseline_reserved", Integer}};
+constexpr std::array kRuns{Column{"id", Integer, false, kKey}, Column{"name", Text, kNotNull},
+                           Column{"workload", Text}};
+constexpr std::array kRunConfig{Column{"run_id", Integer, kNotNull}, Column{"key", Text, kNotNull},
+                                Column{"value", Text}};
+constexpr std::array kMeasurements{Column{"run_id", Integer, kNotNull}, Column{"name", Text, kNotNull},
+                                   Column{"value", Real}, Column{"unit", Text}};
+constexpr std::array kPhases{Column{"id", Integer, false, kKey}, Column{"name", Text, kNotNull},
+                             Column{"kind", Text, kNotNull},     Column{"device", Integer},
+                             Column{"run_id", Integer},          Column{"begin_ns", Integer, kNotNull},
+                             Column{"end_ns", Integer, kNotNull}};
+constexpr std::array kFrames{Column{"id", Integer, false, kKey}, Column{"name", Text}, Column{"file", Text},
+                             Column{"line", Integer}};
+constexpr std::array kStacks{Column{"stack_id", Integer, kNotNull}, Column{"depth", Integer, kNotNull},
+                             Column{"frame_id", Integer, kNotNull}};
+constexpr std::array kEvents{Column{"seq", Integer, false, kKey}, Column{"t_ns", Integer, kNotNull},
+                             Column{"device", Integer, kNotNull}, Column{"source", Integer, kNotNull},
+                             Column{"action", Integer, kNotNull}, Column{"addr", Integer},
+                             Column{"size", Integer},             Column{"stream", Integer},
+                             Column{"category", Integer},         Column{"phase", Integer},
+                             Column{"stack", Integer},            Column{"run", Integer}};
+constexpr std::array kCounters{Column{"device", Integer, kNotNull}, Column{"name", Text, kNotNull},
+                               Column{"after_event", Integer, kNotNull}, Column{"value", Integer, kNotNull}};
+constexpr std::array kKernelNames{Column{"id", Integer, false, kKey}, Column{"name", Text, kNotNull}};
+constexpr std::array kKernels{Column{"device", Integer, kNotNull},  Column{"stream", Integer},
+                              Column{"begin_ns", Integer, kNotNull}, Column{"end_ns", Integer, kNotNull},
+                              Column{"name_id", Integer, kNotNull}, Column{"run", Integer}};
+constexpr std::array kNames{Column{"id", Integer, false, kKey}, Column{"name", Text}};
+
+constexpr std::array kTables{
+    Table{"meta", kMeta},
+    Table{"devices", kDevices},
+    Table{"runs", kRuns},
+    Table{"run_config", kRunConfig},
+    Table{"measurements", kMeasurements},
+    Table{"phases", kPhases},
+    Table{"frames", kFrames},
+    Table{"stacks", kStacks, "PRIMARY KEY(stack_id, depth)", true},
+    Table{"events", kEvents},
+    Table{"counters", kCounters},
+    Table{"kernel_names", kKernelNames},
+    Table{"kernels", kKernels},
+    Table{"action_names", kNames},
+    Table{"source_names", kNames},
+    Table{"category_names", kNames},
+};
+
+constexpr std::string_view kEventsNamedView = R"sql(
+CREATE VIEW events_named AS
+  SELECT e.seq, e.t_ns, e.device, s.name AS source, a.name AS action, e.addr, e.size, e.stream,
+         c.name AS category, p.name AS phase, e.stack, r.name AS run
+  FROM events e
+  JOIN action_names a ON a.id = e.action
+  JOIN source_names s ON s.id = e.source
+  LEFT JOIN category_names c ON c.id = e.category
+  LEFT JOIN phases p ON p.id = e.phase
+  LEFT JOIN runs r ON r.id = e.run;
+)sql";
+
+}  // namespace
+
+std::span<const Table> tables() { return kTables; }
+
+const Table* findTable(std::string_view name) {
+  for (const Table& t : kTables)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+std::string_view typeName(ColumnType type) {
+  switch (type) {
+    case Integer: return "INTEGER";
+    case Real: return "REAL";
+    case Text: return "TEXT";
+  }
+  return "ANY";
+}
+
+std::string schemaSql() {
+  std::string sql;
+  for (const Table& t : kTables) {
+    sql += fmt::format("CREATE TABLE {}(", t.name);
+    for (size_t i = 0; i < t.columns.size(); ++i) {
+      const Column& c = t.columns[i];
+      sql += fmt::format("{}{} {}{}{}", i ? ", " : "", c.name, typeName(c.type), c.primary_key ? " PRIMARY KEY" : "",
+                         c.not_null ? " NOT NULL" : "");
+    }
+    if (!t.table_constraint.empty()) sql += fmt::format(", {}", t.table_constraint);
+    sql += t.without_rowid ? ") WITHOUT ROWID;\n" : ");\n";
+  }
+  sql += kEventsNamedView;
+  return sql;
+}
+
+}  // namespace sawtooth::native

@@ -24,8 +24,8 @@ if(NOT Torch_FOUND)
   if(NOT EXISTS "${SAWTOOTH_TORCH_PYTHON}")
     set(SAWTOOTH_TORCH_MISSING "no LibTorch environment at ${_sawtooth_venv}: run ./scripts/setup.sh")
   elseif(NOT EXISTS "${SAWTOOTH_CUDA_ROOT}/bin/nvcc")
-    set(SAWTOOTH_TORCH_MISSING "LibTorch's CMake config needs the CUDA compiler and headers, and ${SAWTOOTH_CUDA_ROOT} "
-                               "has none (an environment made by an older set-up): run ./scripts/setup.sh to complete it")
+    string(CONCAT SAWTOOTH_TORCH_MISSING "LibTorch's CMake config needs the CUDA compiler and headers, and "
+           "${SAWTOOTH_CUDA_ROOT} has none (an environment made by an older set-up): run ./scripts/setup.sh to complete it")
   else()
     execute_process(COMMAND "${SAWTOOTH_TORCH_PYTHON}" -W ignore -c "import torch.utils; print(torch.utils.cmake_prefix_path)"
                     OUTPUT_VARIABLE _torch_prefix OUTPUT_STRIP_TRAILING_WHITESPACE

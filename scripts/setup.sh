@@ -2,8 +2,8 @@
 # Installs everything Sawtooth needs on a fresh Debian 12 machine:
 #   1. the Debian packages: compilers, CMake, Qt 6 (Widgets, Charts and the OpenGL module Charts
 #      needs, Svg), SQLite, zlib, JSON, CLI11, fmt, GoogleTest, Google Benchmark, Gloo's headers,
-#      clang for the fuzzers, Xvfb for screenshots, and the packaging checks (dpkg-dev, file,
-#      desktop-file-utils, appstream, lintian);
+#      clang for the fuzzers, Xvfb for screenshots, and what the packages are made and checked
+#      with (dpkg-dev, file, help2man, desktop-file-utils, appstream, lintian);
 #   2. LibTorch from the `torch` wheel, with the CUDA compiler and headers its CMake config needs
 #      from NVIDIA's wheels of the same CUDA release, into a Python virtual environment kept in a
 #      per-user cache keyed by the torch version (fresh clones reuse it), and in it a CUDA toolkit
@@ -32,7 +32,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libgloo-dev
   python3 python3-venv python3-pip ca-certificates
   xvfb xauth
-  dpkg-dev desktop-file-utils appstream lintian
+  dpkg-dev help2man desktop-file-utils appstream lintian
 )
 
 missing=()

@@ -20,7 +20,7 @@
 
 namespace {
 
-constexpr int kExitInput = 1;
+constexpr int kExitInput = 1, kExitUsage = 2;
 
 int failWith(const sawtooth::Error& error) {
   fmt::print(stderr, "sawtooth-trace: {}\n", error.message);
@@ -53,19 +53,21 @@ int main(int argc, char** argv) {
   exporter->add_option("OUT", output, "output CSV file (with --csv)");
   csv_opt->excludes(chrome_opt);
 
+  app.footer("Exit codes: 0 ok, 1 unreadable input or failed output, 2 bad arguments.");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // app.exit prints the help, the version or the error; CLI11's own error codes (104-109) are ours: 2.
+    return app.exit(e) == 0 ? 0 : kExitUsage;
   }
   if (exporter->parsed()) {
     if (csv_kind.empty() && chrome_out.empty()) {
       fmt::print(stderr, "sawtooth-trace export: choose --csv series|events OUT.csv or --chrome-trace OUT.json\n");
-      return 2;
+      return kExitUsage;
     }
     if (!csv_kind.empty() && output.empty()) {
       fmt::print(stderr, "sawtooth-trace export: --csv {} needs an output file\n", csv_kind);
-      return 2;
+      return kExitUsage;
     }
   }
 

@@ -203,9 +203,13 @@ def bad_arguments():
              ([], "choose a workload")]
     if not json.loads(run(["--list", "--json"], timeout=60).stdout)["cuda_available"]:
         cases.append((["--workload", "anatomy", "--device", "cuda", "--out", "x.sawtooth"], "no CUDA device"))
+    # Command-line parse errors: exit 2 as well, not CLI11's own codes (1xx).
+    cases += [(["--no-such-option"], "--no-such-option"), (["--device", "gpu"], "gpu"), (["--ranks", "two"], "two")]
     for args, needle in cases:
         r = run(args, timeout=60)
         check(r.returncode == 2 and needle in r.stderr, f"bad arguments {args}: exit {r.returncode}, {r.stderr.strip()!r}")
+    r = run(["--help"], timeout=60)
+    check(r.returncode == 0 and "Exit codes: 0 ok, 1 " in r.stdout, f"--help: exit {r.returncode}, no exit codes")
     r = run(["--list", "--json"], timeout=60)
     listing = json.loads(r.stdout)
     check([w["name"] for w in listing["workloads"]] == ["anatomy", "precision", "checkpointing", "accumulation",

@@ -99,6 +99,13 @@ r = run("export", os.path.join(data, "anatomy_adam_snapshot.pickle"))
 check(r.returncode == 2, f"export without a target: exit {r.returncode}")
 r = run("frobnicate")
 check(r.returncode != 0, "unknown subcommand accepted")
+# Every command-line parse error is exit 2 (CLI11's own codes are 1xx), and --help lists the codes.
+for args in (["frobnicate"], ["info"], ["info", "a", "b"], ["--no-such-option"],
+             ["export", os.path.join(data, "anatomy_adam_snapshot.pickle"), "--csv", "nope", "x.csv"]):
+    r = run(*args)
+    check(r.returncode == 2 and r.stderr.strip(), f"{args}: exit {r.returncode}, {r.stderr.strip()!r}")
+r = run("--help")
+check(r.returncode == 0 and "Exit codes: 0 ok, 1 " in r.stdout, f"--help: exit {r.returncode}, no exit codes")
 
 if failures:
     print(f"{len(failures)} check(s) failed")

@@ -4,7 +4,9 @@
 # NVIDIA driver's libcuda.so.1 (LibTorch's NVRTC wrapper), which no Debian package provides (the
 # driver comes from NVIDIA, and the recorder runs on the CPU without it). Those are left out here;
 # what they need besides libcuda.so.1 is the C library, which the others need too.
-if(NOT CPACK_GENERATOR STREQUAL "DEB" OR NOT "recorder" IN_LIST CPACK_COMPONENTS_ALL)
+# (CPack runs this without a project's policies: no IN_LIST, list(FIND) instead.)
+list(FIND CPACK_COMPONENTS_ALL recorder _packaged)
+if(NOT CPACK_GENERATOR STREQUAL "DEB" OR _packaged EQUAL -1)
   return()
 endif()
 set(_root "${CPACK_TEMPORARY_DIRECTORY}/recorder")

@@ -83,18 +83,22 @@ def checkpointing_rows():
             {"grad_max_abs_diff_vs_store_all": m(c[name], "grad_max_abs_diff_vs_store_all"), **detail})
 
 
+def print_rows():
+    print(f"{'experiment':<30}{'mode':<12}{'ours ms':>10}{'python ms':>11}{'ratio':>8}{'ours peak':>14}"
+          f"{'python peak':>14}{'ratio':>8}  target")
+    for r in rows:
+        target = {True: "met", False: "NOT met", None: ""}[r.get("meets_target")]
+        print(f"{r['experiment']:<30}{r['mode']:<12}{r['ours_ms'] or 0:>10.3f}{r['python_ms'] or 0:>11.3f}"
+              f"{r['time_ratio'] or 0:>8.3f}{r['ours_peak_bytes'] or 0:>14.0f}{r['python_peak_bytes'] or 0:>14.0f}"
+              f"{r['peak_ratio'] or 0:>8.4f}  {target}")
+
+
 if only == "checkpointing":
     checkpointing_rows()
     result = {"device": py["device"], "torch": py["torch"], "rows": rows}
     with open(out_json, "w") as f:
         json.dump(result, f, indent=1)
-    print(f"{'experiment':<28}{'mode':<12}{'ours ms':>10}{'python ms':>11}{'ratio':>8}{'ours peak':>14}"
-          f"{'python peak':>14}{'ratio':>8}  target")
-    for r in rows:
-        target = {True: "met", False: "NOT met", None: ""}[r.get("meets_target")]
-        print(f"{r['experiment']:<28}{r['mode']:<12}{r['ours_ms'] or 0:>10.3f}{r['python_ms'] or 0:>11.3f}"
-              f"{r['time_ratio'] or 0:>8.3f}{r['ours_peak_bytes'] or 0:>14.0f}{r['python_peak_bytes'] or 0:>14.0f}"
-              f"{r['peak_ratio'] or 0:>8.4f}  {target}")
+    print_rows()
     sys.exit(0)
 
 a = runs(os.path.join(results, "anatomy.sawtooth"))["adam"]
@@ -152,10 +156,7 @@ result = {"device": py["device"], "torch": py["torch"], "rows": rows, "gradient_
 with open(out_json, "w") as f:
     json.dump(result, f, indent=1)
 
-print(f"{'experiment':<30}{'mode':<12}{'ours ms':>10}{'python ms':>11}{'ratio':>8}{'ours peak':>14}{'python peak':>14}{'ratio':>8}")
-for r in rows:
-    print(f"{r['experiment']:<30}{r['mode']:<12}{r['ours_ms'] or 0:>10.3f}{r['python_ms'] or 0:>11.3f}{r['time_ratio'] or 0:>8.3f}"
-          f"{r['ours_peak_bytes'] or 0:>14.0f}{r['python_peak_bytes'] or 0:>14.0f}{r['peak_ratio'] or 0:>8.4f}")
+print_rows()
 print("gradient difference:", gradient)
 for k, v in breakdown.items():
     if isinstance(v, dict):

@@ -11,16 +11,19 @@
 #             sawtooth-trace reads from it, and the plan beside the committed H200 anatomy
 #             recording's count. About 30 s.
 
+# SEED_DEVICE=cpu SEED_ROUNDS=1 tries the stage's logic on a machine without a GPU (CPU sizes,
+# the torch venv's python3 first on PATH).
 stage_seedckpt() {
-  local i t0=$SECONDS
-  for i in 1 2 3; do
+  local i t0=$SECONDS device=${SEED_DEVICE:-cuda}
+  for i in $(seq 1 "${SEED_ROUNDS:-3}"); do
     local out="$R/checkpointing.sawtooth" py="$R/python_checkpointing.json"
     if [ "$i" -gt 1 ]; then
       out="$R/round-checkpointing-$i.sawtooth"
       py="$R/round-python-checkpointing-$i.json"
     fi
-    record checkpointing "$out" --device cuda
-    python3 bench/gpu/seed_reference.py "$py" --only checkpointing > "${py%.json}.log" 2>&1 || tail -5 "${py%.json}.log"
+    record checkpointing "$out" --device "$device"
+    python3 bench/gpu/seed_reference.py "$py" --only checkpointing --device "$device" > "${py%.json}.log" 2>&1 ||
+      tail -5 "${py%.json}.log"
   done
   $TRACE info "$R/checkpointing.sawtooth" > "$R/checkpointing.info.txt"
   $TRACE info --json "$R/checkpointing.sawtooth" > "$R/checkpointing.info.json"

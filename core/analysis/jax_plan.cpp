@@ -4,6 +4,7 @@
 #include <initializer_list>
 
 #include "core/analysis/category_series.h"
+#include "core/util/wrapping.h"
 
 namespace sawtooth {
 namespace {
@@ -13,7 +14,7 @@ int64_t peakOfSum(const Trace& trace, int16_t device, std::initializer_list<Cate
   const CategoryTimeline timeline = buildCategoryTimeline(trace, device);
   auto sumAt = [&](auto&& live) {
     int64_t sum = 0;
-    for (Category c : categories) sum += live(static_cast<size_t>(c));
+    for (Category c : categories) sum = wrappingAdd(sum, live(static_cast<size_t>(c)));
     return sum;
   };
   int64_t peak = sumAt([&](size_t c) { return timeline.start[c]; });

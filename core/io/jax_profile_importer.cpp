@@ -12,6 +12,7 @@
 #include "core/io/file_bytes.h"
 #include "core/io/protobuf_wire.h"
 #include "core/util/format_bytes.h"
+#include "core/util/wrapping.h"
 
 namespace sawtooth {
 namespace {
@@ -318,7 +319,7 @@ class ProfileReader {
     const uint32_t stack = stackOf(s);
     if (kind == "executable") {
       ++executables_;
-      executable_bytes_ += bytes;
+      executable_bytes_ = wrappingAdd(executable_bytes_, bytes);
       if (executables_ <= kMaxListedExecutables)
         trace_.runs[0].config.emplace_back(
             fmt::format("executable {:03}", executables_),
@@ -343,7 +344,7 @@ class ProfileReader {
       return Error{fmt::format("sample {}: more than {} devices in one profile", index, kMaxDevices)};
     const int16_t id = deviceFor(device);
     auto& totals = live_[id];
-    totals.first += bytes;
+    totals.first = wrappingAdd(totals.first, bytes);
     totals.second += static_cast<int64_t>(buffers);
     Event e;
     e.device = id;

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/util/wrapping.h"
+
 namespace sawtooth {
 namespace {
 
@@ -66,7 +68,7 @@ size_t parseRoundup(AllocatorSettings& s, const std::vector<std::string>& t, siz
     auto divisions = parseInt(t[j + 2]);
     if (divisions && *divisions >= 0) {
       if (t[j] == ">") {
-        std::fill(d.begin() + static_cast<ptrdiff_t>(last), d.end(), *divisions);
+        std::fill(d.begin() + static_cast<ptrdiff_t>(last) + 1, d.end(), *divisions);  // as PyTorch 2.11 does
       } else if (auto mib = parseInt(t[j]); mib && *mib > 0) {
         const auto index = std::min<size_t>(static_cast<size_t>(std::bit_width(static_cast<uint64_t>(*mib)) - 1), 15);
         if (first) std::fill(d.begin(), d.begin() + static_cast<ptrdiff_t>(index), *divisions);
@@ -141,6 +143,7 @@ AllocatorSettings allocatorSettings(const Trace& trace) {
 
 int64_t roundSize(int64_t requested, const AllocatorSettings& s) {
   if (requested < kMinBlockSize) return kMinBlockSize;
+  if (requested > kHostileSize) return requested;  // no device holds this: leave it as it is
   const auto size = static_cast<uint64_t>(requested);
   // Intervals start at 1 MiB: index 0 is everything below 2 MiB.
   const int log2 = std::bit_width(size) - 1;
@@ -154,26 +157,25 @@ int64_t roundSize(int64_t requested, const AllocatorSettings& s) {
     const uint64_t low = size & ~(step - 1);
     return static_cast<int64_t>(low == size ? size : low + step);
   }
-  if (requested > kUnlimited - kMinBlockSize) return requested;  // a hostile size: leave it
   return kMinBlockSize * ((requested + kMinBlockSize - 1) / kMinBlockSize);
 }
 
 int64_t segmentSizeFor(int64_t rounded, const AllocatorSettings& s) {
   if (rounded <= kSmallSize) return kSmallBuffer;
   if (rounded < kMinLargeAlloc) return s.large_segment_size;
-  if (rounded > kUnlimited - kRoundLarge) return rounded;
+  if (rounded > kHostileSize) return rounded;
   return kRoundLarge * ((rounded + kRoundLarge - 1) / kRoundLarge);
 }
 
 bool shouldSplit(int64_t block_size, int64_t rounded, bool small_pool, const AllocatorSettings& s) {
-  const int64_t remaining = block_size - rounded;
+  const int64_t remaining = wrappingSub(block_size, rounded);
   if (small_pool || s.expandable_segments) return remaining >= kMinBlockSize;
   return rounded < s.max_split_size && remaining > kSmallSize;
 }
 
 int64_t largestUnsplitBlock(int64_t rounded, bool small_pool, const AllocatorSettings& s) {
-  if (small_pool || s.expandable_segments) return rounded;
-  if (rounded >= s.max_split_size) return rounded + s.max_non_split_rounding - kMinBlockSize;
+  if (small_pool || s.expandable_segments || rounded > kHostileSize) return rounded;
+  if (rounded >= s.max_split_size) return rounded + std::min(s.max_non_split_rounding, kHostileSize) - kMinBlockSize;
   return rounded + kSmallSize;
 }
 

@@ -18,6 +18,9 @@ inline constexpr int64_t kSmallBuffer = 2 << 20;         // small pool segments;
 inline constexpr int64_t kMinLargeAlloc = 10 << 20;      // below this a large request gets a large_segment_size segment
 inline constexpr int64_t kRoundLarge = 2 << 20;          // larger requests get segments rounded to this
 inline constexpr int64_t kUnlimited = std::numeric_limits<int64_t>::max();
+// Larger than any device (2^60 bytes): sizes above it come from corrupt or hostile files and are
+// left as they are rather than rounded into overflow.
+inline constexpr int64_t kHostileSize = int64_t{1} << 60;
 
 struct AllocatorSettings {
   int64_t max_split_size = kUnlimited;         // blocks at least this large are never split

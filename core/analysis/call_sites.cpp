@@ -74,7 +74,7 @@ uint32_t SiteNamer::siteFrame(uint32_t stack) const {
 std::string SiteNamer::frameLabel(uint32_t frame) const {
   if (frame == kNoFrame || frame >= stacks_.frameCount()) return std::string(kNoStackSite);
   const Frame& f = stacks_.frame(frame);
-  if (f.file.empty()) return f.name;
+  if (f.file.empty() || f.file == "??") return f.name;  // a C++ frame the unwinder found no file for
   return fmt::format("{}:{} {}", normaliseFile(f.file), f.line, f.name);
 }
 

@@ -23,9 +23,9 @@ std::optional<OomObstacle> bestWindow(const SegmentView& seg, int64_t need) {
     size = wrappingAdd(size, b[last].size);
     if (b[last].active()) used = wrappingAdd(used, b[last].size);
     // Drop blocks from the front while the window stays large enough.
-    while (first < last && size - b[first].size >= need) {
-      size -= b[first].size;
-      if (b[first].active()) used -= b[first].size;
+    while (first < last && wrappingSub(size, b[first].size) >= need) {
+      size = wrappingSub(size, b[first].size);
+      if (b[first].active()) used = wrappingSub(used, b[first].size);
       ++first;
     }
     if (size < need || (best && used >= best->blocking_bytes)) continue;
@@ -82,6 +82,11 @@ OomExplanation explainOom(const Trace& trace, const AllocatorHistory& history, i
                             "of {}.",
                             formatBytes(x.requested), where, formatBytes(x.device_free),
                             formatBytes(segmentSizeFor(x.requested, history.settings())));
+  if (const int64_t segment = segmentSizeFor(x.requested, history.settings()); x.device_free >= segment)
+    x.details.push_back(fmt::format("The device had room for a new segment of {}: a limit refused it "
+                                    "(torch.cuda.set_per_process_memory_fraction), or that memory was taken when "
+                                    "PyTorch asked for it.",
+                                    formatBytes(segment)));
   x.details.push_back(fmt::format("Reserved {}: {} allocated, {} cached free in all pools and streams.",
                                   formatBytes(x.reserved), formatBytes(x.allocated), formatBytes(x.cached_free)));
   for (const PoolFree& p : x.pools)

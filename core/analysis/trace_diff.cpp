@@ -103,7 +103,7 @@ void summarise(TraceDiff& d) {
   }
   int64_t explained = 0;
   for (size_t i = 0; i < d.rows.size() && d.rows[i].growth() > 0; ++i) {  // rows are by growth
-    if (c.grew.size() == 5 || (grown > 0 && explained * 10 >= grown * 8)) break;
+    if (c.grew.size() == 5 || (grown > 0 && static_cast<double>(explained) >= 0.8 * static_cast<double>(grown))) break;
     c.grew.push_back(i);
     explained = wrappingAdd(explained, d.rows[i].growth());
   }
@@ -134,6 +134,8 @@ void summarise(TraceDiff& d) {
 }
 
 }  // namespace
+
+int64_t DiffRow::growth() const { return wrappingSub(b_bytes, a_bytes); }
 
 Result<TraceDiff> diffTraces(const Trace& a, const std::string& a_file, const Trace& b, const std::string& b_file,
                              const std::string& run_a, const std::string& run_b) {

@@ -31,7 +31,7 @@ struct DiffRow {
   int64_t a_bytes = 0, b_bytes = 0;
   int64_t a_total_allocated = 0, b_total_allocated = 0;
   int64_t a_count = 0, b_count = 0;  // allocations alive at the peak
-  int64_t growth() const { return b_bytes - a_bytes; }
+  int64_t growth() const;
 };
 
 struct PeakChange {

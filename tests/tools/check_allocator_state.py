@@ -145,6 +145,19 @@ for path in files:
             check(ok, f"{where}: peak_allocated_block_bytes {peak} vs truth {truth['peak_allocated_block_bytes']} (bound {bound})")
             print(f"{where}: peak_allocated_block_bytes {peak}, truth {truth['peak_allocated_block_bytes']}, "
                   f"peak_allocated_bytes (requested) {inf['peak_allocated_bytes']}")
+            if "oom" in truth:  # PyTorch's reserved and allocated bytes right after the failure
+                trace = snap["device_traces"][dev]
+                at = max(i for i, e in enumerate(trace) if e["action"] == "oom")
+                state = run_json("segments", path, "--json", "--device", str(dev), "--at", str(at))
+                if state:
+                    s0 = state["devices"][0]
+                    check(s0["reserved_bytes"] == truth["oom"]["reserved_bytes"] and
+                          s0["allocated_bytes"] == truth["oom"]["allocated_bytes"],
+                          f"{where}: at the OOM reserved {s0['reserved_bytes']} allocated {s0['allocated_bytes']}, "
+                          f"PyTorch {truth['oom']['reserved_bytes']} / {truth['oom']['allocated_bytes']}")
+                    print(f"{where}: OOM: replayed reserved {s0['reserved_bytes']} allocated {s0['allocated_bytes']}; "
+                          f"PyTorch {truth['oom']['reserved_bytes']} / {truth['oom']['allocated_bytes']}; "
+                          f"{s0.get('oom', {}).get('summary')}")
 
     # Diff of the file with itself: all zeros, each side summing to the peak on the largest device.
     diff = run_json("diff", path, path, "--json")

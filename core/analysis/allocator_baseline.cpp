@@ -12,14 +12,7 @@ namespace {
 
 constexpr size_t kMaxNotes = 20;
 
-struct StartSegment {
-  int64_t size = 0;
-  uint64_t stream = 0;
-  std::pair<int64_t, int64_t> pool_id{0, 0};
-  uint32_t stack = kNoStack;
-  bool small = false;
-  bool expandable = false;
-};
+using StartSegment = SegmentProps;
 
 struct Alive {
   int64_t requested = 0;
@@ -121,7 +114,7 @@ class StartBuilder {
         uint64_t start = e.addr;
         auto next = segments_.find(end);
         if (next != segments_.end() && next->second.expandable && next->second.stream == e.stream) {
-          range.small = next->second.small;
+          range.small_pool = next->second.small_pool;
           range.size = wrappingAdd(range.size, next->second.size);
           segments_.erase(next);
         }
@@ -171,14 +164,7 @@ class StartBuilder {
     for (const auto& [seg_addr, seg] : segments_) {
       const uint64_t seg_end = seg_addr + static_cast<uint64_t>(seg.size);
       for (; k < alive.size() && alive[k].first < seg_addr; ++k) outside(alive[k].first, alive[k].second);
-      SegmentView sv;
-      sv.address = seg_addr;
-      sv.total_size = seg.size;
-      sv.stream = seg.stream;
-      sv.small_pool = seg.small;
-      sv.expandable = seg.expandable;
-      sv.pool_id = seg.pool_id;
-      sv.stack = seg.stack;
+      SegmentView sv = segmentView(seg_addr, seg);
       uint64_t cursor = seg_addr;
       auto gap = [&](uint64_t to) {
         if (to <= cursor) return;
@@ -204,7 +190,7 @@ class StartBuilder {
         } else if (a.size >= 0) {
           v.size = v.size_max = a.size;
         } else {
-          const InferredSize guess = inferSize(a.requested, room, seg.small, settings_);
+          const InferredSize guess = inferSize(a.requested, room, seg.small_pool, settings_);
           v.size = guess.size;
           v.size_max = guess.size_max;
           v.size_inferred = guess.size_max != guess.size;

@@ -170,14 +170,7 @@ AllocatorState AllocatorMachine::state(int16_t device, int64_t position, uint64_
   };
   auto block = blocks_.begin();
   for (const auto& [addr, seg] : segments_) {
-    SegmentView sv;
-    sv.address = addr;
-    sv.total_size = seg.size;
-    sv.stream = seg.stream;
-    sv.small_pool = seg.small;
-    sv.expandable = seg.expandable;
-    sv.pool_id = seg.pool_id;
-    sv.stack = seg.stack;
+    SegmentView sv = segmentView(addr, seg);
     const uint64_t end = endOf(addr, seg.size);
     block = blocks_.lower_bound(addr);
     for (; block != blocks_.end() && block->first < end; ++block) sv.blocks.push_back(view(block->first, block->second));
@@ -190,7 +183,7 @@ AllocatorState AllocatorMachine::state(int16_t device, int64_t position, uint64_
 
 void AllocatorMachine::apply(const Event& e, uint64_t index) {
   switch (e.action) {
-    case Action::SegmentAlloc: addSegment(e.addr, e.size, e.stream, false, e.stack); break;
+    case Action::SegmentAlloc: addSegment(e.addr, e.size, e.stream, e.stack); break;
     case Action::SegmentMap: mapRange(e.addr, e.size, e.stream, e.stack); break;
     case Action::SegmentFree: freeSegment(e.addr, e.size); break;
     case Action::SegmentUnmap: unmapRange(e.addr, e.size); break;
@@ -201,21 +194,24 @@ void AllocatorMachine::apply(const Event& e, uint64_t index) {
   }
 }
 
-void AllocatorMachine::addSegment(uint64_t addr, int64_t size, uint64_t stream, bool expandable, uint32_t stack) {
+void AllocatorMachine::insertSegment(uint64_t addr, const Segment& segment) {
+  segments_.emplace(addr, segment);
+  reserved_ = wrappingAdd(reserved_, segment.size);
+  Block b;
+  b.size = b.size_max = segment.size;
+  b.segment = addr;
+  b.stream = segment.stream;
+  b.small = segment.small_pool;
+  insertBlock(addr, b);
+}
+
+void AllocatorMachine::addSegment(uint64_t addr, int64_t size, uint64_t stream, uint32_t stack) {
   if (size <= 0) return anomaly(fmt::format("segment of {} bytes at {:#x}", size, addr));
   const uint64_t end = endOf(addr, size);
   auto after = segments_.lower_bound(addr);
   if ((after != segments_.end() && after->first < end) || segmentContaining(addr) != segments_.end())
     return anomaly(fmt::format("segment at {:#x} overlaps one already held", addr));
-  const bool small = smallBySize(size);
-  segments_.emplace(addr, Segment{size, stream, {0, 0}, stack, small, expandable});
-  reserved_ = wrappingAdd(reserved_, size);
-  Block b;
-  b.size = b.size_max = size;
-  b.segment = addr;
-  b.stream = stream;
-  b.small = small;
-  insertBlock(addr, b);
+  insertSegment(addr, Segment{size, stream, {0, 0}, stack, smallBySize(size), false});
 }
 
 void AllocatorMachine::freeSegment(uint64_t addr, int64_t size) {
@@ -233,7 +229,7 @@ void AllocatorMachine::freeSegment(uint64_t addr, int64_t size) {
 }
 
 void AllocatorMachine::setPool(Segments::iterator seg, bool small) {
-  seg->second.small = small;
+  seg->second.small_pool = small;
   const uint64_t end = endOf(seg->first, seg->second.size);
   for (auto b = blocks_.lower_bound(seg->first); b != blocks_.end() && b->first < end; ++b) {
     if (b->second.state == BlockState::Inactive) removeFree(b->first, b->second);
@@ -249,7 +245,7 @@ void AllocatorMachine::joinSegments(Segments::iterator left) {
   if (right == segments_.end() || !left->second.expandable || !right->second.expandable ||
       left->second.stream != right->second.stream || endOf(left->first, left->second.size) != right->first)
     return;
-  if (left->second.small != right->second.small) setPool(right, left->second.small);
+  if (left->second.small_pool != right->second.small_pool) setPool(right, left->second.small_pool);
   const uint64_t end = endOf(right->first, right->second.size);
   for (auto b = blocks_.lower_bound(right->first); b != blocks_.end() && b->first < end; ++b)
     b->second.segment = left->first;
@@ -271,18 +267,11 @@ void AllocatorMachine::mapRange(uint64_t addr, int64_t size, uint64_t stream, ui
   if (prev != segments_.begin()) {
     --prev;
     if (prev->second.expandable && prev->second.stream == stream && endOf(prev->first, prev->second.size) == addr)
-      small = prev->second.small;
+      small = prev->second.small_pool;
   }
   auto next = segments_.find(end);
-  if (next != segments_.end() && next->second.expandable && next->second.stream == stream) small = next->second.small;
-  segments_.emplace(addr, Segment{size, stream, {0, 0}, stack, small, true});
-  reserved_ = wrappingAdd(reserved_, size);
-  Block b;
-  b.size = b.size_max = size;
-  b.segment = addr;
-  b.stream = stream;
-  b.small = small;
-  insertBlock(addr, b);
+  if (next != segments_.end() && next->second.expandable && next->second.stream == stream) small = next->second.small_pool;
+  insertSegment(addr, Segment{size, stream, {0, 0}, stack, small, true});
   auto self = segments_.find(addr);
   joinSegments(self);  // with what follows
   if (self != segments_.begin()) joinSegments(std::prev(self));  // with what precedes

@@ -65,14 +65,7 @@ class AllocatorMachine {
     bool small = false;
     bool inferred = false;
   };
-  struct Segment {
-    int64_t size = 0;
-    uint64_t stream = 0;
-    std::pair<int64_t, int64_t> pool_id{0, 0};
-    uint32_t stack = kNoStack;
-    bool small = false;
-    bool expandable = false;
-  };
+  using Segment = SegmentProps;
   struct Group {
     PoolKey key;
     std::map<int64_t, int64_t> free_sizes;  // size -> count of free blocks of that size
@@ -90,7 +83,8 @@ class AllocatorMachine {
   Segments::iterator segmentContaining(uint64_t addr);
   Blocks::iterator blockContaining(uint64_t addr);
   Blocks::iterator mergeFree(Blocks::iterator it);
-  void addSegment(uint64_t addr, int64_t size, uint64_t stream, bool expandable, uint32_t stack);
+  void insertSegment(uint64_t addr, const Segment& segment);  // with one free block covering it
+  void addSegment(uint64_t addr, int64_t size, uint64_t stream, uint32_t stack);
   void freeSegment(uint64_t addr, int64_t size);
   void mapRange(uint64_t addr, int64_t size, uint64_t stream, uint32_t stack);
   void unmapRange(uint64_t addr, int64_t size);

@@ -42,6 +42,18 @@ int64_t SegmentView::largestFreeBlock() const {
   return largest;
 }
 
+SegmentView segmentView(uint64_t address, const SegmentProps& p) {
+  SegmentView v;
+  v.address = address;
+  v.total_size = p.size;
+  v.stream = p.stream;
+  v.small_pool = p.small_pool;
+  v.expandable = p.expandable;
+  v.pool_id = p.pool_id;
+  v.stack = p.stack;
+  return v;
+}
+
 void finishState(AllocatorState& s) {
   s.reserved = s.allocated_bytes = s.active_bytes = s.requested_bytes = s.free_bytes = 0;
   s.largest_free_block = s.internal_waste = 0;

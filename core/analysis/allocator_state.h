@@ -30,6 +30,16 @@ struct BlockView {
   bool active() const { return state != BlockState::Inactive; }
 };
 
+// What a segment is, apart from its blocks.
+struct SegmentProps {
+  int64_t size = 0;
+  uint64_t stream = 0;
+  std::pair<int64_t, int64_t> pool_id{0, 0};
+  uint32_t stack = kNoStack;
+  bool small_pool = false;
+  bool expandable = false;  // a mapped range of an expandable segment
+};
+
 struct SegmentView {
   uint64_t address = 0;
   int64_t total_size = 0;
@@ -76,6 +86,8 @@ struct AllocatorState {
   std::vector<PoolFree> pools;     // by (pool, stream)
 };
 
+// A segment without its blocks yet.
+SegmentView segmentView(uint64_t address, const SegmentProps& props);
 // Fills the derived figures of `state` from its segments.
 void finishState(AllocatorState& state);
 

@@ -118,17 +118,15 @@ void summarise(TraceDiff& d) {
     c.lines.push_back("Every call site holds the same bytes at both peaks.");
     return;
   }
-  if (!c.grew.empty()) {
+  auto list = [&](const std::vector<size_t>& rows) {
     std::string parts;
-    for (size_t i : c.grew) parts += (parts.empty() ? "" : "; ") + siteWithCategory(d.rows[i]) + " " + signedBytes(d.rows[i].growth());
-    c.lines.push_back(fmt::format("Grew: {} ({:.0f} % of all growth).", parts,
+    for (size_t i : rows) parts += (parts.empty() ? "" : "; ") + siteWithCategory(d.rows[i]) + " " + signedBytes(d.rows[i].growth());
+    return parts;
+  };
+  if (!c.grew.empty())
+    c.lines.push_back(fmt::format("Grew: {} ({:.0f} % of all growth).", list(c.grew),
                                   grown ? 100.0 * static_cast<double>(explained) / static_cast<double>(grown) : 0.0));
-  }
-  if (!c.shrank.empty()) {
-    std::string parts;
-    for (size_t i : c.shrank) parts += (parts.empty() ? "" : "; ") + siteWithCategory(d.rows[i]) + " " + signedBytes(d.rows[i].growth());
-    c.lines.push_back(fmt::format("Shrank: {}.", parts));
-  }
+  if (!c.shrank.empty()) c.lines.push_back(fmt::format("Shrank: {}.", list(c.shrank)));
   if (c.new_sites || c.gone_sites)
     c.lines.push_back(fmt::format("{} site(s) alive at B's peak only, {} at A's only.", c.new_sites, c.gone_sites));
 }
@@ -147,22 +145,19 @@ Result<TraceDiff> diffTraces(const Trace& a, const std::string& a_file, const Tr
   d.a = sa->side;
   d.b = sb->side;
   std::map<SiteKey, DiffRow> rows;
-  for (const auto& [key, s] : sa->sites) {
-    DiffRow& r = rows[key];
-    r.site = key.first;
-    r.category = key.second;
-    r.a_bytes = s.live;
-    r.a_count = s.count;
-    r.a_total_allocated = s.total;
-  }
-  for (const auto& [key, s] : sb->sites) {
-    DiffRow& r = rows[key];
-    r.site = key.first;
-    r.category = key.second;
-    r.b_bytes = s.live;
-    r.b_count = s.count;
-    r.b_total_allocated = s.total;
-  }
+  // One side's bytes into the rows: a's or b's fields.
+  auto fill = [&](const SideData& side, int64_t DiffRow::*bytes, int64_t DiffRow::*count, int64_t DiffRow::*total) {
+    for (const auto& [key, s] : side.sites) {
+      DiffRow& r = rows[key];
+      r.site = key.first;
+      r.category = key.second;
+      r.*bytes = s.live;
+      r.*count = s.count;
+      r.*total = s.total;
+    }
+  };
+  fill(*sa, &DiffRow::a_bytes, &DiffRow::a_count, &DiffRow::a_total_allocated);
+  fill(*sb, &DiffRow::b_bytes, &DiffRow::b_count, &DiffRow::b_total_allocated);
   for (auto& [key, r] : rows) d.rows.push_back(std::move(r));
   std::stable_sort(d.rows.begin(), d.rows.end(), [](const DiffRow& x, const DiffRow& y) { return x.growth() > y.growth(); });
   summarise(d);

@@ -40,6 +40,18 @@ std::vector<std::string> snapshotFixtures() {
   return out;
 }
 
+// A snapshot's trace whose allocator holds, at the end, one segment at kBase with nothing in use.
+Trace endsWithOneFreeSegment(int64_t size) {
+  Trace t;
+  t.segments_known = true;
+  SnapshotSegment seg;
+  seg.address = kBase;
+  seg.total_size = size;
+  seg.blocks.push_back(SnapshotBlock{kBase, size, 0, BlockState::Inactive});
+  t.segments.push_back(seg);
+  return t;
+}
+
 AllocatorHistory build(const Trace& t, int16_t device = 0, ReplayOptions options = {}) {
   auto h = AllocatorHistory::build(t, device, options);
   EXPECT_TRUE(h.ok()) << (h.ok() ? "" : h.error().message);
@@ -241,13 +253,7 @@ TEST(AllocatorReplay, ExpandableSegmentsGrowAndAreCut) {
 // A trace that begins mid-run: a block from before it is freed in it, its size unknown; a later
 // allocation at the end of that block pins the size down and the replay runs again with it.
 TEST(AllocatorReplay, SizesFromBeforeTheTraceAreInferredAndPinnedDown) {
-  Trace t;
-  t.segments_known = true;
-  SnapshotSegment seg;
-  seg.address = kBase;
-  seg.total_size = 40 * MB;
-  seg.blocks.push_back(SnapshotBlock{kBase, 40 * MB, 0, BlockState::Inactive});
-  t.segments.push_back(seg);
+  Trace t = endsWithOneFreeSegment(40 * MB);
   // Before the trace: a 3 MiB + 100 request whose block kept 512 KiB unsplit (3.5 MiB + ...), then free room.
   t.events.push(ev(Action::Alloc, kBase + 3 * MB + MB / 2 + 512, 4 * MB));  // where the block ended
   t.events.push(ev(Action::FreeRequested, kBase, 3 * MB + 100));
@@ -269,13 +275,7 @@ TEST(AllocatorReplay, SizesFromBeforeTheTraceAreInferredAndPinnedDown) {
 
 // A block from before the trace whose end nothing shows keeps a bounded guess.
 TEST(AllocatorReplay, AnUnresolvedGuessIsReportedWithItsBound) {
-  Trace t;
-  t.segments_known = true;
-  SnapshotSegment seg;
-  seg.address = kBase;
-  seg.total_size = 20 * MB;
-  seg.blocks.push_back(SnapshotBlock{kBase, 20 * MB, 0, BlockState::Inactive});
-  t.segments.push_back(seg);
+  Trace t = endsWithOneFreeSegment(20 * MB);
   t.events.push(ev(Action::FreeCompleted, kBase, 3 * MB));
   const AllocatorHistory h = build(t);
   const ReplayReport& r = h.report();

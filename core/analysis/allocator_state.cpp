@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include <fmt/format.h>
+
 #include "core/util/wrapping.h"
 
 namespace sawtooth {
@@ -41,6 +43,8 @@ int64_t SegmentView::largestFreeBlock() const {
     if (!b.active()) largest = std::max(largest, b.size);
   return largest;
 }
+
+std::string streamLabel(uint64_t stream) { return stream == 0 ? "stream 0" : fmt::format("stream {:#x}", stream); }
 
 SegmentView segmentView(uint64_t address, const SegmentProps& p) {
   SegmentView v;

@@ -4,6 +4,7 @@
 // PyTorch counts it, what is free, the largest free block per pool and stream, fragmentation).
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -86,6 +87,8 @@ struct AllocatorState {
   std::vector<PoolFree> pools;     // by (pool, stream)
 };
 
+// "stream 0", or a CUDA stream's handle in hex ("stream 0x55d14c3e1a40").
+std::string streamLabel(uint64_t stream);
 // A segment without its blocks yet.
 SegmentView segmentView(uint64_t address, const SegmentProps& props);
 // Fills the derived figures of `state` from its segments.

@@ -10,7 +10,6 @@
 namespace sawtooth {
 namespace {
 
-std::string streamName(uint64_t stream) { return stream == 0 ? "stream 0" : fmt::format("stream {:#x}", stream); }
 std::string poolName(bool small) { return small ? "small pool" : "large pool"; }
 
 // The run of neighbouring blocks at least `need` bytes long with the fewest bytes in use.
@@ -72,7 +71,7 @@ OomExplanation explainOom(const Trace& trace, const AllocatorHistory& history, i
             [](const OomObstacle& a, const OomObstacle& b) { return a.blocking_bytes < b.blocking_bytes; });
   if (x.in_the_way.size() > 3) x.in_the_way.resize(3);
 
-  const std::string where = fmt::format("{} ({})", streamName(x.stream), poolName(x.small_pool));
+  const std::string where = fmt::format("{} ({})", streamLabel(x.stream), poolName(x.small_pool));
   if (x.pool_free > 0)
     x.summary = fmt::format("Asked for {} on {}: {} cached free there, but at most {} contiguous; the device had {} free.",
                             formatBytes(x.requested), where, formatBytes(x.pool_free), formatBytes(x.largest_free),
@@ -91,7 +90,7 @@ OomExplanation explainOom(const Trace& trace, const AllocatorHistory& history, i
                                   formatBytes(x.reserved), formatBytes(x.allocated), formatBytes(x.cached_free)));
   for (const PoolFree& p : x.pools)
     x.details.push_back(fmt::format("{}, {}: {} free of {} reserved in {} segment(s); largest free block {}.",
-                                    streamName(p.stream), poolName(p.small_pool), formatBytes(p.free_bytes),
+                                    streamLabel(p.stream), poolName(p.small_pool), formatBytes(p.free_bytes),
                                     formatBytes(p.reserved), p.segments, formatBytes(p.largest_free_block)));
   for (const OomObstacle& o : x.in_the_way) {
     std::vector<BlockView> blocks = o.blocks;

@@ -45,7 +45,7 @@ Result<SideData> readSide(const Trace& t, const std::string& file, const std::st
   if (!run) return run.error();
   SideData d;
   d.side.file = file;
-  d.side.run = run_name;
+  if (*run) d.side.run = t.runs[**run].name;
   ScopePeak best;
   bool any = false;
   for (int16_t device : t.deviceIds()) {
@@ -71,9 +71,10 @@ Result<SideData> readSide(const Trace& t, const std::string& file, const std::st
     ++s.count;
     attributed = wrappingAdd(attributed, a.bytes);
   }
-  // The peak as info reports it; whatever no allocation accounts for has no stack.
+  // The peak as info reports it; whatever no allocation accounts for has no stack. Within a run
+  // that is mostly what the run freed but did not allocate (it counts from zero, as info does).
   if (const int64_t rest = wrappingSub(best.bytes, attributed); rest != 0) {
-    SiteBytes& s = d.sites[{std::string(kNoStackSite), Category::Unknown}];
+    SiteBytes& s = d.sites[{std::string(*run ? kBeforeRunSite : kNoStackSite), Category::Unknown}];
     s.live = wrappingAdd(s.live, rest);
   }
   for (const AllocatedTotal& total : allocatedTotals(t, d.side.device, *run)) {

@@ -8,12 +8,17 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/model/trace.h"
 #include "core/util/result.h"
 
 namespace sawtooth {
+
+// Within a run: bytes the run freed that it had not allocated (negative), as the run's own peak
+// counts them.
+inline constexpr std::string_view kBeforeRunSite = "(allocated before the run)";
 
 struct DiffSide {
   std::string file;

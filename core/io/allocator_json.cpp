@@ -151,8 +151,8 @@ std::string segmentsText(const Trace& trace, const std::vector<SegmentsEntry>& d
                        formatBytes(s.allocated_bytes), formatBytes(s.requested_bytes), formatBytes(s.free_bytes),
                        formatBytes(s.largest_free_block), formatBytes(s.external_fragmentation));
     for (const SegmentView& seg : s.segments) {
-      out += fmt::format("  {:#x} {:>10} {} stream {}{}: {} block(s), {} allocated, largest free {}\n", seg.address,
-                         formatBytes(seg.total_size), seg.small_pool ? "small" : "large", seg.stream,
+      out += fmt::format("  {:#x} {:>10} {} {}{}: {} block(s), {} allocated, largest free {}\n", seg.address,
+                         formatBytes(seg.total_size), seg.small_pool ? "small" : "large", streamLabel(seg.stream),
                          seg.expandable ? " expandable" : "", seg.blocks.size(), formatBytes(seg.allocatedBytes()),
                          formatBytes(seg.largestFreeBlock()));
     }

@@ -62,8 +62,7 @@ int runSegmentsCommand(const SegmentsOptions& o) {
   }
 
   ReplayOptions options;
-  options.series = false;
-  options.checkpoints = false;
+  options.series = false;  // checkpoints stay: the state at --at then replays a few thousand events, not all
   std::vector<AllocatorHistory> histories;
   std::vector<SegmentsEntry> entries;
   histories.reserve(devices.size());

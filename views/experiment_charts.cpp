@@ -1,6 +1,6 @@
 #include "views/experiment_charts.h"
 
-#include "core/analysis/experiment_results.h"
+#include "core/analysis/result_text.h"
 #include "views/qt_format.h"
 
 namespace sawtooth::views {
@@ -12,15 +12,9 @@ const QColor kAllocated(0x1f, 0x77, 0xb4), kReserved(0xae, 0xc7, 0xe8), kPlan(0x
 
 }  // namespace
 
-QString signedPercent(double change) {
-  const double p = change * 100;
-  if (std::fabs(p) < 0.5) return QStringLiteral("±0 %");
-  // A real minus sign, as the seed writes "−56 %".
-  return (p < 0 ? QStringLiteral("−") : QStringLiteral("+")) + QString::number(std::fabs(p), 'f', 0) + QStringLiteral(" %");
-}
+QString signedPercent(double change) { return toQString(signedPercentText(change)); }
 
-bool showPeakComparison(BarChart& chart, const Trace& trace) {
-  const auto groups = peakComparison(trace);
+bool showPeakComparison(BarChart& chart, const std::vector<PeakGroup>& groups, const std::string& workload) {
   if (groups.empty()) return false;
   QStringList categories, annotations;
   BarSetData allocated{QObject::tr("peak allocated"), kAllocated, {}, {}, std::nullopt};
@@ -57,13 +51,12 @@ bool showPeakComparison(BarChart& chart, const Trace& trace) {
   }
   QList<BarSetData> sets{allocated};
   if (any_reserved) sets << reserved;
-  chart.setData(QObject::tr("Peak memory per run (%1)").arg(toQString(workloadOf(trace))), QObject::tr("peak (MB)"),
-                categories, sets, annotations);
+  chart.setData(QObject::tr("Peak memory per run (%1)").arg(toQString(workload)), QObject::tr("peak (MB)"), categories,
+                sets, annotations);
   return true;
 }
 
-bool showAnatomyPlan(BarChart& chart, const Trace& trace, int16_t device) {
-  const auto rows = anatomyPlan(trace, device);
+bool showAnatomyPlan(BarChart& chart, const std::vector<PlanRow>& rows) {
   if (rows.empty()) return false;
   QStringList categories, annotations;
   BarSetData plan{QObject::tr("plan (analytic)"), kPlan, {}, {}, std::nullopt};
@@ -87,14 +80,13 @@ bool showAnatomyPlan(BarChart& chart, const Trace& trace, int16_t device) {
   return true;
 }
 
-bool showPrecisionTiming(BarChart& chart, const Trace& trace) {
-  const auto rows = precisionResults(trace);
+bool showPrecisionTiming(BarChart& chart, const std::vector<PrecisionRow>& rows) {
   if (rows.empty()) return false;
   QStringList categories, annotations;
   BarSetData median{QObject::tr("median step time"), kTime, {}, {}, QList<QPair<qreal, qreal>>{}};
   for (const PrecisionRow& r : rows) {
     QString category = toQString(r.mode);
-    if (r.tflops) category += QObject::tr(" (%1 TFLOP/s)").arg(*r.tflops, 0, 'f', 1);
+    if (r.tflops) category += QStringLiteral(" (%1)").arg(toQString(flopRateText(*r.tflops * 1e12)));
     categories << category;
     median.values << r.time.median_ms;
     median.whiskers->append({r.time.min_ms, r.time.max_ms});
@@ -108,9 +100,13 @@ bool showPrecisionTiming(BarChart& chart, const Trace& trace) {
     if (r.peak_allocated) tip += QObject::tr("<br>peak allocated %1").arg(bytesText(static_cast<qint64>(*r.peak_allocated)));
     median.tooltips << tip;
     QStringList speedups;
-    if (r.speedup_vs_fp32 && r.mode != "fp32") speedups << QObject::tr("×%1 vs fp32").arg(*r.speedup_vs_fp32, 0, 'f', 1);
-    if (r.speedup_vs_tf32 && r.mode != "tf32" && r.mode != "fp32")
-      speedups << QObject::tr("×%1 vs TF32").arg(*r.speedup_vs_tf32, 0, 'f', 2);
+    auto against = [](double speedup, const QString& reference) {
+      const QString text = toQString(speedupText(speedup));
+      return text == QLatin1String("as fast") ? QObject::tr("as fast as %1").arg(reference)
+                                              : QObject::tr("%1 than %2").arg(text, reference);
+    };
+    if (r.speedup_vs_fp32 && r.mode != "fp32") speedups << against(*r.speedup_vs_fp32, QStringLiteral("fp32"));
+    if (r.speedup_vs_tf32 && r.mode != "tf32" && r.mode != "fp32") speedups << against(*r.speedup_vs_tf32, QStringLiteral("TF32"));
     annotations << (speedups.isEmpty() ? (r.mode == "fp32" ? QObject::tr("baseline (TF32 off)") : QString())
                                        : speedups.join(QStringLiteral(" · ")));
   }

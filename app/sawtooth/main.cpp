@@ -20,46 +20,11 @@
 #include "app/sawtooth/headless_export.h"
 #include "app/sawtooth/main_window.h"
 
-namespace {
-
-bool wantsHeadless(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i)
-    if (std::string_view(argv[i]) == "--export-png" || std::string_view(argv[i]).rfind("--export-png=", 0) == 0) return true;
-  return false;
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
-  // A headless export needs no display: without one, draw offscreen.
-  if (wantsHeadless(argc, argv) && !std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY") &&
-      !std::getenv("QT_QPA_PLATFORM"))
-    setenv("QT_QPA_PLATFORM", "offscreen", 1);
-
-  QApplication app(argc, argv);
-  // SAWTOOTH_PALETTE=dark: Fusion with a dark palette, to try (and screenshot) the dark look
-  // on a desktop that does not provide one.
-  if (qEnvironmentVariable("SAWTOOTH_PALETTE") == QLatin1String("dark")) {
-    QApplication::setStyle(QStringLiteral("Fusion"));
-    QPalette dark;
-    dark.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
-    dark.setColor(QPalette::WindowText, QColor(0xe0, 0xe0, 0xe0));
-    dark.setColor(QPalette::Base, QColor(0x20, 0x20, 0x20));
-    dark.setColor(QPalette::AlternateBase, QColor(0x2b, 0x2b, 0x2b));
-    dark.setColor(QPalette::Text, QColor(0xe0, 0xe0, 0xe0));
-    dark.setColor(QPalette::Button, QColor(0x35, 0x35, 0x35));
-    dark.setColor(QPalette::ButtonText, QColor(0xe0, 0xe0, 0xe0));
-    dark.setColor(QPalette::Highlight, QColor(0x2a, 0x82, 0xda));
-    dark.setColor(QPalette::ToolTipBase, QColor(0x35, 0x35, 0x35));
-    dark.setColor(QPalette::ToolTipText, QColor(0xe0, 0xe0, 0xe0));
-    QApplication::setPalette(dark);
-  }
-  QApplication::setOrganizationName(QStringLiteral("Sawtooth"));
-  QApplication::setApplicationName(QStringLiteral("sawtooth"));
-  QApplication::setApplicationVersion(QStringLiteral(SAWTOOTH_VERSION));
-
   QCommandLineParser parser;
-  parser.setApplicationDescription(QStringLiteral("Sawtooth: GPU memory profiler and visualizer"));
+  parser.setApplicationDescription(QStringLiteral(
+      "Sawtooth: GPU memory profiler and visualizer\n\n"
+      "Exit codes: 0 ok, 1 a trace could not be read or a picture written, 2 bad arguments."));
   parser.addHelpOption();
   parser.addVersionOption();
   QCommandLineOption export_png(QStringLiteral("export-png"), QStringLiteral("Render the timeline of FILE to OUT (.png or .svg) and exit."),
@@ -84,6 +49,44 @@ int main(int argc, char** argv) {
                           QStringLiteral("LO:HI"));
   parser.addOptions({export_png, size, x_axis, screenshot, view, stacked, align, zoom});
   parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("Traces to open."), QStringLiteral("[FILE...]"));
+  // Parsed once before the QApplication exists, to choose its platform: a headless export, the
+  // help, the version and bad arguments (exit 2 below) need no display; without one, offscreen.
+  QStringList raw_arguments;
+  for (int i = 0; i < argc; ++i) raw_arguments << QString::fromLocal8Bit(argv[i]);
+  const bool headless = !parser.parse(raw_arguments) || parser.isSet(export_png) || parser.isSet(QStringLiteral("help")) ||
+                        parser.isSet(QStringLiteral("help-all")) || parser.isSet(QStringLiteral("version"));
+  if (headless && !std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY") && !std::getenv("QT_QPA_PLATFORM"))
+    setenv("QT_QPA_PLATFORM", "offscreen", 1);
+
+  QApplication app(argc, argv);
+  // SAWTOOTH_PALETTE=dark: Fusion with a dark palette, to try (and screenshot) the dark look
+  // on a desktop that does not provide one.
+  if (qEnvironmentVariable("SAWTOOTH_PALETTE") == QLatin1String("dark")) {
+    QApplication::setStyle(QStringLiteral("Fusion"));
+    QPalette dark;
+    dark.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
+    dark.setColor(QPalette::WindowText, QColor(0xe0, 0xe0, 0xe0));
+    dark.setColor(QPalette::Base, QColor(0x20, 0x20, 0x20));
+    dark.setColor(QPalette::AlternateBase, QColor(0x2b, 0x2b, 0x2b));
+    dark.setColor(QPalette::Text, QColor(0xe0, 0xe0, 0xe0));
+    dark.setColor(QPalette::Button, QColor(0x35, 0x35, 0x35));
+    dark.setColor(QPalette::ButtonText, QColor(0xe0, 0xe0, 0xe0));
+    dark.setColor(QPalette::Highlight, QColor(0x2a, 0x82, 0xda));
+    dark.setColor(QPalette::ToolTipBase, QColor(0x35, 0x35, 0x35));
+    dark.setColor(QPalette::ToolTipText, QColor(0xe0, 0xe0, 0xe0));
+    QApplication::setPalette(dark);
+  }
+  QApplication::setOrganizationName(QStringLiteral("Sawtooth"));
+  QApplication::setApplicationName(QStringLiteral("sawtooth"));
+  QApplication::setApplicationVersion(QStringLiteral(SAWTOOTH_VERSION));
+
+  // Parsed again once Qt has taken its own options (-platform, -style, ...) out of the arguments.
+  // process() would exit with 1 on a bad one; bad arguments are 2. It prints --help, --help-all
+  // and --version and exits.
+  if (!parser.parse(QCoreApplication::arguments())) {
+    std::fprintf(stderr, "sawtooth: %s\n", qPrintable(parser.errorText()));
+    return 2;
+  }
   parser.process(app);
 
   if (parser.isSet(export_png)) {

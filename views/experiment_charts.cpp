@@ -1,12 +1,14 @@
 #include "views/experiment_charts.h"
 
+#include <algorithm>
+
+#include "core/analysis/axis_scale.h"
 #include "core/analysis/result_text.h"
 #include "views/qt_format.h"
 
 namespace sawtooth::views {
 namespace {
 
-constexpr double kMB = 1e6;
 const QColor kAllocated(0x1f, 0x77, 0xb4), kReserved(0xae, 0xc7, 0xe8), kPlan(0xbd, 0xbd, 0xbd), kMeasured(0x2e, 0x7d, 0x32),
     kTime(0x6a, 0x3d, 0x9a);
 
@@ -20,10 +22,13 @@ bool showPeakComparison(BarChart& chart, const std::vector<PeakGroup>& groups, c
   BarSetData allocated{QObject::tr("peak allocated"), kAllocated, {}, {}, std::nullopt};
   BarSetData reserved{QObject::tr("peak reserved"), kReserved, {}, {}, std::nullopt};
   bool any_reserved = false;
+  double most = 0;
+  for (const PeakGroup& g : groups) most = std::max({most, g.peak_allocated, g.peak_reserved.value_or(0.0)});
+  const ByteUnit unit = byteUnitFor(most);  // GB for a 4 GB peak, as the header writes it
   for (size_t i = 0; i < groups.size(); ++i) {
     const PeakGroup& g = groups[i];
     categories << toQString(g.run);
-    allocated.values << g.peak_allocated / kMB;
+    allocated.values << g.peak_allocated / unit.bytes;
     QString tip = QObject::tr("<b>%1</b><br>peak allocated %2 (%L3 bytes)")
                       .arg(toQString(g.run), bytesText(static_cast<qint64>(g.peak_allocated)))
                       .arg(static_cast<qint64>(g.peak_allocated));
@@ -35,7 +40,7 @@ bool showPeakComparison(BarChart& chart, const std::vector<PeakGroup>& groups, c
                  .arg(g.time->max_ms, 0, 'f', 3)
                  .arg(g.time->samples);
     allocated.tooltips << tip;
-    reserved.values << g.peak_reserved.value_or(0) / kMB;
+    reserved.values << g.peak_reserved.value_or(0) / unit.bytes;
     reserved.tooltips << (g.peak_reserved ? QObject::tr("<b>%1</b><br>peak reserved %2 (%L3 bytes)")
                                                 .arg(toQString(g.run), bytesText(static_cast<qint64>(*g.peak_reserved)))
                                                 .arg(static_cast<qint64>(*g.peak_reserved))
@@ -51,7 +56,8 @@ bool showPeakComparison(BarChart& chart, const std::vector<PeakGroup>& groups, c
   }
   QList<BarSetData> sets{allocated};
   if (any_reserved) sets << reserved;
-  chart.setData(QObject::tr("Peak memory per run (%1)").arg(toQString(workload)), QObject::tr("peak (MB)"), categories,
+  chart.setData(QObject::tr("Peak memory per run (%1)").arg(toQString(workload)), QObject::tr("peak (%1)").arg(toQString(unit.name)),
+                categories,
                 sets, annotations);
   return true;
 }
@@ -61,10 +67,13 @@ bool showAnatomyPlan(BarChart& chart, const std::vector<PlanRow>& rows) {
   QStringList categories, annotations;
   BarSetData plan{QObject::tr("plan (analytic)"), kPlan, {}, {}, std::nullopt};
   BarSetData counted{QObject::tr("counted (peak of each)"), kMeasured, {}, {}, std::nullopt};
+  double most = 0;
+  for (const PlanRow& r : rows) most = std::max({most, r.plan_bytes, r.measured_bytes});
+  const ByteUnit unit = byteUnitFor(most);
   for (const PlanRow& r : rows) {
     categories << toQString(r.what);
-    plan.values << r.plan_bytes / kMB;
-    counted.values << r.measured_bytes / kMB;
+    plan.values << r.plan_bytes / unit.bytes;
+    counted.values << r.measured_bytes / unit.bytes;
     const QString tip = QObject::tr("<b>%1</b><br>plan %2 (%L3 bytes)<br>counted %4 (%L5 bytes)<br>error %6")
                             .arg(toQString(r.what), bytesText(static_cast<qint64>(r.plan_bytes)))
                             .arg(static_cast<qint64>(r.plan_bytes))
@@ -76,7 +85,7 @@ bool showAnatomyPlan(BarChart& chart, const std::vector<PlanRow>& rows) {
     annotations << signedPercent(r.error());
   }
   chart.setData(QObject::tr("Plan vs count: 4P parameters + 4P gradients + optimizer state + activations"),
-                QObject::tr("bytes (MB)"), categories, {plan, counted}, annotations);
+                QObject::tr("bytes (%1)").arg(toQString(unit.name)), categories, {plan, counted}, annotations);
   return true;
 }
 
@@ -107,8 +116,9 @@ bool showPrecisionTiming(BarChart& chart, const std::vector<PrecisionRow>& rows)
     };
     if (r.speedup_vs_fp32 && r.mode != "fp32") speedups << against(*r.speedup_vs_fp32, QStringLiteral("fp32"));
     if (r.speedup_vs_tf32 && r.mode != "tf32" && r.mode != "fp32") speedups << against(*r.speedup_vs_tf32, QStringLiteral("TF32"));
+    // One comparison a line: two on one line run into the next bar's label.
     annotations << (speedups.isEmpty() ? (r.mode == "fp32" ? QObject::tr("baseline (TF32 off)") : QString())
-                                       : speedups.join(QStringLiteral(" · ")));
+                                       : speedups.join(QLatin1Char('\n')));
   }
   chart.setData(QObject::tr("Step time per precision mode (median, min–max)"), QObject::tr("ms per step"), categories,
                 {median}, annotations);

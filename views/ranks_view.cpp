@@ -2,8 +2,10 @@
 
 #include <QSplitter>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 
+#include "core/analysis/axis_scale.h"
 #include "views/qt_format.h"
 #include "views/timeline_style.h"
 
@@ -38,10 +40,13 @@ RanksView::RanksView(QWidget* parent)
 void RanksView::setComparison(const RankComparison& ranks) {
   QStringList categories, annotations;
   BarSetData peaks{tr("peak allocated"), QColor(0x1f, 0x77, 0xb4), {}, {}, std::nullopt};
+  double most = std::max(ranks.replicated_bytes, ranks.sharded_bytes);
+  for (const RankPeak& r : ranks.ranks) most = std::max(most, static_cast<double>(r.peak_allocated));
+  const ByteUnit unit = byteUnitFor(most);
   for (const RankPeak& r : ranks.ranks) {
     const QString where = toQString(deviceLabel(r.device));
     categories << tr("rank %1 (%2)").arg(r.rank).arg(where);
-    peaks.values << static_cast<double>(r.peak_allocated) / 1e6;
+    peaks.values << static_cast<double>(r.peak_allocated) / unit.bytes;
     peaks.tooltips << tr("<b>rank %1</b> on %2<br>peak allocated %3 (%L4 bytes)<br>optimizer state planned: %5")
                           .arg(r.rank)
                           .arg(where, bytesText(r.peak_allocated))
@@ -51,16 +56,17 @@ void RanksView::setComparison(const RankComparison& ranks) {
   }
   imbalance_ratio_ = ranks.imbalance;
   const QString variant = toQString(ranks.variant);
-  peaks_->setData(tr("Peak memory per rank (%1, %2 ranks)").arg(variant).arg(ranks.world_size), tr("peak (MB)"), categories,
+  peaks_->setData(tr("Peak memory per rank (%1, %2 ranks)").arg(variant).arg(ranks.world_size), tr("peak (%1)").arg(toQString(unit.name)),
+                  categories,
                   {peaks}, annotations);
   if (ranks.parameter_bytes > 0) {
     peaks_->addReferenceLine(tr("16P: parameters, gradients and all of Adam's state = %1")
                                  .arg(bytesText(static_cast<qint64>(ranks.replicated_bytes))),
-                             ranks.replicated_bytes / 1e6, QColor(0x55, 0x55, 0x55));
+                             ranks.replicated_bytes / unit.bytes, QColor(0x55, 0x55, 0x55));
     peaks_->addReferenceLine(tr("sharded: 4P + 4P + 8P/%1 = %2")
                                  .arg(ranks.world_size)
                                  .arg(bytesText(static_cast<qint64>(ranks.sharded_bytes))),
-                             ranks.sharded_bytes / 1e6, QColor(0xda, 0xa5, 0x20));
+                             ranks.sharded_bytes / unit.bytes, QColor(0xda, 0xa5, 0x20));
   }
   imbalance_->setText(tr("<b>%1 ranks</b> (%2): peak per rank %3 to %4 — imbalance <b>%5×</b> (largest over smallest peak).")
                           .arg(ranks.world_size)

@@ -7,9 +7,11 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <algorithm>
 #include <csignal>
 
 #include "app/sawtooth/main_window.h"
+#include "core/analysis/axis_scale.h"
 #include "core/analysis/experiment_results.h"
 #include "core/analysis/result_text.h"
 #include "views/experiment_charts.h"
@@ -92,9 +94,12 @@ class WorkloadRunTest : public QObject {
     const Trace& t = tab->analysis()->trace();
     const auto plan = anatomyPlan(t, kCpuDevice);
     QCOMPARE(tab->planChart()->categories().size(), static_cast<int>(plan.size()));
+    double most = 0;  // the bars are in the unit that suits the largest
+    for (const auto& r : plan) most = std::max({most, r.plan_bytes, r.measured_bytes});
+    const double unit = byteUnitFor(most).bytes;
     for (size_t i = 0; i < plan.size(); ++i) {
       QCOMPARE(tab->planChart()->annotations()[static_cast<int>(i)], views::signedPercent(plan[i].error()));
-      QCOMPARE(tab->planChart()->barSet(1)->at(static_cast<int>(i)), plan[i].measured_bytes / 1e6);
+      QCOMPARE(tab->planChart()->barSet(1)->at(static_cast<int>(i)), plan[i].measured_bytes / unit);
     }
     // Parameters, gradients and Adam state are exactly 4P, 4P and 8P: no error on those bars.
     QCOMPARE(tab->planChart()->annotations()[0], QStringLiteral("±0 %"));
@@ -115,7 +120,10 @@ class WorkloadRunTest : public QObject {
                            "every_2nd", "every_block_reentrant", "every_block"};
     QCOMPARE(groups.size(), size_t{7});
     QCOMPARE(tab->peaksChart()->categories(), runs);
-    for (int i = 0; i < 7; ++i) QCOMPARE(tab->peaksChart()->barSet(0)->at(i), groups[static_cast<size_t>(i)].peak_allocated / 1e6);
+    double most = 0;
+    for (const auto& g : groups) most = std::max({most, g.peak_allocated, g.peak_reserved.value_or(0.0)});
+    const double unit = byteUnitFor(most).bytes;
+    for (int i = 0; i < 7; ++i) QCOMPARE(tab->peaksChart()->barSet(0)->at(i), groups[static_cast<size_t>(i)].peak_allocated / unit);
     const QString expected = QStringLiteral("%1 peak · %2 time")
                                  .arg(views::signedPercent(groups[6].allocated_change), views::signedPercent(*groups[6].time_change));
     QCOMPARE(tab->peaksChart()->annotations()[6], expected);

@@ -4,19 +4,14 @@
 
 #include "core/analysis/trace_analysis.h"
 #include "core/io/trace_loader.h"
+#include "tests/core/analysis_test_data.h"
 #include "tests/core/test_data.h"
 
 namespace sawtooth {
 namespace {
 
-std::shared_ptr<const TraceAnalysis> sample(const std::string& name) {
-  auto t = loadTrace(std::string(SAWTOOTH_SAMPLES) + "/" + name);
-  EXPECT_TRUE(t.ok());
-  return std::make_shared<const TraceAnalysis>(std::make_shared<const Trace>(std::move(*t)));
-}
-
 TEST(CategoryStack, TheTopLayerIsTheAllocatedSeries) {
-  auto a = sample("anatomy.sawtooth");
+  auto a = test::loadAnalysis(test::samplePath("anatomy.sawtooth"));
   const DeviceAnalysis* d = a->device(0);
   ASSERT_TRUE(d);
   ASSERT_FALSE(d->categories.empty());
@@ -28,7 +23,7 @@ TEST(CategoryStack, TheTopLayerIsTheAllocatedSeries) {
 TEST(CategoryStack, ColumnsReachTheAllocatedEnvelopeAndNeverCross) {
   // The anatomy sample drew a white gap below the allocated line: activations and temporaries
   // come and go within a pixel column, and separately decimated layers crossed each other.
-  auto a = sample("anatomy.sawtooth");
+  auto a = test::loadAnalysis(test::samplePath("anatomy.sawtooth"));
   const DeviceAnalysis* d = a->device(0);
   const SeriesAnalysis* alloc = d->line(SeriesKind::Allocated);
   for (bool by_time : {false, true})
@@ -52,7 +47,7 @@ TEST(CategoryStack, ColumnsReachTheAllocatedEnvelopeAndNeverCross) {
 }
 
 TEST(CategoryStack, ActivationsAndTemporariesAreInTheStack) {
-  auto a = sample("anatomy.sawtooth");
+  auto a = test::loadAnalysis(test::samplePath("anatomy.sawtooth"));
   const DeviceAnalysis* d = a->device(0);
   const auto& cum = d->categories.cumulative;
   int64_t activations = 0, temporaries = 0;

@@ -6,20 +6,15 @@
 #include "core/analysis/comparison.h"
 #include "core/analysis/step_alignment.h"
 #include "core/io/trace_loader.h"
+#include "tests/core/analysis_test_data.h"
 #include "tests/core/test_data.h"
 
 namespace sawtooth {
 namespace {
 
-std::shared_ptr<const TraceAnalysis> load(const std::string& path) {
-  auto t = loadTrace(path);
-  EXPECT_TRUE(t.ok()) << (t.ok() ? "" : t.error().message);
-  return std::make_shared<const TraceAnalysis>(std::make_shared<const Trace>(std::move(*t)));
-}
-
 TEST(Comparison, BothSidesOnOneTimelineWithTheirStacks) {
-  auto a = load(std::string(SAWTOOTH_SAMPLES) + "/anatomy.sawtooth");
-  auto b = load(test::dataPath("anatomy_adam_snapshot.pickle"));
+  auto a = test::loadAnalysis(test::samplePath("anatomy.sawtooth"));
+  auto b = test::loadAnalysis(test::dataPath("anatomy_adam_snapshot.pickle"));
   auto c = compareTraces(*a, "recording", *b, "snapshot", Alignment::EventIndex);
   ASSERT_TRUE(c) << c.error().message;
   const Trace& m = c->merged->trace();
@@ -42,7 +37,7 @@ TEST(Comparison, BothSidesOnOneTimelineWithTheirStacks) {
 }
 
 TEST(Comparison, TimeAndStepAlignment) {
-  auto a = load(std::string(SAWTOOTH_SAMPLES) + "/anatomy.sawtooth");
+  auto a = test::loadAnalysis(test::samplePath("anatomy.sawtooth"));
   auto time = compareTraces(*a, "a", *a, "b", Alignment::Time);
   ASSERT_TRUE(time);
   EXPECT_TRUE(time->by_time);
@@ -55,7 +50,7 @@ TEST(Comparison, TimeAndStepAlignment) {
   for (size_t i = 0; i < m.events.size(); ++i) (m.events.device()[i] >= kCompareOffset + kCpuDevice ? tb : ta).push_back(m.events.tNs()[i]);
   EXPECT_EQ(ta, tb);
   // A trace without steps falls back to time, and says so.
-  auto snapshot = load(test::dataPath("anatomy_adam_profiler_trace.json.gz"));
+  auto snapshot = test::loadAnalysis(test::dataPath("anatomy_adam_profiler_trace.json.gz"));
   auto fallback = compareTraces(*a, "a", *snapshot, "b", Alignment::Step);
   ASSERT_TRUE(fallback);
   if (findStepStarts(snapshot->trace()).source.empty()) {
@@ -78,7 +73,7 @@ TEST(StepAlignment, StretchesBsStepsOntoAs) {
 }
 
 TEST(StepAlignment, FindsTheRecordingsForwardPhases) {
-  auto a = load(std::string(SAWTOOTH_SAMPLES) + "/anatomy.sawtooth");
+  auto a = test::loadAnalysis(test::samplePath("anatomy.sawtooth"));
   const StepStarts s = findStepStarts(a->trace());
   EXPECT_EQ(s.source, "forward phases");
   EXPECT_GE(s.t_ns.size(), 3u);

@@ -10,21 +10,16 @@
 #include "core/analysis/phase_spans.h"
 #include "core/io/csv_export.h"
 #include "core/io/trace_loader.h"
+#include "tests/core/analysis_test_data.h"
 #include "tests/core/test_data.h"
 
 namespace sawtooth {
 namespace {
 
-std::shared_ptr<const TraceAnalysis> load(const std::string& path) {
-  auto t = loadTrace(path);
-  EXPECT_TRUE(t.ok()) << (t.ok() ? "" : t.error().message);
-  return std::make_shared<const TraceAnalysis>(std::make_shared<const Trace>(std::move(*t)));
-}
-
 TEST(PhaseSpans, OnTheIndexAxisOfTheDeviceDrawn) {
   // The H200 samples have a CPU device with a dozen events beside cuda:0's thousands: phases put on
   // the CPU's count all landed at its last event (only a sliver of "setup" was drawn).
-  auto a = load(std::string(SAWTOOTH_SAMPLES) + "/anatomy.sawtooth");
+  auto a = test::loadAnalysis(test::samplePath("anatomy.sawtooth"));
   const auto gpu = phaseSpans(*a, 0, false);
   ASSERT_EQ(gpu.size(), a->trace().phases.size());
   const double last = a->xMax(false);
@@ -41,7 +36,7 @@ TEST(PhaseSpans, OnTheIndexAxisOfTheDeviceDrawn) {
 }
 
 TEST(EventDetails, WhatTheHoverShows) {
-  auto a = load(test::dataPath("anatomy_adam_snapshot.pickle"));
+  auto a = test::loadAnalysis(test::dataPath("anatomy_adam_snapshot.pickle"));
   const auto d = eventDetails(*a, 105);
   ASSERT_TRUE(d);
   EXPECT_EQ(d->event.action, Action::Alloc);

@@ -8,20 +8,11 @@
 #include "core/analysis/trace_report.h"
 #include "core/io/trace_loader.h"
 #include "core/model/trace_merge.h"
+#include "tests/core/analysis_test_data.h"
 #include "tests/core/test_data.h"
 
 namespace sawtooth {
 namespace {
-
-std::shared_ptr<const TraceAnalysis> analyse(Trace t) {
-  return std::make_shared<const TraceAnalysis>(std::make_shared<const Trace>(std::move(t)));
-}
-
-std::shared_ptr<const TraceAnalysis> load(const std::string& path) {
-  auto t = loadTrace(path);
-  EXPECT_TRUE(t.ok()) << (t.ok() ? "" : t.error().message);
-  return analyse(std::move(*t));
-}
 
 // One data-parallel rank on the CPU that peaks at `peak` bytes, with its plan.
 RankTrace cpuRank(int rank, int64_t peak) {
@@ -52,7 +43,7 @@ TEST(TraceReport, RanksOnOneDeviceAreNotSummed) {
   const std::vector<RankTrace> ranks = {cpuRank(0, 5'300'000), cpuRank(1, 5'300'000)};
   auto merged = mergeRankTraces(ranks);
   ASSERT_TRUE(merged);
-  const auto report = buildTraceReport(analyse(std::move(*merged)));
+  const auto report = buildTraceReport(test::analyse(std::move(*merged)));
   ASSERT_TRUE(report->ranks);
   ASSERT_EQ(report->headline.items.size(), 2u);
   EXPECT_EQ(report->headline.items[0].who, "rank 0 (cpu)");
@@ -75,7 +66,7 @@ TEST(TraceReport, RanksOnOneDeviceAreNotSummed) {
 }
 
 TEST(TraceReport, AnatomySnapshotHeadline) {
-  const auto report = buildTraceReport(load(test::dataPath("anatomy_adam_snapshot.pickle")));
+  const auto report = buildTraceReport(test::loadAnalysis(test::dataPath("anatomy_adam_snapshot.pickle")));
   ASSERT_EQ(report->headline.items.size(), 1u);
   const HeadlineItem& h = report->headline.items[0];
   EXPECT_EQ(h.who, "cuda:0");
@@ -90,7 +81,7 @@ TEST(TraceReport, AnatomySnapshotHeadline) {
 }
 
 TEST(TraceReport, ThePlanLineOfARecording) {
-  const auto report = buildTraceReport(load(std::string(SAWTOOTH_SAMPLES) + "/anatomy.sawtooth"));
+  const auto report = buildTraceReport(test::loadAnalysis(test::samplePath("anatomy.sawtooth")));
   ASSERT_EQ(report->plan_lines.size(), 1u);
   EXPECT_NE(report->plan_lines[0].label.find("= 16P = "), std::string::npos) << report->plan_lines[0].label;
   ASSERT_FALSE(report->plan_rows.empty());
@@ -99,7 +90,7 @@ TEST(TraceReport, ThePlanLineOfARecording) {
 }
 
 TEST(TraceReport, OutOfMemoryPostMortem) {
-  const auto report = buildTraceReport(load(test::dataPath("oom_mlp_snapshot_protocol2.pickle.gz")));
+  const auto report = buildTraceReport(test::loadAnalysis(test::dataPath("oom_mlp_snapshot_protocol2.pickle.gz")));
   ASSERT_TRUE(report->oom);
   const OomReport& o = *report->oom;
   EXPECT_EQ(o.requested, 67108864);
@@ -114,14 +105,14 @@ TEST(TraceReport, HostileMetaIsDataNotACrash) {
   Trace t = *loadTrace(test::dataPath("oom_mlp_snapshot_protocol2.pickle.gz"));
   t.meta["oom.device_free_bytes"] = "lots";
   t.meta["oom.device_total_bytes"] = "99999999999999999999999";
-  const auto report = buildTraceReport(analyse(std::move(t)));
+  const auto report = buildTraceReport(test::analyse(std::move(t)));
   ASSERT_TRUE(report->oom);
   EXPECT_FALSE(report->oom->reported_free);
   EXPECT_FALSE(report->oom->reported_total);
 }
 
 TEST(TraceReport, RunsTableWritesRawNumbersWithUnits) {
-  const auto report = buildTraceReport(load(std::string(SAWTOOTH_SAMPLES) + "/precision.sawtooth"));
+  const auto report = buildTraceReport(test::loadAnalysis(test::samplePath("precision.sawtooth")));
   const Table& runs = report->runs;
   ASSERT_EQ(runs.rowCount(), 4u);
   bool found_peak = false, found_tflops = false;

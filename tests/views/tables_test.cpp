@@ -3,7 +3,10 @@
 #include <QAbstractItemModelTester>
 #include <QtTest>
 
+#include <QValueAxis>
+
 #include "tests/views/view_test_data.h"
+#include "views/experiment_charts.h"
 #include "views/ladder_view.h"
 #include "views/oom_view.h"
 #include "views/precision_view.h"
@@ -68,6 +71,25 @@ class TablesTest : public QObject {
     QVERIFY2(view.chart()->annotations()[2].contains(QStringLiteral("10× slower than TF32")), qPrintable(view.chart()->annotations()[2]));
     QVERIFY(!view.chart()->annotations()[2].contains(QStringLiteral("×0.")));
     QVERIFY(view.chart()->categories()[2].contains(QStringLiteral("GFLOP/s")));
+  }
+
+  void barChartsChooseTheirUnitFromTheRange() {
+    // The H200 checkpointing peaks are 1.7 to 3.9 GB: the axis reads GB, as the header does.
+    auto report = test::sample("checkpointing.sawtooth");
+    BarChart chart;
+    QVERIFY(showPeakComparison(chart, report->peak_groups, report->workload));
+    const auto axes = chart.chart()->axes(Qt::Vertical);
+    QCOMPARE(axes.size(), 1);
+    QCOMPARE(axes[0]->titleText(), QStringLiteral("peak (GB)"));
+    QCOMPARE(chart.barSet(0)->at(0), report->peak_groups[0].peak_allocated / 1e9);
+  }
+
+  void precisionLabelsTakeOneLineEach() {
+    auto report = test::sample("precision.sawtooth");
+    PrecisionView view;
+    QVERIFY(view.setReport(*report));
+    // "9.1× faster than fp32" over "1.7× faster than TF32": side by side they ran into the next bar's.
+    QCOMPARE(view.chart()->annotations()[2].count(QLatin1Char('\n')), 1);
   }
 
   void theOutOfMemoryPostMortem() {

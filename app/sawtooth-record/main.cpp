@@ -2,9 +2,10 @@
 //   sawtooth-record --list [--json]
 //   sawtooth-record --workload NAME [--set key=value ...] [--device auto|cuda|cpu] [--stacks none|cpp]
 //                   [--capture all|none] [--ranks N [--timeout S]] --out FILE.sawtooth
-// Progress: JSON lines on stdout. Exit codes: 0 ok, 1 internal error, 2 bad arguments,
-// 3 CUDA out of memory (recorded as an oom event, file closed), 4 interrupted by SIGINT/SIGTERM
-// (the current batch is finished and the file closed).
+// The contract with the app is core/recording: the --list --json document, the parameter, device
+// and rank checks, the progress lines on stdout and the exit codes (0 ok, 1 internal error, 2 bad
+// arguments, 3 CUDA out of memory (recorded as an oom event, file closed), 4 interrupted by
+// SIGINT/SIGTERM (the current batch is finished and the file closed)).
 // A distributed workload (data-parallel) runs as --ranks N child processes of this program, one
 // per rank, each recording FILE.rankR.sawtooth; FILE.sawtooth is their merge, a run per rank.
 
@@ -18,6 +19,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/recording/exit_code.h"
+#include "core/recording/workload_list.h"
 #include "workloads/capture/allocator_sources.h"
 #include "workloads/capture/capture_session.h"
 #include "app/sawtooth-record/distributed_recording.h"
@@ -28,39 +31,23 @@
 namespace {
 
 namespace wl = sawtooth::workloads;
-constexpr int kExitOk = 0, kExitInternal = 1, kExitUsage = 2, kExitOom = 3, kExitInterrupted = 4;
+namespace rec = sawtooth::recording;
+constexpr int kExitOk = rec::code(rec::ExitCode::Ok), kExitInternal = rec::code(rec::ExitCode::Internal),
+              kExitUsage = rec::code(rec::ExitCode::Usage), kExitOom = rec::code(rec::ExitCode::OutOfMemory),
+              kExitInterrupted = rec::code(rec::ExitCode::Interrupted);
 
 std::atomic<bool> g_stop{false};
 void onSignal(int) { g_stop.store(true); }
 
-nlohmann::json listJson() {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& w : wl::allWorkloads()) {
-    nlohmann::json params = nlohmann::json::array();
-    for (const auto& p : w.spec.parameters) {
-      nlohmann::json pj = {{"name", p.name},
-                           {"type", p.type},
-                           {"description", p.description},
-                           {"default_gpu", p.gpu_default},
-                           {"default_cpu", p.cpu_default}};
-      if (!p.choices.empty()) pj["choices"] = p.choices;
-      if (std::isfinite(p.min)) pj["min"] = p.min;
-      if (std::isfinite(p.max)) pj["max"] = p.max;
-      params.push_back(pj);
-    }
-    out.push_back({{"name", w.spec.name},
-                   {"title", w.spec.title},
-                   {"description", w.spec.description},
-                   {"distributed", w.spec.distributed},
-                   {"parameters", params}});
-  }
+// The --list --json document (core/recording/workload_list.h), which the app parses with the same code.
+std::string listJson() {
+  sawtooth::recording::WorkloadList list;
+  for (const auto& w : wl::allWorkloads()) list.workloads.push_back(w.spec);
   // What the app shows beside the Run button and in its About box.
-  const bool cuda = wl::cudaAvailable();
-  nlohmann::json environment = wl::environmentInfo(cuda, 0);
-  return {{"workloads", out},
-          {"cuda_available", cuda},
-          {"cuda_devices", cuda ? wl::cudaDeviceCount() : 0},
-          {"environment", environment}};
+  list.cuda_available = wl::cudaAvailable();
+  list.cuda_devices = list.cuda_available ? wl::cudaDeviceCount() : 0;
+  list.environment = wl::environmentInfo(list.cuda_available, 0);
+  return sawtooth::recording::toJson(list);
 }
 
 void printList() {
@@ -99,7 +86,7 @@ sawtooth::Status applyCaptureSpec(const std::string& spec, sawtooth::capture::Se
 }
 
 int usage(const std::string& message) {
-  fmt::print(stderr, "sawtooth-record: {}\n", message);
+  fmt::print(stderr, "{}{}\n", rec::kMessagePrefix, message);
   return kExitUsage;
 }
 
@@ -143,7 +130,7 @@ int main(int argc, char** argv) {
   }
 
   if (list) {
-    if (as_json) std::cout << listJson().dump(2) << "\n";
+    if (as_json) std::cout << listJson() << "\n";
     else printList();
     return kExitOk;
   }
@@ -158,25 +145,24 @@ int main(int argc, char** argv) {
     if (eq == std::string::npos || eq == 0) return usage(fmt::format("--set {}: expected key=value", s));
     overrides.emplace_back(s.substr(0, eq), s.substr(eq + 1));
   }
-  const bool cuda_available = wl::cudaAvailable();
-  if (device == "cuda" && !cuda_available) return usage("--device cuda: no CUDA device is available on this machine");
-  const bool cuda = device == "cuda" || (device == "auto" && cuda_available);
+  const auto use_cuda = rec::resolveDevice(device, wl::cudaAvailable());
+  if (!use_cuda) return usage(use_cuda.error().message);
+  const bool cuda = *use_cuda;
   if (stacks == "cpp" && !cuda) return usage("--stacks cpp needs a CUDA device (stacks come from PyTorch's CUDA allocator)");
   auto params = wl::resolveParameters(workload->spec, cuda, overrides);
   if (!params) return usage(params.error().message);
 
-  if (ranks < 1 || ranks > 64) return usage(fmt::format("--ranks {}: expected 1 to 64", ranks));
-  if (timeout_s < 1) return usage(fmt::format("--timeout {}: expected a number of seconds, at least 1", timeout_s));
   const bool rank_process = rank >= 0;
-  if (!workload->spec.distributed && (ranks != 1 || rank_process))
-    return usage(fmt::format("--ranks {}: '{}' runs in one process; only distributed workloads (data-parallel) run "
-                             "on several ranks", ranks, workload_name));
+  if (!rank_process)
+    if (sawtooth::Status st = rec::checkRanks(workload->spec, ranks, cuda, cuda ? wl::cudaDeviceCount() : 0); !st)
+      return usage(st.error().message);
+  if (timeout_s < 1) return usage(fmt::format("--timeout {}: expected a number of seconds, at least 1", timeout_s));
+  if (!workload->spec.distributed && rank_process)
+    return usage(fmt::format("--rank {}: '{}' runs in one process; only distributed workloads (data-parallel) run "
+                             "on several ranks", rank, workload_name));
   if (rank_process && (world_size < 1 || rank >= world_size || store_port <= 0))
     return usage(fmt::format("--rank {} needs --world-size above it and --store-port (the launcher sets them)", rank));
   if (workload->spec.distributed && !rank_process) {
-    if (cuda && ranks > wl::cudaDeviceCount())
-      return usage(fmt::format("--ranks {}: one GPU per rank, and this machine has {} CUDA device(s); use --ranks {} "
-                               "or fewer, or --device cpu", ranks, wl::cudaDeviceCount(), wl::cudaDeviceCount()));
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
     sawtooth::record::JsonLinesProgress launcher_progress(stdout);
@@ -208,7 +194,7 @@ int main(int argc, char** argv) {
   if (sawtooth::Status st = applyCaptureSpec(capture, options); !st) return usage(st.error().message);
   auto session = sawtooth::capture::CaptureSession::start(options);
   if (!session) {
-    fmt::print(stderr, "sawtooth-record: {}\n", session.error().message);
+    fmt::print(stderr, "{}{}\n", rec::kMessagePrefix, session.error().message);
     return kExitInternal;
   }
   auto& s = **session;
@@ -255,11 +241,11 @@ int main(int argc, char** argv) {
       }
     }
     progress.event("error", first_line, extra.dump());
-    fmt::print(stderr, "sawtooth-record: {}: {}\n", oom ? "CUDA out of memory" : "error", first_line);
+    fmt::print(stderr, "{}{}: {}\n", rec::kMessagePrefix, oom ? "CUDA out of memory" : "error", first_line);
   }
   if (code == kExitOk) s.setMeta("result", "ok");
   if (sawtooth::Status st = s.finish(); !st) {
-    fmt::print(stderr, "sawtooth-record: {}\n", st.error().message);
+    fmt::print(stderr, "{}{}\n", rec::kMessagePrefix, st.error().message);
     return kExitInternal;
   }
   progress.event("finished", s.sourcesSummary(), nlohmann::json({{"out", out}, {"exit_code", code}}).dump());

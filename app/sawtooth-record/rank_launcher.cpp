@@ -16,12 +16,16 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/recording/exit_code.h"
+
 namespace sawtooth::record {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 // sawtooth-record's exit codes that a failing rank passes on: out of memory, interrupted.
-constexpr int kExitInternal = 1, kExitOom = 3, kExitInterrupted = 4;
+constexpr int kExitInternal = recording::code(recording::ExitCode::Internal),
+              kExitOom = recording::code(recording::ExitCode::OutOfMemory),
+              kExitInterrupted = recording::code(recording::ExitCode::Interrupted);
 constexpr int kExitCannotStart = 127;
 
 struct Child {

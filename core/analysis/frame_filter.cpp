@@ -34,4 +34,21 @@ std::vector<uint32_t> interestingFrames(const StackTable& stacks, uint32_t stack
   return out;
 }
 
+std::string frameLocation(const Frame& frame) {
+  if (frame.file.empty() || frame.file == "??") return {};
+  const size_t slash = frame.file.find_last_of('/');
+  std::string where = slash == std::string::npos ? frame.file : frame.file.substr(slash + 1);
+  if (frame.line > 0) where += ":" + std::to_string(frame.line);
+  return where;
+}
+
+std::string topFrameText(const StackTable& stacks, uint32_t stack) {
+  if (stack >= stacks.stackCount()) return {};
+  const auto frames = interestingFrames(stacks, stack, 1);
+  if (frames.empty()) return {};
+  const Frame& f = stacks.frame(frames.front());
+  const std::string where = frameLocation(f);
+  return where.empty() ? f.name : f.name + " (" + where + ")";
+}
+
 }  // namespace sawtooth

@@ -24,7 +24,7 @@ TraceSummary summarize(const Trace& trace) {
       if (act[i] == Action::Oom) ++d.oom_events;
     }
     DeviceSeries series = buildDeviceSeries(trace, device);
-    d.allocator_events = series.allocator_events.size();
+    d.allocator_events = series.allocatorEvents();
     d.peak_allocated = findPeak(series.allocated);
     d.final_allocated = finalValue(series.allocated);
     d.peak_reserved = findPeak(series.reserved);

@@ -41,7 +41,7 @@ void writeChromeTrace(const Trace& trace, std::ostream& out) {
       for (size_t i = 0; i < s->size(); ++i) {
         line.clear();
         fmt::format_to(std::back_inserter(line), R"({{"name":"{}","ph":"C","ts":{},"pid":{},"args":{{"value":{}}}}})",
-                       track, micros(s->t_ns[i]), pid, s->value[i]);
+                       track, micros(s->t(i)), pid, s->value[i]);
         sep() << line;
       }
     }

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/analysis/allocator_history.h"
+#include "core/analysis/measurement_names.h"
 #include "core/util/format_bytes.h"
 
 namespace sawtooth {
@@ -145,7 +146,7 @@ std::string summaryText(const Trace& trace, const TraceSummary& s) {
       }
       size_t samples = 0;
       for (const auto& m : r.measurements) {
-        if (m.name.size() > 10 && m.name.ends_with("_sample_ms")) {
+        if (measure::isSample(m.name)) {
           ++samples;
           continue;
         }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/io/recording_status.h"
 #include "core/util/format_bytes.h"
 
 namespace sawtooth {
@@ -48,6 +49,8 @@ std::string summaryJson(const Trace& trace, const TraceSummary& s, int indent) {
   out["format"] = s.format;
   if (auto it = trace.meta.find("source_format"); it != trace.meta.end()) out["source_format"] = it->second;
   out["events"] = s.events;
+  if (const RecordingStatus rs = recordingStatus(trace.meta); !rs.complete)
+    out["incomplete_recording"] = {{"reason", rs.reason}, {"detail", rs.detail}};
   out["actions"] = s.actions;
   json devices = json::array();
   for (const auto& d : s.devices) {
@@ -90,6 +93,7 @@ std::string summaryJson(const Trace& trace, const TraceSummary& s, int indent) {
 
 std::string summaryText(const Trace& trace, const TraceSummary& s) {
   std::string out = fmt::format("format   {}\nevents   {}\n", s.format, s.events);
+  if (const std::string notice = incompleteNotice(recordingStatus(trace.meta)); !notice.empty()) out += notice + "\n";
   if (auto it = trace.meta.find("source_format"); it != trace.meta.end()) out += fmt::format("source   {}\n", it->second);
   out += "actions ";
   for (const auto& [a, n] : s.actions) out += fmt::format(" {}={}", a, n);

@@ -9,17 +9,20 @@
 #                     allocated <= reserved <= driver <= device used; the file complete. ~30 s.
 # Success: every line "all/none" of recorder_long shows wall <= 1.10 at 100000 and p99 <= 1.05 with
 # 0 dropped; recorder_windows prints "violations 0" and "complete true" for both files.
-# Tried on a CPU (the logic, not the numbers): REC_DEVICE=cpu REC_STEPS="200 400" REC_GPUS=2 with
-# REC/TRACE/R set by hand (REC_GPUS=2 runs the pairs at once as on two GPUs).
+# Tried on a CPU (the logic, not the numbers), with build/gpu a link to a build here:
+#   REC_DEVICE=cpu REC_STEPS="50 100" REC_GPUS=2 REC_EXTRA="--set width=64 --set layers=2 --set batch=8" \
+#     OUT=/tmp/rec-gpu-test bench/gpu/run_gpu.sh recorder_long recorder_windows
+# (REC_GPUS=2 runs the pairs at once as on two GPUs.)
 REC_DEVICE=${REC_DEVICE:-cuda}
 REC_STEPS=${REC_STEPS:-2000 8000 100000}
+REC_EXTRA=${REC_EXTRA:-}
 
 recorder_run() {  # LABEL CAPTURE GPU -> writes $R/long-LABEL-CAPTURE-gpuGPU.{spec,progress.jsonl,stderr}
   local label=$1 capture=$2 gpu=$3
   local out="$R/long-$label-$capture-gpu$gpu.sawtooth"
   local t0 t1 rc
   t0=$(date +%s%N)
-  CUDA_VISIBLE_DEVICES=$gpu $REC --workload anatomy --device "$REC_DEVICE" --capture "$capture" --set "timed_steps=$label" \
+  CUDA_VISIBLE_DEVICES=$gpu $REC --workload anatomy --device "$REC_DEVICE" --capture "$capture" --set "timed_steps=$label" $REC_EXTRA \
     --out "$out" --force > "${out%.sawtooth}.progress.jsonl" 2> "${out%.sawtooth}.stderr"
   rc=$?
   t1=$(date +%s%N)
@@ -54,12 +57,12 @@ stage_recorder_windows() {
   local out
   for spec in "window:--window-events 200000" "steps:--steps 1000:1010"; do
     out="$R/${spec%%:*}.sawtooth"
-    record anatomy "$out" --device "$REC_DEVICE" --set timed_steps=2000 --force ${spec#*:}
+    record anatomy "$out" --device "$REC_DEVICE" --set timed_steps=2000 $REC_EXTRA --force ${spec#*:}
     $TRACE info --json "$out" > "${out%.sawtooth}.info.json" 2>&1
     python3 - "${out%.sawtooth}.info.json" <<'EOF'
 import json, sys
 s = json.load(open(sys.argv[1]))
-d = [x for x in s["devices"] if x["device"] == 0][0]
+d = ([x for x in s["devices"] if x["device"] == 0] or s["devices"])[0]  # CUDA device 0 (the CPU's when tried there)
 o = d.get("memory_order", {})
 m = s["meta"]
 print(f"  {sys.argv[1]}: events {s['events']}, samples checked {o.get('samples_checked')}, violations {o.get('violations')} "

@@ -61,28 +61,29 @@ LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 rm -f "$DATA"/writer.sawtooth "$DATA"/raw.sqlite "$DATA"/bytes.bin "$DATA"/kernels.sawtooth "$DATA"/chunked.sqlite
 
 python3 - "$OUT" "bench/results/cpu-writer-$STAMP" "$COMMAND_LINE" "$LOAD_BEFORE" "$LOAD_AFTER" "$BASELINE_NAME" <<'EOF'
-import glob, json, os, platform, statistics, subprocess, sys
+import glob, json, os, platform, re, statistics, subprocess, sys
 out, dest, command, load_before, load_after, baseline_name = sys.argv[1:7]
 
 def runs(pattern):
     rows = {}
     for path in sorted(glob.glob(os.path.join(out, pattern))):
         for b in json.load(open(path))["benchmarks"]:
-            rows.setdefault(b["name"].split("/iterations")[0], []).append(b)
+            # "BM_Writer/iterations:1/manual_time" -> "BM_Writer"; "BM_KernelPath/steps:2000/..." keeps its steps.
+            rows.setdefault(re.sub(r"/(iterations:\d+|manual_time)", "", b["name"]), []).append(b)
     return rows
 
 io = runs("io-*.json")
 kernels = runs("kernels-*.json")
 baseline = runs("baseline-*.json")
 med = lambda rows, key: statistics.median(r[key] for r in rows)
-writer_s = med(io["BM_Writer/manual_time"], "real_time") / 1e3
-raw_s = med(io["BM_RawSqlite/manual_time"], "real_time") / 1e3
-bytes_s = med(io["BM_WriteBytes/manual_time"], "real_time") / 1e3
-chunked_s = med(io["BM_ChunkedSqlite/manual_time"], "real_time") / 1e3
-events = io["BM_ChunkedSqlite/manual_time"][0]["events"]
-records = io["BM_Writer/manual_time"][0]["records"]
-rows = io["BM_Writer/manual_time"][0]["rows"]
-file_bytes = io["BM_Writer/manual_time"][0]["file_bytes"]
+writer_s = med(io["BM_Writer"], "real_time") / 1e3
+raw_s = med(io["BM_RawSqlite"], "real_time") / 1e3
+bytes_s = med(io["BM_WriteBytes"], "real_time") / 1e3
+chunked_s = med(io["BM_ChunkedSqlite"], "real_time") / 1e3
+events = io["BM_ChunkedSqlite"][0]["events"]
+records = io["BM_Writer"][0]["records"]
+rows = io["BM_Writer"][0]["rows"]
+file_bytes = io["BM_Writer"][0]["file_bytes"]
 cpu = subprocess.run(["sh", "-c", "lscpu | grep 'Model name' | sed 's/.*: *//'"], capture_output=True, text=True).stdout.strip()
 summary = {
     "command": command, "machine": f"{cpu}, {os.cpu_count()} cores", "load_before": load_before, "load_after": load_after,

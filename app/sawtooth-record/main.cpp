@@ -138,10 +138,15 @@ int main(int argc, char** argv) {
   app.add_option("--rank", rank)->group("");
   app.add_option("--world-size", world_size)->group("");
   app.add_option("--store-port", store_port)->group("");
+  app.footer("Exit codes: 0 ok, 1 internal error, 2 bad arguments, 3 CUDA out of memory (recorded as an oom event),\n"
+             "4 interrupted by SIGINT/SIGTERM/SIGHUP (the current batch is written and the file closed, marked incomplete),\n"
+             "5 the output cannot be written (exists without --force, a directory, being recorded, or the disk is full).\n"
+             "A killed or crashed recording: its file marked incomplete, then death by the same signal.");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // app.exit prints the help, the version or the error; CLI11's own error codes (104-109) are ours: 2.
+    return app.exit(e) == 0 ? kExitOk : kExitUsage;
   }
 
   if (list) {

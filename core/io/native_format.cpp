@@ -22,6 +22,8 @@ Status writeNative(const Trace& trace, const std::string& path, Progress* progre
   for (size_t i = 0; i < trace.kernel_names.size(); ++i)
     if (Status st = w.writeKernelName(static_cast<uint32_t>(i), trace.kernel_names[i]); !st) return st;
   if (Status st = w.appendKernels(trace.kernels); !st) return st;
+  if (trace.segments_known)
+    if (Status st = w.writeSegments(trace.segments); !st) return st;
   if (Status st = w.appendEvents(trace.events, 0, trace.events.size(), progress); !st) return st;
   if (Status st = w.commitBatch(); !st) return st;
   return w.finish();

@@ -18,6 +18,8 @@
 #include "core/io/chrome_trace_export.h"
 #include "core/io/csv_export.h"
 #include "core/io/native_format.h"
+#include "core/io/output_claim.h"
+#include "core/io/recording_status.h"
 #include "core/io/summary_json.h"
 #include "core/io/trace_loader.h"
 
@@ -85,6 +87,11 @@ int main(int argc, char** argv) {
   if (!trace) return failWith(trace.error());
 
   if (info->parsed()) {
+    // A recording still being written says so, not what a killed one would.
+    if (sawtooth::isBeingWritten(input)) {
+      trace->meta[std::string(sawtooth::native::kMetaIncompleteReason)] = sawtooth::kStillRecording;
+      trace->meta.erase(std::string(sawtooth::native::kMetaIncompleteDetail));
+    }
     const auto summary = sawtooth::summarize(*trace);
     if (as_json) std::cout << sawtooth::summaryJson(*trace, summary) << "\n";
     else std::cout << sawtooth::summaryText(*trace, summary);

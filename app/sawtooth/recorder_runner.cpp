@@ -98,6 +98,7 @@ RecorderRunner::Outcome RecorderRunner::outcomeOf(int exit_code, bool cancel_req
     case ExitCode::Usage: return Outcome::BadArguments;
     case ExitCode::OutOfMemory: return Outcome::OutOfMemory;
     case ExitCode::Interrupted: return cancel_requested ? Outcome::Cancelled : Outcome::Interrupted;
+    case ExitCode::OutputUnwritable: return Outcome::Failed;  // the error line says why (exists, locked, disk full)
     case ExitCode::Internal: return Outcome::Failed;
   }
   return Outcome::Failed;

@@ -22,8 +22,8 @@ struct Range {
 
 class RangeReader {
  public:
-  RangeReader(const std::string& path, size_t phase_count, size_t stack_count, EventStore& events)
-      : path_(path), phase_count_(phase_count), stack_count_(stack_count), events_(events) {}
+  RangeReader(const std::string& path, size_t phase_count, size_t stack_count, EventStore& events, size_t first_seq)
+      : path_(path), phase_count_(phase_count), stack_count_(stack_count), events_(events), first_seq_(first_seq) {}
 
   // Reads rows with seq in [range.begin, range.end) into events_[seq]. Returns "" or the error.
   // `progress`, for one reader only, reports every reader's rows and turns cancellation into stop.
@@ -62,7 +62,7 @@ class RangeReader {
       e.phase = phase >= 0 && static_cast<uint64_t>(phase) < phase_count_ ? static_cast<uint32_t>(phase) : kNoPhase;
       e.stack = stack >= 0 && static_cast<uint64_t>(stack) < stack_count_ ? static_cast<uint32_t>(stack) : kNoStack;
       e.run = run >= 0 && run < kNoRun ? static_cast<uint16_t>(run) : kNoRun;
-      events_.set(next++, e);
+      events_.set(next++ - first_seq_, e);
       if (++unreported == 0x10000) {
         rows_done += unreported;
         unreported = 0;
@@ -86,6 +86,7 @@ class RangeReader {
   size_t phase_count_;
   size_t stack_count_;
   EventStore& events_;
+  size_t first_seq_;  // a recording of the last N events starts later than 0 until it is finished
 };
 
 // Asks the kernel to start reading the whole file in the background, so that a cold file is
@@ -102,7 +103,7 @@ void prefetch(const std::string& path) {
 Status readEventRows(const std::string& path, size_t phase_count, size_t stack_count, EventStore& events,
                      Progress* progress, const EventReadOptions& options) {
   prefetch(path);
-  size_t total = 0;
+  size_t total = 0, first_seq = 0;
   {
     auto db = sql::Database::open(path, sql::Database::Mode::ReadOnly);
     if (!db) return db.error();
@@ -113,9 +114,13 @@ Status readEventRows(const std::string& path, size_t phase_count, size_t stack_c
     if (!count) return count.error();
     total = static_cast<size_t>(count->step() ? count->int64(0) : 0);
     if (count->failed()) return Error{count->error()};
+    auto first = db->prepare("SELECT min(seq) FROM events");
+    if (!first) return first.error();
+    if (first->step() && total > 0) first_seq = static_cast<size_t>(std::max<int64_t>(first->int64(0), 0));
+    if (first->failed()) return Error{first->error()};
     auto last = db->prepare("SELECT max(seq) FROM events");
     if (!last) return last.error();
-    if (last->step() && total > 0 && last->int64(0) != static_cast<int64_t>(total) - 1)
+    if (last->step() && total > 0 && last->int64(0) != static_cast<int64_t>(first_seq + total) - 1)
       return Error{fmt::format("{}: event sequence numbers are not dense ({} events, the last seq {})", path, total,
                                last->int64(0))};
     if (last->failed()) return Error{last->error()};
@@ -125,11 +130,12 @@ Status readEventRows(const std::string& path, size_t phase_count, size_t stack_c
   threads = static_cast<unsigned>(
       std::clamp<size_t>(total / std::max<size_t>(options.min_rows_per_thread, 1), 1, threads));
   std::vector<Range> ranges(threads);
-  for (unsigned k = 0; k < threads; ++k) ranges[k] = {total * k / threads, total * (k + 1) / threads};
+  for (unsigned k = 0; k < threads; ++k)
+    ranges[k] = {first_seq + total * k / threads, first_seq + total * (k + 1) / threads};
 
   events.clear();
   events.resize(total);
-  const RangeReader reader(path, phase_count, stack_count, events);
+  const RangeReader reader(path, phase_count, stack_count, events, first_seq);
   std::vector<std::string> errors(threads);
   std::atomic<size_t> rows_done{0};
   std::atomic<bool> stop{false};

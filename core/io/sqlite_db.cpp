@@ -47,6 +47,7 @@ bool Statement::step() {
 }
 
 Status Statement::run() {
+  error_.clear();  // a statement that failed once (a full disk) may succeed again
   while (step()) {
   }
   reset();

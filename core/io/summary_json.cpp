@@ -5,6 +5,7 @@
 
 #include "core/analysis/allocator_history.h"
 #include "core/analysis/measurement_names.h"
+#include "core/io/recording_status.h"
 #include "core/util/format_bytes.h"
 
 namespace sawtooth {
@@ -50,6 +51,8 @@ std::string summaryJson(const Trace& trace, const TraceSummary& s, int indent) {
   out["format"] = s.format;
   if (auto it = trace.meta.find("source_format"); it != trace.meta.end()) out["source_format"] = it->second;
   out["events"] = s.events;
+  if (const RecordingStatus rs = recordingStatus(trace.meta); !rs.complete)
+    out["incomplete_recording"] = {{"reason", rs.reason}, {"detail", rs.detail}};
   out["actions"] = s.actions;
   json devices = json::array();
   for (const auto& d : s.devices) {
@@ -99,6 +102,7 @@ std::string summaryJson(const Trace& trace, const TraceSummary& s, int indent) {
 
 std::string summaryText(const Trace& trace, const TraceSummary& s) {
   std::string out = fmt::format("format   {}\nevents   {}\n", s.format, s.events);
+  if (const std::string notice = incompleteNotice(recordingStatus(trace.meta)); !notice.empty()) out += notice + "\n";
   if (auto it = trace.meta.find("source_format"); it != trace.meta.end()) out += fmt::format("source   {}\n", it->second);
   out += "actions ";
   for (const auto& [a, n] : s.actions) out += fmt::format(" {}={}", a, n);

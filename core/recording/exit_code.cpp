@@ -9,6 +9,7 @@ std::optional<ExitCode> exitCodeFrom(int status) {
     case code(ExitCode::Usage): return ExitCode::Usage;
     case code(ExitCode::OutOfMemory): return ExitCode::OutOfMemory;
     case code(ExitCode::Interrupted): return ExitCode::Interrupted;
+    case code(ExitCode::OutputUnwritable): return ExitCode::OutputUnwritable;
     default: return std::nullopt;
   }
 }

@@ -12,7 +12,8 @@ enum class ExitCode : int {
   Internal = 1,     // anything unexpected; the message says what
   Usage = 2,        // bad arguments or parameters
   OutOfMemory = 3,  // CUDA out of memory, recorded as an oom event; the file is closed
-  Interrupted = 4,  // SIGINT/SIGTERM: the current batch is finished and the file closed
+  Interrupted = 4,  // SIGINT/SIGTERM/SIGHUP: the current batch is finished, the file closed and marked incomplete
+  OutputUnwritable = 5,  // the output exists (no --force), is a directory, is being recorded, or the disk is full
 };
 
 constexpr int code(ExitCode c) { return static_cast<int>(c); }

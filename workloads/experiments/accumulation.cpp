@@ -86,6 +86,7 @@ void scaling(WorkloadContext& ctx) {
     config.emplace_back("micro_batch", std::to_string(micro));
     session.beginRun(fmt::format("k={}", k), "accumulation", config);
     auto global_step = [&] {
+      session.beginStep();
       {
         PhaseScope phase(session, "zero_grad");
         opt.zeroGrad();

@@ -44,6 +44,7 @@ void runAnatomy(WorkloadContext& ctx) {
   }
 
   auto step = [&] {
+    session.beginStep();
     {
       PhaseScope phase(session, "zero_grad");
       opt->zeroGrad();

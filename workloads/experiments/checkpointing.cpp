@@ -145,6 +145,7 @@ void runCheckpointing(WorkloadContext& ctx) {
     for (int64_t r = 0; r < warmup + repeats; ++r) {
       ctx.checkStop();
       auto once = [&] {
+        session.beginStep();
         torch::Tensor loss;
         {
           PhaseScope phase(session, "forward");

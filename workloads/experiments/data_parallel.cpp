@@ -133,6 +133,7 @@ void runDataParallel(WorkloadContext& ctx) {
   }
 
   auto step = [&] {
+    session.beginStep();
     {
       PhaseScope phase(session, "zero_grad");
       model.flat_grads.zero_();

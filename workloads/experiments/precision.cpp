@@ -77,6 +77,7 @@ void runPrecision(WorkloadContext& ctx) {
     if (mode.loss_scaling) scaler = std::make_unique<LossScaler>(dev);
     torch::Tensor last_loss;
     auto step = [&] {
+      session.beginStep();
       {
         PhaseScope phase(session, "zero_grad");
         opt.zeroGrad();

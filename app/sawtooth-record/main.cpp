@@ -5,6 +5,7 @@
 // Progress: JSON lines on stdout. Exit codes: 0 ok, 1 internal error, 2 bad arguments,
 // 3 CUDA out of memory (recorded as an oom event, file closed), 4 interrupted by SIGINT/SIGTERM
 // (the current batch is finished and the file closed).
+// sawtooth-record [options] -- COMMAND [ARGS...] records any program instead (program/program_main.h).
 // A distributed workload (data-parallel) runs as --ranks N child processes of this program, one
 // per rank, each recording FILE.rankR.sawtooth; FILE.sawtooth is their merge, a run per rank.
 
@@ -23,6 +24,7 @@
 #include "app/sawtooth-record/distributed_recording.h"
 #include "workloads/experiments/environment.h"
 #include "workloads/experiments/workload.h"
+#include "app/sawtooth-record/program/program_main.h"
 #include "app/sawtooth-record/progress_json.h"
 
 namespace {
@@ -112,6 +114,7 @@ std::string thisExecutable(const char* argv0) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (sawtooth::record::isProgramRecording(argc, argv)) return sawtooth::record::recordProgramMain(argc, argv);
   CLI::App app{"sawtooth-record: run a built-in LibTorch workload and record its memory into a .sawtooth file"};
   bool list = false, as_json = false;
   std::string workload_name, device = "auto", stacks = "none", capture = "all", out;

@@ -58,11 +58,11 @@ Status TraceWriter::finish() {
   return error_.empty() ? Status(Ok{}) : Status(Error{error_});
 }
 
-void TraceWriter::definePhase(uint32_t id, std::string name, uint16_t run) {
+void TraceWriter::definePhase(uint32_t id, std::string name, uint16_t run, PhaseKind kind) {
   std::lock_guard<std::mutex> lock(mutex_);
   Phase p;
   p.name = std::move(name);
-  p.kind = PhaseKind::Phase;
+  p.kind = kind;
   p.run = run;
   pending_phases_[id] = std::move(p);
 }
@@ -132,6 +132,7 @@ uint32_t TraceWriter::phaseAt(int64_t t, uint16_t* run) const {
   uint32_t best = kNoPhase;
   int64_t best_begin = INT64_MIN;
   for (const auto& [id, p] : phases_) {
+    if (p.kind == PhaseKind::Annotation) continue;
     const bool open = std::find(phase_stack_.begin(), phase_stack_.end(), id) != phase_stack_.end();
     if (p.begin_ns <= t && (open || t <= p.end_ns) && p.begin_ns >= best_begin) best = id, best_begin = p.begin_ns;
   }
@@ -176,8 +177,9 @@ void TraceWriter::process(CaptureRecord& r) {
       }
       p.begin_ns = p.end_ns = t;
       phases_[r.id] = p;
-      phase_stack_.push_back(r.id);
       dirty_phases_.push_back(r.id);
+      if (p.kind == PhaseKind::Annotation) break;
+      phase_stack_.push_back(r.id);
       // What forward made and backward still needs: the activations.
       if (p.name == "backward") live_.markActivations(bornInForward(p.run), updates_);
       break;
@@ -186,7 +188,7 @@ void TraceWriter::process(CaptureRecord& r) {
       auto it = phases_.find(r.id);
       if (it == phases_.end()) break;
       it->second.end_ns = t;
-      if (it->second.name == "backward") live_.unmarkSurvivors(bornInForward(it->second.run), updates_);
+      if (it->second.name == "backward" && it->second.kind == PhaseKind::Phase) live_.unmarkSurvivors(bornInForward(it->second.run), updates_);
       dirty_phases_.push_back(r.id);
       auto pos = std::find(phase_stack_.begin(), phase_stack_.end(), r.id);
       if (pos != phase_stack_.end()) phase_stack_.erase(pos);

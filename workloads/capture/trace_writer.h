@@ -45,8 +45,9 @@ class TraceWriter {
   // Drains everything, writes what is left and closes the file (WAL off). Returns the first error.
   Status finish();
 
-  // Called from the workload thread before the matching record is pushed.
-  void definePhase(uint32_t id, std::string name, uint16_t run);
+  // Called from the workload thread before the matching record is pushed. An annotation (a
+  // user's range) is written as a band but never becomes the phase events are attributed to.
+  void definePhase(uint32_t id, std::string name, uint16_t run, PhaseKind kind = PhaseKind::Phase);
   void defineRun(uint16_t id, Run run);
   void setMeta(const std::string& key, const std::string& value);
   // Called from CUPTI's thread.

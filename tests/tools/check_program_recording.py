@@ -77,7 +77,7 @@ DDP = textwrap.dedent(f"""
         opt.zero_grad()
         model(torch.randn({BATCH}, {WIDTH})).pow(2).mean().backward()
         opt.step()
-    print("rank", dist.get_rank(), "done", flush=True)
+    print(f"rank {{dist.get_rank()}} done", flush=True)  # one write: the ranks share stdout
     dist.destroy_process_group()
 """)
 

@@ -5,6 +5,10 @@
 #   foreign_quick   the GPT-2 overhead cases only (about 90 s)
 
 FOREIGN=bench/gpu/foreign
+# A dry run on a machine without a GPU (the stage's logic only): FOREIGN_PY=venv-with-transformers/bin/python
+# FOREIGN_GPT2_ARGS="--device cpu --steps 3 --warmup 1 --layers 1 --batch 2 --seq 32" R=... REC=... TRACE=...
+FOREIGN_PY=${FOREIGN_PY:-python3}
+FOREIGN_GPT2_ARGS=${FOREIGN_GPT2_ARGS:---steps 40 --warmup 10}
 
 foreign_record() {  # foreign_record NAME [recorder options] -- COMMAND...: records, keeps the summary, drops the trace
   local name=$1
@@ -25,18 +29,18 @@ foreign_record() {  # foreign_record NAME [recorder options] -- COMMAND...: reco
 }
 
 foreign_gpt2() {
-  local args="--steps 40 --warmup 10"
+  local args=$FOREIGN_GPT2_ARGS py=$FOREIGN_PY
   # Side by side, alternating: unrecorded, PyTorch's own history (alloc stacks, as ours), ours.
   for round in 1 2; do
-    timeout 200 python3 $FOREIGN/gpt2_train.py $args --json "$R/foreign/plain-$round.json" > /dev/null 2>&1
+    timeout 200 $py $FOREIGN/gpt2_train.py $args --json "$R/foreign/plain-$round.json" > /dev/null 2>&1
     echo "plain $round: $(python3 -c "import json;d=json.load(open('$R/foreign/plain-$round.json'));print(d['step_ms_median'],'ms', d['max_memory_allocated'], d['max_requested_bytes'])" 2>&1)"
-    timeout 200 python3 $FOREIGN/gpt2_train.py $args --history python --json "$R/foreign/torch-history-$round.json" > /dev/null 2>&1
+    timeout 200 $py $FOREIGN/gpt2_train.py $args --history python --json "$R/foreign/torch-history-$round.json" > /dev/null 2>&1
     echo "torch history $round: $(python3 -c "import json;print(json.load(open('$R/foreign/torch-history-$round.json'))['step_ms_median'],'ms')" 2>&1)"
-    foreign_record "ours-native-$round" -- python3 $FOREIGN/gpt2_train.py $args
+    foreign_record "ours-native-$round" -- $py $FOREIGN/gpt2_train.py $args
   done
-  foreign_record ours-nostacks --stacks none -- python3 $FOREIGN/gpt2_train.py $args
-  foreign_record ours-portable --shim portable -- python3 $FOREIGN/gpt2_train.py $args
-  timeout 200 python3 $FOREIGN/gpt2_train.py $args --history python-all --json "$R/foreign/torch-history-all.json" > /dev/null 2>&1
+  foreign_record ours-nostacks --stacks none -- $py $FOREIGN/gpt2_train.py $args
+  foreign_record ours-portable --shim portable -- $py $FOREIGN/gpt2_train.py $args
+  timeout 200 $py $FOREIGN/gpt2_train.py $args --history python-all --json "$R/foreign/torch-history-all.json" > /dev/null 2>&1
 }
 
 stage_foreign_quick() {
@@ -50,7 +54,7 @@ stage_foreign() {
   nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
   foreign_gpt2
   foreign_record oom -- python3 $FOREIGN/oom_script.py
-  foreign_record profiler -- python3 $FOREIGN/gpt2_train.py --steps 10 --warmup 3 --profile 2 --layers 2
+  foreign_record profiler -- $FOREIGN_PY $FOREIGN/gpt2_train.py --steps 10 --warmup 3 --profile 2 --layers 2
   local gpus
   gpus=$(nvidia-smi --list-gpus | wc -l)
   foreign_record torchrun -- python3 -m torch.distributed.run --nproc-per-node 2 --master-addr 127.0.0.1 \

@@ -86,10 +86,27 @@ def profiler_seeds():
     write("profiler_trace", "oom_and_cpu.json", json.dumps({"traceEvents": memory[:3] + [cpu, oom]}).encode())
 
 
+def memory_timeline_seeds():
+    times, sizes = json.load(open(os.path.join(DATA, "anatomy_adam_memory_timeline.raw.json")))
+    write("memory_timeline", "plot_points.json", json.dumps([times[:12], sizes[:12]]).encode())
+    raw = json.load(gzip.open(os.path.join(DATA, "anatomy_cpu_memory_timeline.raw.json.gz")))
+    write("memory_timeline", "raw_events.json", json.dumps(raw[:30]).encode())
+    bumps = [e for e in raw if e[1] == 3][:8]
+    write("memory_timeline", "version_bumps.json", json.dumps(raw[:4] + bumps + raw[-2:]).encode())
+
+
+def jax_profile_seeds():
+    profile = gzip.decompress(open(os.path.join(DATA, "jax_seed_cpu.prof"), "rb").read())
+    write("jax_profile", "seed_cpu.pb", profile)
+    write("jax_profile", "seed_cpu_cut.pb", profile[:len(profile) // 3])
+
+
 def main():
     shutil.rmtree(OUT, ignore_errors=True)
     snapshot_seeds()
     profiler_seeds()
+    memory_timeline_seeds()
+    jax_profile_seeds()
     for target in sorted(os.listdir(OUT)):
         files = os.listdir(os.path.join(OUT, target))
         size = sum(os.path.getsize(os.path.join(OUT, target, f)) for f in files)

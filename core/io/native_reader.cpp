@@ -1,3 +1,5 @@
+#include <map>
+
 #include <fmt/format.h>
 
 #include "core/io/native_event_reader.h"
@@ -19,7 +21,7 @@ class NativeReader {
     if (Status st = readMeta(); !st) return st.error();
     trace_.format = "sawtooth";
     for (auto step : {&NativeReader::readDevices, &NativeReader::readRuns, &NativeReader::readPhases,
-                      &NativeReader::readStacks, &NativeReader::readCounters, &NativeReader::readKernels,
+                      &NativeReader::readStacks, &NativeReader::readCounters, &NativeReader::readKernels, &NativeReader::readSegments,
                       &NativeReader::readEvents})
       if (Status st = (this->*step)(); !st) return st.error();
     return std::move(trace_);
@@ -175,6 +177,51 @@ class NativeReader {
       if (k.name < trace_.kernel_names.size()) trace_.kernels.push_back(k);
     }
     return st->failed() ? Status(Error{st->error()}) : Status(Ok{});
+  }
+
+  Status readSegments() {
+    auto known = trace_.meta.find(std::string(native::kMetaSegmentsKnown));
+    if (known == trace_.meta.end()) return Ok{};
+    trace_.segments_known = known->second == "true";
+    trace_.meta.erase(known);
+    if (!trace_.segments_known || !db_.hasTable("segments") || !db_.hasTable("segment_blocks")) return Ok{};
+    auto stackOf = [&](const sql::Statement& st, int column) {
+      const int64_t id = st.isNull(column) ? -1 : st.int64(column);
+      return id >= 0 && static_cast<size_t>(id) < trace_.stacks.stackCount() ? static_cast<uint32_t>(id) : kNoStack;
+    };
+    auto seg = db_.prepare("SELECT id, device, address, total_size, stream, pool, expandable, pool_id_a, pool_id_b, stack "
+                           "FROM segments ORDER BY id");
+    if (!seg) return seg.error();
+    std::map<int64_t, size_t> index_of;
+    while (seg->step()) {
+      SnapshotSegment s;
+      s.device = static_cast<int16_t>(seg->int64(1));
+      s.address = static_cast<uint64_t>(seg->int64(2));
+      s.total_size = seg->int64(3);
+      s.stream = static_cast<uint64_t>(seg->int64(4));
+      s.small_pool = seg->text(5) == "small";
+      s.expandable = seg->int64(6) != 0;
+      s.pool_id = {seg->int64(7), seg->int64(8)};
+      s.stack = stackOf(*seg, 9);
+      index_of[seg->int64(0)] = trace_.segments.size();
+      trace_.segments.push_back(std::move(s));
+    }
+    if (seg->failed()) return Error{seg->error()};
+    auto block = db_.prepare("SELECT segment, address, size, requested_size, state, stack FROM segment_blocks ORDER BY "
+                             "segment, address");
+    if (!block) return block.error();
+    while (block->step()) {
+      auto it = index_of.find(block->int64(0));
+      if (it == index_of.end()) return Error{fmt::format("{}: a block of segment {}, which is missing", db_.path(), block->int64(0))};
+      SnapshotBlock b;
+      b.address = static_cast<uint64_t>(block->int64(1));
+      b.size = block->int64(2);
+      b.requested_size = block->int64(3);
+      b.state = parseBlockState(block->text(4)).value_or(BlockState::Inactive);
+      b.stack = stackOf(*block, 5);
+      trace_.segments[it->second].blocks.push_back(b);
+    }
+    return block->failed() ? Status(Error{block->error()}) : Status(Ok{});
   }
 
   Status readEvents() {

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/io/pickle_text.h"
+#include "core/io/snapshot_segments.h"
 #include "core/model/phase_assignment.h"
 #include "core/util/wrapping.h"
 
@@ -250,9 +251,14 @@ class SnapshotReader {
               final_allocated_[info.device] = wrappingAdd(final_allocated_[info.device], asInt(*v));
         }
       }
+      // The segments themselves, for the allocator replay (core/analysis/allocator_history).
+      auto parsed = readSnapshotSegment(doc_, seg, index, [this](const Value& frames) { return internStack(frames); }, &warnings_);
+      if (!parsed) return parsed.error();
+      trace_.segments.push_back(std::move(*parsed));
       ++index;
     }
     has_segments_ = true;
+    trace_.segments_known = true;
     return Ok{};
   }
 

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include "core/io/file_bytes.h"
+#include "core/io/jax_profile_importer.h"
+#include "core/io/memory_timeline_importer.h"
 #include "core/io/mapped_file.h"
 #include "core/io/native_format.h"
 #include "core/io/pickle_document.h"
@@ -35,6 +37,9 @@ Result<Trace> importPickle(const Result<pickle::Document>& doc, const std::strin
 TraceFormat detectFormat(const std::string& bytes) {
   if (bytes.compare(0, native::kSqliteMagic.size(), native::kSqliteMagic) == 0) return TraceFormat::Native;
   if (!bytes.empty() && static_cast<uint8_t>(bytes[0]) == 0x80) return TraceFormat::PytorchSnapshot;
+  if (looksLikePprof(bytes)) return TraceFormat::JaxMemoryProfile;
+  if (looksLikeMemoryTimeline(bytes)) return TraceFormat::MemoryTimeline;
+  if (looksLikeHtml(bytes)) return TraceFormat::Html;
   for (char c : bytes) {
     if (std::isspace(static_cast<unsigned char>(c))) continue;
     if (c == '{' || c == '[') return TraceFormat::ProfilerTrace;
@@ -56,14 +61,26 @@ Result<Trace> loadTraceFromBytes(std::string bytes, const std::string& label, Pr
       if (!trace) return withFile(trace.error());
       return trace;
     }
+    case TraceFormat::MemoryTimeline: {
+      auto trace = importMemoryTimeline(bytes, progress);
+      if (!trace) return withFile(trace.error());
+      return trace;
+    }
+    case TraceFormat::JaxMemoryProfile: {
+      auto trace = importJaxMemoryProfile(bytes, label, progress);
+      if (!trace) return withFile(trace.error());
+      return trace;
+    }
+    case TraceFormat::Html:
+      return withFile(htmlRefusal(bytes));
     case TraceFormat::Native:
       return Error{fmt::format("{}: a .sawtooth file must be opened from disk", label)};
     case TraceFormat::Unknown:
       break;
   }
   if (bytes.empty()) return Error{fmt::format("{}: the file is empty", label)};
-  return Error{fmt::format("{}: not a PyTorch memory snapshot (.pickle), a torch.profiler trace (.json) or a .sawtooth "
-                           "file (it starts with bytes {})",
+  return Error{fmt::format("{}: not a PyTorch memory snapshot (.pickle), a torch.profiler trace or memory timeline "
+                           "(.json), a JAX memory profile or a .sawtooth file (it starts with bytes {})",
                            label, hexPrefix(bytes))};
 }
 

@@ -1,6 +1,8 @@
 #pragma once
 // Opens any trace Sawtooth reads, recognised by content rather than by name: PyTorch snapshots
-// (.pickle, .pickle.gz), torch.profiler Chrome traces (.json, .json.gz) and .sawtooth files.
+// (.pickle, .pickle.gz), torch.profiler Chrome traces (.json, .json.gz) and memory timelines
+// (.json, .json.gz, .raw.json.gz), JAX device memory profiles (pprof, gzip or not) and .sawtooth
+// files.
 
 #include <string>
 
@@ -10,7 +12,7 @@
 
 namespace sawtooth {
 
-enum class TraceFormat { PytorchSnapshot, ProfilerTrace, Native, Unknown };
+enum class TraceFormat { PytorchSnapshot, ProfilerTrace, MemoryTimeline, JaxMemoryProfile, Html, Native, Unknown };
 
 // Errors read "PATH: what is wrong (where)".
 Result<Trace> loadTrace(const std::string& path, Progress* progress = nullptr);

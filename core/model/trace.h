@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/model/allocator_segments.h"
 #include "core/model/event_store.h"
 #include "core/model/stack_table.h"
 
@@ -85,6 +86,10 @@ struct Trace {
   std::vector<Counter> counters;
   std::vector<KernelInterval> kernels;
   std::vector<std::string> kernel_names;
+  // The allocator's segments when the trace ended (a PyTorch snapshot's `segments`, every device);
+  // segments_known says the source reported them (an empty list then means none were held).
+  std::vector<SnapshotSegment> segments;
+  bool segments_known = false;
 
   // Devices that appear in events, counters or the device table, ascending.
   std::vector<int16_t> deviceIds() const;

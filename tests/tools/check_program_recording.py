@@ -7,10 +7,10 @@ PYTHON is the torch venv's interpreter (scripts/torch-venv-path.sh). Each case r
 training script under the recorder and checks what a user relies on: the program's stdin, stdout,
 stderr and exit status pass through; the trace holds its CPU allocations with parameters,
 gradients and Adam state equal to 4P, 4P and 8P, inputs, activations, phases in order and its
-record_function range; a program that exits non-zero, crashes, is killed, or is stopped through
-the recorder still leaves a readable trace that says honestly whether it is complete; torchrun
-with two Gloo ranks is merged into one trace with a run per rank; a sitecustomize of the
-program's own still runs; bad commands get the shell's exit codes.
+record_function range; a program that exits non-zero, crashes, is killed, is stopped through
+the recorder or by Ctrl+C at a terminal still leaves a readable trace that says honestly whether
+it is complete; torchrun with two Gloo ranks is merged into one trace with a run per rank; a
+sitecustomize of the program's own still runs; bad commands get the shell's exit codes.
 """
 import json
 import os
@@ -244,6 +244,38 @@ def stop_through_recorder():
     check(phases.count("optimizer") >= 3, f"stop: {phases.count('optimizer')} steps recorded")
 
 
+def ctrl_c_in_terminal():
+    """Ctrl+C at a terminal: the tty sends SIGINT to the foreground group (recorder and program);
+    the program's KeyboardInterrupt ends it, its last delivery goes out, the recorder passes
+    nothing on (the program got it already) and exits as the program did."""
+    import fcntl
+    import pty
+    import termios
+    trace = os.path.join(out, "ctrl_c.sawtooth")
+    remove(trace)
+    master, slave = pty.openpty()
+
+    def controlling_terminal():
+        os.setsid()
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+    proc = subprocess.Popen([record, "--out", trace, "--", python, os.path.join(out, "train.py"), "endless"],
+                            stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=controlling_terminal)
+    os.close(slave)
+    check(wait_for(proc, "steady"), "ctrl+c: the program never got going")
+    os.write(master, b"\x03")  # the terminal's interrupt character
+    _, err = proc.communicate(timeout=120)
+    os.close(master)
+    check(proc.returncode == 128 + signal.SIGINT, f"ctrl+c: exit {proc.returncode}: {err[-500:]}")
+    check("KeyboardInterrupt" in err, f"ctrl+c: the program's traceback passed through: {err[-300:]}")
+    check("passed Interrupt on" not in err, "ctrl+c: the recorder sent the program a second SIGINT")
+    m, phases, _ = meta(trace)
+    check(m.get("complete") == "true", f"ctrl+c: complete {m.get('complete')} {m.get('incomplete_reason')}")
+    check(m.get("program.end.shim") == "interrupted (SIGINT)", f"ctrl+c: end {m.get('program.end.shim')}")
+    check(phases.count("optimizer") >= 3, f"ctrl+c: {phases.count('optimizer')} steps recorded")
+
+
 def sigkill_program():
     trace = os.path.join(out, "sigkill.sawtooth")
     remove(trace)
@@ -336,6 +368,7 @@ ok_run()
 exit_code_run()
 abort_run()
 stop_through_recorder()
+ctrl_c_in_terminal()
 sigkill_program()
 chained_sitecustomize()
 bad_commands()

@@ -81,13 +81,13 @@ out.append("")
 
 # Peaks against the script's own figures
 out += ["## Peak allocated: the recording against the script's own torch.cuda", "",
-        "| run | trace peak (requested sizes) | script max_requested_bytes | script max_memory_allocated (blocks) | trace vs blocks |",
-        "|---|---:|---:|---:|---:|"]
+        "| run | trace peak (requested sizes) | script max_requested_bytes | trace peak in blocks (replayed) "
+        "| script max_memory_allocated (blocks) | blocks vs script |", "|---|---:|---:|---:|---:|---:|"]
 for name in sorted({os.path.basename(f)[:-10] for f in glob.glob(os.path.join(d, "ours-*.info.json"))}):
     info, res = load(f"{name}.info.json"), result_line(name) or {}
-    peak = cuda0(info).get("peak_allocated_bytes")
-    out.append(f"| {name} | {peak} | {res.get('max_requested_bytes')} | {res.get('max_memory_allocated')} | "
-               f"{pct(peak, res.get('max_memory_allocated'))} |")
+    peak, blocks = cuda0(info).get("peak_allocated_bytes"), cuda0(info).get("peak_allocated_block_bytes")
+    out.append(f"| {name} | {peak} | {res.get('max_requested_bytes')} | {blocks} | {res.get('max_memory_allocated')} | "
+               f"{pct(blocks, res.get('max_memory_allocated'))} |")
 facts = load("ours-native-1.facts.json") or {}
 info = load("ours-native-1.info.json") or {}
 out += ["", f"Categories at their peaks (ours-native-1, cuda:0): `{json.dumps(cuda0(info).get('category_peaks'))}`",

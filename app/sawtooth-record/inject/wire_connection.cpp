@@ -10,6 +10,25 @@
 #include <cstdio>
 
 namespace sawtooth::wire {
+namespace {
+
+// Sends every byte; when the recorder is gone, closes fd and sets it to -1 (no more sending).
+bool sendAll(int& fd, const std::string& bytes) {
+  size_t sent = 0;
+  while (sent < bytes.size()) {
+    const ssize_t n = ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(fd);
+      fd = -1;
+      return false;
+    }
+    sent += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
 
 Connection::~Connection() { close(); }
 
@@ -29,35 +48,12 @@ bool Connection::open(const char* socket_path, const std::string& hello_json) {
   fd_ = fd;
   std::string frame;
   appendFrame(frame, FrameType::Hello, 0, hello_json);
-  size_t sent = 0;
-  while (sent < frame.size()) {
-    const ssize_t n = ::send(fd_, frame.data() + sent, frame.size() - sent, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ::close(fd_);
-      fd_ = -1;
-      return false;
-    }
-    sent += static_cast<size_t>(n);
-  }
-  return true;
+  return sendAll(fd_, frame);
 }
 
 bool Connection::send(const std::string& frames) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (fd_ < 0) return false;
-  size_t sent = 0;
-  while (sent < frames.size()) {
-    const ssize_t n = ::send(fd_, frames.data() + sent, frames.size() - sent, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ::close(fd_);
-      fd_ = -1;
-      return false;
-    }
-    sent += static_cast<size_t>(n);
-  }
-  return true;
+  return fd_ >= 0 && sendAll(fd_, frames);
 }
 
 bool Connection::isOpen() const {

@@ -24,8 +24,12 @@ sock.connect(os.environ["SAWTOOTH_SOCKET"])
 sock.sendall(wire.frame(wire.HELLO, json.dumps({"role": "tracker", "pid": os.getpid()}).encode()))
 
 # Stacks of 20 frames from a pool of 200 frames, as deep Python call chains look.
-frames = b"".join(struct.pack("<IiHH", i, i, 8, 12) + f"func{i:04d}".encode() + f"file{i:04d}.py".encode()
-                  for i in range(200))
+def frame_entry(i):
+    name, file = f"func{i:04d}".encode(), f"file{i:04d}.py".encode()
+    return struct.pack("<IiHH", i, i, len(name), len(file)) + name + file
+
+
+frames = b"".join(frame_entry(i) for i in range(200))
 stacks = b"".join(struct.pack("<IH20I", s, 20, *[(s * 7 + k) % 200 for k in range(20)])
                   for s in range(distinct_stacks))
 sock.sendall(wire.frame(wire.FRAMES, frames) + wire.frame(wire.STACKS, stacks) +

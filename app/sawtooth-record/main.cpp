@@ -10,6 +10,7 @@
 // cannot be written (exists without --force, a directory, being written by another recording,
 // or the disk is full: capture stops at the first failed write, the file keeps what was
 // committed). A recorder killed or crashed dies the same way (supervisor.h), its file marked.
+// sawtooth-record [options] -- COMMAND [ARGS...] records any program instead (program/program_main.h).
 // A distributed workload (data-parallel) runs as --ranks N child processes of this program, one
 // per rank, each recording FILE.rankR.sawtooth; FILE.sawtooth is their merge, a run per rank.
 
@@ -36,6 +37,7 @@
 #include "workloads/capture/capture_session.h"
 #include "workloads/experiments/environment.h"
 #include "workloads/experiments/workload.h"
+#include "app/sawtooth-record/program/program_main.h"
 
 namespace {
 
@@ -95,6 +97,7 @@ std::string signalName(int signal) { return signal == SIGHUP ? "SIGHUP" : signal
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (sawtooth::record::isProgramRecording(argc, argv)) return sawtooth::record::recordProgramMain(argc, argv);
   CLI::App app{"sawtooth-record: run a built-in LibTorch workload and record its memory into a .sawtooth file"};
   bool list = false, as_json = false, force = false;
   std::string workload_name, device = "auto", stacks = "none", capture = "all", out, steps;

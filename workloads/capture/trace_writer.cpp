@@ -81,9 +81,9 @@ Status TraceWriter::finish(const std::string& incomplete_reason, const std::stri
   return error_.empty() ? Status(Ok{}) : Status(Error{error_});
 }
 
-void TraceWriter::definePhase(uint32_t id, std::string name, uint16_t run) {
+void TraceWriter::definePhase(uint32_t id, std::string name, uint16_t run, PhaseKind kind) {
   std::lock_guard<std::mutex> lock(mutex_);
-  pending_phases_[id] = {std::move(name), run};
+  pending_phases_[id] = {std::move(name), run, kind};
 }
 
 void TraceWriter::defineRun(uint16_t id, Run run) {
@@ -254,7 +254,7 @@ void TraceWriter::process(CaptureRecord& r) {
       break;
     }
     case RecordKind::PhaseBegin: {
-      std::pair<std::string, uint16_t> defined;
+      PendingPhase defined;
       {
         std::lock_guard<std::mutex> lock(mutex_);
         auto it = pending_phases_.find(r.id);
@@ -264,10 +264,15 @@ void TraceWriter::process(CaptureRecord& r) {
       }
       if (phases_.size() <= r.id) phases_.resize(r.id + 1);
       PhaseInfo& p = phases_[r.id];
-      p.name = internPhaseName(defined.first);
-      p.run = defined.second;
+      p.name = internPhaseName(defined.name);
+      p.run = defined.run;
       p.begin_ns = p.end_ns = t;
+      p.kind = defined.kind;
       p.begun = true;
+      if (p.kind == PhaseKind::Annotation) {  // a band only: never the phase events are attributed to
+        if (window_.admits(t)) fileIdOf(r.id);
+        break;
+      }
       phase_stack_.push_back(r.id);
       phase_index_.begin(r.id, t, p.run);
       if (window_.admits(t)) fileIdOf(r.id);
@@ -279,6 +284,10 @@ void TraceWriter::process(CaptureRecord& r) {
       if (r.id >= phases_.size() || !phases_[r.id].begun) break;
       PhaseInfo& p = phases_[r.id];
       p.end_ns = t;
+      if (p.kind == PhaseKind::Annotation) {
+        if (p.file_id != kNoPhase) dirty_phases_.push_back(r.id);
+        break;
+      }
       phase_index_.end(r.id, t);
       if (p.name == backward_name_) live_.unmarkSurvivors(bornInForward(p.run), updates_);
       if (p.file_id != kNoPhase) dirty_phases_.push_back(r.id);
@@ -407,7 +416,7 @@ Status TraceWriter::writeBatch(int64_t horizon_ns) {
     if (p.file_id == kNoPhase) continue;
     Phase out;
     out.name = phase_names_[p.name];
-    out.kind = PhaseKind::Phase;
+    out.kind = p.kind;
     out.run = p.run;
     out.begin_ns = p.begin_ns;
     out.end_ns = p.end_ns;

@@ -61,8 +61,9 @@ class TraceWriter {
   // complete) and closes the file. Returns the first error.
   Status finish(const std::string& incomplete_reason = {}, const std::string& detail = {});
 
-  // Called from the workload thread before the matching record is pushed.
-  void definePhase(uint32_t id, std::string name, uint16_t run);
+  // Called from the workload thread before the matching record is pushed. An annotation (a
+  // user's range) is written as a band but never becomes the phase events are attributed to.
+  void definePhase(uint32_t id, std::string name, uint16_t run, PhaseKind kind = PhaseKind::Phase);
   void defineRun(uint16_t id, Run run);
   void setMeta(const std::string& key, const std::string& value);
   // Called from CUPTI's threads: kernel intervals, and the names of kernels seen for the first time.
@@ -85,7 +86,13 @@ class TraceWriter {
     uint32_t name = 0;  // index into phase_names_
     uint32_t file_id = kNoPhase;
     uint16_t run = kNoRun;
+    PhaseKind kind = PhaseKind::Phase;
     bool begun = false;
+  };
+  struct PendingPhase {
+    std::string name;
+    uint16_t run = kNoRun;
+    PhaseKind kind = PhaseKind::Phase;
   };
 
   void run(std::chrono::milliseconds interval);
@@ -113,7 +120,7 @@ class TraceWriter {
 
   // Shared with the workload and CUPTI threads.
   mutable std::mutex mutex_;
-  std::map<uint32_t, std::pair<std::string, uint16_t>> pending_phases_;  // defined, not yet begun
+  std::map<uint32_t, PendingPhase> pending_phases_;  // defined, not yet begun
   std::map<uint16_t, Run> pending_runs_;
   std::map<std::string, std::string> pending_meta_;
   std::vector<KernelInterval> pending_kernels_;

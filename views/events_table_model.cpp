@@ -189,7 +189,7 @@ QString EventsTableModel::topFrame(size_t stack) const {
   if (stack >= t.stacks.stackCount()) return {};
   auto frames = t.stacks.stack(static_cast<uint32_t>(stack));
   for (uint32_t f : frames) {
-    const Frame& fr = t.stacks.frame(f);
+    const FrameView fr = t.stacks.frame(f);
     if (fr.file.size() > 3 && fr.file.substr(fr.file.size() - 3) == ".py")
       return QStringLiteral("%1 (%2:%3)").arg(toQString(fr.name), toQString(fr.file).section('/', -1)).arg(fr.line);
   }

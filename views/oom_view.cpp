@@ -17,7 +17,7 @@ QString framesText(const Trace& t, uint32_t stack) {
   if (stack == kNoStack) return {};
   QStringList parts;
   for (uint32_t f : interestingFrames(t.stacks, stack, 3)) {
-    const Frame& fr = t.stacks.frame(f);
+    const FrameView fr = t.stacks.frame(f);
     QString where = toQString(fr.file).section('/', -1);
     if (fr.line > 0) where += QStringLiteral(":%1").arg(fr.line);
     parts << QStringLiteral("%1 (%2)").arg(toQString(fr.name).left(60), where);

@@ -474,7 +474,7 @@ QString TimelineChart::describeEvent(int64_t event) const {
     const auto frames = interestingFrames(t.stacks, e.stack, 5);
     if (!frames.empty()) text += tr("<br>frames:");
     for (uint32_t f : frames) {
-      const Frame& fr = t.stacks.frame(f);
+      const FrameView fr = t.stacks.frame(f);
       QString where = toQString(fr.file).section('/', -1);
       if (fr.line > 0) where += QStringLiteral(":%1").arg(fr.line);
       text += QStringLiteral("<br>&nbsp;&nbsp;%1 &nbsp;<i>%2</i>")

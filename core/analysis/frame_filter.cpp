@@ -10,7 +10,7 @@ bool endsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-bool isMachinery(const Frame& f) {
+bool isMachinery(const FrameView& f) {
   static constexpr std::array<std::string_view, 9> prefixes = {
       "torch::unwind", "torch::CapturedTraceback", "torch::cuda::", "c10::cuda::CUDACachingAllocator",
       "_Py",           "Py",                       "__libc",        "_start",

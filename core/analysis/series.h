@@ -39,7 +39,7 @@ struct Series {
 };
 
 struct DeviceSeries {
-  int16_t device = 0;
+  DeviceId device = 0;
   // Global event indices of this device's allocator events: position = allocator-event index.
   std::vector<uint64_t> allocator_events;
   Series allocated, reserved;
@@ -49,6 +49,6 @@ struct DeviceSeries {
   std::vector<const Series*> all() const;
 };
 
-DeviceSeries buildDeviceSeries(const Trace& trace, int16_t device);
+DeviceSeries buildDeviceSeries(const Trace& trace, DeviceId device);
 
 }  // namespace sawtooth

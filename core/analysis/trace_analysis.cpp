@@ -17,7 +17,7 @@ const SeriesAnalysis* DeviceAnalysis::line(SeriesKind kind) const {
 TraceAnalysis::TraceAnalysis(std::shared_ptr<const Trace> trace, Progress* progress) : trace_(std::move(trace)) {
   const auto ids = trace_->deviceIds();
   size_t done = 0;
-  for (int16_t id : ids) {
+  for (DeviceId id : ids) {
     if (progress && progress->cancelled()) return;
     auto d = std::make_unique<DeviceAnalysis>();
     d->device = id;
@@ -45,7 +45,7 @@ TraceAnalysis::TraceAnalysis(std::shared_ptr<const Trace> trace, Progress* progr
   }
 }
 
-const DeviceAnalysis* TraceAnalysis::device(int16_t id) const {
+const DeviceAnalysis* TraceAnalysis::device(DeviceId id) const {
   for (const auto& d : devices_)
     if (d->device == id) return d.get();
   return nullptr;
@@ -74,7 +74,7 @@ int64_t TraceAnalysis::maxValue() const {
   return m;
 }
 
-int64_t TraceAnalysis::nearestEvent(int16_t device, double x, bool by_time) const {
+int64_t TraceAnalysis::nearestEvent(DeviceId device, double x, bool by_time) const {
   const DeviceAnalysis* d = this->device(device);
   if (!d || d->series.allocated.empty()) return -1;
   const Series& s = d->series.allocated;

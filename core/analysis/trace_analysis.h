@@ -31,7 +31,7 @@ struct CategoryStack {
 };
 
 struct DeviceAnalysis {
-  int16_t device = 0;
+  DeviceId device = 0;
   DeviceSeries series;
   std::vector<SeriesAnalysis> lines;  // allocated, reserved, then driver and device_used when present
   CategoryStack categories;
@@ -49,7 +49,7 @@ class TraceAnalysis {
   const Trace& trace() const { return *trace_; }
   std::shared_ptr<const Trace> sharedTrace() const { return trace_; }
   const std::vector<std::unique_ptr<DeviceAnalysis>>& devices() const { return devices_; }
-  const DeviceAnalysis* device(int16_t id) const;
+  const DeviceAnalysis* device(DeviceId id) const;
 
   // Extent of the x axis over all devices: time in ns, or allocator-event index.
   double xMin(bool by_time) const;
@@ -57,7 +57,7 @@ class TraceAnalysis {
   int64_t maxValue() const;  // the largest value of any series, for the y axis
 
   // The allocator event of `device` nearest to x (a global event index), or -1.
-  int64_t nearestEvent(int16_t device, double x, bool by_time) const;
+  int64_t nearestEvent(DeviceId device, double x, bool by_time) const;
 
  private:
   std::shared_ptr<const Trace> trace_;

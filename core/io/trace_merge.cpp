@@ -133,7 +133,7 @@ class Merger {
     const StackTable& in = ranks_[i].trace.stacks;
     std::vector<uint32_t> frames(in.frameCount());
     for (size_t f = 0; f < in.frameCount(); ++f) {
-      const Frame& frame = in.frame(static_cast<uint32_t>(f));
+      const FrameView frame = in.frame(static_cast<uint32_t>(f));
       frames[f] = out_.stacks.internFrame(frame.name, frame.file, frame.line);
     }
     RankMap& m = maps_[i];

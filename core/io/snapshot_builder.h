@@ -1,0 +1,113 @@
+#pragma once
+// What both snapshot readers (the streaming decoder and the generic fallback) build a Trace
+// through, so that they agree to the byte: event rows staged in creation order and field by field
+// as the pickle assigns them (the last assignment wins, as in a Python dict), stacks interned from
+// frames, then each device's rows in the order the file lists them, the baseline from the
+// segments, phases from the annotations. Values are judged when the trace is built, with the
+// event's place in the file ("device_traces[0][17]: size -5 is negative").
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/io/pickle_document.h"
+#include "core/io/read_limits.h"
+#include "core/model/trace.h"
+#include "core/util/cancel.h"
+#include "core/util/result.h"
+
+namespace sawtooth::snapshot {
+
+enum class Field : uint8_t { Other, Action, Addr, Size, Stream, TimeUs, Frames };
+Field classifyKey(std::string_view key);
+
+struct RowRange {
+  uint64_t begin = 0;
+  uint64_t end = 0;
+};
+
+class Builder {
+ public:
+  // `expected_rows`: room taken up front (untouched pages cost nothing), e.g. from the file size.
+  Builder(ReadBudget& budget, Progress* progress, uint64_t expected_rows = 0);
+  ~Builder();
+
+  // A new event row (all fields absent); false when a limit stops it (error() says which).
+  bool newRow(uint64_t& row);
+  void setField(uint64_t row, Field field, const pickle::Value& value, const pickle::Document& doc);
+  void setStack(uint64_t row, uint32_t stack);
+  uint64_t rowCount() const { return events_.size(); }
+
+  // Frames and stacks, interned once each (the table's limits apply: false and error()).
+  bool internFrame(const pickle::Value* name, const pickle::Value* file, const pickle::Value* line,
+                   const pickle::Document& doc, uint32_t& id);
+  bool internStack(std::span<const uint32_t> frames, uint32_t& id);
+  // A generic frames list or frame dict, remembered by container so that a list the memo shares
+  // among many events is read once. The container is frozen (a later change stops the parse).
+  bool genericStack(const pickle::Value& frames, const pickle::Document& doc, uint32_t& id);
+  bool genericFrame(const pickle::Value& frame, const pickle::Document& doc, uint32_t& id);
+
+  // The rows of device `device`, in the file's order; called in the order of device_traces.
+  void addDeviceRows(DeviceId device, std::span<const RowRange> rows);
+  // The snapshot lists its segments (possibly none): the baseline is then reconstructed.
+  void setHasSegments() { has_segments_ = true; }
+  void addSegmentTotals(DeviceId device, int64_t total_size, int64_t allocated);
+  void addAnnotation(std::string name, bool start, DeviceId device, int64_t time_us);
+  void setMeta(std::string key, std::string value) { meta_[std::move(key)] = std::move(value); }
+
+  // Judges every event, then moves them into the trace in order.
+  Result<Trace> finish();
+
+  const std::string& error() const { return error_; }
+  ReadBudget& budget() { return budget_; }
+
+ private:
+  struct Annotation {
+    std::string name;
+    bool start = false;
+    DeviceId device = 0;
+    int64_t time_us = 0;
+  };
+  struct DeviceRows {
+    DeviceId device = 0;
+    std::vector<RowRange> ranges;
+  };
+  bool fail(std::string message);
+  uint32_t internString(const pickle::Value* v, const pickle::Document& doc);
+  Status judgeAndCount(uint64_t& kept, bool& in_place, std::string& warnings);
+  Status placeEvents(Trace& trace, uint64_t kept, bool in_place);
+  void buildPhases(Trace& trace, int64_t t0_us, int64_t end_ns);
+
+  ReadBudget& budget_;
+  Progress* progress_;
+  // The rows as created: the trace's own columns (t_ns holds time_us until finish()), and each
+  // row's field states. In the usual file the rows are already in the trace's order.
+  EventStore events_;
+  std::vector<uint16_t> status_;
+  uint64_t charged_rows_ = 0;
+  std::unordered_map<uint64_t, std::string> unknown_action_text_;  // by row
+  struct KnownText {
+    const char* data;
+    uint32_t size;
+    uint8_t code;
+  };
+  std::vector<KnownText> known_actions_;
+  std::vector<DeviceRows> order_;
+  std::vector<Annotation> annotations_;
+  std::map<DeviceId, int64_t> final_allocated_, final_reserved_;
+  std::map<DeviceId, int64_t> net_allocated_, net_reserved_;  // the trace's own events
+  std::unordered_map<uint64_t, std::string> big_text_;          // integers past 64 bits, by row and field
+  bool has_segments_ = false;
+  std::map<std::string, std::string> meta_;
+  StackTable stacks_;
+  std::vector<uint32_t> generic_ids_;  // by container index: interned frame or stack id + 1
+  std::unordered_map<uint64_t, uint32_t> string_ids_;  // by where a string's bytes lie
+  std::vector<uint32_t> frame_ids_;
+  std::string error_;
+};
+
+}  // namespace sawtooth::snapshot

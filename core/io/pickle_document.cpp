@@ -2,11 +2,13 @@
 
 #include <bit>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 
 #include <fmt/format.h>
 
+#include "core/io/pickle_machine.h"
 #include "core/io/pickle_scalars.h"
 
 namespace sawtooth::pickle {
@@ -37,51 +39,122 @@ const Value* Document::get(const Value& dict, std::string_view key) const {
   return nullptr;
 }
 
-namespace {
-
-// Memo keys are dense in every pickle Python writes; a key far past the end is refused rather
-// than letting a hostile file make us allocate gigabytes.
-constexpr uint64_t kMaxMemoGap = 1u << 20;
-
-// Marks memo slots that were never stored; never a kind of a value in the document.
-constexpr auto kUnset = static_cast<Kind>(0xff);
-
-}  // namespace
-
 // Every opcode handler returns true to go on, or false after fail() recorded the error: the hot
 // loop carries a bool, not a Result.
 class Parser {
  public:
   Parser(Document& doc, const ParseOptions& options, ReadBudget& budget)
       : doc_(doc),
-        in_(reinterpret_cast<const unsigned char*>(doc.input_.data())),
-        n_(doc.input_.size()),
         progress_(options.progress),
         shapes_(options.shapes),
+        consumed_(options.consumed),
         budget_(budget),
-        limits_(budget.limits()) {}
+        limits_(budget.limits()) {
+    m_.in = reinterpret_cast<const unsigned char*>(doc.input_.data());
+    m_.n = doc.input_.size();
+    m_.budget = &budget;
+    // Python memoizes nearly every container and string, each written in a few dozen bytes or
+    // more: room for that many up front saves the copies of growing by doubling to millions.
+    m_.memo.reserve(std::min<size_t>(m_.n / 48, size_t{1} << 28), budget);
+  }
 
   Status run() {
-    uint32_t tick = 0;
+    // Progress, cancel and the deadline are checked every 256 KB of input (a reader reading
+    // ahead may take many opcodes at once; every opcode takes at least a byte).
+    size_t next_check = 0;
     while (!stopped_) {
-      if (pos_ >= n_) {
-        fail(n_, fmt::format("the file ends without a STOP opcode (truncated after {} bytes?)", n_));
+      if (m_.pos >= m_.n) {
+        fail(m_.n, fmt::format("the file ends without a STOP opcode (truncated after {} bytes?)", m_.n));
         break;
       }
-      op_pos_ = pos_;
-      const uint8_t op = in_[pos_++];
-      if (++tick == 65536) {
-        tick = 0;
+      m_.op_pos = m_.pos;
+      const uint8_t op = m_.in[m_.pos++];
+      if (m_.pos >= next_check) {
+        next_check = m_.pos + (256 << 10);
         if (progress_) {
           if (progress_->cancelled()) return Error{"cancelled"};
-          progress_->report(pos_, n_);
+          progress_->report(m_.pos, m_.n);
         }
         if (budget_.pastDeadline()) return budget_.timeError();
+        if (consumed_) consumed_(m_.pos);
       }
-      if (!step(op)) break;
+      if (!hotStep(op)) break;
     }
     if (!error_.empty()) return Error{std::move(error_)};
     return Ok{};
+  }
+
+  // The opcodes a snapshot is made of, handled here with their helpers inlined; the rest in step().
+  [[gnu::always_inline]] inline bool hotStep(uint8_t op) {
+    switch (op) {
+      case 'h':  // BINGET
+        if (m_.pos >= m_.n) return truncated("BINGET");
+        return memoGet(m_.in[m_.pos++], "BINGET");
+      case 'j':  // LONG_BINGET
+        if (m_.n - m_.pos < 4) return truncated("LONG_BINGET");
+        m_.pos += 4;
+        return memoGet(load32(m_.in + m_.pos - 4), "LONG_BINGET");
+      case 0x94:  // MEMOIZE
+        return memoPut(m_.memo.count(), "MEMOIZE");
+      case 'K':  // BININT1
+        if (m_.pos >= m_.n) return truncated("BININT1");
+        return push(Value::makeInt(Kind::Int, m_.in[m_.pos++]));
+      case 'M':  // BININT2
+        if (m_.n - m_.pos < 2) return truncated("BININT2");
+        m_.pos += 2;
+        return push(Value::makeInt(Kind::Int, m_.in[m_.pos - 2] | m_.in[m_.pos - 1] << 8));
+      case 'J':  // BININT
+        if (m_.n - m_.pos < 4) return truncated("BININT");
+        m_.pos += 4;
+        return push(Value::makeInt(Kind::Int, static_cast<int32_t>(static_cast<uint32_t>(load32(m_.in + m_.pos - 4)))));
+      case 0x8a: {  // LONG1
+        if (m_.pos >= m_.n) return truncated("LONG1");
+        const size_t len = m_.in[m_.pos];
+        if (len >= 1 && len <= 8 && m_.n - m_.pos >= 9) {
+          // Sign-extend the len bytes that follow: load 8, shift the rest out.
+          uint64_t raw;
+          std::memcpy(&raw, m_.in + m_.pos + 1, 8);
+          const unsigned shift = static_cast<unsigned>(64 - 8 * len);
+          m_.pos += 1 + len;
+          return push(Value::makeInt(Kind::Int, static_cast<int64_t>(raw << shift) >> shift));
+        }
+        ++m_.pos;
+        return pushLong(len, "LONG1");
+      }
+      case 0x8c: {  // SHORT_BINUNICODE
+        if (m_.pos >= m_.n) return truncated("SHORT_BINUNICODE");
+        const size_t len = m_.in[m_.pos++];
+        if (m_.n - m_.pos < len)
+          return fail(m_.op_pos, fmt::format("SHORT_BINUNICODE says {} bytes follow but only {} remain (truncated?)", len,
+                                           remaining()));
+        Value v;
+        v.kind = Kind::Str;
+        v.off = m_.pos;
+        v.len = static_cast<uint32_t>(len);
+        m_.pos += len;
+        return push(v);
+      }
+      case 'q':  // BINPUT
+        if (m_.pos >= m_.n) return truncated("BINPUT");
+        return memoPut(m_.in[m_.pos++], "BINPUT");
+      case 'r':  // LONG_BINPUT
+        if (m_.n - m_.pos < 4) return truncated("LONG_BINPUT");
+        m_.pos += 4;
+        return memoPut(load32(m_.in + m_.pos - 4), "LONG_BINPUT");
+      case '(':  // MARK
+        if (m_.marks.size() >= limits_.max_depth)
+          return fail(m_.op_pos, fmt::format("more than {} nested MARKs (the depth limit; {})", limits_.max_depth,
+                                           raiseHint("depth")));
+        if (m_.marks.size() == m_.marks.capacity() && !charge(m_.marks, "the pickle's nesting")) return false;
+        m_.marks.push_back(m_.stack.size());
+        return true;
+      case '}': return pushEmpty(Kind::Dict);
+      case ']': return pushEmpty(Kind::List);
+      case 'u': return setItems();
+      case 'e': return addFromMark(Kind::List, "APPENDS");
+      case 'N': return push(Value{});
+      default: return step(op);
+    }
   }
 
  private:
@@ -90,7 +163,7 @@ class Parser {
       case 0x80: {  // PROTO
         uint8_t proto;
         if (!readByte(proto)) return truncated("PROTO");
-        if (proto > 5) return fail(op_pos_, fmt::format("pickle protocol {} is newer than 5", proto));
+        if (proto > 5) return fail(m_.op_pos, fmt::format("pickle protocol {} is newer than 5", proto));
         return true;
       }
       case 0x95: {  // FRAME: an 8-byte length hint, nothing to build
@@ -99,8 +172,8 @@ class Parser {
         return true;
       }
       case '.':  // STOP
-        if (stack_.empty()) return fail(op_pos_, "STOP with an empty stack");
-        doc_.root_ = stack_.back();
+        if (m_.stack.empty()) return fail(m_.op_pos, "STOP with an empty stack");
+        doc_.root_ = m_.stack.back();
         stopped_ = true;
         return true;
 
@@ -133,7 +206,7 @@ class Parser {
       case 0x8b: {  // LONG4
         uint64_t len;
         if (!readLE(len, 4)) return truncated("LONG4");
-        if (static_cast<int32_t>(len) < 0) return fail(op_pos_, "LONG4 with a negative length");
+        if (static_cast<int32_t>(len) < 0) return fail(m_.op_pos, "LONG4 with a negative length");
         return pushLong(len, "LONG4");
       }
       case 'I': return textInt("INT");
@@ -143,8 +216,8 @@ class Parser {
       case 'G': {  // BINFLOAT, big-endian
         if (remaining() < 8) return truncated("BINFLOAT");
         uint64_t bits = 0;
-        for (int k = 0; k < 8; ++k) bits = (bits << 8) | in_[pos_ + k];
-        pos_ += 8;
+        for (int k = 0; k < 8; ++k) bits = (bits << 8) | m_.in[m_.pos + k];
+        m_.pos += 8;
         Value v;
         v.kind = Kind::Float;
         v.f = std::bit_cast<double>(bits);
@@ -171,11 +244,11 @@ class Parser {
       case ')': return pushContainer(Kind::Tuple);
       case 0x8f: return pushContainer(Kind::Set);
       case '(':  // MARK
-        if (marks_.size() >= limits_.max_depth)
-          return fail(op_pos_, fmt::format("more than {} nested MARKs (the depth limit; {})", limits_.max_depth,
+        if (m_.marks.size() >= limits_.max_depth)
+          return fail(m_.op_pos, fmt::format("more than {} nested MARKs (the depth limit; {})", limits_.max_depth,
                                            raiseHint("depth")));
-        if (marks_.size() == marks_.capacity() && !charge(marks_, "the pickle's nesting")) return false;
-        marks_.push_back(stack_.size());
+        if (m_.marks.size() == m_.marks.capacity() && !charge(m_.marks, "the pickle's nesting")) return false;
+        m_.marks.push_back(m_.stack.size());
         return true;
       case 'd': return fromMark(Kind::Dict, "DICT");
       case 'l': return fromMark(Kind::List, "LIST");
@@ -185,52 +258,44 @@ class Parser {
       case 0x86: return tupleOf(2, "TUPLE2");
       case 0x87: return tupleOf(3, "TUPLE3");
       case 'a': {  // APPEND
-        if (stack_.size() < 2 + markFloor()) return fail(op_pos_, "APPEND needs a list and a value on the stack");
-        const bool ok = addTo(stack_[stack_.size() - 2], Kind::List, &stack_.back(), 1, "APPEND");
-        stack_.pop_back();
+        if (m_.stack.size() < 2 + markFloor()) return fail(m_.op_pos, "APPEND needs a list and a value on the stack");
+        const bool ok = addTo(m_.stack[m_.stack.size() - 2], Kind::List, &m_.stack.back(), 1, "APPEND");
+        m_.stack.pop_back();
         return ok;
       }
       case 'e': return addFromMark(Kind::List, "APPENDS");
       case 0x90: return addFromMark(Kind::Set, "ADDITEMS");
       case 's': {  // SETITEM
-        if (stack_.size() < 3 + markFloor()) return fail(op_pos_, "SETITEM needs a dict, a key and a value");
-        const bool ok = addTo(stack_[stack_.size() - 3], Kind::Dict, &stack_[stack_.size() - 2], 2, "SETITEM");
-        stack_.resize(stack_.size() - 2);
+        if (m_.stack.size() < 3 + markFloor()) return fail(m_.op_pos, "SETITEM needs a dict, a key and a value");
+        const bool ok = addTo(m_.stack[m_.stack.size() - 3], Kind::Dict, &m_.stack[m_.stack.size() - 2], 2, "SETITEM");
+        m_.stack.resize(m_.stack.size() - 2);
         return ok;
       }
-      case 'u': {  // SETITEMS
-        size_t mark;
-        if (!popMark(mark)) return fail(op_pos_, "SETITEMS without a MARK");
-        if ((stack_.size() - mark) % 2 != 0) return fail(op_pos_, "SETITEMS with an odd number of items");
-        if (mark == 0 || mark <= markFloor()) return fail(op_pos_, "SETITEMS with no dict below its MARK");
-        const bool ok = addTo(stack_[mark - 1], Kind::Dict, stack_.data() + mark, stack_.size() - mark, "SETITEMS");
-        stack_.resize(mark);
-        return ok;
-      }
+      case 'u': return setItems();
 
       // --- stack manipulation
       case '0':  // POP
-        if (stack_.size() <= markFloor()) {
+        if (m_.stack.size() <= markFloor()) {
           // Python pops the topmost mark when the stack above it is empty.
-          if (marks_.empty() || marks_.back() != stack_.size()) return fail(op_pos_, "POP on an empty stack");
-          marks_.pop_back();
+          if (m_.marks.empty() || m_.marks.back() != m_.stack.size()) return fail(m_.op_pos, "POP on an empty stack");
+          m_.marks.pop_back();
           return true;
         }
-        stack_.pop_back();
+        m_.stack.pop_back();
         return true;
       case '1': {  // POP_MARK
         size_t mark;
-        if (!popMark(mark)) return fail(op_pos_, "POP_MARK without a MARK");
-        stack_.resize(mark);
+        if (!popMark(mark)) return fail(m_.op_pos, "POP_MARK without a MARK");
+        m_.stack.resize(mark);
         return true;
       }
       case '2':  // DUP
-        if (stack_.size() <= markFloor()) return fail(op_pos_, "DUP on an empty stack");
-        return push(Value(stack_.back()));
+        if (m_.stack.size() <= markFloor()) return fail(m_.op_pos, "DUP on an empty stack");
+        return push(Value(m_.stack.back()));
 
       // --- memo
       case 0x94:  // MEMOIZE: the key is the number of entries stored so far
-        return memoPut(memo_count_, "MEMOIZE");
+        return memoPut(m_.memo.count(), "MEMOIZE");
       case 'q': {  // BINPUT
         uint8_t k;
         if (!readByte(k)) return truncated("BINPUT");
@@ -264,10 +329,10 @@ class Parser {
 
       default:
         if (const char* refused = refusedOpcodeName(op))
-          return fail(op_pos_, fmt::format("opcode {} (0x{:02x}) would import or call Python code; Sawtooth reads "
+          return fail(m_.op_pos, fmt::format("opcode {} (0x{:02x}) would import or call Python code; Sawtooth reads "
                                            "data-only pickles and refuses it",
                                            refused, op));
-        return fail(op_pos_, fmt::format("unknown opcode 0x{:02x} (not a pickle, or corrupted)", op));
+        return fail(m_.op_pos, fmt::format("unknown opcode 0x{:02x} (not a pickle, or corrupted)", op));
     }
   }
 
@@ -276,10 +341,10 @@ class Parser {
     error_ = fmt::format("byte {}: {}", at, what);
     return false;
   }
-  bool truncated(const char* opcode) { return fail(op_pos_, fmt::format("the file ends inside {} (truncated?)", opcode)); }
-  bool outOfMemory(std::string_view what) { return fail(op_pos_, budget_.memoryError(what).message); }
-  size_t remaining() const { return n_ - pos_; }
-  size_t markFloor() const { return marks_.empty() ? 0 : marks_.back(); }
+  bool truncated(const char* opcode) { return fail(m_.op_pos, fmt::format("the file ends inside {} (truncated?)", opcode)); }
+  bool outOfMemory(std::string_view what) { return fail(m_.op_pos, budget_.memoryError(what).message); }
+  size_t remaining() const { return m_.n - m_.pos; }
+  size_t markFloor() const { return m_.markFloor(); }
 
   // Doubles a vector's capacity, counting the new bytes against the budget.
   template <typename V>
@@ -291,42 +356,41 @@ class Parser {
   }
 
   bool readByte(uint8_t& out) {
-    if (pos_ >= n_) return false;
-    out = in_[pos_++];
+    if (m_.pos >= m_.n) return false;
+    out = m_.in[m_.pos++];
     return true;
   }
   bool readLE(uint64_t& out, int bytes) {
     if (remaining() < static_cast<size_t>(bytes)) return false;
     out = 0;
-    for (int k = bytes - 1; k >= 0; --k) out = (out << 8) | in_[pos_ + k];
-    pos_ += bytes;
+    for (int k = bytes - 1; k >= 0; --k) out = (out << 8) | m_.in[m_.pos + k];
+    m_.pos += bytes;
     return true;
   }
   bool readLine(std::string_view& line) {
-    const void* nl = std::memchr(in_ + pos_, '\n', n_ - pos_);
+    const void* nl = std::memchr(m_.in + m_.pos, '\n', m_.n - m_.pos);
     if (!nl) return false;
-    const size_t end = static_cast<size_t>(static_cast<const unsigned char*>(nl) - in_);
-    line = doc_.input_.substr(pos_, end - pos_);
-    pos_ = end + 1;
+    const size_t end = static_cast<size_t>(static_cast<const unsigned char*>(nl) - m_.in);
+    line = doc_.input_.substr(m_.pos, end - m_.pos);
+    m_.pos = end + 1;
     return true;
   }
   bool popMark(size_t& mark) {
-    if (marks_.empty()) return false;
-    mark = marks_.back();
-    marks_.pop_back();
+    if (m_.marks.empty()) return false;
+    mark = m_.marks.back();
+    m_.marks.pop_back();
     return true;
   }
 
-  bool push(Value v) {
-    if (stack_.size() == stack_.capacity() && !charge(stack_, "the pickle's value stack")) return false;
-    stack_.push_back(v);
+  [[gnu::always_inline]] inline bool push(const Value& v) {
+    if (!m_.stack.push(v, budget_)) return outOfMemory("the pickle's value stack");
     return true;
   }
   bool newContainer(Kind kind, Value& out) {
     if (doc_.containers_.size() == doc_.containers_.capacity() && !charge(doc_.containers_, "the pickle's containers"))
       return false;
     if (doc_.containers_.size() >= std::numeric_limits<uint32_t>::max())
-      return fail(op_pos_, "more than 4 G containers");
+      return fail(m_.op_pos, "more than 4 G containers");
     out.kind = kind;
     out.container = static_cast<uint32_t>(doc_.containers_.size());
     doc_.containers_.emplace_back();
@@ -340,28 +404,31 @@ class Parser {
   bool pushEmpty(Kind kind) {
     if (shapes_) {
       Value h;
-      if (!shapes_->create(kind, StackView{stack_, marks_.empty() ? SIZE_MAX : marks_.back()}, doc_, h))
-        return fail(op_pos_, shapes_->error());
-      if (h.kind == Kind::Handle) return push(h);
+      if (!shapes_->create(kind, StackView{m_.stack.span(), m_.marks.empty() ? SIZE_MAX : m_.marks.back()}, doc_, h))
+        return fail(m_.op_pos, shapes_->error());
+      if (h.kind == Kind::Handle) {
+        if (!shapes_->readAhead(h, m_, doc_)) return fail(m_.op_pos, shapes_->error());
+        return true;
+      }
     }
     return pushContainer(kind);
   }
 
   bool pushLong(uint64_t len, const char* opcode) {
     if (remaining() < len) return truncated(opcode);
-    const std::string_view bytes = doc_.input_.substr(pos_, len);
+    const std::string_view bytes = doc_.input_.substr(m_.pos, len);
     if (const auto v = longToInt64(bytes)) {
-      pos_ += len;
+      m_.pos += len;
       return push(Value::makeInt(Kind::Int, *v));
     }
     if (len > limits_.max_string_bytes)
-      return fail(op_pos_, fmt::format("{} of {} bytes is longer than the string limit ({})", opcode, len,
+      return fail(m_.op_pos, fmt::format("{} of {} bytes is longer than the string limit ({})", opcode, len,
                                        raiseHint("string")));
     Value v;
     v.kind = Kind::BigInt;
-    v.off = pos_;
+    v.off = m_.pos;
     v.len = static_cast<uint32_t>(len);
-    pos_ += len;
+    m_.pos += len;
     return push(v);
   }
 
@@ -374,9 +441,9 @@ class Parser {
     int64_t v = 0;
     auto [end, ec] = std::from_chars(line.data(), line.data() + line.size(), v);
     if (ec == std::errc::result_out_of_range)
-      return fail(op_pos_, fmt::format("{} '{}' does not fit in 64 bits", opcode, line.substr(0, 40)));
+      return fail(m_.op_pos, fmt::format("{} '{}' does not fit in 64 bits", opcode, line.substr(0, 40)));
     if (ec != std::errc() || end != line.data() + line.size() || line.empty())
-      return fail(op_pos_, fmt::format("{} with unreadable text '{}'", opcode, line.substr(0, 40)));
+      return fail(m_.op_pos, fmt::format("{} with unreadable text '{}'", opcode, line.substr(0, 40)));
     return push(Value::makeInt(Kind::Int, v));
   }
 
@@ -389,7 +456,7 @@ class Parser {
     v.kind = Kind::Float;
     v.f = std::strtod(text.c_str(), &end);
     if (text.empty() || line.size() > 400 || end != text.c_str() + text.size())
-      return fail(op_pos_, fmt::format("FLOAT with unreadable text '{}'", text.substr(0, 40)));
+      return fail(m_.op_pos, fmt::format("FLOAT with unreadable text '{}'", text.substr(0, 40)));
     return push(v);
   }
 
@@ -398,7 +465,7 @@ class Parser {
     if (!readLine(line)) return truncated(opcode);
     auto [end, ec] = std::from_chars(line.data(), line.data() + line.size(), k);
     if (ec != std::errc() || end != line.data() + line.size() || line.empty())
-      return fail(op_pos_, fmt::format("{} with unreadable index '{}'", opcode, line.substr(0, 40)));
+      return fail(m_.op_pos, fmt::format("{} with unreadable index '{}'", opcode, line.substr(0, 40)));
     return true;
   }
 
@@ -406,21 +473,21 @@ class Parser {
     uint64_t len;
     if (!readLE(len, len_bytes)) return truncated(opcode);
     if (remaining() < len)
-      return fail(op_pos_, fmt::format("{} says {} bytes follow but only {} remain (truncated?)", opcode, len, remaining()));
+      return fail(m_.op_pos, fmt::format("{} says {} bytes follow but only {} remain (truncated?)", opcode, len, remaining()));
     if (len > limits_.max_string_bytes || len > std::numeric_limits<uint32_t>::max())
-      return fail(op_pos_, fmt::format("{} of {} bytes is longer than the string limit ({})", opcode, len,
+      return fail(m_.op_pos, fmt::format("{} of {} bytes is longer than the string limit ({})", opcode, len,
                                        raiseHint("string")));
     Value v;
     v.kind = kind;
-    v.off = pos_;
+    v.off = m_.pos;
     v.len = static_cast<uint32_t>(len);
-    pos_ += len;
+    m_.pos += len;
     return push(v);
   }
 
   bool pushOwned(const std::string& s) {
     if (s.size() > limits_.max_string_bytes)
-      return fail(op_pos_, fmt::format("a string of {} bytes is longer than the string limit ({})", s.size(),
+      return fail(m_.op_pos, fmt::format("a string of {} bytes is longer than the string limit ({})", s.size(),
                                        raiseHint("string")));
     if (!budget_.take(s.size())) return outOfMemory("the pickle's text strings");
     Value v;
@@ -438,7 +505,7 @@ class Parser {
     if (!readLine(line)) return truncated("STRING");
     std::string why;
     auto text = unquoteString(line, why);
-    if (!text) return fail(op_pos_, why);
+    if (!text) return fail(m_.op_pos, why);
     return pushOwned(*text);
   }
 
@@ -448,14 +515,14 @@ class Parser {
     if (!readLine(line)) return truncated("UNICODE");
     std::string why;
     auto text = decodeRawUnicode(line, why);
-    if (!text) return fail(op_pos_, why);
+    if (!text) return fail(m_.op_pos, why);
     return pushOwned(*text);
   }
 
   // A new container holding the `count` values on top of the stack, which it replaces.
   bool collect(Kind kind, size_t count) {
     if (count > limits_.max_container_items)
-      return fail(op_pos_, fmt::format("a {} of {} items (more than the items limit; {})", kindName(kind), count,
+      return fail(m_.op_pos, fmt::format("a {} of {} items (more than the items limit; {})", kindName(kind), count,
                                        raiseHint("items")));
     Value v;
     if (!newContainer(kind, v)) return false;
@@ -464,21 +531,21 @@ class Parser {
     Document::Container& c = doc_.containers_.back();
     c.data = data;
     c.size = c.capacity = static_cast<uint32_t>(count);
-    std::copy(stack_.end() - static_cast<ptrdiff_t>(count), stack_.end(), c.data);
-    stack_.resize(stack_.size() - count);
+    if (count) std::copy(m_.stack.end() - static_cast<ptrdiff_t>(count), m_.stack.end(), c.data);
+    m_.stack.resize(m_.stack.size() - count);
     return push(v);
   }
 
   bool fromMark(Kind kind, const char* opcode) {
     size_t mark;
-    if (!popMark(mark)) return fail(op_pos_, fmt::format("{} without a MARK", opcode));
-    const size_t count = stack_.size() - mark;
-    if (kind == Kind::Dict && count % 2 != 0) return fail(op_pos_, "DICT with an odd number of items");
+    if (!popMark(mark)) return fail(m_.op_pos, fmt::format("{} without a MARK", opcode));
+    const size_t count = m_.stack.size() - mark;
+    if (kind == Kind::Dict && count % 2 != 0) return fail(m_.op_pos, "DICT with an odd number of items");
     return collect(kind, count);
   }
 
   bool tupleOf(size_t count, const char* opcode) {
-    if (stack_.size() < count + markFloor()) return fail(op_pos_, fmt::format("{} needs {} values on the stack", opcode, count));
+    if (m_.stack.size() < count + markFloor()) return fail(m_.op_pos, fmt::format("{} needs {} values on the stack", opcode, count));
     return collect(Kind::Tuple, count);
   }
 
@@ -487,16 +554,16 @@ class Parser {
   // batches of 1000) moves to twice its size when full.
   bool addTo(const Value& target, Kind want, const Value* values, size_t count, const char* opcode) {
     if (target.kind == Kind::Handle) {
-      if (!shapes_->add(target, want, {values, count}, doc_)) return fail(op_pos_, shapes_->error());
+      if (!shapes_->add(target, want, {values, count}, doc_)) return fail(m_.op_pos, shapes_->error());
       return true;
     }
     if (target.kind != want)
-      return fail(op_pos_, fmt::format("{} onto a {} (expected a {})", opcode, kindName(target.kind), kindName(want)));
+      return fail(m_.op_pos, fmt::format("{} onto a {} (expected a {})", opcode, kindName(target.kind), kindName(want)));
     Document::Container& c = doc_.containers_[target.container];
-    if (c.frozen) return fail(op_pos_, fmt::format("{} onto a {} that was already read", opcode, kindName(want)));
+    if (c.frozen) return fail(m_.op_pos, fmt::format("{} onto a {} that was already read", opcode, kindName(want)));
     const size_t size = c.size + count;
     if (size > limits_.max_container_items || size > std::numeric_limits<uint32_t>::max())
-      return fail(op_pos_, fmt::format("a {} of more than {} items (the items limit; {})", kindName(want),
+      return fail(m_.op_pos, fmt::format("a {} of more than {} items (the items limit; {})", kindName(want),
                                        std::min<uint64_t>(limits_.max_container_items, UINT32_MAX), raiseHint("items")));
     if (size > c.capacity) {
       if (c.data && doc_.arena_.extend(c.data + c.capacity, size - c.capacity)) {
@@ -516,58 +583,51 @@ class Parser {
     return true;
   }
 
-  bool addFromMark(Kind want, const char* opcode) {
+  bool setItems() {
     size_t mark;
-    if (!popMark(mark)) return fail(op_pos_, fmt::format("{} without a MARK", opcode));
-    if (mark == 0 || mark <= markFloor()) return fail(op_pos_, fmt::format("{} with nothing below its MARK", opcode));
-    const bool ok = addTo(stack_[mark - 1], want, stack_.data() + mark, stack_.size() - mark, opcode);
-    stack_.resize(mark);
+    if (!popMark(mark)) return fail(m_.op_pos, "SETITEMS without a MARK");
+    if ((m_.stack.size() - mark) % 2 != 0) return fail(m_.op_pos, "SETITEMS with an odd number of items");
+    if (mark == 0 || mark <= markFloor()) return fail(m_.op_pos, "SETITEMS with no dict below its MARK");
+    const bool ok = addTo(m_.stack[mark - 1], Kind::Dict, m_.stack.data() + mark, m_.stack.size() - mark, "SETITEMS");
+    m_.stack.resize(mark);
     return ok;
   }
 
-  bool memoPut(uint64_t key, const char* opcode) {
-    if (stack_.size() <= markFloor()) return fail(op_pos_, fmt::format("{} on an empty stack", opcode));
-    if (key == memo_.size()) {
-      if (memo_.size() == memo_.capacity() && !charge(memo_, "the pickle's memo")) return false;
-      memo_.push_back(stack_.back());
-      ++memo_count_;
-      return true;
+  bool addFromMark(Kind want, const char* opcode) {
+    size_t mark;
+    if (!popMark(mark)) return fail(m_.op_pos, fmt::format("{} without a MARK", opcode));
+    if (mark == 0 || mark <= markFloor()) return fail(m_.op_pos, fmt::format("{} with nothing below its MARK", opcode));
+    const bool ok = addTo(m_.stack[mark - 1], want, m_.stack.data() + mark, m_.stack.size() - mark, opcode);
+    m_.stack.resize(mark);
+    return ok;
+  }
+
+  [[gnu::always_inline]] inline bool memoPut(uint64_t key, const char* opcode) {
+    if (m_.stack.size() <= m_.markFloor()) return fail(m_.op_pos, fmt::format("{} on an empty stack", opcode));
+    switch (m_.memo.put(key, m_.stack.back(), budget_)) {
+      case Memo::Put::Ok: return true;
+      case Memo::Put::TooFar:
+        return fail(m_.op_pos, fmt::format("{} index {} is far past the memo's end ({})", opcode, key, m_.memo.size()));
+      case Memo::Put::OutOfMemory: return outOfMemory("the pickle's memo");
     }
-    if (key > memo_.size()) {
-      if (key - memo_.size() > kMaxMemoGap)
-        return fail(op_pos_, fmt::format("{} index {} is far past the memo's end ({})", opcode, key, memo_.size()));
-      while (memo_.capacity() < key + 1)
-        if (!charge(memo_, "the pickle's memo")) return false;
-      Value unset;
-      unset.kind = kUnset;
-      memo_.resize(key + 1, unset);
-    }
-    if (memo_[key].kind == kUnset) ++memo_count_;
-    memo_[key] = stack_.back();
     return true;
   }
 
-  bool memoGet(uint64_t key, const char* opcode) {
-    if (key >= memo_.size() || memo_[key].kind == kUnset)
-      return fail(op_pos_, fmt::format("{} of memo entry {} that was never stored", opcode, key));
-    return push(memo_[key]);
+  [[gnu::always_inline]] inline bool memoGet(uint64_t key, const char* opcode) {
+    const Value* v = m_.memo.get(key);
+    if (!v) return fail(m_.op_pos, fmt::format("{} of memo entry {} that was never stored", opcode, key));
+    return push(*v);
   }
 
   Document& doc_;
-  const unsigned char* in_;
-  const size_t n_;
+  Machine m_;
   Progress* progress_;
   Shapes* shapes_;
+  const std::function<void(size_t)>& consumed_;
   ReadBudget& budget_;
   const ReadLimits& limits_;
-  size_t pos_ = 0;
-  size_t op_pos_ = 0;
   bool stopped_ = false;
   std::string error_;
-  std::vector<Value> stack_;
-  std::vector<size_t> marks_;
-  std::vector<Value> memo_;
-  uint64_t memo_count_ = 0;
 };
 
 Result<Document> parse(std::string bytes, Progress* progress) {

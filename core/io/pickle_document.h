@@ -13,6 +13,7 @@
 // reader's own typed object (a Handle), and hands it the items added to its objects.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -80,6 +81,8 @@ struct StackView {
   size_t mark = SIZE_MAX;  // position in `values` of the innermost MARK; SIZE_MAX when none
 };
 
+struct Machine;  // io/pickle_machine.h
+
 class Shapes {
  public:
   virtual ~Shapes() = default;
@@ -87,6 +90,10 @@ class Shapes {
   // instead, or leaves it None to let the parser build a generic container. False stops the
   // parse with error().
   virtual bool create(Kind kind, const StackView& stack, const Document& doc, Value& out) = 0;
+  // Right after create() gave `handle`: the handle is not on the stack yet. The reader may read
+  // the opcodes that follow itself (machine.pos on), as long as it leaves the machine exactly as
+  // the parser would have, the handle pushed; false stops the parse with error().
+  virtual bool readAhead(const Value& handle, Machine& machine, Document& doc) = 0;
   // Items added to one of the reader's handles (APPEND, APPENDS: values; SETITEM, SETITEMS:
   // key, value, ...; `as` says which). False stops the parse with error().
   virtual bool add(const Value& target, Kind as, std::span<const Value> items, Document& doc) = 0;
@@ -97,6 +104,8 @@ struct ParseOptions {
   Progress* progress = nullptr;
   ReadBudget* budget = nullptr;  // nullptr: default limits
   Shapes* shapes = nullptr;
+  // Called now and then with how far the parse has read (a mapped file drops what lies behind).
+  std::function<void(size_t)> consumed;
 };
 
 // Parses a whole pickle. Errors read "byte N: ..." (the caller prefixes the file name).

@@ -88,7 +88,7 @@ std::string longToDecimal(std::string_view p, size_t max_digits) {
     }
     digits += static_cast<char>('0' + rem);
   }
-  if (digits.empty()) digits = "0";
+  if (digits.empty()) digits.push_back('0');
   std::reverse(digits.begin(), digits.end());
   if (digits.size() > max_digits) digits = digits.substr(0, max_digits) + "...";
   return negative ? "-" + digits : digits;

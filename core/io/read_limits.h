@@ -20,7 +20,7 @@ struct ReadLimits {
   uint64_t max_memory = 0;
   // A compressed file may inflate to this many times its size, and to max_decompressed bytes
   // at most (0: the memory limit).
-  uint64_t max_decompress_ratio = 256;
+  uint64_t max_decompress_ratio = 100;
   uint64_t max_decompressed = 0;
   // Nesting (pickle MARKs, JSON depth) and the size of one container or string.
   uint64_t max_depth = 512;

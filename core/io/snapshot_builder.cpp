@@ -16,17 +16,7 @@ namespace {
 using pickle::Kind;
 using pickle::Value;
 
-// Times become nanoseconds since the first one. Bounding them keeps every difference times 1000
-// inside 64 bits; the bound (about the year 2116 in Unix microseconds) is far past any real clock.
-constexpr int64_t kMaxAbsTimeUs = std::numeric_limits<int64_t>::max() / 2000;
-
-// Each field's state in a row: 3 bits per field in a 16-bit word.
-enum : uint8_t { kAbsent = 0, kOk = 1, kWrongKind = 2, kTooBig = 3, kNegative = 4, kUnknownAction = 5 };
-constexpr int kFieldShift[] = {0, 0, 3, 6, 9, 12, 0};  // by Field
 constexpr uint8_t kUnknownCode = 0xff;
-constexpr uint16_t kAllOk = kOk | kOk << 3 | kOk << 6 | kOk << 9 | kOk << 12;
-
-uint8_t stateOf(uint16_t status, Field f) { return (status >> kFieldShift[static_cast<int>(f)]) & 7; }
 
 const char* fieldName(Field f) {
   switch (f) {
@@ -102,6 +92,7 @@ void Builder::setStack(uint64_t row, uint32_t stack) { events_.columns().stack[r
 
 void Builder::setField(uint64_t row, Field field, const Value& v, const pickle::Document& doc) {
   if (field == Field::Other || field == Field::Frames) return;
+  if (v.isInt() && field != Field::Action) return setInt(row, field, v.i);
   EventStore::Columns c = events_.columns();
   uint8_t state = kOk;
   if (field == Field::Action) {
@@ -155,8 +146,7 @@ void Builder::setField(uint64_t row, Field field, const Value& v, const pickle::
       default: break;
     }
   }
-  const int shift = kFieldShift[static_cast<int>(field)];
-  status_[row] = static_cast<uint16_t>((status_[row] & ~(7u << shift)) | (unsigned{state} << shift));
+  setState(row, field, state);
 }
 
 uint32_t Builder::internString(const Value* v, const pickle::Document& doc) {
@@ -165,7 +155,11 @@ uint32_t Builder::internString(const Value* v, const pickle::Document& doc) {
   // hashed once, then found by where its bytes lie.
   const uint64_t where = v->off * 2 + (v->owned ? 1 : 0);
   auto [it, inserted] = string_ids_.try_emplace(where, 0);
-  if (inserted) it->second = stacks_.internString(doc.str(*v));
+  if (inserted) {
+    const size_t before = stacks_.stringCount();
+    it->second = stacks_.internString(doc.str(*v));
+    if (stacks_.stringCount() != before) string_bytes_ += v->len + 32;
+  }
   return it->second;
 }
 
@@ -179,8 +173,9 @@ bool Builder::internFrame(const Value* name, const Value* file, const Value* lin
     if (stacks_.frameCount() > budget_.limits().max_frames)
       return fail(fmt::format("more than {} distinct frames (the frames limit; {})", budget_.limits().max_frames,
                               raiseHint("frames")));
-    if (!budget_.take(stacks_.string(n).size() + stacks_.string(f).size() + 48))
-      return fail(budget_.memoryError("the frames").message);
+    // The frame, and the bytes of the strings first seen with it.
+    if (!budget_.take(48 + string_bytes_)) return fail(budget_.memoryError("the frames").message);
+    string_bytes_ = 0;
   }
   return true;
 }
@@ -249,6 +244,7 @@ void Builder::addAnnotation(std::string name, bool start, DeviceId device, int64
 }
 
 Status Builder::judgeAndCount(uint64_t& kept, bool& in_place, std::string& warnings) {
+  constexpr uint16_t kAllOk = kOk | kOk << 3 | kOk << 6 | kOk << 9 | kOk << 12;
   kept = 0;
   uint64_t expect = 0;
   in_place = true;  // every row, in the order created, none skipped: the store is already the trace

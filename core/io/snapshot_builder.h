@@ -39,6 +39,31 @@ class Builder {
   // A new event row (all fields absent); false when a limit stops it (error() says which).
   bool newRow(uint64_t& row);
   void setField(uint64_t row, Field field, const pickle::Value& value, const pickle::Document& doc);
+  // The same for an integer value of addr, size, stream or time_us: the common case, inline.
+  void setInt(uint64_t row, Field field, int64_t value) {
+    EventStore::Columns c = events_.columns();
+    uint8_t state = kOk;
+    switch (field) {
+      case Field::Addr:
+        c.addr[row] = static_cast<uint64_t>(value);
+        if (value < 0) state = kTooBig;
+        break;
+      case Field::Size:
+        c.size[row] = value;
+        if (value < 0) state = kNegative;
+        break;
+      case Field::Stream:
+        c.stream[row] = static_cast<uint64_t>(value);
+        if (value < 0) state = kTooBig;
+        break;
+      case Field::TimeUs:
+        c.t_ns[row] = value;
+        if (value < -kMaxAbsTimeUs || value > kMaxAbsTimeUs) state = kTooBig;
+        break;
+      default: return;
+    }
+    setState(row, field, state);
+  }
   void setStack(uint64_t row, uint32_t stack);
   uint64_t rowCount() const { return events_.size(); }
 
@@ -66,6 +91,26 @@ class Builder {
   ReadBudget& budget() { return budget_; }
 
  private:
+  // Each field's state in a row: 3 bits per field in a 16-bit word.
+  enum : uint8_t { kAbsent = 0, kOk = 1, kWrongKind = 2, kTooBig = 3, kNegative = 4, kUnknownAction = 5 };
+  // Times become nanoseconds since the first one. Bounding them keeps every difference times
+  // 1000 inside 64 bits; the bound (about the year 2116 in Unix microseconds) is far past any clock.
+  static constexpr int64_t kMaxAbsTimeUs = INT64_MAX / 2000;
+  static constexpr int shiftOf(Field f) {
+    switch (f) {
+      case Field::Addr: return 3;
+      case Field::Size: return 6;
+      case Field::Stream: return 9;
+      case Field::TimeUs: return 12;
+      default: return 0;
+    }
+  }
+  void setState(uint64_t row, Field field, uint8_t state) {
+    const int shift = shiftOf(field);
+    status_[row] = static_cast<uint16_t>((status_[row] & ~(7u << shift)) | (unsigned{state} << shift));
+  }
+  static uint8_t stateOf(uint16_t status, Field f) { return (status >> shiftOf(f)) & 7; }
+
   struct Annotation {
     std::string name;
     bool start = false;
@@ -106,6 +151,7 @@ class Builder {
   StackTable stacks_;
   std::vector<uint32_t> generic_ids_;  // by container index: interned frame or stack id + 1
   std::unordered_map<uint64_t, uint32_t> string_ids_;  // by where a string's bytes lie
+  uint64_t string_bytes_ = 0;                          // new strings' bytes, not yet counted
   std::vector<uint32_t> frame_ids_;
   std::string error_;
 };

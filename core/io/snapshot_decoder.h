@@ -12,6 +12,7 @@
 // (pickle::parse + importSnapshot) reads the file instead, under the same limits; both build the
 // trace through one snapshot::Builder, so they agree exactly.
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -28,12 +29,16 @@ struct SnapshotReadInfo {
   std::string why_generic;  // what the decoder did not recognise
 };
 
+// Told how far the reader has got (io/mapped_file.h drops the pages behind it).
+using ConsumedFn = std::function<void(size_t offset)>;
+
 // Errors read "byte N: ..." or "device_traces[0][5]: ..." (the caller prefixes the file name).
 Result<Trace> readSnapshot(std::shared_ptr<const void> owner, std::string_view bytes, ReadBudget& budget,
-                           Progress* progress = nullptr, SnapshotReadInfo* info = nullptr);
+                           Progress* progress = nullptr, SnapshotReadInfo* info = nullptr,
+                           const ConsumedFn& consumed = {});
 // The decoder alone, with no fallback: nullopt-like error with `unrecognized` set when the shape
 // is not the one it knows (for tests that compare it with the generic reader).
 Result<Trace> decodeSnapshotOnly(std::shared_ptr<const void> owner, std::string_view bytes, ReadBudget& budget,
-                                 Progress* progress, bool& unrecognized);
+                                 Progress* progress, bool& unrecognized, const ConsumedFn& consumed = {});
 
 }  // namespace sawtooth

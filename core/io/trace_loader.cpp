@@ -44,10 +44,11 @@ Result<Trace> checked(Result<Trace> trace, const std::string& label, ReadBudget&
 
 // `capacity`: readable bytes from bytes.data() (a std::string's padding), 0 when unknown.
 Result<Trace> fromBytes(std::shared_ptr<const void> owner, std::string_view bytes, size_t capacity,
-                        const std::string& label, Progress* progress, ReadBudget& budget) {
+                        const std::string& label, Progress* progress, ReadBudget& budget,
+                        const ConsumedFn& consumed = {}) {
   switch (detectFormat(bytes)) {
     case TraceFormat::PytorchSnapshot: {
-      auto trace = readSnapshot(std::move(owner), bytes, budget, progress);
+      auto trace = readSnapshot(std::move(owner), bytes, budget, progress, nullptr, consumed);
       if (!trace) return withFile(label, trace.error());
       return checked(std::move(trace), label, budget);
     }
@@ -84,7 +85,9 @@ Result<Trace> load(const std::string& path, Progress* progress, ReadBudget& budg
     if (auto mapped = MappedFile::open(path)) {
       auto owner = std::make_shared<const MappedFile>(std::move(*mapped));
       const std::string_view bytes = owner->bytes();
-      return fromBytes(std::move(owner), bytes, 0, path, progress, budget);
+      const MappedFile* file = owner.get();
+      return fromBytes(std::move(owner), bytes, 0, path, progress, budget,
+                       [file](size_t offset) { file->releaseBefore(offset); });
     }
   }
   // Reading and decompressing take the first fifth of the progress bar, parsing the rest.

@@ -137,16 +137,16 @@ def gzip_bombs(out):
     p = os.path.join(out, "gzip", "zeros_1gib.pickle.gz")
     gzip_stream(p, b"", 1 << 30)
     expect(os.path.relpath(p, out), "refused", "what it holds is not a PyTorch memory snapshot")
-    # A pickle's first bytes, then a 2 GiB BINBYTES8 of zeros: refused at the decompression limit.
-    p = os.path.join(out, "gzip", "pickle_head_then_2gib.pickle.gz")
-    gzip_stream(p, b"\x80\x04\x8e" + struct.pack("<Q", 2 << 30), 2 << 30)
+    # A pickle's first bytes, then a 512 MiB BINBYTES8 of zeros: refused at the decompression limit.
+    p = os.path.join(out, "gzip", "pickle_head_then_512mib.pickle.gz")
+    gzip_stream(p, b"\x80\x04\x8e" + struct.pack("<Q", 512 << 20), 512 << 20)
     expect(os.path.relpath(p, out), "refused", "decompresses to more than")
-    # JSON that starts like a profiler trace and goes on for 2 GiB of spaces.
-    p = os.path.join(out, "gzip", "json_then_2gib.json.gz")
+    # JSON that starts like a profiler trace and goes on for 512 MiB of spaces.
+    p = os.path.join(out, "gzip", "json_then_512mib.json.gz")
     with open(p, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0) as z:
         z.write(b'{"traceEvents": [')
         chunk = b" " * (1 << 20)
-        for _ in range(2048):
+        for _ in range(512):
             z.write(chunk)
     expect(os.path.relpath(p, out), "refused", "decompresses to more than")
 

@@ -3,10 +3,15 @@
 #include <ostream>
 #include <streambuf>
 
+#include "core/analysis/allocator_history.h"
+#include "core/analysis/flame_graph.h"
 #include "core/analysis/lod_pyramid.h"
+#include "core/analysis/oom_explanation.h"
 #include "core/analysis/peaks.h"
 #include "core/analysis/series.h"
+#include "core/analysis/trace_diff.h"
 #include "core/analysis/trace_summary.h"
+#include "core/io/allocator_json.h"
 #include "core/io/chrome_trace_export.h"
 #include "core/io/csv_export.h"
 #include "core/io/summary_json.h"
@@ -32,6 +37,26 @@ void querySeries(const Series& s) {
   }
 }
 
+// The allocator replay and what stands on it: states, OOM explanations, live bytes by call site.
+void exerciseAllocator(const Trace& trace, int16_t device) {
+  ReplayOptions options;
+  options.first_checkpoint_interval = 16;
+  auto history = AllocatorHistory::build(trace, device, options);
+  if (!history) return;
+  const auto n = static_cast<int64_t>(history->events().size());
+  std::vector<SegmentsEntry> entries(1);
+  entries[0].state = history->stateAfter(n / 2);
+  entries[0].report = &history->report();
+  (void)history->stateAfter(-1);
+  (void)explainOoms(trace, *history);
+  (void)segmentsJson(trace, "fuzz", entries);
+  (void)segmentsText(trace, entries);
+  const LiveSet live = liveAllocationsAt(trace, device, scopePeak(trace, device).position);
+  SiteNamer names(trace.stacks);
+  (void)buildFlameGraph(trace, live, names, FrameSelection::All);
+  (void)siteTable(live, names);
+}
+
 }  // namespace
 
 void exerciseTrace(const Trace& trace) {
@@ -44,7 +69,9 @@ void exerciseTrace(const Trace& trace) {
       querySeries(*s);
       (void)describePeakEvent(trace, findPeak(*s));
     }
+    exerciseAllocator(trace, device);
   }
+  if (auto diff = diffTraces(trace, "a", trace, "b")) (void)diffJson(*diff);
   NullBuffer sink;
   std::ostream out(&sink);
   writeSeriesCsv(trace, out);

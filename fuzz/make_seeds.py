@@ -128,6 +128,19 @@ def native_seeds():
         con.close()
         with open(path, "rb") as f:
             write("native", "small_file.sawtooth", b"\x02" + f.read())
+def memory_timeline_seeds():
+    times, sizes = json.load(open(os.path.join(DATA, "anatomy_adam_memory_timeline.raw.json")))
+    write("memory_timeline", "plot_points.json", json.dumps([times[:12], sizes[:12]]).encode())
+    raw = json.load(gzip.open(os.path.join(DATA, "anatomy_cpu_memory_timeline.raw.json.gz")))
+    write("memory_timeline", "raw_events.json", json.dumps(raw[:30]).encode())
+    bumps = [e for e in raw if e[1] == 3][:8]
+    write("memory_timeline", "version_bumps.json", json.dumps(raw[:4] + bumps + raw[-2:]).encode())
+
+
+def jax_profile_seeds():
+    profile = gzip.decompress(open(os.path.join(DATA, "jax_seed_cpu.prof"), "rb").read())
+    write("jax_profile", "seed_cpu.pb", profile)
+    write("jax_profile", "seed_cpu_cut.pb", profile[:len(profile) // 3])
 
 
 def main():
@@ -135,6 +148,8 @@ def main():
     snapshot_seeds()
     profiler_seeds()
     native_seeds()
+    memory_timeline_seeds()
+    jax_profile_seeds()
     for target in sorted(os.listdir(OUT)):
         files = os.listdir(os.path.join(OUT, target))
         size = sum(os.path.getsize(os.path.join(OUT, target, f)) for f in files)

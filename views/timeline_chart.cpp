@@ -68,6 +68,7 @@ QColor categoryColor(Category category) {
     case Category::Input: return QColor(0x42, 0x42, 0x42);
     case Category::Activation: return QColor(0xd3, 0x2f, 0x2f);
     case Category::Temporary: return QColor(0x95, 0x75, 0xcd);
+    case Category::AutogradDetail: return QColor(0x41, 0x69, 0xe1);
   }
   return Qt::gray;
 }

@@ -133,10 +133,13 @@ int main(int argc, char** argv) {
   app.add_option("--rank", rank)->group("");
   app.add_option("--world-size", world_size)->group("");
   app.add_option("--store-port", store_port)->group("");
+  app.footer("Exit codes: 0 ok, 1 internal error, 2 bad arguments, 3 CUDA out of memory (recorded as an oom event),\n"
+             "4 interrupted by SIGINT/SIGTERM (the current batch is written and the file closed).");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // app.exit prints the help, the version or the error; CLI11's own error codes (104-109) are ours: 2.
+    return app.exit(e) == 0 ? kExitOk : kExitUsage;
   }
 
   if (list) {

@@ -3,6 +3,8 @@
 //   convert IN OUT.sawtooth                save as the native format
 //   export IN --csv series|events OUT.csv  data for spreadsheets and pandas
 //   export IN --chrome-trace OUT.json      counter tracks for Perfetto
+//   segments FILE [--at EVENT] [--device D] [--json]   the allocator's segments (allocator_commands.h)
+//   diff A B [--run X [--run Y]] [--json]  what changed, by call site
 // Every command reads within limits (--max-memory SIZE, --limit NAME=VALUE); exceeding one is an
 // error that names the limit.
 // Exit codes: 0 ok, 1 unreadable input or failed output, 2 bad arguments.
@@ -15,6 +17,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "app/sawtooth-trace/allocator_commands.h"
 #include "core/analysis/trace_summary.h"
 #include "core/io/chrome_trace_export.h"
 #include "core/io/csv_export.h"
@@ -25,7 +28,7 @@
 
 namespace {
 
-constexpr int kExitInput = 1;
+constexpr int kExitInput = 1, kExitUsage = 2;
 
 int failWith(const sawtooth::Error& error) {
   fmt::print(stderr, "sawtooth-trace: {}\n", error.message);
@@ -70,19 +73,28 @@ int main(int argc, char** argv) {
   csv_opt->excludes(chrome_opt);
   addLimits(exporter);
 
+  sawtooth::cli::SegmentsOptions segments;
+  sawtooth::cli::addSegmentsCommand(app, segments);
+  sawtooth::cli::DiffOptions diff;
+  sawtooth::cli::addDiffCommand(app, diff);
+
+  app.footer("Exit codes: 0 ok, 1 unreadable input or failed output, 2 bad arguments.");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // app.exit prints the help, the version or the error; CLI11's own error codes (104-109) are ours: 2.
+    return app.exit(e) == 0 ? 0 : kExitUsage;
   }
+  if (segments.command->parsed()) return sawtooth::cli::runSegmentsCommand(segments);
+  if (diff.command->parsed()) return sawtooth::cli::runDiffCommand(diff);
   if (exporter->parsed()) {
     if (csv_kind.empty() && chrome_out.empty()) {
       fmt::print(stderr, "sawtooth-trace export: choose --csv series|events OUT.csv or --chrome-trace OUT.json\n");
-      return 2;
+      return kExitUsage;
     }
     if (!csv_kind.empty() && output.empty()) {
       fmt::print(stderr, "sawtooth-trace export: --csv {} needs an output file\n", csv_kind);
-      return 2;
+      return kExitUsage;
     }
   }
 

@@ -12,20 +12,36 @@
 #include "app/sawtooth/headless_export.h"
 #include "app/sawtooth/main_window.h"
 
-namespace {
-
-bool wantsHeadless(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i)
-    if (std::string_view(argv[i]) == "--export-png" || std::string_view(argv[i]).rfind("--export-png=", 0) == 0) return true;
-  return false;
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
-  // A headless export needs no display: without one, draw offscreen.
-  if (wantsHeadless(argc, argv) && !std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY") &&
-      !std::getenv("QT_QPA_PLATFORM"))
+  QCommandLineParser parser;
+  parser.setApplicationDescription(QStringLiteral(
+      "Sawtooth: GPU memory profiler and visualizer\n\n"
+      "Exit codes: 0 ok, 1 a trace could not be read or a picture written, 2 bad arguments."));
+  parser.addHelpOption();
+  parser.addVersionOption();
+  QCommandLineOption export_png(QStringLiteral("export-png"), QStringLiteral("Render the timeline of FILE to OUT (.png or .svg) and exit."),
+                                QStringLiteral("OUT"));
+  QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Image size for --export-png (default 1600x900)."),
+                          QStringLiteral("WxH"), QStringLiteral("1600x900"));
+  QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                QStringLiteral("Open the FILEs in the window, wait until they are loaded, save a picture of "
+                                               "the window to OUT and exit (README and docs screenshots)."),
+                                QStringLiteral("OUT"));
+  QCommandLineOption view(QStringLiteral("view"),
+                          QStringLiteral("With --screenshot: timeline, plan, peaks, precision, runs, oom, ladder or compare."),
+                          QStringLiteral("VIEW"));
+  QCommandLineOption stacked(QStringLiteral("stacked"), QStringLiteral("With --screenshot: stack the timeline by category."));
+  QCommandLineOption x_axis(QStringLiteral("x-axis"), QStringLiteral("index (default) or time."), QStringLiteral("AXIS"),
+                            QStringLiteral("index"));
+  parser.addOptions({export_png, size, x_axis, screenshot, view, stacked});
+  parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("Traces to open."), QStringLiteral("[FILE...]"));
+  // Parsed once before the QApplication exists, to choose its platform: a headless export, the
+  // help, the version and bad arguments (exit 2 below) need no display; without one, offscreen.
+  QStringList raw_arguments;
+  for (int i = 0; i < argc; ++i) raw_arguments << QString::fromLocal8Bit(argv[i]);
+  const bool headless = !parser.parse(raw_arguments) || parser.isSet(export_png) || parser.isSet(QStringLiteral("help")) ||
+                        parser.isSet(QStringLiteral("help-all")) || parser.isSet(QStringLiteral("version"));
+  if (headless && !std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY") && !std::getenv("QT_QPA_PLATFORM"))
     setenv("QT_QPA_PLATFORM", "offscreen", 1);
 
   QApplication app(argc, argv);
@@ -50,26 +66,13 @@ int main(int argc, char** argv) {
   QApplication::setApplicationName(QStringLiteral("sawtooth"));
   QApplication::setApplicationVersion(QStringLiteral(SAWTOOTH_VERSION));
 
-  QCommandLineParser parser;
-  parser.setApplicationDescription(QStringLiteral("Sawtooth: GPU memory profiler and visualizer"));
-  parser.addHelpOption();
-  parser.addVersionOption();
-  QCommandLineOption export_png(QStringLiteral("export-png"), QStringLiteral("Render the timeline of FILE to OUT (.png or .svg) and exit."),
-                                QStringLiteral("OUT"));
-  QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Image size for --export-png (default 1600x900)."),
-                          QStringLiteral("WxH"), QStringLiteral("1600x900"));
-  QCommandLineOption screenshot(QStringLiteral("screenshot"),
-                                QStringLiteral("Open the FILEs in the window, wait until they are loaded, save a picture of "
-                                               "the window to OUT and exit (README and docs screenshots)."),
-                                QStringLiteral("OUT"));
-  QCommandLineOption view(QStringLiteral("view"),
-                          QStringLiteral("With --screenshot: timeline, plan, peaks, precision, runs, oom, ladder or compare."),
-                          QStringLiteral("VIEW"));
-  QCommandLineOption stacked(QStringLiteral("stacked"), QStringLiteral("With --screenshot: stack the timeline by category."));
-  QCommandLineOption x_axis(QStringLiteral("x-axis"), QStringLiteral("index (default) or time."), QStringLiteral("AXIS"),
-                            QStringLiteral("index"));
-  parser.addOptions({export_png, size, x_axis, screenshot, view, stacked});
-  parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("Traces to open."), QStringLiteral("[FILE...]"));
+  // Parsed again once Qt has taken its own options (-platform, -style, ...) out of the arguments.
+  // process() would exit with 1 on a bad one; bad arguments are 2. It prints --help, --help-all
+  // and --version and exits.
+  if (!parser.parse(QCoreApplication::arguments())) {
+    std::fprintf(stderr, "sawtooth: %s\n", qPrintable(parser.errorText()));
+    return 2;
+  }
   parser.process(app);
 
   if (parser.isSet(export_png)) {

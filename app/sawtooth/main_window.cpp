@@ -29,8 +29,9 @@ namespace sawtooth::app {
 namespace {
 
 const QString kTraceFilter = QObject::tr(
-    "Memory traces (*.pickle *.pickle.gz *.pkl *.json *.json.gz *.sawtooth);;PyTorch snapshots (*.pickle *.pickle.gz "
-    "*.pkl);;torch.profiler traces (*.json *.json.gz);;Sawtooth traces (*.sawtooth);;All files (*)");
+    "Memory traces (*.pickle *.pickle.gz *.pkl *.json *.json.gz *.prof *.prof.gz *.pb.gz *.sawtooth);;PyTorch snapshots "
+    "(*.pickle *.pickle.gz *.pkl);;torch.profiler traces and memory timelines (*.json *.json.gz);;JAX memory profiles "
+    "(*.prof *.prof.gz *.pb.gz);;Sawtooth traces (*.sawtooth);;All files (*)");
 
 QString defaultRecordingDirectory() {
   return QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation) + QStringLiteral("/recordings");

@@ -9,6 +9,10 @@ the same GPU in the same call:
   foreach optimizers by default, GradScaler for fp16).
 
 Usage: seed_reference.py OUT.json [--quick] [--only anatomy|precision|checkpointing|accumulation]
+       seed_reference.py OUT.json --only checkpointing --device cpu [--blocks N --width N --rows N]
+On the CPU (to try the checkpointing comparison without a GPU) steps are timed with the clock and
+the peak is torch.profiler's largest "Total Allocated" of the CPU, everything being allocated
+inside the profile; sizes default to sawtooth-record's CPU defaults (4 blocks, 128 wide, 256 rows).
 """
 import json
 import statistics
@@ -19,8 +23,14 @@ import torch
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-dev = torch.device("cuda")
 quick = "--quick" in sys.argv
+
+
+def option(name, default):
+    return type(default)(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
+
+
+dev = torch.device(option("--device", "cuda"))
 
 
 def stats(samples):
@@ -29,6 +39,13 @@ def stats(samples):
 
 
 def time_steps(step, n):
+    if dev.type == "cpu":
+        samples = []
+        for _ in range(n):
+            t = time.perf_counter()
+            step()
+            samples.append((time.perf_counter() - t) * 1e3)
+        return samples
     events = []
     for _ in range(n):
         a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -123,12 +140,40 @@ class Block(nn.Module):
         return x + self.net(x)
 
 
-def checkpointing(warmup=3, repeats=10):
-    torch.manual_seed(0)
-    blocks = nn.ModuleList([Block().to(dev) for _ in range(16)])
-    X = torch.randn(16384, 1024, device=dev, requires_grad=True)
+def cpu_peak(setup, fn):
+    """On the CPU: setup() then fn(state) inside one torch.profiler profile, so that every live byte is
+    seen; the highest CPU "Total Allocated" of its [memory] events from just before fn until it returns."""
+    import tempfile
+    from torch.profiler import ProfilerActivity, profile, record_function
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        state = setup()
+        with record_function("measured"):
+            fn(state)
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        prof.export_chrome_trace(f.name)
+        events = json.load(open(f.name))["traceEvents"]
+    measured = [e for e in events if e.get("name") == "measured" and e.get("ph") == "X"][0]
+    start, end = measured["ts"], measured["ts"] + measured["dur"]
+    memory = sorted((e["ts"], e["args"]["Total Allocated"], e["args"]["Bytes"]) for e in events
+                    if e.get("name") == "[memory]" and e["args"].get("Device Type") == 0)
+    # The CPU's counter keeps bytes freed while no profile ran: count from this profile's first event.
+    base = memory[0][1] - memory[0][2]
+    totals = [(t, a - base) for t, a, _ in memory]
+    return max([a for t, a in totals if start <= t <= end] + [a for t, a in totals if t < start][-1:]), state
 
-    def run(every, reentrant=False):
+
+def checkpointing(warmup=3, repeats=10):
+    nblocks, width, rows = 16, 1024, 16384
+    if dev.type == "cpu":
+        nblocks, width, rows = option("--blocks", 4), option("--width", 128), option("--rows", 256)
+
+    def make():
+        torch.manual_seed(0)
+        blocks = nn.ModuleList([Block(width).to(dev) for _ in range(nblocks)])
+        return blocks, torch.randn(rows, width, device=dev, requires_grad=True)
+
+    def run(state, every, reentrant=False):
+        blocks, X = state
         h = X
         for i, blk in enumerate(blocks):
             h = checkpoint(blk, h, use_reentrant=reentrant) if every and i % every == 0 else blk(h)
@@ -136,24 +181,31 @@ def checkpointing(warmup=3, repeats=10):
 
     out = {}
     # The seed's form (use_reentrant=False, which stops recomputing once backward has what it
-    # needs), and the reentrant form, which recomputes whole blocks as sawtooth's Function does.
-    variants = [("store_all", 0, False), ("every_4th", 4, False), ("every_2nd", 2, False), ("every_block", 1, False),
-                ("every_4th_reentrant", 4, True), ("every_2nd_reentrant", 2, True), ("every_block_reentrant", 1, True)]
+    # needs) and the reentrant form (whole blocks again), in sawtooth-record's order: each
+    # non-reentrant run right after its reentrant twin.
+    variants = [("store_all", 0, False), ("every_4th_reentrant", 4, True), ("every_4th", 4, False),
+                ("every_2nd_reentrant", 2, True), ("every_2nd", 2, False), ("every_block_reentrant", 1, True),
+                ("every_block", 1, False)]
+    state = make() if dev.type == "cuda" else None
     for name, every, reentrant in variants:
-        for p in blocks.parameters():
-            p.grad = None
-        X.grad = None
-        torch.cuda.synchronize()
-        torch.cuda.reset_peak_memory_stats()
-        run(every, reentrant).backward()
-        torch.cuda.synchronize()
-        peak = torch.cuda.max_memory_allocated()
+        if dev.type == "cuda":
+            for p in state[0].parameters():
+                p.grad = None
+            state[1].grad = None
+            torch.cuda.synchronize()
+            torch.cuda.reset_peak_memory_stats()
+            run(state, every, reentrant).backward()
+            torch.cuda.synchronize()
+            peak = torch.cuda.max_memory_allocated()
+        else:
+            peak, state = cpu_peak(make, lambda st: run(st, every, reentrant).backward())
         for _ in range(warmup):
-            run(every, reentrant).backward()
-        samples = time_steps(lambda: run(every, reentrant).backward(), repeats)
+            run(state, every, reentrant).backward()
+        samples = time_steps(lambda: run(state, every, reentrant).backward(), repeats)
         out[name] = {**stats(samples), "peak_allocated_bytes": peak}
-    del blocks, X
-    torch.cuda.empty_cache()
+    del state
+    if dev.type == "cuda":
+        torch.cuda.empty_cache()
     return out
 
 
@@ -200,7 +252,8 @@ def accumulation(warmup=3, repeats=10):
 
 
 def main():
-    result = {"torch": torch.__version__, "device": torch.cuda.get_device_name(0), "python": sys.version.split()[0]}
+    device = torch.cuda.get_device_name(0) if dev.type == "cuda" else "cpu"
+    result = {"torch": torch.__version__, "device": device, "python": sys.version.split()[0]}
     only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
     t = time.time()
     experiments = {

@@ -178,6 +178,29 @@ Status NativeWriter::appendKernels(std::span<const KernelInterval> kernels) {
   return Ok{};
 }
 
+Status NativeWriter::writeSegments(const std::vector<SnapshotSegment>& segments) {
+  auto seg = impl_->db.prepare("INSERT INTO segments VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  if (!seg) return seg.error();
+  auto block = impl_->db.prepare("INSERT INTO segment_blocks VALUES(?, ?, ?, ?, ?, ?)");
+  if (!block) return block.error();
+  auto stackOrNull = [](sql::Statement& st, int index, uint32_t stack) -> sql::Statement& {
+    return stack == kNoStack ? st.bindNull(index) : st.bind(index, int64_t{stack});
+  };
+  for (size_t i = 0; i < segments.size(); ++i) {
+    const SnapshotSegment& s = segments[i];
+    seg->bind(1, static_cast<int64_t>(i)).bind(2, int64_t{s.device}).bind(3, static_cast<int64_t>(s.address));
+    seg->bind(4, s.total_size).bind(5, static_cast<int64_t>(s.stream)).bind(6, std::string_view(s.small_pool ? "small" : "large"));
+    seg->bind(7, int64_t{s.expandable}).bind(8, s.pool_id.first).bind(9, s.pool_id.second);
+    if (Status st = stackOrNull(*seg, 10, s.stack).run(); !st) return st;
+    for (const SnapshotBlock& b : s.blocks) {
+      block->bind(1, static_cast<int64_t>(i)).bind(2, static_cast<int64_t>(b.address)).bind(3, b.size);
+      block->bind(4, b.requested_size).bind(5, name(b.state));
+      if (Status st = stackOrNull(*block, 6, b.stack).run(); !st) return st;
+    }
+  }
+  return setMeta(std::string(native::kMetaSegmentsKnown), "true");
+}
+
 Status NativeWriter::updateCategory(size_t seq, Category category) {
   return impl_->update_category.bind(1, static_cast<int64_t>(category)).bind(2, static_cast<int64_t>(seq)).run();
 }
@@ -234,6 +257,8 @@ Status writeNative(const Trace& trace, const std::string& path, Progress* progre
   for (size_t i = 0; i < trace.kernel_names.size(); ++i)
     if (Status st = w.writeKernelName(static_cast<uint32_t>(i), trace.kernel_names[i]); !st) return st;
   if (Status st = w.appendKernels(trace.kernels); !st) return st;
+  if (trace.segments_known)
+    if (Status st = w.writeSegments(trace.segments); !st) return st;
   if (Status st = w.appendEvents(trace.events, 0, trace.events.size(), progress); !st) return st;
   if (Status st = w.commitBatch(); !st) return st;
   return w.finish();

@@ -31,6 +31,8 @@ class NativeWriter {
   Status writeCounter(const Counter& counter);
   Status writeKernelName(uint32_t id, const std::string& name);
   Status appendKernels(std::span<const KernelInterval> kernels);
+  // The allocator's segments at the trace's end (Trace::segments), marking them known.
+  Status writeSegments(const std::vector<SnapshotSegment>& segments);
   // Attribution that arrives after an event was written (the recorder learns an allocation's
   // category when the workload names the tensor, or when the block dies).
   Status updateCategory(size_t seq, Category category);

@@ -6,6 +6,7 @@
 
 #include <charconv>
 #include <limits>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -46,7 +47,7 @@ class NativeReader {
     if (Status st = readMeta(); !st) return st.error();
     trace_.format = "sawtooth";
     for (auto step : {&NativeReader::readDevices, &NativeReader::readRuns, &NativeReader::readPhases,
-                      &NativeReader::readStacks, &NativeReader::readCounters, &NativeReader::readKernels,
+                      &NativeReader::readStacks, &NativeReader::readCounters, &NativeReader::readKernels, &NativeReader::readSegments,
                       &NativeReader::readEvents})
       if (Status st = (this->*step)(); !st) return st.error();
     return std::move(trace_);
@@ -361,6 +362,73 @@ class NativeReader {
       ++row;
     }
     return done(*st);
+  }
+
+  // The allocator's segments at the trace's end, when the writer said it knew them.
+  Status readSegments() {
+    auto known = trace_.meta.find(std::string(native::kMetaSegmentsKnown));
+    if (known == trace_.meta.end()) return Ok{};
+    trace_.segments_known = known->second == "true";
+    trace_.meta.erase(known);
+    if (!trace_.segments_known || !has("segments") || !has("segment_blocks")) return Ok{};
+    auto stackOf = [&](const sql::Statement& st, int column) {
+      const int64_t id = st.isNull(column) ? -1 : st.int64(column);
+      return id >= 0 && static_cast<size_t>(id) < trace_.stacks.stackCount() ? static_cast<uint32_t>(id) : kNoStack;
+    };
+    auto seg = db_.prepare("SELECT id, device, address, total_size, stream, pool, expandable, pool_id_a, pool_id_b, stack "
+                           "FROM segments ORDER BY id");
+    if (!seg) return seg.error();
+    std::map<int64_t, size_t> index_of;
+    int64_t row = 0;
+    while (seg->step()) {
+      for (auto [column, name, nullable] :
+           {std::tuple{0, "id", false}, std::tuple{1, "device", false}, std::tuple{2, "address", false},
+            std::tuple{3, "total_size", false}, std::tuple{4, "stream", true}, std::tuple{6, "expandable", true},
+            std::tuple{7, "pool_id_a", true}, std::tuple{8, "pool_id_b", true}, std::tuple{9, "stack", true}})
+        if (Status s = expect(*seg, column, SQLITE_INTEGER, nullable, "segments", name, row); !s) return s;
+      if (Status s = expect(*seg, 5, SQLITE_TEXT, false, "segments", "pool", row); !s) return s;
+      if (Status s = checkDevice(seg->int64(1), "segments", row); !s) return s;
+      if (Status s = take(sizeof(SnapshotSegment) + 48, "the segments"); !s) return s;
+      SnapshotSegment s;
+      s.device = static_cast<DeviceId>(seg->int64(1));
+      s.address = static_cast<uint64_t>(seg->int64(2));
+      s.total_size = seg->int64(3);
+      s.stream = static_cast<uint64_t>(seg->int64(4));
+      s.small_pool = seg->text(5) == "small";
+      s.expandable = seg->int64(6) != 0;
+      s.pool_id = {seg->int64(7), seg->int64(8)};
+      s.stack = stackOf(*seg, 9);
+      if (!index_of.emplace(seg->int64(0), trace_.segments.size()).second)
+        return Error{fmt::format("{}: segments row {}: id {} is there twice", path(), row, seg->int64(0))};
+      trace_.segments.push_back(std::move(s));
+      ++row;
+    }
+    if (Status s = done(*seg); !s) return s;
+    auto block = db_.prepare("SELECT segment, address, size, requested_size, state, stack FROM segment_blocks ORDER BY "
+                             "segment, address");
+    if (!block) return block.error();
+    row = 0;
+    while (block->step()) {
+      for (auto [column, name, nullable] :
+           {std::tuple{0, "segment", false}, std::tuple{1, "address", false}, std::tuple{2, "size", false},
+            std::tuple{3, "requested_size", true}, std::tuple{5, "stack", true}})
+        if (Status s = expect(*block, column, SQLITE_INTEGER, nullable, "segment_blocks", name, row); !s) return s;
+      if (Status s = expect(*block, 4, SQLITE_TEXT, false, "segment_blocks", "state", row); !s) return s;
+      auto it = index_of.find(block->int64(0));
+      if (it == index_of.end())
+        return Error{fmt::format("{}: segment_blocks row {}: a block of segment {}, which is missing", path(), row,
+                                 block->int64(0))};
+      if (Status s = take(sizeof(SnapshotBlock), "the segments' blocks"); !s) return s;
+      SnapshotBlock b;
+      b.address = static_cast<uint64_t>(block->int64(1));
+      b.size = block->int64(2);
+      b.requested_size = block->int64(3);
+      b.state = parseBlockState(block->text(4)).value_or(BlockState::Inactive);
+      b.stack = stackOf(*block, 5);
+      trace_.segments[it->second].blocks.push_back(b);
+      ++row;
+    }
+    return done(*block);
   }
 
   Status readEvents() {

@@ -42,6 +42,16 @@ constexpr std::array kKernels{Column{"device", Integer, kNotNull},  Column{"stre
                               Column{"begin_ns", Integer, kNotNull}, Column{"end_ns", Integer, kNotNull},
                               Column{"name_id", Integer, kNotNull}, Column{"run", Integer}};
 constexpr std::array kNames{Column{"id", Integer, false, kKey}, Column{"name", Text}};
+// The allocator's segments when the trace ended (a PyTorch snapshot's `segments`); a block's
+// segment is the segments row's id.
+constexpr std::array kSegments{Column{"id", Integer, false, kKey},   Column{"device", Integer, kNotNull},
+                               Column{"address", Integer, kNotNull}, Column{"total_size", Integer, kNotNull},
+                               Column{"stream", Integer},            Column{"pool", Text, kNotNull},
+                               Column{"expandable", Integer},        Column{"pool_id_a", Integer},
+                               Column{"pool_id_b", Integer},         Column{"stack", Integer}};
+constexpr std::array kSegmentBlocks{Column{"segment", Integer, kNotNull}, Column{"address", Integer, kNotNull},
+                                    Column{"size", Integer, kNotNull},    Column{"requested_size", Integer},
+                                    Column{"state", Text, kNotNull},      Column{"stack", Integer}};
 
 constexpr std::array kTables{
     Table{"meta", kMeta},
@@ -59,6 +69,8 @@ constexpr std::array kTables{
     Table{"action_names", kNames},
     Table{"source_names", kNames},
     Table{"category_names", kNames},
+    Table{"segments", kSegments},
+    Table{"segment_blocks", kSegmentBlocks},
 };
 
 constexpr std::string_view kEventsNamedView = R"sql(

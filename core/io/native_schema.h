@@ -21,6 +21,8 @@ inline constexpr std::string_view kMetaComplete = "complete";
 inline constexpr std::string_view kMetaIncompleteReason = "incomplete_reason";
 // Records the capture queue dropped because the writer could not keep up (exact count).
 inline constexpr std::string_view kMetaDroppedRecords = "dropped_records";
+// "true" when the segments tables hold the allocator's segments at the trace's end (Trace::segments_known).
+inline constexpr std::string_view kMetaSegmentsKnown = "segments_known";
 
 enum class ColumnType { Integer, Real, Text };
 

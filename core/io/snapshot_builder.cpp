@@ -369,6 +369,13 @@ void Builder::buildPhases(Trace& trace, int64_t t0_us, int64_t end_ns) {
   }
 }
 
+bool Builder::addSegment(SnapshotSegment segment) {
+  if (!budget_.take(sizeof(SnapshotSegment) + segment.blocks.size() * sizeof(SnapshotBlock)))
+    return fail(budget_.memoryError("the snapshot's segments").message);
+  segments_.push_back(std::move(segment));
+  return true;
+}
+
 Result<Trace> Builder::finish() {
   uint64_t kept = 0;
   bool in_place = true;
@@ -405,6 +412,9 @@ Result<Trace> Builder::finish() {
   buildPhases(trace, t0, (t1 - t0) * 1000);
   trace.phases.shrink_to_fit();  // one per annotation pair: thousands in a long snapshot
   trace.stacks = std::move(stacks_);
+  trace.segments = std::move(segments_);
+  trace.segments_known = has_segments_;
+  warnings += segment_warnings_;
   if (!warnings.empty()) trace.meta["warnings"] = warnings;
   assignPhases(trace);
   return trace;

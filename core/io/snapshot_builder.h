@@ -81,6 +81,10 @@ class Builder {
   // The snapshot lists its segments (possibly none): the baseline is then reconstructed.
   void setHasSegments() { has_segments_ = true; }
   void addSegmentTotals(DeviceId device, int64_t total_size, int64_t allocated);
+  // One segment with its blocks, for the allocator replay (counted against the budget), and what
+  // was odd in it (snapshot_segments.h).
+  bool addSegment(SnapshotSegment segment);
+  std::string& segmentWarnings() { return segment_warnings_; }
   void addAnnotation(std::string name, bool start, DeviceId device, int64_t time_us);
   void setMeta(std::string key, std::string value) { meta_[std::move(key)] = std::move(value); }
 
@@ -147,6 +151,8 @@ class Builder {
   std::map<DeviceId, int64_t> net_allocated_, net_reserved_;  // the trace's own events
   std::unordered_map<uint64_t, std::string> big_text_;          // integers past 64 bits, by row and field
   bool has_segments_ = false;
+  std::vector<SnapshotSegment> segments_;
+  std::string segment_warnings_;
   std::map<std::string, std::string> meta_;
   StackTable stacks_;
   std::vector<uint32_t> generic_ids_;  // by container index: interned frame or stack id + 1

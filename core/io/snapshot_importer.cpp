@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/io/pickle_text.h"
+#include "core/io/snapshot_segments.h"
 
 namespace sawtooth {
 namespace snapshot {
@@ -20,7 +21,7 @@ std::string describeKind(const Value& v) {
 
 class Walker {
  public:
-  Walker(const Document& doc, Builder& builder, const Handles* handles)
+  Walker(const Document& doc, Builder& builder, Handles* handles)
       : doc_(doc),
         builder_(builder),
         handles_(handles),
@@ -222,6 +223,24 @@ class Walker {
         }
       }
       builder_.addSegmentTotals(static_cast<DeviceId>(device), total, allocated);
+      // The segment itself, for the allocator replay (core/analysis/allocator_history).
+      bool stack_failed = false;
+      auto stackOf = [&](const Value& frames) {
+        uint32_t stack = kNoStack;
+        bool typed = frames.kind == Kind::Handle;
+        if (!typed && frames.kind == Kind::List)
+          for (const Value& f : doc_.items(frames)) typed = typed || f.kind == Kind::Handle;
+        if (typed ? !handles_ || !handles_->typedStack(frames, doc_, stack) : !builder_.genericStack(frames, doc_, stack))
+          stack_failed = true;
+        return stack;
+      };
+      auto parsed = readSnapshotSegment(doc_, seg, index, stackOf, &builder_.segmentWarnings());
+      if (!parsed) return parsed.error();
+      if (stack_failed) {
+        if (!builder_.error().empty()) return Error{builder_.error()};
+        return unrecognized("typed frames in a segment");
+      }
+      if (!builder_.addSegment(std::move(*parsed))) return Error{builder_.error()};
     }
     return Ok{};
   }
@@ -264,7 +283,7 @@ class Walker {
 
   const Document& doc_;
   Builder& builder_;
-  const Handles* handles_;
+  Handles* handles_;
   const ReadLimits& limits_;
   uint64_t visits_ = 0;
   const uint64_t max_visits_;
@@ -273,7 +292,7 @@ class Walker {
 
 }  // namespace
 
-Status walkSnapshot(const pickle::Document& doc, Builder& builder, const Handles* handles, bool& unrecognized) {
+Status walkSnapshot(const pickle::Document& doc, Builder& builder, Handles* handles, bool& unrecognized) {
   return Walker(doc, builder, handles).walk(unrecognized);
 }
 

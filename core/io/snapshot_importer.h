@@ -30,11 +30,14 @@ class Handles {
   virtual bool listRows(const pickle::Value& handle, std::span<const RowRange>& rows) const = 0;
   // The row of an event, or false when `handle` is not one.
   virtual bool eventRow(const pickle::Value& handle, uint64_t& row) const = 0;
+  // The stack of a frames list that is typed or holds typed frames (a segment's block may share
+  // them with an event); false when it cannot say.
+  virtual bool typedStack(const pickle::Value& frames, const pickle::Document& doc, uint32_t& stack) = 0;
 };
 
 // Walks the document's root into `builder`. `unrecognized` is set (with an error) when a typed
 // object stands where the walk needs generic values: the caller then reads the file generically.
-Status walkSnapshot(const pickle::Document& doc, Builder& builder, const Handles* handles, bool& unrecognized);
+Status walkSnapshot(const pickle::Document& doc, Builder& builder, Handles* handles, bool& unrecognized);
 
 }  // namespace snapshot
 }  // namespace sawtooth

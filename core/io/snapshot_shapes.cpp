@@ -194,6 +194,19 @@ bool SnapshotShapes::stackOf(uint64_t index, uint32_t& stack) {
   return true;
 }
 
+bool SnapshotShapes::typedStack(const Value& frames, const Document& doc, uint32_t& stack) {
+  stack = kNoStack;
+  if (frames.kind == Kind::Handle) return frames.tag == kFrames && stackOf(frames.handle, stack);
+  std::vector<uint32_t> ids;
+  for (const Value& item : doc.items(frames)) {
+    uint32_t id = 0;
+    if (!frameIdOfItem(item, doc, id)) return false;
+    ids.push_back(id);
+  }
+  if (!builder_.internStack(ids, stack)) return fail(builder_.error());
+  return true;
+}
+
 bool SnapshotShapes::frameIdOf(uint64_t index, const Document& doc, uint32_t& id) {
   FrameDict& f = frame_dicts_[index];
   if (f.id == kNone) {

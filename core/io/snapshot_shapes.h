@@ -53,6 +53,7 @@ class SnapshotShapes final : public pickle::Shapes, public Handles {
 
   bool listRows(const pickle::Value& handle, std::span<const RowRange>& rows) const override;
   bool eventRow(const pickle::Value& handle, uint64_t& row) const override;
+  bool typedStack(const pickle::Value& frames, const pickle::Document& doc, uint32_t& stack) override;
 
  private:
   static constexpr uint32_t kNone = UINT32_MAX;

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "core/analysis/allocator_history.h"
 #include "core/util/format_bytes.h"
 
 namespace sawtooth {
@@ -63,6 +64,13 @@ std::string summaryJson(const Trace& trace, const TraceSummary& s, int indent) {
     dj["peak_allocated_t_ns"] = d.peak_allocated.t_ns;
     dj["peak_allocated_phase"] = phaseOf(trace, d.peak_allocated);
     dj["final_allocated_bytes"] = d.final_allocated;
+    // Allocated as PyTorch counts it (block sizes), the measure of torch.cuda.max_memory_allocated().
+    const auto blocks = allocatedBlockPeak(trace, d.device);
+    dj["peak_allocated_block_bytes"] = blocks ? json(blocks->peak) : json(nullptr);
+    if (blocks) {
+      dj["final_allocated_block_bytes"] = blocks->final;
+      dj["allocated_block_bytes_exact"] = blocks->exact;
+    }
     dj["peak_reserved_bytes"] = d.peak_reserved.value;
     dj["oom_events"] = d.oom_events;
     json series = json::object();
@@ -109,6 +117,9 @@ std::string summaryText(const Trace& trace, const TraceSummary& s) {
     out += fmt::format("  peak allocated    {} ({} bytes) at event {}, {}\n", formatBytes(d.peak_allocated.value),
                        d.peak_allocated.value, d.peak_allocated.x_index, describePeakEvent(trace, d.peak_allocated));
     out += fmt::format("  final allocated   {} ({} bytes)\n", formatBytes(d.final_allocated), d.final_allocated);
+    if (const auto blocks = allocatedBlockPeak(trace, d.device))
+      out += fmt::format("  peak in blocks    {} ({} bytes), as torch.cuda.max_memory_allocated() counts{}\n",
+                         formatBytes(blocks->peak), blocks->peak, blocks->exact ? "" : " (not exact: see `segments`)");
     out += fmt::format("  peak reserved     {} ({} bytes)\n", formatBytes(d.peak_reserved.value), d.peak_reserved.value);
     for (const auto& [kind, peak] : d.series_peaks)
       if (kind == SeriesKind::Driver || kind == SeriesKind::DeviceUsed)

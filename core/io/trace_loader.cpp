@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include "core/io/file_bytes.h"
+#include "core/io/jax_profile_importer.h"
+#include "core/io/memory_timeline_importer.h"
 #include "core/io/mapped_file.h"
 #include "core/io/native_event_reader.h"
 #include "core/io/native_format.h"
@@ -28,8 +30,8 @@ Error withFile(const std::string& label, const Error& e) { return Error{fmt::for
 
 Error notATrace(const std::string& label, std::string_view bytes) {
   if (bytes.empty()) return Error{fmt::format("{}: the file is empty", label)};
-  return Error{fmt::format("{}: not a PyTorch memory snapshot (.pickle), a torch.profiler trace (.json) or a .sawtooth "
-                           "file (it starts with bytes {})",
+  return Error{fmt::format("{}: not a PyTorch memory snapshot (.pickle), a torch.profiler trace or memory timeline "
+                           "(.json), a JAX memory profile or a .sawtooth file (it starts with bytes {})",
                            label, hexPrefix(bytes))};
 }
 
@@ -57,6 +59,19 @@ Result<Trace> fromBytes(std::shared_ptr<const void> owner, std::string_view byte
       if (!trace) return withFile(label, trace.error());
       return checked(std::move(trace), label, budget);
     }
+    // These two importers read a std::string (simdjson's padding, protobuf's views): a copy.
+    case TraceFormat::MemoryTimeline: {
+      auto trace = importMemoryTimeline(std::string(bytes), progress);
+      if (!trace) return withFile(label, trace.error());
+      return checked(std::move(trace), label, budget);
+    }
+    case TraceFormat::JaxMemoryProfile: {
+      auto trace = importJaxMemoryProfile(std::string(bytes), label, progress);
+      if (!trace) return withFile(label, trace.error());
+      return checked(std::move(trace), label, budget);
+    }
+    case TraceFormat::Html:
+      return withFile(label, htmlRefusal(bytes));
     case TraceFormat::Native:
       return Error{fmt::format("{}: a .sawtooth file must be opened from disk", label)};
     case TraceFormat::Unknown:
@@ -94,8 +109,8 @@ Result<Trace> load(const std::string& path, Progress* progress, ReadBudget& budg
   Progress reading = progress ? progress->sub(0, 200) : Progress();
   auto checkHead = [](std::string_view first) -> Status {
     if (detectFormat(first) == TraceFormat::Unknown || detectFormat(first) == TraceFormat::Native)
-      return Error{fmt::format("it is gzip-compressed, but what it holds is not a PyTorch memory snapshot or a "
-                               "torch.profiler trace (it starts with bytes {})",
+      return Error{fmt::format("it is gzip-compressed, but what it holds is not a PyTorch memory snapshot, a "
+                               "torch.profiler trace or memory timeline or a JAX memory profile (it starts with bytes {})",
                                hexPrefix(first))};
     return Ok{};
   };
@@ -113,6 +128,9 @@ Result<Trace> load(const std::string& path, Progress* progress, ReadBudget& budg
 TraceFormat detectFormat(std::string_view bytes) {
   if (bytes.substr(0, native::kSqliteMagic.size()) == native::kSqliteMagic) return TraceFormat::Native;
   if (!bytes.empty() && static_cast<uint8_t>(bytes[0]) == 0x80) return TraceFormat::PytorchSnapshot;
+  if (looksLikePprof(bytes)) return TraceFormat::JaxMemoryProfile;
+  if (looksLikeMemoryTimeline(bytes)) return TraceFormat::MemoryTimeline;
+  if (looksLikeHtml(bytes)) return TraceFormat::Html;
   for (char c : bytes) {
     if (std::isspace(static_cast<unsigned char>(c))) continue;
     if (c == '{' || c == '[') return TraceFormat::ProfilerTrace;

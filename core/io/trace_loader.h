@@ -1,7 +1,8 @@
 #pragma once
 // Opens any trace Sawtooth reads, recognised by content rather than by name: PyTorch snapshots
-// (.pickle, .pickle.gz), torch.profiler Chrome traces (.json, .json.gz) and .sawtooth files.
-// Every reader works within ReadLimits (memory, time, sizes), and every trace it returns has
+// (.pickle, .pickle.gz), torch.profiler Chrome traces (.json, .json.gz) and memory timelines
+// (.json, .json.gz, .raw.json.gz), JAX device memory profiles (pprof, gzip or not) and .sawtooth
+// files. Every reader works within ReadLimits (memory, time, sizes), and every trace it returns has
 // passed the same value checks whatever its format (core/model/trace_checks.h): impossible values
 // are refused with the event's index, odd but possible sequences are counted as anomalies.
 
@@ -14,7 +15,7 @@
 
 namespace sawtooth {
 
-enum class TraceFormat { PytorchSnapshot, ProfilerTrace, Native, Unknown };
+enum class TraceFormat { PytorchSnapshot, ProfilerTrace, MemoryTimeline, JaxMemoryProfile, Html, Native, Unknown };
 
 // Errors read "PATH: what is wrong (where)".
 Result<Trace> loadTrace(const std::string& path, Progress* progress = nullptr, const ReadLimits& limits = {});

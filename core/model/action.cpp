@@ -10,7 +10,7 @@ constexpr std::array<std::string_view, kActionCount> kActionNames = {
     "segment_map", "segment_unmap",  "oom",            "snapshot",      "sample"};
 constexpr std::array<std::string_view, kSourceCount> kSourceNames = {"allocator", "driver", "host", "sample"};
 constexpr std::array<std::string_view, kCategoryCount> kCategoryNames = {
-    "unknown", "parameter", "gradient", "optimizer_state", "input", "activation", "temporary"};
+    "unknown", "parameter", "gradient", "optimizer_state", "input", "activation", "temporary", "autograd_detail"};
 
 template <typename Enum, size_t N>
 std::optional<Enum> parseName(const std::array<std::string_view, N>& names, std::string_view text) {

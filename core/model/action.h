@@ -38,8 +38,9 @@ enum class Category : uint8_t {
   Input,
   Activation,
   Temporary,
+  AutogradDetail,  // torch.profiler's AUTOGRAD_DETAIL: what backward makes besides gradients
 };
-inline constexpr int kCategoryCount = 7;
+inline constexpr int kCategoryCount = 8;
 
 std::string_view name(Action action);
 std::string_view name(Source source);

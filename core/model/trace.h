@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/model/anomaly.h"
+#include "core/model/allocator_segments.h"
 #include "core/model/event_store.h"
 #include "core/model/stack_table.h"
 
@@ -88,6 +89,10 @@ struct Trace {
   std::vector<std::string> kernel_names;
   // Odd but possible sequences, counted when the trace was loaded (model/trace_checks.h).
   std::vector<Anomaly> anomalies;
+  // The allocator's segments when the trace ended (a PyTorch snapshot's `segments`, every device);
+  // segments_known says the source reported them (an empty list then means none were held).
+  std::vector<SnapshotSegment> segments;
+  bool segments_known = false;
 
   // Devices that appear in events, counters or the device table, ascending.
   std::vector<DeviceId> deviceIds() const;

@@ -43,15 +43,18 @@ TEST(ExperimentResults, PrecisionSpeedupsComeFromTheMedians) {
 TEST(ExperimentResults, CheckpointingChangesAreRelativeToStoreAll) {
   const Trace t = sample("checkpointing.sawtooth");
   const auto groups = peakComparison(t);
-  ASSERT_EQ(groups.size(), 4u);
+  // 4 runs in recordings with the reentrant form only, 7 with both forms; every_block is last.
+  ASSERT_TRUE(groups.size() == 4u || groups.size() == 7u) << groups.size();
   EXPECT_EQ(groups[0].run, "store_all");
   EXPECT_EQ(groups[0].allocated_change, 0);
-  EXPECT_DOUBLE_EQ(groups[3].allocated_change, measured(t, "every_block", "peak_allocated_bytes") /
-                                                   measured(t, "store_all", "peak_allocated_bytes") - 1);
-  EXPECT_LT(groups[3].allocated_change, -0.4);
-  ASSERT_TRUE(groups[3].time_change.has_value());
-  EXPECT_GT(*groups[3].time_change, 0.1);
-  EXPECT_TRUE(groups[3].peak_reserved.has_value());
+  const PeakGroup& last = groups.back();
+  EXPECT_EQ(last.run, "every_block");
+  EXPECT_DOUBLE_EQ(last.allocated_change, measured(t, "every_block", "peak_allocated_bytes") /
+                                              measured(t, "store_all", "peak_allocated_bytes") - 1);
+  EXPECT_LT(last.allocated_change, -0.4);
+  ASSERT_TRUE(last.time_change.has_value());
+  EXPECT_GT(*last.time_change, 0.1);
+  EXPECT_TRUE(last.peak_reserved.has_value());
 }
 
 TEST(ExperimentResults, AnatomyPlanBesideTheCount) {

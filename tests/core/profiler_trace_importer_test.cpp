@@ -60,10 +60,16 @@ TEST(ProfilerTrace, OutOfMemoryEventsAreOomActions) {
 }
 
 TEST(ProfilerTrace, BadJsonIsExplained) {
-  auto notTrace = loadTraceFromBytes("[[1,2],[3]]", "timeline.json");
+  auto notTrace = loadTraceFromBytes("[1,2]", "numbers.json");
   ASSERT_FALSE(notTrace.ok());
-  EXPECT_NE(notTrace.error().message.find("timeline.json: trace event 0 is not a JSON object"), std::string::npos)
+  EXPECT_NE(notTrace.error().message.find("numbers.json: trace event 0 is not a JSON object"), std::string::npos)
       << notTrace.error().message;
+  // An array of arrays is read as a torch.profiler memory timeline, and explained as one.
+  auto notTimeline = loadTraceFromBytes("[[1,2],[3]]", "timeline.json");
+  ASSERT_FALSE(notTimeline.ok());
+  EXPECT_NE(notTimeline.error().message.find("timeline.json: event 0 is [1,2]: a raw memory timeline holds"),
+            std::string::npos)
+      << notTimeline.error().message;
   auto broken = loadTraceFromBytes(R"({"traceEvents":[{"name":"[memory]",)", "cut.json");
   ASSERT_FALSE(broken.ok());
   EXPECT_EQ(broken.error().message.rfind("cut.json: ", 0), 0u);

@@ -37,6 +37,14 @@ lines = r.stderr.strip().splitlines()
 if r.returncode != 1 or not lines or bad not in lines[-1] or "STACK_GLOBAL" not in lines[-1]:
     failures.append(f"bad input: exit {r.returncode}, stderr {r.stderr!r}")
 
+# A command-line parse error is exit 2, and --help lists the exit codes.
+r = subprocess.run([app, "--no-such-option"], env=env, capture_output=True, text=True, timeout=60)
+if r.returncode != 2 or "no-such-option" not in r.stderr:
+    failures.append(f"bad option: exit {r.returncode}, stderr {r.stderr!r}")
+r = subprocess.run([app, "--help"], env=env, capture_output=True, text=True, timeout=60)
+if r.returncode != 0 or "Exit codes: 0 ok, 1 " not in r.stdout:
+    failures.append(f"--help: exit {r.returncode}, no exit codes in {r.stdout!r}")
+
 for f in failures:
     print("FAIL:", f)
 sys.exit(1 if failures else 0)

@@ -43,6 +43,16 @@ for name, expected in expected_all.items():
     for g, e in zip(got["devices"], expected["devices"]):
         for k in KEYS:
             check(g[k] == e[k], f"{name} device {e['device']}: {k} {g[k]} != {e[k]}")
+        if "category_peaks" in e:
+            check(g.get("category_peaks") == e["category_peaks"],
+                  f"{name} device {e['device']}: category_peaks {g.get('category_peaks')} != {e['category_peaks']}")
+    if expected["format"] == "jax-memory-profile":
+        measured = {m["name"]: m["value"] for m in got["runs"][0]["measurements"]}
+        for e in expected["devices"]:
+            label = "cpu:0" if e["device"] == -1 else f"cuda:{e['device']}"
+            check(measured.get(f"live_bytes {label}") == e["final_allocated_bytes"], f"{name}: live bytes on {label}")
+            check(measured.get(f"live_buffers {label}") == e["live_buffers"], f"{name}: live buffers on {label}")
+        check(measured.get("executables") == expected["executables"], f"{name}: executables {measured.get('executables')}")
 
     # Round trip through the native format gives the same info.
     native = os.path.join(out, name + ".sawtooth")
@@ -89,6 +99,14 @@ for bad, needle in [("does-not-exist.pickle", "cannot open"),
     check(len(lines) == 1 and path in lines[0] and needle in lines[0], f"{bad}: stderr {r.stderr!r}")
     check(r.stdout == "", f"{bad}: printed to stdout")
 
+# torch.profiler's HTML memory timeline is a picture: refused, saying what to export instead.
+html = os.path.join(out, "memory_timeline.html")
+with open(html, "w") as f:
+    f.write('<html>\n<head><meta charset="utf-8" /><title>GPU Memory Timeline HTML</title></head>\n'
+            "<body>\n  <img src='data:image/png;base64,iVBORw0KGgo='>\n</body>\n</html>")
+r = run("info", html)
+check(r.returncode == 1 and html in r.stderr and ".raw.json.gz" in r.stderr, f"html: {r.stderr!r}")
+
 truncated = os.path.join(out, "truncated.pickle")
 with open(os.path.join(data, "anatomy_adam_snapshot.pickle"), "rb") as f:
     open(truncated, "wb").write(f.read()[:100000])
@@ -99,6 +117,13 @@ r = run("export", os.path.join(data, "anatomy_adam_snapshot.pickle"))
 check(r.returncode == 2, f"export without a target: exit {r.returncode}")
 r = run("frobnicate")
 check(r.returncode != 0, "unknown subcommand accepted")
+# Every command-line parse error is exit 2 (CLI11's own codes are 1xx), and --help lists the codes.
+for args in (["frobnicate"], ["info"], ["info", "a", "b"], ["--no-such-option"],
+             ["export", os.path.join(data, "anatomy_adam_snapshot.pickle"), "--csv", "nope", "x.csv"]):
+    r = run(*args)
+    check(r.returncode == 2 and r.stderr.strip(), f"{args}: exit {r.returncode}, {r.stderr.strip()!r}")
+r = run("--help")
+check(r.returncode == 0 and "Exit codes: 0 ok, 1 " in r.stdout, f"--help: exit {r.returncode}, no exit codes")
 
 if failures:
     print(f"{len(failures)} check(s) failed")

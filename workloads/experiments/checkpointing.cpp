@@ -1,8 +1,10 @@
 // Activation checkpointing (seed): residual blocks x + Linear → GELU → Linear over a large input.
-// Runs: store every activation, and checkpoint every 4th, every 2nd and every block (checkpointed
-// blocks keep only their input and recompute in backward, marked as phase "recompute"). For each:
-// peak memory of one forward + backward, fwd+bwd time, and the largest gradient difference to
-// store-all (checkpointing must not change the gradients).
+// Runs: store every activation, and checkpoint every 4th, every 2nd and every block, each in
+// PyTorch's two forms side by side — reentrant (recompute the whole block) and non-reentrant (the
+// seed's use_reentrant=False: recompute only until backward has the tensors it saved). Checkpointed
+// blocks keep only their input; recomputation is marked as phase "recompute". For each run: peak
+// memory of one forward + backward, fwd+bwd time, and the largest gradient difference to store-all
+// (checkpointing must not change the gradients).
 
 #include "workloads/experiments/checkpointing.h"
 
@@ -17,7 +19,16 @@ namespace {
 struct Variant {
   std::string name;
   int64_t every;  // checkpoint block i when i % every == 0; 0 = never
+  bool reentrant = false;
 };
+
+// Each non-reentrant run right after its reentrant twin, so that the bars pair up; the seed's
+// form of checkpointing every block comes last (the ladder's rung reads the last run).
+std::vector<Variant> allVariants() {
+  return {{"store_all", 0},           {"every_4th_reentrant", 4, true}, {"every_4th", 4},
+          {"every_2nd_reentrant", 2, true}, {"every_2nd", 2},           {"every_block_reentrant", 1, true},
+          {"every_block", 1}};
+}
 
 struct BlockImpl : torch::nn::Module {
   BlockImpl(int64_t width) {
@@ -37,7 +48,9 @@ void runCheckpointing(WorkloadContext& ctx) {
   const torch::Device dev = deviceOf(ctx);
   torch::manual_seed(0);
 
-  std::vector<Variant> variants = {{"store_all", 0}, {"every_4th", 4}, {"every_2nd", 2}, {"every_block", 1}};
+  // One engine for every run (non-reentrant checkpointing needs its saved-tensor hooks).
+  useCheckpointEngine();
+  std::vector<Variant> variants = allVariants();
   if (p.text("variants") != "all") {
     std::vector<Variant> chosen;
     for (const auto& v : variants)
@@ -58,11 +71,14 @@ void runCheckpointing(WorkloadContext& ctx) {
   auto X = torch::randn({rows, width}, torch::TensorOptions().device(dev).requires_grad(true));
   tag(session, X, Category::Input);
 
-  auto forward = [&](int64_t every) {
+  auto forward = [&](const Variant& v) {
     torch::Tensor h = X;
-    for (int64_t i = 0; i < nblocks; ++i)
-      h = every > 0 && i % every == 0 ? checkpoint(fns[static_cast<size_t>(i)], h, &session)
-                                      : blocks[static_cast<size_t>(i)]->forward(h);
+    for (int64_t i = 0; i < nblocks; ++i) {
+      const auto b = static_cast<size_t>(i);
+      if (v.every == 0 || i % v.every != 0) h = blocks[b]->forward(h);
+      else if (v.reentrant) h = checkpointReentrant(fns[b], h, &session);
+      else h = checkpointNonReentrant(fns[b], h, &session);
+    }
     return h.sum();
   };
   auto clearGrads = [&] {
@@ -90,6 +106,7 @@ void runCheckpointing(WorkloadContext& ctx) {
     config.emplace_back("checkpoint_every", v.every == 0 ? "never" : std::to_string(v.every));
     config.emplace_back("checkpointed_blocks",
                         std::to_string(v.every == 0 ? 0 : (nblocks + v.every - 1) / v.every));
+    config.emplace_back("checkpoint_form", v.every == 0 ? "none" : v.reentrant ? "reentrant" : "non-reentrant");
     session.beginRun(v.name, "checkpointing", config);
     ctx.checkStop();
 
@@ -101,7 +118,7 @@ void runCheckpointing(WorkloadContext& ctx) {
       torch::Tensor loss;
       {
         PhaseScope phase(session, "forward");
-        loss = forward(v.every);
+        loss = forward(v);
       }
       {
         PhaseScope phase(session, "backward");
@@ -130,7 +147,7 @@ void runCheckpointing(WorkloadContext& ctx) {
         torch::Tensor loss;
         {
           PhaseScope phase(session, "forward");
-          loss = forward(v.every);
+          loss = forward(v);
         }
         PhaseScope phase(session, "backward");
         loss.backward();
@@ -155,7 +172,8 @@ Workload checkpointingWorkload() {
   spec.description =
       "Residual blocks x + Linear(width, width) → GELU → Linear(width, width) on a rows × width input: peak memory and "
       "fwd+bwd time storing every activation versus checkpointing every 4th, every 2nd and every block (recompute in "
-      "backward), with the gradients checked equal to store-all.";
+      "backward), each both reentrant (the whole block again) and non-reentrant (the seed's use_reentrant=False: only "
+      "until backward has what it saved), with the gradients checked equal to store-all.";
   spec.parameters = {
       {"blocks", "int", "residual blocks", "16", "4", {}, 1, 1024},
       {"width", "int", "features", "1024", "128", {}, 1, 65536},
@@ -163,7 +181,8 @@ Workload checkpointingWorkload() {
       {"warmup", "int", "untimed passes per variant", "3", "1", {}, 0, 1000},
       {"repeats", "int", "timed passes per variant", "10", "3", {}, 1, 10000},
       {"variants", "choice", "which checkpointing variants (store_all always runs, as the reference)", "all", "all",
-       {"all", "every_4th", "every_2nd", "every_block"}},
+       {"all", "every_4th", "every_2nd", "every_block", "every_4th_reentrant", "every_2nd_reentrant",
+        "every_block_reentrant"}},
   };
   return Workload{spec, runCheckpointing};
 }

@@ -1,0 +1,168 @@
+#include "core/analysis/trace_diff.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "core/analysis/call_sites.h"
+#include "core/analysis/live_allocations.h"
+#include "core/util/format_bytes.h"
+#include "core/util/wrapping.h"
+
+namespace sawtooth {
+namespace {
+
+using SiteKey = std::pair<std::string, Category>;
+
+struct SiteBytes {
+  int64_t live = 0;
+  int64_t count = 0;
+  int64_t total = 0;
+};
+
+struct SideData {
+  DiffSide side;
+  std::map<SiteKey, SiteBytes> sites;
+};
+
+Result<std::optional<uint16_t>> findRun(const Trace& t, const std::string& file, const std::string& run) {
+  if (run.empty()) return std::optional<uint16_t>{};
+  for (size_t i = 0; i < t.runs.size(); ++i)
+    if (t.runs[i].name == run) return std::optional<uint16_t>(static_cast<uint16_t>(i));
+  size_t index = 0;
+  auto [end, ec] = std::from_chars(run.data(), run.data() + run.size(), index);
+  if (ec == std::errc() && end == run.data() + run.size() && index < t.runs.size())
+    return std::optional<uint16_t>(static_cast<uint16_t>(index));
+  std::string names;
+  for (const Run& r : t.runs) names += (names.empty() ? "" : ", ") + ("'" + r.name + "'");
+  return Error{fmt::format("{}: no run '{}' ({})", file, run, names.empty() ? "the trace has no runs" : "runs: " + names)};
+}
+
+Result<SideData> readSide(const Trace& t, const std::string& file, const std::string& run_name) {
+  auto run = findRun(t, file, run_name);
+  if (!run) return run.error();
+  SideData d;
+  d.side.file = file;
+  if (*run) d.side.run = t.runs[**run].name;
+  ScopePeak best;
+  bool any = false;
+  for (int16_t device : t.deviceIds()) {
+    const ScopePeak p = scopePeak(t, device, *run);
+    if (!any || p.bytes > best.bytes) {
+      best = p;
+      d.side.device = device;
+      any = true;
+    }
+  }
+  d.side.peak_allocated_bytes = best.bytes;
+  d.side.peak_position = best.position;
+  if (best.event < t.events.size()) {
+    const uint32_t phase = t.events.phase()[best.event];
+    if (phase < t.phases.size()) d.side.peak_phase = t.phases[phase].name;
+  }
+  SiteNamer names(t.stacks);
+  const LiveSet live = liveAllocationsAt(t, d.side.device, best.position, *run);
+  int64_t attributed = 0;
+  for (const LiveAllocation& a : live.allocations) {
+    SiteBytes& s = d.sites[{names.site(a.stack).label, a.category}];
+    s.live = wrappingAdd(s.live, a.bytes);
+    ++s.count;
+    attributed = wrappingAdd(attributed, a.bytes);
+  }
+  // The peak as info reports it; whatever no allocation accounts for has no stack. Within a run
+  // that is mostly what the run freed but did not allocate (it counts from zero, as info does).
+  if (const int64_t rest = wrappingSub(best.bytes, attributed); rest != 0) {
+    SiteBytes& s = d.sites[{std::string(*run ? kBeforeRunSite : kNoStackSite), Category::Unknown}];
+    s.live = wrappingAdd(s.live, rest);
+  }
+  for (const AllocatedTotal& total : allocatedTotals(t, d.side.device, *run)) {
+    SiteBytes& s = d.sites[{names.site(total.stack).label, total.category}];
+    s.total = wrappingAdd(s.total, total.bytes);
+    d.side.total_allocated = wrappingAdd(d.side.total_allocated, total.bytes);
+  }
+  return d;
+}
+
+std::string signedBytes(int64_t bytes) { return (bytes > 0 ? "+" : "") + formatBytes(bytes); }
+
+std::string siteWithCategory(const DiffRow& r) {
+  return r.category == Category::Unknown ? r.site : fmt::format("{} ({})", r.site, name(r.category));
+}
+
+void summarise(TraceDiff& d) {
+  PeakChange& c = d.change;
+  c.delta = wrappingSub(d.b.peak_allocated_bytes, d.a.peak_allocated_bytes);
+  c.fraction = d.a.peak_allocated_bytes ? static_cast<double>(c.delta) / static_cast<double>(d.a.peak_allocated_bytes) : 0;
+  int64_t grown = 0;
+  for (size_t i = 0; i < d.rows.size(); ++i) {
+    const DiffRow& r = d.rows[i];
+    if (r.growth() > 0) grown = wrappingAdd(grown, r.growth());
+    if (r.a_bytes == 0 && r.b_bytes != 0) ++c.new_sites;
+    if (r.a_bytes != 0 && r.b_bytes == 0) ++c.gone_sites;
+  }
+  int64_t explained = 0;
+  for (size_t i = 0; i < d.rows.size() && d.rows[i].growth() > 0; ++i) {  // rows are by growth
+    if (c.grew.size() == 5 || (grown > 0 && static_cast<double>(explained) >= 0.8 * static_cast<double>(grown))) break;
+    c.grew.push_back(i);
+    explained = wrappingAdd(explained, d.rows[i].growth());
+  }
+  for (size_t i = d.rows.size(); i-- > 0 && d.rows[i].growth() < 0 && c.shrank.size() < 3;) c.shrank.push_back(i);
+
+  auto where = [](const DiffSide& s) { return s.peak_phase.empty() ? std::string() : " during " + s.peak_phase; };
+  c.lines.push_back(fmt::format("Peak: {} ({}) → {} ({}): {}{}.", formatBytes(d.a.peak_allocated_bytes),
+                                d.a.run.empty() ? "A" + where(d.a) : d.a.run + where(d.a), formatBytes(d.b.peak_allocated_bytes),
+                                d.b.run.empty() ? "B" + where(d.b) : d.b.run + where(d.b), signedBytes(c.delta),
+                                d.a.peak_allocated_bytes ? fmt::format(" ({:+.1f} %)", 100 * c.fraction) : ""));
+  if (c.grew.empty() && c.shrank.empty()) {
+    c.lines.push_back("Every call site holds the same bytes at both peaks.");
+    return;
+  }
+  auto list = [&](const std::vector<size_t>& rows) {
+    std::string parts;
+    for (size_t i : rows) parts += (parts.empty() ? "" : "; ") + siteWithCategory(d.rows[i]) + " " + signedBytes(d.rows[i].growth());
+    return parts;
+  };
+  if (!c.grew.empty())
+    c.lines.push_back(fmt::format("Grew: {} ({:.0f} % of all growth).", list(c.grew),
+                                  grown ? 100.0 * static_cast<double>(explained) / static_cast<double>(grown) : 0.0));
+  if (!c.shrank.empty()) c.lines.push_back(fmt::format("Shrank: {}.", list(c.shrank)));
+  if (c.new_sites || c.gone_sites)
+    c.lines.push_back(fmt::format("{} site(s) alive at B's peak only, {} at A's only.", c.new_sites, c.gone_sites));
+}
+
+}  // namespace
+
+int64_t DiffRow::growth() const { return wrappingSub(b_bytes, a_bytes); }
+
+Result<TraceDiff> diffTraces(const Trace& a, const std::string& a_file, const Trace& b, const std::string& b_file,
+                             const std::string& run_a, const std::string& run_b) {
+  auto sa = readSide(a, a_file, run_a);
+  if (!sa) return sa.error();
+  auto sb = readSide(b, b_file, run_b);
+  if (!sb) return sb.error();
+  TraceDiff d;
+  d.a = sa->side;
+  d.b = sb->side;
+  std::map<SiteKey, DiffRow> rows;
+  // One side's bytes into the rows: a's or b's fields.
+  auto fill = [&](const SideData& side, int64_t DiffRow::*bytes, int64_t DiffRow::*count, int64_t DiffRow::*total) {
+    for (const auto& [key, s] : side.sites) {
+      DiffRow& r = rows[key];
+      r.site = key.first;
+      r.category = key.second;
+      r.*bytes = s.live;
+      r.*count = s.count;
+      r.*total = s.total;
+    }
+  };
+  fill(*sa, &DiffRow::a_bytes, &DiffRow::a_count, &DiffRow::a_total_allocated);
+  fill(*sb, &DiffRow::b_bytes, &DiffRow::b_count, &DiffRow::b_total_allocated);
+  for (auto& [key, r] : rows) d.rows.push_back(std::move(r));
+  std::stable_sort(d.rows.begin(), d.rows.end(), [](const DiffRow& x, const DiffRow& y) { return x.growth() > y.growth(); });
+  summarise(d);
+  return d;
+}
+
+}  // namespace sawtooth

@@ -1,0 +1,62 @@
+#pragma once
+// A diff of two traces (or two runs of one recording) by call site: allocations are matched by
+// their site (the user's innermost frame, normalised: file, function, line) and category; for
+// each, the bytes alive at each side's peak and the bytes allocated over each side. Each side's
+// live bytes sum exactly to its peak on the device with the largest peak ("(no stack)" holds what
+// has no frames). Rows are sorted by growth; a summary says in words what changed at the peak.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/model/trace.h"
+#include "core/util/result.h"
+
+namespace sawtooth {
+
+// Within a run: bytes the run freed that it had not allocated (negative), as the run's own peak
+// counts them.
+inline constexpr std::string_view kBeforeRunSite = "(allocated before the run)";
+
+struct DiffSide {
+  std::string file;
+  std::string run;                 // empty: the whole trace
+  int16_t device = 0;
+  int64_t peak_allocated_bytes = 0;
+  int64_t peak_position = -1;      // allocator-event position of the peak on that device; -1: the start
+  std::string peak_phase;
+  int64_t total_allocated = 0;     // requested bytes of every allocation in scope
+};
+
+struct DiffRow {
+  std::string site;
+  Category category = Category::Unknown;
+  int64_t a_bytes = 0, b_bytes = 0;
+  int64_t a_total_allocated = 0, b_total_allocated = 0;
+  int64_t a_count = 0, b_count = 0;  // allocations alive at the peak
+  int64_t growth() const;
+};
+
+struct PeakChange {
+  int64_t delta = 0;
+  double fraction = 0;             // delta / a's peak (0 when a's peak is 0)
+  std::vector<size_t> grew;        // rows that explain the growth, largest first
+  std::vector<size_t> shrank;      // rows that shrank most, largest first
+  size_t new_sites = 0;            // alive at b's peak only
+  size_t gone_sites = 0;           // alive at a's peak only
+  std::vector<std::string> lines;  // the summary in words
+};
+
+struct TraceDiff {
+  DiffSide a, b;
+  std::vector<DiffRow> rows;  // by growth, largest first; then by site
+  PeakChange change;
+};
+
+// `run_a` / `run_b` select a run by name (or index) in each trace; empty: the whole trace.
+Result<TraceDiff> diffTraces(const Trace& a, const std::string& a_file, const Trace& b, const std::string& b_file,
+                             const std::string& run_a = {}, const std::string& run_b = {});
+
+}  // namespace sawtooth

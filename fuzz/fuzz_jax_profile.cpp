@@ -1,0 +1,29 @@
+// libFuzzer target: the protobuf wire reader and the JAX device memory profile (pprof) importer,
+// then everything the programs do with an imported trace.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "core/io/jax_profile_importer.h"
+#include "core/io/protobuf_wire.h"
+#include "fuzz/exercise_trace.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace sawtooth;
+  const std::string bytes(reinterpret_cast<const char*>(data), size);
+  // The wire reader alone, walking nested length-delimited fields two levels down.
+  protobuf::WireReader top(bytes);
+  protobuf::Field field;
+  std::vector<uint64_t> values;
+  while (top.next(field)) {
+    if (field.type != protobuf::WireType::Bytes) continue;
+    protobuf::appendVarints(field, values);
+    protobuf::WireReader inner(field.bytes);
+    protobuf::Field nested;
+    while (inner.next(nested)) protobuf::appendVarints(nested, values);
+  }
+  auto trace = importJaxMemoryProfile(bytes, "");
+  if (trace) fuzz::exerciseTrace(*trace);
+  return 0;
+}

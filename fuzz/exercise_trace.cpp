@@ -63,7 +63,7 @@ void exerciseTrace(const Trace& trace) {
   const TraceSummary summary = summarize(trace);
   (void)summaryJson(trace, summary);
   (void)summaryText(trace, summary);
-  for (int16_t device : trace.deviceIds()) {
+  for (DeviceId device : trace.deviceIds()) {
     const DeviceSeries ds = buildDeviceSeries(trace, device);
     for (const Series* s : ds.all()) {
       querySeries(*s);

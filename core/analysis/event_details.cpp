@@ -36,7 +36,10 @@ std::optional<EventDetails> eventDetails(const TraceAnalysis& analysis, uint64_t
   if (d.event.phase < t.phases.size()) d.phase = t.phases[d.event.phase].name;
   if (d.event.run < t.runs.size()) d.run = t.runs[d.event.run].name;
   if (d.event.stack != kNoStack)
-    for (uint32_t f : interestingFrames(t.stacks, d.event.stack, max_frames)) d.frames.push_back(t.stacks.frame(f));
+    for (uint32_t f : interestingFrames(t.stacks, d.event.stack, max_frames)) {
+      const FrameView fr = t.stacks.frame(f);
+      d.frames.push_back(Frame{std::string(fr.name), std::string(fr.file), fr.line});
+    }
   return d;
 }
 

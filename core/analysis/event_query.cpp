@@ -67,7 +67,7 @@ TermMatches matchTerm(const Trace& t, const EventFilter::Term& term) {
   if (wants(term.field, EventField::Frame)) {
     std::vector<bool> frame(t.stacks.frameCount());
     for (size_t f = 0; f < frame.size(); ++f) {
-      const Frame& fr = t.stacks.frame(static_cast<uint32_t>(f));
+      const FrameView fr = t.stacks.frame(static_cast<uint32_t>(f));
       frame[f] = globMatch(p, fr.name) || globMatch(p, baseName(fr.file)) ||
                  (fr.line > 0 && globMatch(p, fmt::format("{}:{}", baseName(fr.file), fr.line)));
     }
@@ -130,7 +130,7 @@ bool globMatch(std::string_view pattern, std::string_view text) {
   return p == pattern.size();
 }
 
-std::optional<int64_t> parseByteSize(std::string_view text) {
+std::optional<int64_t> parseFilterByteSize(std::string_view text) {
   while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
   while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
   double value = 0;
@@ -172,7 +172,7 @@ Result<EventFilter> parseEventFilter(std::string_view text) {
       else if (rest.starts_with(">")) test.op = Op::Greater, rest.remove_prefix(1);
       else if (rest.starts_with("<")) test.op = Op::Less, rest.remove_prefix(1);
       else test.op = Op::Equal, rest.remove_prefix(1);
-      const auto bytes = parseByteSize(rest);
+      const auto bytes = parseFilterByteSize(rest);
       if (!bytes) return Error{fmt::format("'{}' is not a size (try size>=1MB)", rest)};
       test.bytes = *bytes;
       f.sizes.push_back(test);

@@ -43,7 +43,7 @@ struct EventFilter {
 
 Result<EventFilter> parseEventFilter(std::string_view text);
 // "1.5MB", "4096", "2 GiB" in bytes; nothing when unreadable.
-std::optional<int64_t> parseByteSize(std::string_view text);
+std::optional<int64_t> parseFilterByteSize(std::string_view text);
 // Whole-text match, case-insensitive, with * and ?; `pattern` in lower case.
 bool globMatch(std::string_view pattern, std::string_view text);
 

@@ -108,7 +108,7 @@ std::vector<PrecisionRow> precisionResults(const Trace& trace) {
   return out;
 }
 
-std::vector<PlanRow> anatomyPlan(const Trace& trace, int16_t device) {
+std::vector<PlanRow> anatomyPlan(const Trace& trace, DeviceId device) {
   std::vector<PlanRow> out;
   const Run* run = nullptr;
   for (const auto& r : trace.runs)

@@ -10,7 +10,7 @@ bool endsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-bool isMachinery(const Frame& f) {
+bool isMachinery(const FrameView& f) {
   static constexpr std::array<std::string_view, 9> prefixes = {
       "torch::unwind", "torch::CapturedTraceback", "torch::cuda::", "c10::cuda::CUDACachingAllocator",
       "_Py",           "Py",                       "__libc",        "_start",
@@ -34,10 +34,12 @@ std::vector<uint32_t> interestingFrames(const StackTable& stacks, uint32_t stack
   return out;
 }
 
-std::string frameLocation(const Frame& frame) {
+std::string frameLocation(const Frame& frame) { return frameLocation(FrameView{frame.name, frame.file, frame.line}); }
+
+std::string frameLocation(const FrameView& frame) {
   if (frame.file.empty() || frame.file == "??") return {};
   const size_t slash = frame.file.find_last_of('/');
-  std::string where = slash == std::string::npos ? frame.file : frame.file.substr(slash + 1);
+  std::string where(slash == std::string_view::npos ? frame.file : frame.file.substr(slash + 1));
   if (frame.line > 0) where += ":" + std::to_string(frame.line);
   return where;
 }
@@ -46,9 +48,9 @@ std::string topFrameText(const StackTable& stacks, uint32_t stack) {
   if (stack >= stacks.stackCount()) return {};
   const auto frames = interestingFrames(stacks, stack, 1);
   if (frames.empty()) return {};
-  const Frame& f = stacks.frame(frames.front());
+  const FrameView f = stacks.frame(frames.front());
   const std::string where = frameLocation(f);
-  return where.empty() ? f.name : f.name + " (" + where + ")";
+  return where.empty() ? std::string(f.name) : std::string(f.name) + " (" + where + ")";
 }
 
 }  // namespace sawtooth

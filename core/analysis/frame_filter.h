@@ -18,5 +18,6 @@ std::vector<uint32_t> interestingFrames(const StackTable& stacks, uint32_t stack
 std::string topFrameText(const StackTable& stacks, uint32_t stack);
 // "linear.py:125", "CUDACachingAllocator.cpp", or empty for a frame without a file.
 std::string frameLocation(const Frame& frame);
+std::string frameLocation(const FrameView& frame);
 
 }  // namespace sawtooth

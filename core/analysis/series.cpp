@@ -126,7 +126,7 @@ Series fromCounter(const Trace& trace, const Counter& c, SeriesKind kind, const 
 
 }  // namespace
 
-DeviceSeries buildDeviceSeries(const Trace& trace, int16_t device) {
+DeviceSeries buildDeviceSeries(const Trace& trace, DeviceId device) {
   DeviceSeries out;
   out.device = device;
   const auto& ev = trace.events;

@@ -70,7 +70,7 @@ struct Series {
 };
 
 struct DeviceSeries {
-  int16_t device = 0;
+  DeviceId device = 0;
   // A point per allocator event of the device: position = allocator-event index. Allocated and
   // reserved are on it (unless a source's counter replaced them).
   std::shared_ptr<const SeriesAxis> allocator;
@@ -88,6 +88,6 @@ struct DeviceSeries {
   size_t bytesResident() const;
 };
 
-DeviceSeries buildDeviceSeries(const Trace& trace, int16_t device);
+DeviceSeries buildDeviceSeries(const Trace& trace, DeviceId device);
 
 }  // namespace sawtooth

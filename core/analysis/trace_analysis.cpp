@@ -77,7 +77,7 @@ TraceAnalysis::TraceAnalysis(std::shared_ptr<const Trace> trace, Progress* progr
   }
   const auto ids = trace_->deviceIds();
   size_t done = 0;
-  for (int16_t id : ids) {
+  for (DeviceId id : ids) {
     if (progress && progress->cancelled()) return;
     auto d = std::make_unique<DeviceAnalysis>();
     d->device = id;
@@ -107,14 +107,14 @@ TraceAnalysis::TraceAnalysis(std::shared_ptr<const Trace> trace, Progress* progr
   if (!devices_.empty()) time_phase_spans_ = computePhaseSpans(*this, devices_.front()->device, true);
 }
 
-const std::vector<PhaseSpan>& TraceAnalysis::phaseSpans(int16_t id, bool by_time) const {
+const std::vector<PhaseSpan>& TraceAnalysis::phaseSpans(DeviceId id, bool by_time) const {
   static const std::vector<PhaseSpan> none;
   const DeviceAnalysis* d = device(id);
   if (!d) return none;
   return by_time ? time_phase_spans_ : d->index_phase_spans;
 }
 
-const DeviceAnalysis* TraceAnalysis::device(int16_t id) const {
+const DeviceAnalysis* TraceAnalysis::device(DeviceId id) const {
   for (const auto& d : devices_)
     if (d->device == id) return d.get();
   return nullptr;

@@ -59,7 +59,7 @@ struct AxisPoint {
 };
 
 struct DeviceAnalysis {
-  int16_t device = 0;
+  DeviceId device = 0;
   DeviceSeries series;
   std::vector<SeriesAnalysis> lines;  // allocated, reserved, then driver and device_used when present
   CategoryStack categories;
@@ -83,7 +83,7 @@ class TraceAnalysis {
   const Trace& trace() const { return *trace_; }
   std::shared_ptr<const Trace> sharedTrace() const { return trace_; }
   const std::vector<std::unique_ptr<DeviceAnalysis>>& devices() const { return devices_; }
-  const DeviceAnalysis* device(int16_t id) const;
+  const DeviceAnalysis* device(DeviceId id) const;
 
   // Extent of the x axis over all devices: time in ns, or allocator-event index.
   double xMin(bool by_time) const;
@@ -93,7 +93,7 @@ class TraceAnalysis {
   // The x of a global event index on the time axis or its device's index axis.
   double xOfEvent(uint64_t event, bool by_time) const;
   // The phases on the time axis, or on a device's index axis (empty for a device not here).
-  const std::vector<PhaseSpan>& phaseSpans(int16_t device, bool by_time) const;
+  const std::vector<PhaseSpan>& phaseSpans(DeviceId device, bool by_time) const;
   const std::vector<std::string>& phaseNames() const { return phase_names_; }
   const std::vector<uint32_t>& phaseNameIds() const { return phase_name_ids_; }
   // Bytes the analysis holds (series, axes, pyramids, stacks), the trace not included.

@@ -35,8 +35,8 @@ std::string framesText(const Trace& t, uint32_t stack) {
   if (stack == kNoStack) return {};
   std::string out;
   for (uint32_t f : interestingFrames(t.stacks, stack, 3)) {
-    const Frame& fr = t.stacks.frame(f);
-    std::string name = fr.name.size() > 60 ? fr.name.substr(0, 60) : fr.name;
+    const FrameView fr = t.stacks.frame(f);
+    std::string name(fr.name.size() > 60 ? fr.name.substr(0, 60) : fr.name);
     const std::string where = frameLocation(fr);
     out += (out.empty() ? "" : " ← ") + (where.empty() ? name : name + " (" + where + ")");
   }

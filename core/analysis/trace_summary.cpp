@@ -13,7 +13,7 @@ TraceSummary summarize(const Trace& trace) {
   for (int i = 0; i < kActionCount; ++i)
     if (counts[static_cast<size_t>(i)]) s.actions[std::string(name(static_cast<Action>(i)))] = counts[static_cast<size_t>(i)];
 
-  for (int16_t device : trace.deviceIds()) {
+  for (DeviceId device : trace.deviceIds()) {
     DeviceSummary d;
     d.device = device;
     const auto& dev = trace.events.device();

@@ -30,7 +30,7 @@ void writeChromeTrace(const Trace& trace, std::ostream& out) {
     return out;
   };
   std::string line;
-  for (int16_t device : trace.deviceIds()) {
+  for (DeviceId device : trace.deviceIds()) {
     const int pid = device + 2;  // pids must be positive; cpu (-1) becomes 1
     sep() << fmt::format(R"({{"name":"process_name","ph":"M","pid":{},"tid":0,"args":{{"name":{}}}}})", pid,
                          jsonString(deviceLabel(device)));

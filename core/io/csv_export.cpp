@@ -23,7 +23,7 @@ std::string csvField(std::string_view text) {
 void writeSeriesCsv(const Trace& trace, std::ostream& out) {
   out << "device,series,point,t_ns,x_index,value_bytes,event\n";
   std::string line;
-  for (int16_t device : trace.deviceIds()) {
+  for (DeviceId device : trace.deviceIds()) {
     const DeviceSeries ds = buildDeviceSeries(trace, device);
     const std::string dev = deviceLabel(device);
     for (const Series* s : ds.all()) {

@@ -8,6 +8,7 @@
 
 #include "core/io/native_schema.h"
 #include "core/io/native_writer.h"
+#include "core/io/read_limits.h"
 #include "core/model/trace.h"
 #include "core/util/cancel.h"
 #include "core/util/result.h"
@@ -19,5 +20,11 @@ Result<Trace> readNative(const std::string& path, Progress* progress = nullptr);
 // The same, choosing how many threads read the events table (io/native_event_reader.h).
 struct EventReadOptions;
 Result<Trace> readNative(const std::string& path, Progress* progress, const EventReadOptions& options);
+// The same within limits (memory, time, counts).
+Result<Trace> readNative(const std::string& path, Progress* progress, const ReadLimits& limits);
+Result<Trace> readNative(const std::string& path, Progress* progress, const ReadLimits& limits,
+                         const EventReadOptions& options);
+Result<Trace> readNative(const std::string& path, Progress* progress, ReadBudget& budget,
+                         const EventReadOptions& options);
 
 }  // namespace sawtooth

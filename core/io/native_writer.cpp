@@ -300,7 +300,7 @@ Status NativeWriter::writePhase(uint32_t id, const Phase& p) {
 
 Status NativeWriter::writeStacks(const StackTable& stacks, size_t first_frame, size_t first_stack) {
   for (size_t i = first_frame; i < stacks.frameCount(); ++i) {
-    const Frame& f = stacks.frame(static_cast<uint32_t>(i));
+    const FrameView f = stacks.frame(static_cast<uint32_t>(i));
     if (Status st = impl_->frame.bind(1, static_cast<int64_t>(i)).bind(2, f.name).bind(3, f.file).bind(4, f.line).run(); !st)
       return impl_->check(st);
   }

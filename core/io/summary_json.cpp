@@ -1,6 +1,7 @@
 #include "core/io/summary_json.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "core/analysis/allocator_history.h"
@@ -94,6 +95,13 @@ std::string summaryJson(const Trace& trace, const TraceSummary& s, int indent) {
   out["runs"] = runs;
   out["phases"] = trace.phases.size();
   out["stacks"] = trace.stacks.stackCount();
+  json anomalies = json::array();
+  for (const Anomaly& a : trace.anomalies)
+    anomalies.push_back({{"kind", std::string(name(a.kind))},
+                         {"count", a.count},
+                         {"first_events", a.first_events},
+                         {"description", std::string(describe(a.kind))}});
+  out["anomalies"] = anomalies;
   json meta = json::object();
   for (const auto& [k, v] : trace.meta) meta[k] = v;
   out["meta"] = meta;
@@ -158,6 +166,12 @@ std::string summaryText(const Trace& trace, const TraceSummary& s) {
       }
       if (samples) out += fmt::format("    ({} timing samples)\n", samples);
     }
+  }
+  if (!trace.anomalies.empty()) {
+    out += "\nanomalies (kept as recorded)\n";
+    for (const Anomaly& a : trace.anomalies)
+      out += fmt::format("  {:<27} {:>9}  {}; first at event {}\n", name(a.kind), a.count, describe(a.kind),
+                         fmt::join(a.first_events, ", "));
   }
   if (auto it = trace.meta.find("warnings"); it != trace.meta.end()) out += fmt::format("\nwarnings: {}\n", it->second);
   return out;

@@ -48,7 +48,7 @@ class Merger {
 
  private:
   int64_t timeOf(size_t i, int64_t t) const { return inputs_[i].time ? inputs_[i].time(t) : t; }
-  int16_t deviceOf(size_t i, int16_t d) const { return static_cast<int16_t>(d + inputs_[i].device_offset); }
+  DeviceId deviceOf(size_t i, DeviceId d) const { return static_cast<DeviceId>(d + inputs_[i].device_offset); }
 
   Status mergeRuns(size_t i) {
     const MergeInput& in = inputs_[i];
@@ -100,7 +100,7 @@ class Merger {
     const StackTable& in = inputs_[i].trace->stacks;
     std::vector<uint32_t> frames(in.frameCount());
     for (size_t f = 0; f < in.frameCount(); ++f) {
-      const Frame& frame = in.frame(static_cast<uint32_t>(f));
+      const FrameView frame = in.frame(static_cast<uint32_t>(f));
       frames[f] = out_.stacks.internFrame(frame.name, frame.file, frame.line);
     }
     InputMap& m = maps_[i];
@@ -135,7 +135,7 @@ class Merger {
   // Inputs on one device (every CPU rank is device -1) add up their baselines.
   void mergeDevices(size_t i) {
     const MergeInput& in = inputs_[i];
-    for (int16_t id : in.trace->deviceIds()) {
+    for (DeviceId id : in.trace->deviceIds()) {
       DeviceInfo d = in.trace->device(id) ? *in.trace->device(id) : DeviceInfo{};
       d.device = deviceOf(i, id);
       if (!in.label.empty()) d.label = in.label + " " + in.trace->deviceName(id);

@@ -121,14 +121,14 @@ TEST(EventQuery, Globs) {
 }
 
 TEST(EventQuery, ByteSizes) {
-  EXPECT_EQ(parseByteSize("1.5MB"), 1500000);
-  EXPECT_EQ(parseByteSize("2 GiB"), 2147483648);
-  EXPECT_EQ(parseByteSize("4096"), 4096);
-  EXPECT_EQ(parseByteSize("1kb"), 1000);
-  EXPECT_FALSE(parseByteSize("MB"));
-  EXPECT_FALSE(parseByteSize("-1MB"));
-  EXPECT_FALSE(parseByteSize("1 XB"));
-  EXPECT_FALSE(parseByteSize("1e30"));
+  EXPECT_EQ(parseFilterByteSize("1.5MB"), 1500000);
+  EXPECT_EQ(parseFilterByteSize("2 GiB"), 2147483648);
+  EXPECT_EQ(parseFilterByteSize("4096"), 4096);
+  EXPECT_EQ(parseFilterByteSize("1kb"), 1000);
+  EXPECT_FALSE(parseFilterByteSize("MB"));
+  EXPECT_FALSE(parseFilterByteSize("-1MB"));
+  EXPECT_FALSE(parseFilterByteSize("1 XB"));
+  EXPECT_FALSE(parseFilterByteSize("1e30"));
 }
 
 }  // namespace

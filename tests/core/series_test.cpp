@@ -7,7 +7,7 @@
 namespace sawtooth {
 namespace {
 
-Event ev(int64_t t, Action a, int64_t size, Source s = Source::Allocator, int16_t device = 0,
+Event ev(int64_t t, Action a, int64_t size, Source s = Source::Allocator, DeviceId device = 0,
          Category c = Category::Unknown) {
   Event e;
   e.t_ns = t;

@@ -1,5 +1,6 @@
 #include "app/sawtooth-record/program/program_trace_sink.h"
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -27,6 +28,7 @@ struct ProgramTraceSink::Impl {
   capture::RecordQueue driver{kQueueCapacity};
   std::unique_ptr<capture::TraceWriter> writer;
   uint32_t next_phase = 0;
+  size_t kernel_names_sent = 0;  // the writer is handed each kernel name once
   int64_t t0 = 0;
 };
 
@@ -43,8 +45,8 @@ Result<std::unique_ptr<ProgramTraceSink>> ProgramTraceSink::create(const std::st
   auto impl = std::make_unique<Impl>();
   impl->t0 = t0_ns;
   impl->writer = std::make_unique<capture::TraceWriter>(std::move(*file), t0_ns);
-  impl->writer->addQueue(&impl->live, true);
-  impl->writer->addQueue(&impl->driver, false);
+  impl->writer->addQueue(&impl->live);
+  impl->writer->addQueue(&impl->driver);
   impl->writer->setSymbolizer(framesOf);
   impl->writer->setMeta("t0_clock_ns", std::to_string(t0_ns));
   impl->writer->defineRun(0, run);
@@ -83,7 +85,11 @@ void ProgramTraceSink::pushDriver(capture::CaptureRecord record) {
 void ProgramTraceSink::addKernels(std::vector<KernelInterval> kernels, const std::vector<std::string>& names_by_id) {
   for (const auto& k : kernels)
     if (k.end_ns > last_t_) last_t_ = k.end_ns;
-  impl_->writer->addKernels(std::move(kernels), names_by_id);
+  std::vector<std::pair<uint32_t, std::string>> new_names;
+  for (size_t id = impl_->kernel_names_sent; id < names_by_id.size(); ++id)
+    new_names.emplace_back(static_cast<uint32_t>(id), names_by_id[id]);
+  impl_->kernel_names_sent = std::max(impl_->kernel_names_sent, names_by_id.size());
+  impl_->writer->addKernels(std::move(kernels), std::move(new_names));
 }
 
 uint32_t ProgramTraceSink::definePhase(const std::string& name, PhaseKind kind) {

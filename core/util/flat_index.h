@@ -28,7 +28,7 @@ inline uint64_t hashBytes(const void* data, size_t size, uint64_t seed = 0x9e377
     size -= 8;
   }
   uint64_t tail = 0;
-  std::memcpy(&tail, p, size);
+  if (size > 0) std::memcpy(&tail, p, size);  // an empty view may have no data pointer
   h = mix(h ^ (tail * 0x9fb21c651e98df25ull) ^ size);
   return mix(h);
 }

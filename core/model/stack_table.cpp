@@ -43,7 +43,7 @@ uint32_t StackTable::internString(std::string_view text) {
     at = blocks_.back().get();
     if (blocks_.size() > 1) std::swap(blocks_.back(), blocks_[blocks_.size() - 2]);
   } else {
-    if (block_size_ - block_used_ < text.size()) {
+    if (blocks_.empty() || block_size_ - block_used_ < text.size()) {  // an empty first string needs a block too
       blocks_.emplace_back(new char[kBlockBytes]);
       block_bytes_ += kBlockBytes;
       block_used_ = 0;

@@ -294,6 +294,8 @@ class SnapshotShapes::FastPath {
       if (!scalarOrRef(v)) return Step::Stop;
       shadow_.push_back(v);
     }
+    // Key without a value: the parser runs this SETITEMS itself and refuses it where it stands.
+    if ((shadow_.size() - mark) % 2 != 0) return Step::Stop;
     ++pos_;
     if (!s_.setFrameFields(frame.handle, Kind::Dict, std::span<const Value>(shadow_).subspan(mark), doc_))
       return Step::Error;

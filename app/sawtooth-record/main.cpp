@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -73,6 +74,25 @@ void printList() {
       fmt::print("    {:<14} {:<6} gpu {:<8} cpu {:<8} {}\n", p.name, p.type, p.gpu_default, p.cpu_default, p.description);
     fmt::print("\n");
   }
+}
+
+// The device, the rank count (unless nullopt) and the parameters, checked by core/recording's rules.
+// It asks CUDA, so the single-process path calls it only in the recording process.
+struct ResolvedRun {
+  bool cuda = false;
+  sawtooth::recording::Parameters params;
+};
+sawtooth::Result<ResolvedRun> resolveRun(const sawtooth::recording::WorkloadSpec& spec, const std::string& device,
+                                         std::optional<int> ranks,
+                                         const std::vector<std::pair<std::string, std::string>>& overrides) {
+  const auto cuda = rec::resolveDevice(device, wl::cudaAvailable());
+  if (!cuda) return cuda.error();
+  if (ranks)
+    if (sawtooth::Status st = rec::checkRanks(spec, *ranks, *cuda, *cuda ? wl::cudaDeviceCount() : 0); !st)
+      return st.error();
+  auto params = rec::resolveParameters(spec, *cuda, overrides);
+  if (!params) return params.error();
+  return ResolvedRun{*cuda, std::move(*params)};
 }
 
 int usage(const std::string& message) {
@@ -191,13 +211,10 @@ int main(int argc, char** argv) {
         return outputRefused(progress, st.error().message);
     }
     // The launcher starts its ranks with exec, so it may ask CUDA itself.
-    const auto use_cuda = rec::resolveDevice(device, wl::cudaAvailable());
-    if (!use_cuda) return usage(use_cuda.error().message);
-    const bool cuda = *use_cuda;
-    if (sawtooth::Status st = rec::checkRanks(workload->spec, ranks, cuda, cuda ? wl::cudaDeviceCount() : 0); !st)
-      return usage(st.error().message);
-    auto params = wl::resolveParameters(workload->spec, cuda, overrides);
-    if (!params) return usage(params.error().message);
+    auto run = resolveRun(workload->spec, device, ranks, overrides);
+    if (!run) return usage(run.error().message);
+    const bool cuda = run->cuda;
+    const auto& params = run->params;
     for (int s : {SIGINT, SIGTERM, SIGHUP}) std::signal(s, onSignal);
     sawtooth::record::DistributedRequest request;
     request.executable = thisExecutable(argv[0]);
@@ -208,8 +225,8 @@ int main(int argc, char** argv) {
     if (!steps.empty()) request.rank_args.insert(request.rank_args.end(), {"--steps", steps});
     if (window_events > 0) request.rank_args.insert(request.rank_args.end(), {"--window-events", std::to_string(window_events)});
     if (force) request.rank_args.push_back("--force");
-    for (const auto& [k, v] : params->all()) request.rank_args.insert(request.rank_args.end(), {"--set", k + "=" + v});
-    request.parameters = params->all();
+    for (const auto& [k, v] : params.all()) request.rank_args.insert(request.rank_args.end(), {"--set", k + "=" + v});
+    request.parameters = params.all();
     request.out = out;
     request.ranks = ranks;
     request.timeout = std::chrono::seconds(timeout_s);
@@ -230,15 +247,12 @@ int main(int argc, char** argv) {
     return usage(message);
   };
 
-  const auto use_cuda = rec::resolveDevice(device, wl::cudaAvailable());
-  if (!use_cuda) return refuse(use_cuda.error().message);
-  const bool cuda = *use_cuda;
-  if (!rank_process)
-    if (sawtooth::Status st = rec::checkRanks(workload->spec, ranks, cuda, cuda ? wl::cudaDeviceCount() : 0); !st)
-      return refuse(st.error().message);
+  // A rank process was checked by its launcher.
+  auto run = resolveRun(workload->spec, device, rank_process ? std::optional<int>() : ranks, overrides);
+  if (!run) return refuse(run.error().message);
+  const bool cuda = run->cuda;
   if (stacks == "cpp" && !cuda) return refuse("--stacks cpp needs a CUDA device (stacks come from PyTorch's CUDA allocator)");
-  auto params = wl::resolveParameters(workload->spec, cuda, overrides);
-  if (!params) return refuse(params.error().message);
+  const auto& params = run->params;
   // A rank runs on the GPU of its own number.
   const int device_index = cuda && rank_process ? rank : 0;
 
@@ -254,15 +268,15 @@ int main(int argc, char** argv) {
   const auto env = wl::environmentInfo(cuda, device_index);
   for (const auto& [k, v] : env) s.setMeta(k, v);
   s.setMeta("workload", workload->spec.name);
-  s.setMeta("parameters", nlohmann::json(params->all()).dump());
+  s.setMeta("parameters", nlohmann::json(params.all()).dump());
   s.setMeta("stacks", stacks);
   s.setMeta("capture", capture);
   nlohmann::json start = {{"workload", workload->spec.name}, {"device", cuda ? "cuda" : "cpu"},
-                          {"parameters", params->all()}, {"pid", getpid()}, {"out", out}};
+                          {"parameters", params.all()}, {"pid", getpid()}, {"out", out}};
   if (env.count("device_name")) start["device_name"] = env.at("device_name");
   progress.event("start", fmt::format("{} on {}", workload->spec.name, cuda ? env.at("device_name") : "the CPU"), start.dump());
 
-  wl::WorkloadContext ctx{s, *params, cuda, device_index, progress, g_stop, {}};
+  wl::WorkloadContext ctx{s, params, cuda, device_index, progress, g_stop, {}};
   if (rank_process) ctx.distributed = {rank, world_size, store_port};
   int code = kExitOk;
   std::string incomplete, detail;

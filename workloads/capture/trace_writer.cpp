@@ -269,13 +269,10 @@ void TraceWriter::process(CaptureRecord& r) {
       p.begin_ns = p.end_ns = t;
       p.kind = defined.kind;
       p.begun = true;
-      if (p.kind == PhaseKind::Annotation) {  // a band only: never the phase events are attributed to
-        if (window_.admits(t)) fileIdOf(r.id);
-        break;
-      }
+      if (window_.admits(t)) fileIdOf(r.id);
+      if (p.kind == PhaseKind::Annotation) break;  // a band only: never the phase events are attributed to
       phase_stack_.push_back(r.id);
       phase_index_.begin(r.id, t, p.run);
-      if (window_.admits(t)) fileIdOf(r.id);
       // What forward made and backward still needs: the activations.
       if (p.name == backward_name_) live_.markActivations(bornInForward(p.run), updates_);
       break;
@@ -284,13 +281,10 @@ void TraceWriter::process(CaptureRecord& r) {
       if (r.id >= phases_.size() || !phases_[r.id].begun) break;
       PhaseInfo& p = phases_[r.id];
       p.end_ns = t;
-      if (p.kind == PhaseKind::Annotation) {
-        if (p.file_id != kNoPhase) dirty_phases_.push_back(r.id);
-        break;
-      }
+      if (p.file_id != kNoPhase) dirty_phases_.push_back(r.id);
+      if (p.kind == PhaseKind::Annotation) break;
       phase_index_.end(r.id, t);
       if (p.name == backward_name_) live_.unmarkSurvivors(bornInForward(p.run), updates_);
-      if (p.file_id != kNoPhase) dirty_phases_.push_back(r.id);
       auto pos = std::find(phase_stack_.rbegin(), phase_stack_.rend(), r.id);
       if (pos != phase_stack_.rend()) phase_stack_.erase(std::next(pos).base());
       break;

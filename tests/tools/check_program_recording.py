@@ -46,7 +46,7 @@ TRAIN = textwrap.dedent(f"""
     if line:
         print("read:" + line, flush=True)
     print("to stderr", file=sys.stderr, flush=True)
-    steps = 10**9 if mode == "endless" else 3
+    steps = 10**9 if mode in ("endless", "busy") else 3
     for step in range(steps):
         opt.zero_grad()
         x = torch.randn({BATCH}, {WIDTH})
@@ -58,7 +58,7 @@ TRAIN = textwrap.dedent(f"""
             time.sleep(0.3)  # the shim delivers at step boundaries, at most every 200 ms
         if mode == "abort" and step == 1:
             os.abort()
-        if mode == "endless" and step == 2:
+        if mode in ("endless", "busy") and step == 2:
             print("steady", flush=True)
     print("done", flush=True)
     sys.exit(3 if mode == "exit3" else 0)
@@ -227,16 +227,20 @@ def wait_for(proc, text, timeout=120):
     return False
 
 
-def stop_through_recorder():
-    """The app's Stop: SIGTERM to the recorder is passed on; the program delivers and dies by it."""
-    trace = os.path.join(out, "stopped.sawtooth")
+def stop_through_recorder(mode="endless"):
+    """The app's Stop: SIGTERM to the recorder is passed on; the program delivers and dies by it.
+    mode "busy" never sleeps, so the signal often lands while the shim is half-way through a send
+    (it used to deadlock on the channel's lock there, about one stop in two)."""
+    trace = os.path.join(out, f"stopped-{mode}.sawtooth")
     remove(trace)
-    proc = subprocess.Popen([record, "--out", trace, "--", python, os.path.join(out, "train.py"), "endless"],
+    proc = subprocess.Popen([record, "--out", trace, "--", python, os.path.join(out, "train.py"), mode],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     check(wait_for(proc, "steady"), "stop: the program never got going")
+    if mode == "busy":
+        time.sleep(0.5)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=120)
-    check(proc.returncode == 128 + signal.SIGTERM, f"stop: exit {proc.returncode}: {err[-500:]}")
+    check(proc.returncode == 128 + signal.SIGTERM, f"stop ({mode}): exit {proc.returncode}: {err[-500:]}")
     check("passed Terminated on to the program" in err, f"stop: the recorder said nothing of the signal: {err[-300:]}")
     m, phases, _ = meta(trace)
     check(m.get("complete") == "true", f"stop: the program delivered before dying: {m.get('incomplete_reason')}")
@@ -368,6 +372,8 @@ ok_run()
 exit_code_run()
 abort_run()
 stop_through_recorder()
+for _ in range(3):
+    stop_through_recorder("busy")
 ctrl_c_in_terminal()
 sigkill_program()
 chained_sitecustomize()

@@ -2,7 +2,9 @@
 """The recording shim's logic that a CPU-only CI cannot reach through a real program: the
 portable path's reading of PyTorch's CUDA history (entries, stacks, the OOM entry, and the
 skipping of entries already sent when the history cannot be cleared) and the history settings,
-each against fakes of the few torch functions involved. No torch needed.
+each against fakes of the few torch functions involved; and SIGTERM arriving while the main
+thread is half-way through a send (the delivery waits until the send is done, it does not
+deadlock on the channel's lock). No torch needed.
 
 Usage: check_shim_logic.py SHIM_PYTHON_DIR"""
 import inspect
@@ -10,7 +12,7 @@ import sys
 import types
 
 sys.path.insert(0, sys.argv[1])
-from sawtooth_shim import cuda_portable, history, wire  # noqa: E402
+from sawtooth_shim import channel, cuda_portable, history, lifecycle, wire  # noqa: E402
 
 failures = []
 
@@ -145,6 +147,54 @@ torch.cuda.memory._record_memory_history(enabled=None)
 check(calls[-2]["enabled"] is None and calls[-1]["enabled"] == "all", f"re-enabled after the program's call: {calls[-2:]}")
 check(h.program_uses_it and len(ch.notices) == 1, "the user is told once")
 check(inspect.unwrap(torch.cuda.memory._record_memory_history) is not None, "the patch keeps __wrapped__")
+
+# SIGTERM inside a send: the handler runs in the main thread between two bytecodes, possibly with
+# the channel's lock held. The last delivery must wait for the send to finish, then the process dies.
+lock = channel.SendLock()
+order = []
+with lock:
+    order.append("send starts")
+    lock.when_free(lambda: order.append("deferred work"))
+    order.append("send ends")
+lock.when_free(lambda: order.append("immediate work"))
+check(order == ["send starts", "send ends", "deferred work", "immediate work"], f"deferred order {order}")
+
+
+class LockedChannel:
+    def __init__(self):
+        self.lock = channel.SendLock()
+        self.sent = []
+
+    def when_free(self, work):
+        self.lock.when_free(work)
+
+    def bye(self, reason):
+        with self.lock:  # a plain threading.Lock here would hang if called from inside a send
+            self.sent.append(("bye", reason))
+
+
+class FinalShim:
+    def __init__(self, ch):
+        self.ch = ch
+
+    def final(self, reason):
+        self.ch.bye(reason)
+
+
+killed = []
+real_kill, real_signal = lifecycle.os.kill, lifecycle.signal.signal
+lifecycle.os.kill = lambda pid, sig: killed.append(sig)
+lifecycle.signal.signal = lambda sig, handler: None
+try:
+    ch = LockedChannel()
+    life = lifecycle.Lifecycle(FinalShim(ch))
+    with ch.lock:
+        life._on_sigterm(15, None)  # as if the signal came while the main thread was sending
+        check(ch.sent == [] and killed == [], "nothing is sent from inside a send")
+    check(ch.sent == [("bye", "killed by SIGTERM")], f"delivered after the send: {ch.sent}")
+    check(killed == [lifecycle.signal.SIGTERM], f"and then dies by SIGTERM: {killed}")
+finally:
+    lifecycle.os.kill, lifecycle.signal.signal = real_kill, real_signal
 
 if failures:
     print(f"{len(failures)} check(s) failed")

@@ -2,6 +2,11 @@
 
 Every send is whole frames under one lock (the OOM observer and atexit may send from other
 threads). When the recorder is gone the channel closes quietly: the program carries on unrecorded.
+
+A signal handler runs in the main thread between any two bytecodes, possibly while that thread
+holds the lock half-way through a send: the handler must not send then (the lock is not
+reentrant, and a frame may be half written), so it asks `when_free` to run its work as the lock
+is let go.
 """
 import json
 import socket
@@ -13,9 +18,35 @@ import time
 from . import wire
 
 
+class SendLock:
+    """A lock that knows whether the current thread is inside it and runs deferred work on leaving."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._inside = threading.local()  # set before acquiring, cleared after releasing: no gap
+        self._deferred = []
+
+    def __enter__(self):
+        self._inside.yes = True
+        self._lock.acquire()
+
+    def __exit__(self, *exc):
+        self._lock.release()
+        self._inside.yes = False
+        while self._deferred and not getattr(self._inside, "yes", False):
+            self._deferred.pop(0)()
+
+    def when_free(self, work):
+        """Runs work now, or — when this thread is inside the lock — as soon as it leaves it."""
+        if getattr(self._inside, "yes", False):
+            self._deferred.append(work)
+        else:
+            work()
+
+
 class Channel:
     def __init__(self, path, hello):
-        self._lock = threading.Lock()
+        self._lock = SendLock()
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._sock.settimeout(60)  # a stopped recorder must not hang the program for ever
         self._sock.connect(path)
@@ -44,7 +75,7 @@ class Channel:
     def forget(self):
         """In a forked child: the connection is the parent's; close our copy of it, say nothing."""
         sock, self._sock = self._sock, None
-        self._lock = threading.Lock()
+        self._lock = SendLock()
         if sock is not None:
             try:
                 sock.close()
@@ -64,6 +95,10 @@ class Channel:
                 print(f"sawtooth-record: lost the connection to the recorder ({e}); the program carries on "
                       f"unrecorded", file=sys.stderr)
             return False
+
+    def when_free(self, work):
+        """For a signal handler: work that sends runs once this thread is not half-way through a send."""
+        self._lock.when_free(work)
 
     def send_frame(self, frame_type, payload, stream=0):
         with self._lock:

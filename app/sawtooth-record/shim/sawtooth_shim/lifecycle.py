@@ -27,9 +27,14 @@ class Lifecycle:
         self.shim.final(reason)
 
     def _on_sigterm(self, signum, frame):
-        self.shim.final("killed by SIGTERM")
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGTERM)
+        self.shim.ch.when_free(self._die_by_sigterm)  # not from inside a send it interrupted
+
+    def _die_by_sigterm(self):
+        try:
+            self.shim.final("killed by SIGTERM")
+        finally:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
 
     def _on_sigint(self, signum, frame):
         self.interrupted = True

@@ -201,6 +201,11 @@ int recordProgramMain(int argc, char** argv) {
     } else {
       env["CUDA_INJECTION64_PATH"] = support.cupti_library;
       env["SAWTOOTH_CUPTI_LIBRARY"] = support.cupti_library;  // the shim asks it to make room for Kineto
+      // Kineto (CUDA >= 12.6) calls cuptiFinalize when a profiling session ends, which detaches every
+      // CUPTI client in the process, ours included (and crashed a GPT-2 script on the H200).
+      if (const char* teardown = std::getenv("TEARDOWN_CUPTI"); teardown && std::string(teardown) != "0")
+        reporter.say("TEARDOWN_CUPTI=0 for the recording: Kineto's CUPTI teardown would detach the recorder's CUPTI");
+      env["TEARDOWN_CUPTI"] = "0";
     }
   }
 

@@ -393,6 +393,7 @@ __attribute__((visibility("default"))) void sawtooth_cupti_reclaim(void) {
 __attribute__((visibility("default"))) void sawtooth_cupti_resume(void) {
   if (!g || !g->yielded.exchange(false)) return;
   debug("resume after torch.profiler");
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // Kineto's buffers back to Kineto first
   if (std::string problems = enableActivities(); !problems.empty())
     notice("warning", "CUPTI after torch.profiler: " + problems);
   else

@@ -113,7 +113,7 @@ int recordProgramMain(int argc, char** argv) {
   app.add_option("--out", o.out, "output .sawtooth file (default: named after the command, in this folder)");
   app.add_flag("--force", o.force, "replace an existing output file");
   app.add_option("--stacks", o.stacks, "Python stacks of each allocation")->check(CLI::IsMember({"python", "none"}));
-  app.add_option("--cpu", o.cpu, "CPU allocations: auto (until the process uses CUDA), on, off")
+  app.add_option("--cpu", o.cpu, "CPU allocations: auto (until the process uses CUDA; off where an NVIDIA driver is and CUPTI is recorded), on, off")
       ->check(CLI::IsMember({"auto", "on", "off"}));
   app.add_option("--shim", o.shim,
                  "PyTorch recording inside Python programs: auto, native (our tracker, same torch build only), "

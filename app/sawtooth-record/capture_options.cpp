@@ -1,19 +1,12 @@
 #include "app/sawtooth-record/capture_options.h"
 
-#include <charconv>
 #include <sstream>
 
 #include <fmt/format.h>
 
+#include "core/recording/capture_window_spec.h"
+
 namespace sawtooth::record {
-namespace {
-
-bool parseStep(std::string_view text, int64_t& out) {
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return ec == std::errc() && end == text.data() + text.size() && out >= 0;
-}
-
-}  // namespace
 
 Status applyCaptureSpec(const std::string& spec, capture::SessionOptions& o) {
   if (spec == "none") {
@@ -43,31 +36,21 @@ Status applyCaptureSpec(const std::string& spec, capture::SessionOptions& o) {
 }
 
 Status applyStepRange(const std::string& range, capture::WindowOptions& window) {
-  const auto colon = range.find(':');
-  const auto bad = [&](const char* why) {
-    return Error{fmt::format("--steps {}: {}; expected A:B (steps A to B-1, counted from 0), A: or :B", range, why)};
-  };
-  if (colon == std::string::npos) return bad("no ':'");
-  const std::string_view a = std::string_view(range).substr(0, colon), b = std::string_view(range).substr(colon + 1);
-  int64_t first = 0, end = INT64_MAX;
-  if (!a.empty() && !parseStep(a, first)) return bad("A is not a step number (0 or more)");
-  if (!b.empty() && !parseStep(b, end)) return bad("B is not a step number (0 or more)");
-  if (end <= first) return bad("B must be above A");
-  window.first_step = first;
-  window.end_step = end;
+  auto parsed = recording::parseStepRange(range);
+  if (!parsed) return parsed.error();
+  window.first_step = parsed->first;
+  window.end_step = parsed->end;
   return Ok{};
 }
 
 Status applyWindowEvents(int64_t events, capture::WindowOptions& window) {
-  if (events < 1) return Error{fmt::format("--window-events {}: expected a number of events, 1 or more", events)};
+  if (Status st = recording::checkWindowEvents(events); !st) return st;
   window.last_events = static_cast<uint64_t>(events);
   return Ok{};
 }
 
 Status applySampleInterval(int64_t milliseconds, capture::SessionOptions& options) {
-  if (milliseconds < 0 || milliseconds > 3'600'000)
-    return Error{fmt::format("--sample-interval {}: expected milliseconds from 0 (phase boundaries only) to 3600000",
-                             milliseconds)};
+  if (Status st = recording::checkSampleInterval(milliseconds); !st) return st;
   options.sample_interval_ms = static_cast<int>(milliseconds);
   return Ok{};
 }

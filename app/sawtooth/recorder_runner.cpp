@@ -36,16 +36,21 @@ RecorderRunner::~RecorderRunner() {
 
 bool RecorderRunner::isRunning() const { return process_.state() != QProcess::NotRunning; }
 
+QStringList RecorderRunner::arguments(const Request& request) {
+  QStringList args{QStringLiteral("--workload"), request.workload, QStringLiteral("--device"), request.device,
+                   QStringLiteral("--out"), request.out};
+  for (const auto& [k, v] : request.parameters) args << QStringLiteral("--set") << QStringLiteral("%1=%2").arg(k, v);
+  if (request.ranks > 1) args << QStringLiteral("--ranks") << QString::number(request.ranks);
+  return args + request.capture;
+}
+
 bool RecorderRunner::start(const Request& request) {
   if (isRunning()) return false;
   request_ = request;
   buffer_.clear();
   error_message_.clear();
   cancel_requested_ = false;
-  QStringList args{QStringLiteral("--workload"), request.workload, QStringLiteral("--device"), request.device,
-                   QStringLiteral("--out"), request.out};
-  for (const auto& [k, v] : request.parameters) args << QStringLiteral("--set") << QStringLiteral("%1=%2").arg(k, v);
-  if (request.ranks > 1) args << QStringLiteral("--ranks") << QString::number(request.ranks);
+  const QStringList args = arguments(request);
   qCDebug(lcRecorder) << "starting" << recorder_ << args;
   process_.setProgram(recorder_);
   process_.setArguments(args);

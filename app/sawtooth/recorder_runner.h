@@ -24,12 +24,15 @@ class RecorderRunner : public QObject {
     QString device = QStringLiteral("auto");
     QString out;
     int ranks = 1;  // distributed workloads: processes, one per rank
+    QStringList capture;  // --steps, --window-events, --sample-interval (CaptureOptionsForm)
   };
 
   explicit RecorderRunner(QString recorder, QObject* parent = nullptr);
   ~RecorderRunner() override;
 
   bool start(const Request& request);
+  // The recorder's command line for `request`.
+  static QStringList arguments(const Request& request);
   // SIGTERM (the recorder finishes its batch and closes the file), SIGKILL if it has not exited
   // after `grace_ms`.
   void cancel(int grace_ms = 10000);

@@ -34,6 +34,7 @@ WorkloadPanel::WorkloadPanel(QString recorder, QString out_dir, QWidget* parent)
       device_note_(new QLabel(this)),
       form_(new QFormLayout),
       form_host_(new QWidget(this)),
+      capture_(new CaptureOptionsForm(this)),
       reset_(new QPushButton(tr("Reset to defaults"), this)),
       run_(new QPushButton(tr("Run"), this)),
       cancel_(new QPushButton(tr("Cancel"), this)),
@@ -64,6 +65,8 @@ WorkloadPanel::WorkloadPanel(QString recorder, QString out_dir, QWidget* parent)
   layout->addWidget(device_note_);
   layout->addWidget(new QLabel(tr("<b>Parameters</b>"), this));
   layout->addWidget(form_host_);
+  layout->addWidget(new QLabel(tr("<b>Capture</b>"), this));
+  layout->addWidget(capture_);
   layout->addWidget(reset_);
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(run_);
@@ -285,6 +288,7 @@ void WorkloadPanel::resetParameters() {
     if (auto* combo = qobject_cast<QComboBox*>(editor)) combo->setCurrentText(value);
     else if (auto* line = qobject_cast<QLineEdit*>(editor)) line->setText(value);
   }
+  capture_->reset();
   // The defaults are acceptable: a complaint about the old values no longer applies.
   if (status_error_ && !isRunning()) setStatus(tr("Ready."));
 }
@@ -294,7 +298,7 @@ QStringList WorkloadPanel::validationErrors() const {
   for (const auto& [p, editor] : editors_)
     if (const QString problem = problemWith(p, parameter(toQString(p.name))); !problem.isEmpty())
       errors << QStringLiteral("%1: %2").arg(toQString(p.name), problem);
-  return errors;
+  return errors + capture_->validationErrors();
 }
 
 void WorkloadPanel::saveParameters() const {
@@ -304,6 +308,7 @@ void WorkloadPanel::saveParameters() const {
   for (const auto& [p, editor] : editors_)
     settings.setValue(QStringLiteral("workloads/%1/%2/%3").arg(currentWorkload(), kind, toQString(p.name)),
                       parameter(toQString(p.name)));
+  capture_->save();
 }
 
 bool WorkloadPanel::run() {
@@ -332,6 +337,7 @@ bool WorkloadPanel::run() {
   request.device = device_->currentData().toString();
   request.ranks = ranks();
   for (const auto& [p, editor] : editors_) request.parameters.append({toQString(p.name), parameter(toQString(p.name))});
+  request.capture = capture_->recorderArguments();
   request.out = QDir(out_dir_).filePath(
       QStringLiteral("%1-%2.sawtooth").arg(request.workload, QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss-zzz"))));
   progress_->setValue(0);
@@ -362,6 +368,7 @@ void WorkloadPanel::updateButtons() {
   workloads_->setEnabled(!running);
   device_->setEnabled(!running);
   form_host_->setEnabled(!running);
+  capture_->setEnabled(!running);
 }
 
 }  // namespace sawtooth::app

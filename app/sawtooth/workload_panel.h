@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 
+#include "app/sawtooth/capture_options_form.h"
 #include "app/sawtooth/recorder_runner.h"
 #include "app/sawtooth/workload_catalog.h"
 
@@ -54,6 +55,7 @@ class WorkloadPanel : public QWidget {
   QString statusText() const { return status_->text(); }
   bool statusIsError() const { return status_error_; }
   QProgressBar* progressBar() const { return progress_; }
+  CaptureOptionsForm* captureOptions() const { return capture_; }
 
  signals:
   void catalogLoaded();
@@ -82,6 +84,7 @@ class WorkloadPanel : public QWidget {
   QSpinBox* ranks_ = nullptr;  // distributed workloads only
   QWidget* form_host_;
   QList<QPair<recording::ParameterSpec, QWidget*>> editors_;
+  CaptureOptionsForm* capture_;
   QPushButton* reset_;
   QPushButton* run_;
   QPushButton* cancel_;

@@ -242,6 +242,31 @@ class WorkloadRunTest : public QObject {
     QVERIFY(panel->validationErrors().isEmpty());
   }
 
+  void captureOptionsReachTheRecorder() {
+    auto w = window();
+    auto* panel = w->workloadPanel();
+    auto* capture = panel->captureOptions();
+    capture->setSteps(QStringLiteral("9:2"));
+    panel->selectWorkload(QStringLiteral("anatomy"));
+    QVERIFY(!panel->run());
+    QVERIFY2(panel->statusText().contains(QStringLiteral("--steps 9:2: B must be above A")), qPrintable(panel->statusText()));
+    capture->setSteps(QStringLiteral("1:3"));
+    capture->setWindowEvents(QStringLiteral("400"));
+    capture->setSampleInterval(20);
+    QCOMPARE(capture->recorderArguments(), (QStringList{"--steps", "1:3", "--window-events", "400", "--sample-interval", "20"}));
+    TraceTab* tab = record(*w, QStringLiteral("anatomy"));
+    QVERIFY(tab);
+    const auto& meta = tab->analysis()->trace().meta;
+    QCOMPARE(QString::fromStdString(meta.at("window.steps")), QStringLiteral("1:3"));
+    QCOMPARE(QString::fromStdString(meta.at("window.last_events")), QStringLiteral("400"));
+    QVERIFY(tab->analysis()->trace().events.size() <= 400 + 16);  // the window, and the driver rows at its start
+    // Kept for the next recording, until reset.
+    QCOMPARE(QSettings().value(QStringLiteral("capture/steps")).toString(), QStringLiteral("1:3"));
+    panel->resetParameters();
+    QVERIFY(capture->recorderArguments().isEmpty());
+    capture->save();
+  }
+
   void outOfMemoryPostMortem() {
     auto w = window();
     TraceTab* tab = w->openFile(data("oom_mlp_snapshot_protocol2.pickle.gz"));

@@ -1,0 +1,66 @@
+#pragma once
+// The "Call sites" part of a comparison of two traces: what changed at the peak in words, a
+// diverging bar chart of the sites that changed most (growth to the right in red, shrinking to the
+// left in green; hover for both sides' bytes) and every row in a table. Draws the TraceDiff it is
+// given (setDiff); the app computes it off the GUI thread.
+
+#include <QChartView>
+#include <QBarSet>
+#include <QHorizontalStackedBarSeries>
+#include <QLabel>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QWidget>
+#include <memory>
+
+#include "core/analysis/trace_diff.h"
+#include "views/diff_rows_model.h"
+
+namespace sawtooth::views {
+
+class DivergingBarChart : public QChartView {
+  Q_OBJECT
+ public:
+  static constexpr size_t kSites = 15;
+
+  explicit DivergingBarChart(QWidget* parent = nullptr);
+  void setDiff(std::shared_ptr<const TraceDiff> diff);
+  // Sites on the chart, top to bottom (largest growth first).
+  QStringList sites() const { return sites_; }
+  QBarSet* grewSet() const { return grew_; }
+  QBarSet* shrankSet() const { return shrank_; }
+  // What the tooltip says for the bar of a site (index in sites()).
+  QString describe(int site) const;
+
+ private:
+  std::shared_ptr<const TraceDiff> diff_;
+  std::vector<size_t> rows_;  // top to bottom
+  QStringList sites_;
+  QHorizontalStackedBarSeries* series_ = nullptr;
+  QBarSet* grew_ = nullptr;
+  QBarSet* shrank_ = nullptr;
+};
+
+class DiffSitesView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit DiffSitesView(QWidget* parent = nullptr);
+  void setDiff(std::shared_ptr<const TraceDiff> diff);
+  void setMessage(const QString& text);
+
+  QLabel* summary() const { return summary_; }
+  DivergingBarChart* chart() const { return chart_; }
+  DiffRowsModel* model() const { return model_; }
+  QTableView* table() const { return table_; }
+  bool saveImage(const QString& path);
+  bool saveCsv(const QString& path, QString* error = nullptr) const;
+
+ private:
+  QLabel* summary_;
+  DivergingBarChart* chart_;
+  DiffRowsModel* model_;
+  QSortFilterProxyModel* proxy_;
+  QTableView* table_;
+};
+
+}  // namespace sawtooth::views

@@ -40,6 +40,20 @@ TEST(JaxPlan, ThePlanBesideTheAnatomyCount) {
   EXPECT_TRUE(jaxPlanBesideCount(anatomy, &anatomy, 0).empty());  // no plan in a LibTorch recording
 }
 
+// The same net on the H200 (bench/gpu/stages/seed.sh, jaxplan): the profile JAX wrote there and
+// the figures its memory_analysis() printed (jax_seed_h200.memory_analysis.json).
+TEST(JaxPlan, TheH200ProfileCarriesItsPlan) {
+  const Trace jax = loaded(test::dataPath("jax_seed_h200.prof"));
+  const auto rows = jaxPlanBesideCount(jax, nullptr, 0);
+  ASSERT_EQ(rows.size(), 5u);
+  EXPECT_EQ(rows[0].jax_plan_bytes, 102760448);
+  EXPECT_EQ(rows[1].jax_plan_bytes, 100663344);
+  EXPECT_EQ(rows[2].jax_plan_bytes, 33554448);
+  EXPECT_EQ(rows[3].jax_plan_bytes, 0);
+  // Live at the end: the arguments and the six gradients, 203,423,744 bytes in 13 buffers.
+  EXPECT_EQ(jax.events.size(), 13u);
+}
+
 TEST(JaxPlan, CountsThePeakOfTheSumNotTheSumOfPeaks) {
   Trace jax;
   jax.runs.push_back(sawtooth::Run{"jax memory profile", "jax-memory-profile", {},

@@ -75,6 +75,7 @@ void DivergingBarChart::setDiff(std::shared_ptr<const TraceDiff> diff) {
   y->append(categories);
   auto* x = new QValueAxis(c);
   x->setRange(-extent * 1.05, extent * 1.05);
+  x->applyNiceNumbers();
   x->setTitleText(tr("change of live bytes at the peak (MB)"));
   x->setLabelFormat(QStringLiteral("%.0f"));
   c->addAxis(y, Qt::AlignLeft);
@@ -140,6 +141,7 @@ void DiffSitesView::setDiff(std::shared_ptr<const TraceDiff> diff) {
   chart_->setDiff(diff);
   model_->setDiff(std::move(diff));
   table_->resizeColumnsToContents();
+  table_->setColumnWidth(DiffRowsModel::Site, std::min(table_->columnWidth(DiffRowsModel::Site), 480));
 }
 
 void DiffSitesView::setMessage(const QString& text) {

@@ -15,7 +15,7 @@ const QColor kColors[FragmentationSeries::kLines] = {{0x9c, 0x27, 0xb0}, {0xd6, 
 
 FragmentationChart::FragmentationChart(QWidget* parent) : QChartView(parent) {
   QChart* chart = installThemedChart(this);
-  chart->legend()->setAlignment(Qt::AlignRight);
+  chart->legend()->setAlignment(Qt::AlignTop);  // the plot spans the timeline's width
   x_ = new QValueAxis(chart);
   y_ = new QValueAxis(chart);
   y_->setTitleText(tr("MB"));
@@ -46,6 +46,7 @@ void FragmentationChart::setSeries(std::shared_ptr<const FragmentationSeries> se
     int64_t top = 0;
     for (int i = 0; i < FragmentationSeries::kLines; ++i) top = std::max(top, series_->maxValue(i));
     y_->setRange(0, std::max(1.0, static_cast<double>(top) / kBytesPerUnit * 1.05));
+    y_->applyNiceNumbers();
   }
   refresh();
 }
@@ -65,18 +66,6 @@ void FragmentationChart::setWindow(double lo, double hi) {
   if (!(hi > lo)) return;
   lo_ = lo;
   hi_ = hi;
-  refresh();
-}
-
-void FragmentationChart::alignPlotArea(qreal left, qreal right) {
-  align_left_ = left;
-  align_right_ = right;
-  if (right > left) {
-    QRectF area = chart()->plotArea();
-    area.setLeft(left);
-    area.setRight(right);
-    chart()->setPlotArea(area);
-  }
   refresh();
 }
 
@@ -112,8 +101,7 @@ void FragmentationChart::placeMarker() {
 
 void FragmentationChart::resizeEvent(QResizeEvent* event) {
   QChartView::resizeEvent(event);
-  if (align_right_ > align_left_) alignPlotArea(align_left_, align_right_);
-  else refresh();
+  refresh();
 }
 
 void FragmentationChart::mousePressEvent(QMouseEvent* event) {

@@ -1,6 +1,6 @@
 #pragma once
 // The allocator's fragmentation under the timeline, on the timeline's x axis (ms or allocator-event
-// index) and the same visible range: reserved − allocated, external fragmentation and the largest
+// index) and the same visible range (legend on top, so that the plot spans about the timeline's width): reserved − allocated, external fragmentation and the largest
 // free block (MB). Each range is re-decimated from the series' pyramids (about two points per
 // pixel column). A vertical line marks the event the segment map shows.
 
@@ -25,8 +25,6 @@ class FragmentationChart : public QChartView {
   bool xAxisByTime() const { return by_time_; }
   // The visible range in data units (ns or index), as the timeline's windowChanged gives it.
   void setWindow(double lo, double hi);
-  // Lines the plot area up with another chart's (the timeline's), in view pixels.
-  void alignPlotArea(qreal left, qreal right);
   void setMarker(qint64 position);  // -2: none
 
   QLineSeries* line(int index) const { return lines_[index]; }
@@ -54,7 +52,6 @@ class FragmentationChart : public QChartView {
   bool by_time_ = false;
   double lo_ = 0, hi_ = 0;
   qint64 marker_position_ = -2;
-  qreal align_left_ = -1, align_right_ = -1;
 };
 
 }  // namespace sawtooth::views

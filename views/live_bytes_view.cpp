@@ -52,6 +52,7 @@ void LiveBytesView::setLiveBytes(std::shared_ptr<const LiveBytes> live) {
   flame_->setGraph(std::shared_ptr<const FlameGraph>(live_, &live_->flame));
   model_->setRows(live_->sites);
   table_->resizeColumnsToContents();
+  table_->setColumnWidth(SiteTableModel::Site, std::min(table_->columnWidth(SiteTableModel::Site), 480));
 }
 
 void LiveBytesView::setMessage(const QString& text) {

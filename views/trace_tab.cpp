@@ -109,12 +109,15 @@ QWidget* TraceTab::buildContentPage() {
   auto* split = new QSplitter(Qt::Vertical, timeline_page_);
   timeline_ = new TimelineChart(split);
   timeline_->setMinimumHeight(260);
+  fragmentation_ = new FragmentationChart(split);  // shown once the allocator's replay arrives
+  fragmentation_->hide();
   events_ = new EventsView(split);
   split->addWidget(timeline_);
+  split->addWidget(fragmentation_);
   split->addWidget(events_);
   split->setStretchFactor(0, 2);
-  split->setStretchFactor(1, 1);
-  split->setSizes({620, 300});
+  split->setStretchFactor(2, 1);
+  split->setSizes({470, 230, 230});
   tl->addWidget(split, 1);
 
   peaks_ = new BarChart;
@@ -123,6 +126,8 @@ QWidget* TraceTab::buildContentPage() {
   runs_ = new RunsView;
   oom_ = new OomView;
   ranks_ = new RanksView;
+  allocator_ = new AllocatorStateView;
+  live_ = new LiveBytesView;
 
   connect(x_axis_, &QComboBox::currentIndexChanged, this, [this](int i) { timeline_->setXAxisByTime(i == 1); });
   connect(bands_, &QCheckBox::toggled, timeline_, &TimelineChart::setBandsVisible);
@@ -241,6 +246,8 @@ void TraceTab::showAnalysis(std::shared_ptr<const TraceAnalysis> analysis) {
     addView(View::Runs, runs_, tr("Runs"));
   }
   if (oom_->setAnalysis(analysis_)) addView(View::OutOfMemory, oom_, tr("Out of memory"));
+  if (trace.segments_known) addView(View::Allocator, allocator_, tr("Allocator"));
+  addView(View::LiveBytes, live_, tr("Live bytes"));
 
   // The view that answers this trace's question first.
   if (hasView(View::OutOfMemory)) showView(View::OutOfMemory);
@@ -300,6 +307,8 @@ bool TraceTab::exportChart(const QString& path) {
   if (state_ != State::Ready) return false;
   QGraphicsView* chart = timeline_;
   switch (currentView()) {
+    case View::Allocator: return allocator_->saveImage(path);
+    case View::LiveBytes: return live_->saveImage(path);
     case View::Peaks: chart = peaks_; break;
     case View::Plan: chart = plan_; break;
     case View::Precision: chart = precision_->chart(); break;
@@ -323,6 +332,7 @@ QString TraceTab::exportCsv(const QString& what, const QString& path) {
       }
       case View::Precision: model = precision_->table()->model(); break;
       case View::OutOfMemory: model = oom_->blocks()->model(); break;
+      case View::LiveBytes: model = live_->table()->model(); break;
       default: break;
     }
     QString error;

@@ -14,8 +14,11 @@
 #include <QTabWidget>
 #include <memory>
 
+#include "views/allocator_state_view.h"
 #include "views/bar_chart.h"
 #include "views/events_view.h"
+#include "views/fragmentation_chart.h"
+#include "views/live_bytes_view.h"
 #include "views/oom_view.h"
 #include "views/precision_view.h"
 #include "views/ranks_view.h"
@@ -29,7 +32,7 @@ class TraceTab : public QWidget {
   Q_OBJECT
  public:
   enum class State { Loading, Failed, Cancelled, Ready };
-  enum class View { Timeline, Peaks, Plan, Precision, Ranks, Runs, OutOfMemory };
+  enum class View { Timeline, Peaks, Plan, Precision, Ranks, Runs, OutOfMemory, Allocator, LiveBytes };
 
   explicit TraceTab(QString path, QWidget* parent = nullptr);
   ~TraceTab() override;
@@ -53,6 +56,9 @@ class TraceTab : public QWidget {
   RunsView* runsView() const { return runs_; }
   OomView* oomView() const { return oom_; }
   RanksView* ranksView() const { return ranks_; }
+  AllocatorStateView* allocatorView() const { return allocator_; }
+  FragmentationChart* fragmentationChart() const { return fragmentation_; }
+  LiveBytesView* liveBytesView() const { return live_; }
   QProgressBar* progressBar() const { return progress_; }
 
   bool hasView(View view) const;
@@ -103,6 +109,9 @@ class TraceTab : public QWidget {
   RunsView* runs_ = nullptr;
   OomView* oom_ = nullptr;
   RanksView* ranks_ = nullptr;
+  AllocatorStateView* allocator_ = nullptr;
+  FragmentationChart* fragmentation_ = nullptr;
+  LiveBytesView* live_ = nullptr;
   std::vector<std::pair<View, QWidget*>> view_pages_;
 };
 

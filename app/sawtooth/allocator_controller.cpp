@@ -157,8 +157,6 @@ void AllocatorController::syncWithTimeline() {
     views_.fragmentation->setXAxisByTime(views_.timeline->xAxisByTime());
   const ZoomWindow& w = views_.timeline->window();
   views_.fragmentation->setWindow(w.lo(), w.hi());
-  const QRectF plot = views_.timeline->chart()->plotArea();
-  views_.fragmentation->alignPlotArea(plot.left(), plot.right());
 }
 
 void runSiteDiff(views::DiffSitesView* view, std::shared_ptr<const Trace> a, QString name_a, std::shared_ptr<const Trace> b,

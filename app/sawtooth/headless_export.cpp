@@ -7,6 +7,7 @@
 #include <QElapsedTimer>
 #include <QPixmap>
 
+#include "app/sawtooth/allocator_controller.h"
 #include "app/sawtooth/main_window.h"
 #include "views/timeline_chart.h"
 #include "views/trace_load_job.h"
@@ -65,14 +66,27 @@ int saveScreenshotWhenLoaded(MainWindow& window, const ScreenshotOptions& option
   using View = views::TraceTab::View;
   const std::pair<const char*, View> views[] = {{"timeline", View::Timeline}, {"plan", View::Plan},
                                                 {"peaks", View::Peaks},       {"precision", View::Precision},
-                                                {"runs", View::Runs},         {"oom", View::OutOfMemory}};
+                                                {"runs", View::Runs},         {"oom", View::OutOfMemory},
+                                                {"allocator", View::Allocator}, {"live", View::LiveBytes}};
   for (const auto& [name, view] : views)
     if (options.view == QLatin1String(name))
       for (auto* tab : tabs) tab->showView(view);
   if (options.stacked)
     for (auto* tab : tabs) tab->setStackedCategories(true);
   if (options.view == QLatin1String("ladder")) window.showLadder();
-  if (options.view == QLatin1String("compare") && tabs.size() >= 2) window.compare(tabs[0], tabs[1]);
+  if ((options.view == QLatin1String("compare") || options.view == QLatin1String("sites")) && tabs.size() >= 2) {
+    window.compare(tabs[0], tabs[1]);
+    if (options.view == QLatin1String("sites")) window.tabs()->setCurrentIndex(window.tabs()->count() - 1);
+  }
+  // The allocator views' jobs (replay, segment map, live bytes, call-site diff) finish first.
+  auto jobs = [&] {
+    for (auto* c : window.findChildren<AllocatorController*>())
+      if (c->busy()) return true;
+    for (auto* s : window.findChildren<views::DiffSitesView*>())
+      if (s->model()->rowCount() == 0 && s->summary()->text().endsWith(QStringLiteral("…"))) return true;
+    return false;
+  };
+  while (jobs() && clock.elapsed() < 120000) QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
   // Let the window settle (layouts, first paint) before taking the picture.
   QElapsedTimer settle;
   settle.start();

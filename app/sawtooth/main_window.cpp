@@ -19,6 +19,7 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 
+#include "app/sawtooth/allocator_controller.h"
 #include "app/sawtooth/recent_files.h"
 #include "views/chart_export.h"
 
@@ -154,6 +155,8 @@ views::TraceTab* MainWindow::openFile(const QString& path, const QString& title)
   tabs_->setCurrentIndex(index);
   connect(tab, &views::TraceTab::stateChanged, this, [this, tab](views::TraceTab::State state) {
     if (state == views::TraceTab::State::Ready) {
+      auto* allocator = new AllocatorController({tab->timeline(), tab->allocatorView(), tab->fragmentationChart(), tab->liveBytesView()}, tab);
+      allocator->setAnalysis(tab->analysis());
       if (!tab->path().startsWith(samplesDirectory())) {
         RecentFiles::add(tab->path());
         rebuildRecentMenu();
@@ -242,6 +245,10 @@ views::CompareView* MainWindow::compare(views::TraceTab* a, views::TraceTab* b) 
   auto* view = new views::CompareView(tabs_);
   view->setTraces(a->analysis(), tabs_->tabText(tabs_->indexOf(a)), b->analysis(), tabs_->tabText(tabs_->indexOf(b)));
   tabs_->setCurrentIndex(tabs_->addTab(view, tr("Compare")));
+  auto* sites = new views::DiffSitesView(tabs_);
+  tabs_->addTab(sites, tr("Call sites"));
+  runSiteDiff(sites, a->analysis()->sharedTrace(), tabs_->tabText(tabs_->indexOf(a)), b->analysis()->sharedTrace(),
+              tabs_->tabText(tabs_->indexOf(b)));
   return view;
 }
 
@@ -302,8 +309,10 @@ void MainWindow::updateActions() {
   auto* tab = currentTab();
   const bool ready = tab && tab->state() == views::TraceTab::State::Ready;
   const bool compare = qobject_cast<views::CompareView*>(tabs_->currentWidget()) != nullptr;
+  const bool sites = qobject_cast<views::DiffSitesView*>(tabs_->currentWidget()) != nullptr;
   for (QAction* a : needs_trace_) a->setEnabled(ready);
-  if (compare) needs_trace_.front()->setEnabled(true);
+  if (compare || sites) needs_trace_.front()->setEnabled(true);
+  if (sites) needs_trace_[1]->setEnabled(true);
   if (tab && by_time_) {
     const QSignalBlocker block(by_time_);
     by_time_->setChecked(tab->timeline()->xAxisByTime());
@@ -317,14 +326,15 @@ void MainWindow::showStatus(const QString& text) { statusBar()->showMessage(text
 bool MainWindow::exportChart(const QString& given) {
   auto* tab = currentTab();
   auto* compare = qobject_cast<views::CompareView*>(tabs_->currentWidget());
-  if (!tab && !compare) return false;
+  auto* sites = qobject_cast<views::DiffSitesView*>(tabs_->currentWidget());
+  if (!tab && !compare && !sites) return false;
   QString path = given;
   if (path.isEmpty()) {
     const QString base = tab ? QFileInfo(tab->path()).completeBaseName() : QStringLiteral("comparison");
     path = QFileDialog::getSaveFileName(this, tr("Export chart"), base + ".png", tr("PNG image (*.png);;SVG drawing (*.svg)"));
     if (path.isEmpty()) return false;
   }
-  const bool ok = tab ? tab->exportChart(path) : views::saveViewImage(compare->timeline(), path);
+  const bool ok = tab ? tab->exportChart(path) : sites ? sites->saveImage(path) : views::saveViewImage(compare->timeline(), path);
   if (!ok && given.isEmpty()) QMessageBox::warning(this, tr("Export failed"), tr("Could not write %1").arg(path));
   showStatus(ok ? tr("Saved %1").arg(path) : tr("Could not write %1").arg(path));
   return ok;
@@ -332,6 +342,13 @@ bool MainWindow::exportChart(const QString& given) {
 
 bool MainWindow::exportCsv(const QString& what, const QString& given) {
   auto* tab = currentTab();
+  if (auto* sites = qobject_cast<views::DiffSitesView*>(tabs_->currentWidget()); sites && what == QLatin1String("table")) {
+    const QString path = given.isEmpty() ? QFileDialog::getSaveFileName(this, tr("Export call sites as CSV"), QStringLiteral("call-sites.csv"), tr("CSV (*.csv)")) : given;
+    QString error;
+    const bool ok = !path.isEmpty() && sites->saveCsv(path, &error);
+    if (!path.isEmpty()) showStatus(ok ? tr("Saved %1").arg(path) : error);
+    return ok;
+  }
   if (!tab) return false;
   QString path = given;
   if (path.isEmpty()) {

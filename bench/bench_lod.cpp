@@ -38,8 +38,8 @@ void BM_LodQuery(benchmark::State& state) {
   const Series& s = series10m();
   const LodPyramid& lod = pyramid10m();
   const bool by_time = state.range(1) == 0;
-  const auto& xs = s.xs(by_time);
-  const double first = static_cast<double>(xs.front()), last = static_cast<double>(xs.back());
+  const auto xs = s.axis->xs(by_time);
+  const double first = s.axis->x(0, by_time), last = s.axis->x(s.size() - 1, by_time);
   const double span = (last - first) / static_cast<double>(state.range(0));
   const double x0 = state.range(0) == 1 ? first : first + 0.37 * (last - first);
   const double x1 = state.range(0) == 1 ? last + 1 : x0 + span;

@@ -14,10 +14,14 @@ trace, as in a real snapshot that starts mid-run.
 
 Stacks come from a pool of a few hundred call stacks of 20-60 frames; the same stack list object
 is reused by every event that has that stack, so the pickler writes it once and refers back to it
-through the memo (LONG_BINGET). Real snapshots are larger: there every event carries its own
-list of its own frame dicts (about 800 bytes per event for a 30-frame stack).
+through the memo (LONG_BINGET). With --frames-per-event every event carries a list of its own, as
+PyTorch's snapshot writes them (torch/csrc/profiler/combined_traceback.cpp, py_symbolize: one
+dict per distinct frame, shared, and one new list per trace entry): the pickle then holds a
+memo reference per frame of every event. --python-stacks keeps only Python frames, 3 to 8 per
+stack, as torch.cuda.memory._record_memory_history(stacks="python") records them.
 
 Usage: gen_snapshot.py --events 500000 --out build/bench-data/snapshot_500k.pickle
+       gen_snapshot.py --events 936000 --frames-per-event --python-stacks --out build/bench-data/snapshot_stacks_936k.pickle
 """
 import argparse
 import os
@@ -88,8 +92,9 @@ def frame(name, filename, line):
     return {"name": name, "filename": filename, "line": line}
 
 
-def make_stacks(rng, count):
-    """A pool of `count` stacks (lists of frame dicts, innermost first), 20 to 60 frames each."""
+def make_stacks(rng, count, python_only=False):
+    """A pool of `count` stacks (lists of frame dicts, innermost first), 20 to 60 frames each, or
+    3 to 8 Python frames each."""
     frames = {}
 
     def f(name, filename, line):  # one dict per distinct frame, shared by every stack that has it
@@ -105,6 +110,9 @@ def make_stacks(rng, count):
     interpreter = [f(*x) for x in INTERPRETER]
     stacks = []
     for k in range(count):
+        if python_only:
+            stacks.append(rng.sample(python, rng.randrange(3, 9)))
+            continue
         freeing = k % 3 == 2
         s = list(unwind)
         s += [f(*x) for x in (FREE if freeing else MALLOC)]
@@ -159,9 +167,9 @@ def size_class(rng):
     return 4
 
 
-def generate(n_events, seed, n_stacks):
+def generate(n_events, seed, n_stacks, frames_per_event=False, python_stacks=False):
     rng = random.Random(seed)
-    stacks = make_stacks(rng, n_stacks)
+    stacks = make_stacks(rng, n_stacks, python_stacks)
     alloc_stacks = [s for k, s in enumerate(stacks) if k % 3 != 2]
     free_stacks = [s for k, s in enumerate(stacks) if k % 3 == 2]
     # The same strings for every event, as in real snapshots: the pickler memoizes them once.
@@ -176,7 +184,8 @@ def generate(n_events, seed, n_stacks):
     def emit(action, addr, size, stack):
         t[0] += rng.randrange(1, 40)
         events.append({"action": actions[action], "addr": addr, "size": size, "stream": 0, "time_us": t[0],
-                       "compile_context": na, "user_metadata": empty, "frames": stack})
+                       "compile_context": na, "user_metadata": empty,
+                       "frames": list(stack) if frames_per_event else stack})
 
     def new_segment(addr, size):
         emit("segment_alloc", addr, size, alloc_stacks[0])
@@ -267,10 +276,13 @@ def main():
     parser.add_argument("--out", required=True, help="output .pickle path")
     parser.add_argument("--seed", type=int, default=20261129)
     parser.add_argument("--stacks", type=int, default=300, help="distinct call stacks")
+    parser.add_argument("--frames-per-event", action="store_true",
+                        help="a list of frames of its own on every event (shared frame dicts), as PyTorch writes them")
+    parser.add_argument("--python-stacks", action="store_true", help="stacks of 3 to 8 Python frames only")
     args = parser.parse_args()
 
     started = time.time()
-    snapshot = generate(args.events, args.seed, args.stacks)
+    snapshot = generate(args.events, args.seed, args.stacks, args.frames_per_event, args.python_stacks)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     tmp = args.out + ".tmp"
     with open(tmp, "wb") as f:

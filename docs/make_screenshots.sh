@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Takes the README's screenshots in a real window under Xvfb, from the sample traces recorded on
-# an H200 and the PyTorch fixtures. Usage: docs/make_screenshots.sh [BUILD_DIR]
+# an H200 and the PyTorch fixtures, and from CPU recordings made here with sawtooth-record when the
+# build has it (data-parallel ranks, precision on a CPU). Usage: docs/make_screenshots.sh [BUILD_DIR]
+# Each shot fails (and the script with it) when a file does not open.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 app=${1:-build/release}/bin/sawtooth
@@ -16,13 +18,15 @@ shot() {  # shot NAME [sawtooth options and files...]
 s=resources/samples
 shot timeline "$s/anatomy.sawtooth"
 shot stacked --stacked "$s/anatomy.sawtooth"
+# Zoomed into two steps: the y axis fits the visible range; the peak, outside it, leaves no label.
+shot zoomed --zoom 3000:3300 "$s/anatomy.sawtooth"
 shot plan --view plan "$s/anatomy.sawtooth"
 shot peaks "$s/checkpointing.sawtooth"
 shot precision "$s/precision.sawtooth"
 shot runs --view runs "$s/accumulation.sawtooth"
 shot oom tests/data/oom_mlp_snapshot_protocol2.pickle.gz
 shot ladder --view ladder "$s/anatomy.sawtooth" "$s/checkpointing.sawtooth" "$s/precision.sawtooth" "$s/accumulation.sawtooth"
-shot compare --view compare "$s/anatomy.sawtooth" tests/data/anatomy_adam_snapshot.pickle
+shot compare --view compare --align step "$s/anatomy.sawtooth" tests/data/anatomy_adam_snapshot.pickle
 shot snapshot --x-axis time tests/data/anatomy_adam_snapshot.pickle
 # The allocator's views on H200 snapshots: a real out-of-memory's segment map, the fragmentation
 # chart under the timeline, live bytes at the peak by call site, and a call-site diff.
@@ -31,10 +35,12 @@ shot fragmentation tests/data/h200_allocator_roundup.pickle
 shot live --view live tests/data/anatomy_adam_snapshot.pickle
 shot sites --view sites tests/data/h200_allocator_window.pickle tests/data/h200_allocator_expandable.pickle
 SAWTOOTH_PALETTE=dark shot dark "$s/precision.sawtooth"
-# Two ranks through Gloo on this machine's CPU (recorded now; the one-GPU machine has no second GPU).
+# Recorded now on this machine's CPU (the one-GPU machine has no second GPU for the ranks).
 rec=$(dirname "$app")/sawtooth-record
 if [ -x "$rec" ]; then
-  dp=$(mktemp -d)/data-parallel.sawtooth
-  "$rec" --workload data-parallel --ranks 2 --device cpu --set variant=sharded --out "$dp" > /dev/null
-  shot ranks "$dp"
+  tmp=$(mktemp -d)
+  "$rec" --workload data-parallel --ranks 2 --device cpu --set variant=sharded --out "$tmp/data-parallel.sawtooth" > /dev/null
+  shot ranks "$tmp/data-parallel.sawtooth"
+  "$rec" --workload precision --device cpu --out "$tmp/precision-cpu.sawtooth" > /dev/null
+  shot precision-cpu "$tmp/precision-cpu.sawtooth"
 fi

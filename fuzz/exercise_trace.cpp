@@ -29,9 +29,9 @@ class NullBuffer : public std::streambuf {
 void querySeries(const Series& s) {
   const LodPyramid lod(s.value);
   for (bool by_time : {true, false}) {
-    const auto& xs = s.xs(by_time);
-    const double x0 = xs.empty() ? 0.0 : static_cast<double>(xs.front());
-    const double x1 = xs.empty() ? 1.0 : static_cast<double>(xs.back()) + 1.0;
+    const auto xs = s.axis->xs(by_time);
+    const double x0 = s.empty() ? 0.0 : s.axis->x(0, by_time);
+    const double x1 = s.empty() ? 1.0 : s.axis->x(s.size() - 1, by_time) + 1.0;
     (void)lod.query(xs, s.start, x0, x1, 64);
     (void)lod.query(xs, s.start, x0 + (x1 - x0) / 3, x0 + (x1 - x0) / 2, 7);
   }
@@ -63,7 +63,7 @@ void exerciseTrace(const Trace& trace) {
   const TraceSummary summary = summarize(trace);
   (void)summaryJson(trace, summary);
   (void)summaryText(trace, summary);
-  for (int16_t device : trace.deviceIds()) {
+  for (DeviceId device : trace.deviceIds()) {
     const DeviceSeries ds = buildDeviceSeries(trace, device);
     for (const Series* s : ds.all()) {
       querySeries(*s);

@@ -8,6 +8,8 @@ import json
 import os
 import pickle
 import shutil
+import sqlite3
+import tempfile
 
 DATA = "tests/data"
 OUT = "fuzz/corpus"
@@ -34,7 +36,7 @@ def write(target, name, data):
     os.makedirs(os.path.join(OUT, target), exist_ok=True)
     with open(os.path.join(OUT, target, name), "wb") as f:
         f.write(data)
-    assert len(data) <= 8192, (name, len(data))
+    assert len(data) <= 16384, (name, len(data))
 
 
 def snapshot_seeds():
@@ -86,6 +88,46 @@ def profiler_seeds():
     write("profiler_trace", "oom_and_cpu.json", json.dumps({"traceEvents": memory[:3] + [cpu, oom]}).encode())
 
 
+ROWS = ("INSERT INTO devices VALUES(0, 'NVIDIA H200', 150000000000, 0, 0);"
+        "INSERT INTO runs VALUES(0, 'fp32', 'precision');"
+        "INSERT INTO run_config VALUES(0, 'batch', '2048');"
+        "INSERT INTO measurements VALUES(0, 'step_ms', 22.5, 'ms');"
+        "INSERT INTO phases VALUES(0, 'forward', 'phase', 0, 0, 0, 1500);"
+        "INSERT INTO frames VALUES(0, 'forward', 'model.py', 10);"
+        "INSERT INTO stacks VALUES(0, 0, 0);"
+        "INSERT INTO events VALUES(0, 1000, 0, 0, 0, 4096, 512, 0, 0, 0, 0, 0);"
+        "INSERT INTO events VALUES(1, 2000, 0, 0, 2, 4096, 512, 0, 0, NULL, NULL, NULL);"
+        "INSERT INTO events VALUES(2, 3000, 0, 3, 9, 150000000000, 1000000, 0, 0, NULL, NULL, NULL);"
+        "INSERT INTO counters VALUES(0, 'allocated', 0, 512);"
+        "INSERT INTO kernel_names VALUES(0, 'gemm');"
+        "INSERT INTO kernels VALUES(0, 7, 1100, 1900, 0, 0);")
+
+
+def native_seeds():
+    # Mode byte 0: the format's schema is made first, the rest is SQL on top of it; 1: the rest is
+    # SQL on an empty database; 2: the rest is a database file (512-byte pages keep it small).
+    with sqlite3.connect("file:resources/samples/anatomy.sawtooth?mode=ro&immutable=1", uri=True) as con:
+        schema = ";\n".join(r[0] for r in con.execute("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL"))
+    write("native", "rows.sql", b"\x00" + ROWS.encode())
+    write("native", "events_view.sql",
+          b"\x00DROP VIEW events_named; DROP TABLE events; CREATE VIEW events AS SELECT 0 AS seq, 1 AS t_ns, "
+          b"0 AS device, 0 AS source, 0 AS action, 1 AS addr, 1 AS size, 0 AS stream, 0 AS category, NULL AS phase, "
+          b"NULL AS stack, NULL AS run;")
+    write("native", "wrong_types.sql",
+          b"\x00INSERT INTO events VALUES(0, 'x', 'gpu', 0, 0, x'00', -5, 0.5, 0, NULL, NULL, NULL);"
+          b"UPDATE meta SET value = '1.5';")
+    write("native", "schema_and_rows.sql",
+          b"\x01" + (schema + ";\nINSERT INTO meta VALUES('format_version', '1');" + ROWS).encode())
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "small.sawtooth")
+        con = sqlite3.connect(path)
+        con.execute("PRAGMA page_size=512")
+        con.executescript(schema + ";\nINSERT INTO meta VALUES('format_version', '1');" + ROWS)
+        con.commit()
+        con.execute("VACUUM")
+        con.close()
+        with open(path, "rb") as f:
+            write("native", "small_file.sawtooth", b"\x02" + f.read())
 def memory_timeline_seeds():
     times, sizes = json.load(open(os.path.join(DATA, "anatomy_adam_memory_timeline.raw.json")))
     write("memory_timeline", "plot_points.json", json.dumps([times[:12], sizes[:12]]).encode())
@@ -105,6 +147,7 @@ def main():
     shutil.rmtree(OUT, ignore_errors=True)
     snapshot_seeds()
     profiler_seeds()
+    native_seeds()
     memory_timeline_seeds()
     jax_profile_seeds()
     for target in sorted(os.listdir(OUT)):

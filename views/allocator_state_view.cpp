@@ -4,7 +4,6 @@
 #include <QVBoxLayout>
 
 #include "views/qt_format.h"
-#include "views/widget_export.h"
 
 namespace sawtooth::views {
 
@@ -95,8 +94,6 @@ void AllocatorStateView::setMessage(const QString& text) {
   map_->setMap(nullptr);
 }
 
-bool AllocatorStateView::saveImage(const QString& path) {
-  return saveWidgetImage(map_, path, QSize(map_->width(), map_->sizeHint().height()));
-}
+PaintedWidget AllocatorStateView::picture() const { return {map_, QSize(map_->width(), map_->sizeHint().height())}; }
 
 }  // namespace sawtooth::views

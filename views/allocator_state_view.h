@@ -15,6 +15,7 @@
 
 #include "core/analysis/segment_map.h"
 #include "views/segment_map_widget.h"
+#include "views/widget_export.h"
 
 namespace sawtooth::views {
 
@@ -39,8 +40,8 @@ class AllocatorStateView : public QWidget {
   QSlider* slider() const { return slider_; }
   QSpinBox* eventBox() const { return spin_; }
   QCheckBox* followBox() const { return follow_; }
-  // PNG or SVG of the map at its full height.
-  bool saveImage(const QString& path);
+  // What Export chart draws: the map at its full height.
+  PaintedWidget picture() const;
 
  signals:
   void positionRequested(qint64 position);

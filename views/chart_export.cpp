@@ -1,5 +1,7 @@
 #include "views/chart_export.h"
 
+#include <QBuffer>
+#include <QFile>
 #include <QFileInfo>
 #include <QImage>
 #include <QImageWriter>
@@ -8,32 +10,43 @@
 
 namespace sawtooth::views {
 
-bool saveViewPng(QGraphicsView* view, const QString& path, QSize size, qreal scale) {
+QImage renderViewImage(QGraphicsView* view, QSize size, qreal scale) {
   if (size.isValid() && size != view->size()) view->resize(size);
   QImage image(view->size() * scale, QImage::Format_ARGB32_Premultiplied);
   image.setDevicePixelRatio(scale);
   image.fill(view->palette().color(QPalette::Base));
-  {
-    QPainter painter(&image);
-    painter.setRenderHint(QPainter::Antialiasing);
-    view->render(&painter);
-  }
-  QImageWriter writer(path, "png");
-  return writer.write(image);
+  QPainter painter(&image);
+  painter.setRenderHint(QPainter::Antialiasing);
+  view->render(&painter);
+  return image;
 }
 
-bool saveViewSvg(QGraphicsView* view, const QString& path, QSize size, const QString& title) {
+QByteArray renderViewSvg(QGraphicsView* view, QSize size, const QString& title) {
   if (size.isValid() && size != view->size()) view->resize(size);
+  QBuffer buffer;
+  buffer.open(QIODevice::WriteOnly);
   QSvgGenerator generator;
-  generator.setFileName(path);
+  generator.setOutputDevice(&buffer);
   generator.setSize(view->size());
   generator.setViewBox(QRect(QPoint(0, 0), view->size()));
   generator.setTitle(title);
   generator.setDescription(QStringLiteral("Exported by Sawtooth"));
   QPainter painter;
-  if (!painter.begin(&generator)) return false;
+  if (!painter.begin(&generator)) return {};
   view->render(&painter);
-  return painter.end();
+  if (!painter.end()) return {};
+  return buffer.data();
+}
+
+bool saveViewPng(QGraphicsView* view, const QString& path, QSize size, qreal scale) {
+  QImageWriter writer(path, "png");
+  return writer.write(renderViewImage(view, size, scale));
+}
+
+bool saveViewSvg(QGraphicsView* view, const QString& path, QSize size, const QString& title) {
+  const QByteArray svg = renderViewSvg(view, size, title);
+  QFile f(path);
+  return !svg.isEmpty() && f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(svg) == svg.size();
 }
 
 void applyPaletteTheme(QChart* chart, const QPalette& palette) {

@@ -4,6 +4,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QGraphicsView>
+#include <QImage>
 #include <QSize>
 #include <QString>
 
@@ -11,6 +12,10 @@ namespace sawtooth::views {
 
 bool saveViewPng(QGraphicsView* view, const QString& path, QSize size = {}, qreal scale = 1.0);
 bool saveViewSvg(QGraphicsView* view, const QString& path, QSize size = {}, const QString& title = {});
+// The drawing alone, on the GUI thread (a view can only be drawn there); encoding and writing the
+// file can then happen anywhere (the app does it in a job).
+QImage renderViewImage(QGraphicsView* view, QSize size = {}, qreal scale = 1.0);
+QByteArray renderViewSvg(QGraphicsView* view, QSize size = {}, const QString& title = {});
 // Qt Charts' dark theme under a dark palette, the light one otherwise (call before adding series:
 // a theme resets series colours).
 void applyPaletteTheme(QChart* chart, const QPalette& palette);

@@ -1,33 +1,52 @@
 #pragma once
-// Two traces of the same workload on one timeline (their allocated and reserved series overlaid,
-// each device named after its file) and a table of their peak differences, per device and per run.
+// Two traces on one timeline (core/analysis/comparison.h: their series overlaid, each device
+// named after its side) above a table of their peak differences, per device and per run. The
+// traces line up by allocation event, by time or by step (alignmentChanged asks for a new
+// comparison; it arrives through setComparison, computed off the GUI thread).
 
-#include <QTableWidget>
+#include <QComboBox>
+#include <QLabel>
+#include <QTableView>
 #include <QWidget>
 #include <memory>
 
-#include "core/analysis/trace_analysis.h"
+#include "core/analysis/comparison.h"
+#include "views/table_model.h"
 #include "views/timeline_chart.h"
 
 namespace sawtooth::views {
-
-// One trace holding both sides: A's devices keep their ids, B's are offset by kCompareOffset;
-// every device gets a label "A cuda:0" / "B cuda:0" so that legends and tooltips say which is which.
-inline constexpr int16_t kCompareOffset = 1000;
-std::shared_ptr<const Trace> mergeForComparison(const Trace& a, const Trace& b);
 
 class CompareView : public QWidget {
   Q_OBJECT
  public:
   explicit CompareView(QWidget* parent = nullptr);
-  void setTraces(std::shared_ptr<const TraceAnalysis> a, const QString& name_a, std::shared_ptr<const TraceAnalysis> b,
-                 const QString& name_b);
+  void setBusy(const QString& message);
+  void setFailed(const QString& message);
+  void setComparison(std::shared_ptr<const Comparison> comparison);
+  const std::shared_ptr<const Comparison>& comparison() const { return comparison_; }
+  Alignment alignment() const;
+  void setAlignment(Alignment alignment);  // emits alignmentChanged when it changes
+
   TimelineChart* timeline() const { return timeline_; }
-  QTableWidget* differences() const { return table_; }
+  QTableView* differences() const { return table_; }
+  TableModel* differencesModel() const { return model_; }
+  QString noteText() const { return note_->text(); }
+
+ signals:
+  void alignmentChanged(sawtooth::Alignment alignment);
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
+  void fitTable();
+
+  QLabel* note_;
+  QComboBox* align_;
   TimelineChart* timeline_;
-  QTableWidget* table_;
+  TableModel* model_;
+  QTableView* table_;
+  std::shared_ptr<const Comparison> comparison_;
 };
 
 }  // namespace sawtooth::views

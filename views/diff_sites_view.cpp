@@ -8,16 +8,16 @@
 #include <QValueAxis>
 #include <QVBoxLayout>
 
-#include "core/analysis/diff_top_sites.h"
 #include "views/chart_export.h"
 #include "views/qt_format.h"
-#include "views/table_csv.h"
 
 namespace sawtooth::views {
 namespace {
 
 constexpr double kBytesPerUnit = 1e6;
 constexpr int kLabelChars = 48;
+constexpr int kSiteColumn = 0;    // diffSitesTable's columns
+constexpr int kChangeColumn = 4;
 
 QString shortLabel(const DiffRow& r) {
   QString site = toQString(r.site);
@@ -32,8 +32,8 @@ DivergingBarChart::DivergingBarChart(QWidget* parent) : QChartView(parent) {
   setMinimumHeight(260);
 }
 
-void DivergingBarChart::setDiff(std::shared_ptr<const TraceDiff> diff) {
-  diff_ = std::move(diff);
+void DivergingBarChart::setDiff(std::shared_ptr<const CallSiteDiff> diff) {
+  diff_ = diff ? std::shared_ptr<const TraceDiff>(diff, &diff->diff) : nullptr;
   QChart* c = chart();
   c->removeAllSeries();
   for (QAbstractAxis* axis : c->axes()) {
@@ -47,7 +47,7 @@ void DivergingBarChart::setDiff(std::shared_ptr<const TraceDiff> diff) {
   if (!diff_) return;
   c->setTitle(tr("Live bytes at the peak by call site: B (%1) against A (%2)")
                   .arg(toQString(diff_->b.file).section('/', -1), toQString(diff_->a.file).section('/', -1)));
-  rows_ = topChangedRows(*diff_, kSites);
+  rows_ = diff->top_rows;
   series_ = new QHorizontalStackedBarSeries(c);
   grew_ = new QBarSet(tr("grew"), series_);
   shrank_ = new QBarSet(tr("shrank"), series_);
@@ -109,16 +109,16 @@ DiffSitesView::DiffSitesView(QWidget* parent)
     : QWidget(parent),
       summary_(new QLabel(this)),
       chart_(new DivergingBarChart(this)),
-      model_(new DiffRowsModel(this)),
+      model_(new TableModel(this)),
       proxy_(new QSortFilterProxyModel(this)),
       table_(new QTableView(this)) {
   summary_->setWordWrap(true);
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   proxy_->setSourceModel(model_);
-  proxy_->setSortRole(DiffRowsModel::SortRole);
+  proxy_->setSortRole(TableModel::RawRole);
   table_->setModel(proxy_);
   table_->setSortingEnabled(true);
-  table_->sortByColumn(DiffRowsModel::Change, Qt::DescendingOrder);
+  table_->sortByColumn(kChangeColumn, Qt::DescendingOrder);
   table_->verticalHeader()->hide();
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -133,15 +133,20 @@ DiffSitesView::DiffSitesView(QWidget* parent)
   layout->addWidget(split, 1);
 }
 
-void DiffSitesView::setDiff(std::shared_ptr<const TraceDiff> diff) {
+void DiffSitesView::setDiff(std::shared_ptr<const CallSiteDiff> diff) {
+  diff_ = std::move(diff);
   QStringList lines;
-  if (diff)
-    for (const std::string& line : diff->change.lines) lines << toQString(line).toHtmlEscaped();
+  if (diff_)
+    for (const std::string& line : diff_->diff.change.lines) lines << toQString(line).toHtmlEscaped();
   summary_->setText(lines.join(QStringLiteral("<br>")));
-  chart_->setDiff(diff);
-  model_->setDiff(std::move(diff));
+  chart_->setDiff(diff_);
+  model_->setTable(diff_ ? std::shared_ptr<const Table>(diff_, &diff_->table) : nullptr);
   table_->resizeColumnsToContents();
-  table_->setColumnWidth(DiffRowsModel::Site, std::min(table_->columnWidth(DiffRowsModel::Site), 480));
+  table_->setColumnWidth(kSiteColumn, std::min(table_->columnWidth(kSiteColumn), 480));
+}
+
+std::shared_ptr<const Table> DiffSitesView::tableData() const {
+  return diff_ ? std::shared_ptr<const Table>(diff_, &diff_->table) : nullptr;
 }
 
 void DiffSitesView::setMessage(const QString& text) {
@@ -149,7 +154,5 @@ void DiffSitesView::setMessage(const QString& text) {
   summary_->setText(text.toHtmlEscaped());
 }
 
-bool DiffSitesView::saveImage(const QString& path) { return saveViewImage(chart_, path); }
-bool DiffSitesView::saveCsv(const QString& path, QString* error) const { return writeModelCsv(*proxy_, path, error); }
 
 }  // namespace sawtooth::views

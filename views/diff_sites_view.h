@@ -2,7 +2,8 @@
 // The "Call sites" part of a comparison of two traces: what changed at the peak in words, a
 // diverging bar chart of the sites that changed most (growth to the right in red, shrinking to the
 // left in green; hover for both sides' bytes) and every row in a table. Draws the TraceDiff it is
-// given (setDiff); the app computes it off the GUI thread.
+// given (setDiff: the diff, its table and the chart's rows, all from core); the app computes it
+// off the GUI thread.
 
 #include <QChartView>
 #include <QBarSet>
@@ -13,8 +14,8 @@
 #include <QWidget>
 #include <memory>
 
-#include "core/analysis/trace_diff.h"
-#include "views/diff_rows_model.h"
+#include "core/analysis/site_tables.h"
+#include "views/table_model.h"
 
 namespace sawtooth::views {
 
@@ -24,7 +25,7 @@ class DivergingBarChart : public QChartView {
   static constexpr size_t kSites = 15;
 
   explicit DivergingBarChart(QWidget* parent = nullptr);
-  void setDiff(std::shared_ptr<const TraceDiff> diff);
+  void setDiff(std::shared_ptr<const CallSiteDiff> diff);
   // Sites on the chart, top to bottom (largest growth first).
   QStringList sites() const { return sites_; }
   QBarSet* grewSet() const { return grew_; }
@@ -45,20 +46,21 @@ class DiffSitesView : public QWidget {
   Q_OBJECT
  public:
   explicit DiffSitesView(QWidget* parent = nullptr);
-  void setDiff(std::shared_ptr<const TraceDiff> diff);
+  void setDiff(std::shared_ptr<const CallSiteDiff> diff);
   void setMessage(const QString& text);
+  // The rows as core's table (what Export table writes); null before a diff arrives.
+  std::shared_ptr<const Table> tableData() const;
 
   QLabel* summary() const { return summary_; }
   DivergingBarChart* chart() const { return chart_; }
-  DiffRowsModel* model() const { return model_; }
+  TableModel* model() const { return model_; }
   QTableView* table() const { return table_; }
-  bool saveImage(const QString& path);
-  bool saveCsv(const QString& path, QString* error = nullptr) const;
 
  private:
+  std::shared_ptr<const CallSiteDiff> diff_;
   QLabel* summary_;
   DivergingBarChart* chart_;
-  DiffRowsModel* model_;
+  TableModel* model_;
   QSortFilterProxyModel* proxy_;
   QTableView* table_;
 };

@@ -1,17 +1,15 @@
 #pragma once
 // The events of a trace as a table. Millions of rows stay cheap: cells are read from the columnar
-// store on demand, and sorting and filtering work on an index permutation over the store's
-// columns rather than through QSortFilterProxyModel.
-//
-// Filter syntax: words match the action, category, phase, run, device or top frame (all words
-// must match, case-insensitive); `size>=1MB`, `size<4096` compare sizes (B, kB, MB, GB, KiB, MiB,
-// GiB); `device:cuda:0` selects a device.
+// store on demand, and the rows are an index permutation (core/analysis/event_query.h) that the
+// app computes off the GUI thread and hands over with setRows(). Sorting asks for new rows
+// (sortRequested); the view shows the old ones until they arrive.
 
 #include <QAbstractTableModel>
 #include <memory>
 #include <vector>
 
-#include "core/analysis/trace_analysis.h"
+#include "core/analysis/event_query.h"
+#include "core/model/trace.h"
 
 namespace sawtooth::views {
 
@@ -23,10 +21,12 @@ class EventsTableModel : public QAbstractTableModel {
 
   explicit EventsTableModel(QObject* parent = nullptr);
 
-  void setAnalysis(std::shared_ptr<const TraceAnalysis> analysis);
-  // Returns false (and keeps the previous filter) when the text does not parse; see error().
-  bool setFilter(const QString& text);
-  const QString& filterError() const { return filter_error_; }
+  // A new trace shows every event in order until rows arrive.
+  void setTrace(std::shared_ptr<const Trace> trace);
+  const std::shared_ptr<const Trace>& trace() const { return trace_; }
+  // Rows computed for this trace (ignored when they belong to another).
+  void setRows(const EventRows& rows, const std::shared_ptr<const Trace>& of);
+  const EventRows& rows() const { return rows_; }
   int rowOfEvent(qint64 event) const;  // -1 when filtered out
   qint64 eventAt(int row) const;
   qint64 totalEvents() const;
@@ -37,20 +37,13 @@ class EventsTableModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
   void sort(int column, Qt::SortOrder order) override;
 
-  // Parses "1.5MB", "4096", "2 GiB" into bytes; false when unreadable.
-  static bool parseBytes(const QString& text, qint64& bytes);
+ signals:
+  void sortRequested(sawtooth::EventColumn column, bool descending);
 
  private:
-  QString topFrame(size_t event) const;
-  void rebuildRows();
-  void sortRows(int column, Qt::SortOrder order);
-
-  std::shared_ptr<const TraceAnalysis> analysis_;
-  std::vector<uint64_t> rows_;  // event indices, filtered and sorted
-  int sort_column_ = Index;
-  Qt::SortOrder sort_order_ = Qt::AscendingOrder;
-  QString filter_;
-  QString filter_error_;
+  std::shared_ptr<const Trace> trace_;
+  EventRows rows_;
+  mutable std::vector<QString> top_frames_;  // by stack, filled as rows are shown
 };
 
 }  // namespace sawtooth::views

@@ -1,15 +1,20 @@
 #include "views/events_view.h"
 
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QVBoxLayout>
+
+#include "views/qt_format.h"
 
 namespace sawtooth::views {
 
 EventsView::EventsView(QWidget* parent)
     : QWidget(parent), model_(new EventsTableModel(this)), filter_(new QLineEdit(this)), count_(new QLabel(this)),
-      table_(new QTableView(this)) {
-  filter_->setPlaceholderText(tr("Filter: words (alloc, forward, linear.py), size>=1MB, device:cuda:0"));
+      table_(new EventsTableView(this)) {
+  filter_->setPlaceholderText(
+      tr("Filter: alloc · phase:forward · frame:*linear* · size>=1MB · device:cuda:0  (words match whole fields; * any text)"));
+  filter_->setToolTip(tr("Words match a whole action, source, category, device, phase, run, or a frame's function or "
+                         "file name; FIELD:VALUE picks the field (action, source, category, device, phase, run, frame); "
+                         "* and ? match any text and any one character; size>=1MB, size<4096 compare sizes."));
   filter_->setClearButtonEnabled(true);
   auto* top = new QHBoxLayout;
   top->addWidget(filter_, 1);
@@ -20,45 +25,74 @@ EventsView::EventsView(QWidget* parent)
   layout->addWidget(table_, 1);
 
   table_->setModel(model_);
-  table_->setSortingEnabled(true);
   table_->sortByColumn(EventsTableModel::Index, Qt::AscendingOrder);
-  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table_->setSelectionMode(QAbstractItemView::SingleSelection);
-  table_->verticalHeader()->hide();
-  table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
-  table_->horizontalHeader()->setStretchLastSection(true);
-  table_->setWordWrap(false);
-  table_->setAlternatingRowColors(true);
 
+  typing_.setSingleShot(true);
+  typing_.setInterval(150);
+  connect(&typing_, &QTimer::timeout, this, &EventsView::requestQuery);
   connect(filter_, &QLineEdit::textChanged, this, [this](const QString& text) {
-    const bool ok = model_->setFilter(text);
-    filter_->setToolTip(ok ? QString() : model_->filterError());
-    filter_->setStyleSheet(ok ? QString() : QStringLiteral("QLineEdit { color: #c0392b; }"));
-    updateCount();
+    // Parsing is cheap: say at once what is wrong; the rows follow when typing pauses.
+    const QByteArray utf8 = text.toUtf8();
+    const auto parsed = parseEventFilter(std::string_view(utf8.constData(), static_cast<size_t>(utf8.size())));
+    filter_->setStyleSheet(parsed ? QString() : QStringLiteral("QLineEdit { color: #c0392b; }"));
+    if (!parsed) {
+      count_->setText(toQString(parsed.error().message));
+      typing_.stop();
+      return;
+    }
+    query_.filter = utf8.toStdString();
+    typing_.start();
   });
-  connect(table_, &QTableView::activated, this,
-          [this](const QModelIndex& index) { emit eventActivated(model_->eventAt(index.row())); });
-  connect(model_, &QAbstractItemModel::modelReset, this, [this] { updateCount(); });
+  connect(model_, &EventsTableModel::sortRequested, this, [this](EventColumn column, bool descending) {
+    // The view re-applies its sort when the model resets (new rows): nothing new to ask for then.
+    if (query_.sort == column && query_.descending == descending) return;
+    query_.sort = column;
+    query_.descending = descending;
+    requestQuery();
+  });
+  connect(table_, &EventsTableView::activated, this, [this](int row) { emit eventActivated(model_->eventAt(row)); });
 }
 
-void EventsView::setAnalysis(std::shared_ptr<const TraceAnalysis> analysis) {
-  model_->setAnalysis(std::move(analysis));
+void EventsView::setTrace(std::shared_ptr<const Trace> trace) {
+  model_->setTrace(std::move(trace));
   table_->resizeColumnsToContents();
+  if (!query_.filter.empty() || query_.sort != EventColumn::Index || query_.descending) requestQuery();
   updateCount();
+}
+
+void EventsView::requestQuery() {
+  typing_.stop();
+  if (!model_->trace()) return;
+  waiting_ = true;
+  updateCount();
+  emit queryChanged(query_);
+}
+
+void EventsView::setRows(const EventRows& rows, const std::shared_ptr<const Trace>& of) {
+  if (of != model_->trace()) return;
+  waiting_ = false;
+  model_->setRows(rows, of);
+  updateCount();
+}
+
+void EventsView::setQueryFailed(const QString& message) {
+  waiting_ = false;
+  count_->setText(message);
 }
 
 void EventsView::updateCount() {
   const qint64 total = model_->totalEvents();
-  const int shown = model_->rowCount();
-  count_->setText(shown == total ? tr("%L1 events").arg(total) : tr("%L1 of %L2 events").arg(shown).arg(total));
+  const qint64 shown = static_cast<qint64>(model_->rows().size());
+  QString text = shown == total ? tr("%L1 events").arg(total) : tr("%L1 of %L2 events").arg(shown).arg(total);
+  if (waiting_) text += tr(" · updating…");
+  count_->setText(text);
 }
 
 void EventsView::selectEvent(qint64 event) {
   const int row = model_->rowOfEvent(event);
   if (row < 0) return;
-  const QModelIndex index = model_->index(row, 0);
-  table_->selectionModel()->select(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-  table_->scrollTo(index, QAbstractItemView::PositionAtCenter);
+  table_->setCurrentRow(row);
+  table_->scrollToRow(row);
 }
 
 }  // namespace sawtooth::views

@@ -1,35 +1,34 @@
 #include "views/experiment_charts.h"
 
-#include "core/analysis/experiment_results.h"
+#include <algorithm>
+
+#include "core/analysis/axis_scale.h"
+#include "core/analysis/result_text.h"
 #include "views/qt_format.h"
 
 namespace sawtooth::views {
 namespace {
 
-constexpr double kMB = 1e6;
 const QColor kAllocated(0x1f, 0x77, 0xb4), kReserved(0xae, 0xc7, 0xe8), kPlan(0xbd, 0xbd, 0xbd), kMeasured(0x2e, 0x7d, 0x32),
     kTime(0x6a, 0x3d, 0x9a);
 
 }  // namespace
 
-QString signedPercent(double change) {
-  const double p = change * 100;
-  if (std::fabs(p) < 0.5) return QStringLiteral("±0 %");
-  // A real minus sign, as the seed writes "−56 %".
-  return (p < 0 ? QStringLiteral("−") : QStringLiteral("+")) + QString::number(std::fabs(p), 'f', 0) + QStringLiteral(" %");
-}
+QString signedPercent(double change) { return toQString(signedPercentText(change)); }
 
-bool showPeakComparison(BarChart& chart, const Trace& trace) {
-  const auto groups = peakComparison(trace);
+bool showPeakComparison(BarChart& chart, const std::vector<PeakGroup>& groups, const std::string& workload) {
   if (groups.empty()) return false;
   QStringList categories, annotations;
   BarSetData allocated{QObject::tr("peak allocated"), kAllocated, {}, {}, std::nullopt};
   BarSetData reserved{QObject::tr("peak reserved"), kReserved, {}, {}, std::nullopt};
   bool any_reserved = false;
+  double most = 0;
+  for (const PeakGroup& g : groups) most = std::max({most, g.peak_allocated, g.peak_reserved.value_or(0.0)});
+  const ByteUnit unit = byteUnitFor(most);  // GB for a 4 GB peak, as the header writes it
   for (size_t i = 0; i < groups.size(); ++i) {
     const PeakGroup& g = groups[i];
     categories << toQString(g.run);
-    allocated.values << g.peak_allocated / kMB;
+    allocated.values << g.peak_allocated / unit.bytes;
     QString tip = QObject::tr("<b>%1</b><br>peak allocated %2 (%L3 bytes)")
                       .arg(toQString(g.run), bytesText(static_cast<qint64>(g.peak_allocated)))
                       .arg(static_cast<qint64>(g.peak_allocated));
@@ -41,7 +40,7 @@ bool showPeakComparison(BarChart& chart, const Trace& trace) {
                  .arg(g.time->max_ms, 0, 'f', 3)
                  .arg(g.time->samples);
     allocated.tooltips << tip;
-    reserved.values << g.peak_reserved.value_or(0) / kMB;
+    reserved.values << g.peak_reserved.value_or(0) / unit.bytes;
     reserved.tooltips << (g.peak_reserved ? QObject::tr("<b>%1</b><br>peak reserved %2 (%L3 bytes)")
                                                 .arg(toQString(g.run), bytesText(static_cast<qint64>(*g.peak_reserved)))
                                                 .arg(static_cast<qint64>(*g.peak_reserved))
@@ -57,21 +56,24 @@ bool showPeakComparison(BarChart& chart, const Trace& trace) {
   }
   QList<BarSetData> sets{allocated};
   if (any_reserved) sets << reserved;
-  chart.setData(QObject::tr("Peak memory per run (%1)").arg(toQString(workloadOf(trace))), QObject::tr("peak (MB)"),
-                categories, sets, annotations);
+  chart.setData(QObject::tr("Peak memory per run (%1)").arg(toQString(workload)), QObject::tr("peak (%1)").arg(toQString(unit.name)),
+                categories,
+                sets, annotations);
   return true;
 }
 
-bool showAnatomyPlan(BarChart& chart, const Trace& trace, int16_t device) {
-  const auto rows = anatomyPlan(trace, device);
+bool showAnatomyPlan(BarChart& chart, const std::vector<PlanRow>& rows) {
   if (rows.empty()) return false;
   QStringList categories, annotations;
   BarSetData plan{QObject::tr("plan (analytic)"), kPlan, {}, {}, std::nullopt};
   BarSetData counted{QObject::tr("counted (peak of each)"), kMeasured, {}, {}, std::nullopt};
+  double most = 0;
+  for (const PlanRow& r : rows) most = std::max({most, r.plan_bytes, r.measured_bytes});
+  const ByteUnit unit = byteUnitFor(most);
   for (const PlanRow& r : rows) {
     categories << toQString(r.what);
-    plan.values << r.plan_bytes / kMB;
-    counted.values << r.measured_bytes / kMB;
+    plan.values << r.plan_bytes / unit.bytes;
+    counted.values << r.measured_bytes / unit.bytes;
     const QString tip = QObject::tr("<b>%1</b><br>plan %2 (%L3 bytes)<br>counted %4 (%L5 bytes)<br>error %6")
                             .arg(toQString(r.what), bytesText(static_cast<qint64>(r.plan_bytes)))
                             .arg(static_cast<qint64>(r.plan_bytes))
@@ -83,18 +85,17 @@ bool showAnatomyPlan(BarChart& chart, const Trace& trace, int16_t device) {
     annotations << signedPercent(r.error());
   }
   chart.setData(QObject::tr("Plan vs count: 4P parameters + 4P gradients + optimizer state + activations"),
-                QObject::tr("bytes (MB)"), categories, {plan, counted}, annotations);
+                QObject::tr("bytes (%1)").arg(toQString(unit.name)), categories, {plan, counted}, annotations);
   return true;
 }
 
-bool showPrecisionTiming(BarChart& chart, const Trace& trace) {
-  const auto rows = precisionResults(trace);
+bool showPrecisionTiming(BarChart& chart, const std::vector<PrecisionRow>& rows) {
   if (rows.empty()) return false;
   QStringList categories, annotations;
   BarSetData median{QObject::tr("median step time"), kTime, {}, {}, QList<QPair<qreal, qreal>>{}};
   for (const PrecisionRow& r : rows) {
     QString category = toQString(r.mode);
-    if (r.tflops) category += QObject::tr(" (%1 TFLOP/s)").arg(*r.tflops, 0, 'f', 1);
+    if (r.tflops) category += QStringLiteral(" (%1)").arg(toQString(flopRateText(*r.tflops * 1e12)));
     categories << category;
     median.values << r.time.median_ms;
     median.whiskers->append({r.time.min_ms, r.time.max_ms});
@@ -108,11 +109,16 @@ bool showPrecisionTiming(BarChart& chart, const Trace& trace) {
     if (r.peak_allocated) tip += QObject::tr("<br>peak allocated %1").arg(bytesText(static_cast<qint64>(*r.peak_allocated)));
     median.tooltips << tip;
     QStringList speedups;
-    if (r.speedup_vs_fp32 && r.mode != "fp32") speedups << QObject::tr("×%1 vs fp32").arg(*r.speedup_vs_fp32, 0, 'f', 1);
-    if (r.speedup_vs_tf32 && r.mode != "tf32" && r.mode != "fp32")
-      speedups << QObject::tr("×%1 vs TF32").arg(*r.speedup_vs_tf32, 0, 'f', 2);
+    auto against = [](double speedup, const QString& reference) {
+      const QString text = toQString(speedupText(speedup));
+      return text == QLatin1String("as fast") ? QObject::tr("as fast as %1").arg(reference)
+                                              : QObject::tr("%1 than %2").arg(text, reference);
+    };
+    if (r.speedup_vs_fp32 && r.mode != "fp32") speedups << against(*r.speedup_vs_fp32, QStringLiteral("fp32"));
+    if (r.speedup_vs_tf32 && r.mode != "tf32" && r.mode != "fp32") speedups << against(*r.speedup_vs_tf32, QStringLiteral("TF32"));
+    // One comparison a line: two on one line run into the next bar's label.
     annotations << (speedups.isEmpty() ? (r.mode == "fp32" ? QObject::tr("baseline (TF32 off)") : QString())
-                                       : speedups.join(QStringLiteral(" · ")));
+                                       : speedups.join(QLatin1Char('\n')));
   }
   chart.setData(QObject::tr("Step time per precision mode (median, min–max)"), QObject::tr("ms per step"), categories,
                 {median}, annotations);

@@ -6,7 +6,6 @@
 #include <QToolTip>
 
 #include "views/qt_format.h"
-#include "views/widget_export.h"
 
 namespace sawtooth::views {
 namespace {
@@ -115,7 +114,5 @@ bool FlameGraphWidget::event(QEvent* event) {
   }
   return QWidget::event(event);
 }
-
-bool FlameGraphWidget::saveImage(const QString& path) { return saveWidgetImage(this, path); }
 
 }  // namespace sawtooth::views

@@ -29,7 +29,6 @@ class FlameGraphWidget : public QWidget {
   QString describe(uint32_t node) const;
 
   QSize sizeHint() const override;
-  bool saveImage(const QString& path);
 
  signals:
   void focusChanged(uint32_t node);

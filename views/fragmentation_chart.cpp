@@ -113,6 +113,4 @@ void FragmentationChart::mousePressEvent(QMouseEvent* event) {
   QChartView::mousePressEvent(event);
 }
 
-bool FragmentationChart::saveImage(const QString& path) { return saveViewImage(this, path); }
-
 }  // namespace sawtooth::views

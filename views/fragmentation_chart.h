@@ -29,7 +29,6 @@ class FragmentationChart : public QChartView {
 
   QLineSeries* line(int index) const { return lines_[index]; }
   QValueAxis* xAxis() const { return x_; }
-  bool saveImage(const QString& path);
 
  signals:
   // A click on the chart: the allocator event there.

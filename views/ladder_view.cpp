@@ -22,11 +22,11 @@ LadderView::LadderView(QWidget* parent) : QWidget(parent), body_(new QLabel(this
   scroll->setFrameShape(QFrame::NoFrame);
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(scroll);
-  setTraces({});
+  setRungs({});
 }
 
-void LadderView::setTraces(const std::vector<const Trace*>& traces) {
-  rungs_ = ladder(traces);
+void LadderView::setRungs(std::vector<LadderRung> rungs) {
+  rungs_ = std::move(rungs);
   QString html = tr("<h2>The ladder, measured here</h2>"
                     "<p>The seed chapter's ladder of remedies, each rung with the numbers of the recordings open "
                     "in this window. Only measured numbers; a rung without a recording says so.</p><table cellspacing=8>");

@@ -1,7 +1,6 @@
 #pragma once
-// The seed's ladder written with this machine's numbers: one rung per remedy, each finding taken
-// from the recordings that are open and linked to the chart it came from; rungs not measured yet
-// say so.
+// The seed chapter's ladder of remedies with this machine's numbers (core/analysis/
+// experiment_results.h's ladder), each rung linked to the chart it came from.
 
 #include <QLabel>
 #include <QWidget>
@@ -15,17 +14,16 @@ class LadderView : public QWidget {
   Q_OBJECT
  public:
   explicit LadderView(QWidget* parent = nullptr);
-  void setTraces(const std::vector<const Trace*>& traces);
+  void setRungs(std::vector<LadderRung> rungs);
   const std::vector<LadderRung>& rungs() const { return rungs_; }
-  QString text() const;  // plain text of every rung (tests, copy)
+  QString text() const;
 
  signals:
-  // A rung's link: show the chart of this workload (and run) it came from.
   void chartRequested(QString workload, QString run);
 
  private:
-  std::vector<LadderRung> rungs_;
   QLabel* body_;
+  std::vector<LadderRung> rungs_;
 };
 
 }  // namespace sawtooth::views

@@ -6,24 +6,27 @@
 #include <QVBoxLayout>
 
 #include "views/qt_format.h"
-#include "views/table_csv.h"
 
 namespace sawtooth::views {
+namespace {
+constexpr int kSiteColumn = 0;  // liveSitesTable's columns
+constexpr int kBytesColumn = 2;
+}  // namespace
 
 LiveBytesView::LiveBytesView(QWidget* parent)
     : QWidget(parent),
       headline_(new QLabel(this)),
       flame_(new FlameGraphWidget),
-      model_(new SiteTableModel(this)),
+      model_(new TableModel(this)),
       proxy_(new QSortFilterProxyModel(this)),
       table_(new QTableView(this)) {
   headline_->setWordWrap(true);
   headline_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   proxy_->setSourceModel(model_);
-  proxy_->setSortRole(SiteTableModel::SortRole);
+  proxy_->setSortRole(TableModel::RawRole);
   table_->setModel(proxy_);
   table_->setSortingEnabled(true);
-  table_->sortByColumn(SiteTableModel::Bytes, Qt::DescendingOrder);
+  table_->sortByColumn(kBytesColumn, Qt::DescendingOrder);
   table_->verticalHeader()->hide();
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -50,17 +53,23 @@ void LiveBytesView::setLiveBytes(std::shared_ptr<const LiveBytes> live) {
   }
   headline_->setText(toQString(live_->headline) + tr(" — click a frame to zoom in, double-click to zoom out"));
   flame_->setGraph(std::shared_ptr<const FlameGraph>(live_, &live_->flame));
-  model_->setRows(live_->sites);
+  model_->setTable(tableData());
   table_->resizeColumnsToContents();
-  table_->setColumnWidth(SiteTableModel::Site, std::min(table_->columnWidth(SiteTableModel::Site), 480));
+  table_->setColumnWidth(kSiteColumn, std::min(table_->columnWidth(kSiteColumn), 480));
 }
 
 void LiveBytesView::setMessage(const QString& text) {
+  live_.reset();
   headline_->setText(text);
   flame_->setGraph(nullptr);
-  model_->setRows({});
+  model_->setTable(nullptr);
 }
 
-bool LiveBytesView::saveCsv(const QString& path, QString* error) const { return writeModelCsv(*proxy_, path, error); }
+std::shared_ptr<const Table> LiveBytesView::tableData() const {
+  return live_ ? std::shared_ptr<const Table>(live_, &live_->table) : nullptr;
+}
+
+PaintedWidget LiveBytesView::picture() const { return {flame_, flame_->size()}; }
+
 
 }  // namespace sawtooth::views

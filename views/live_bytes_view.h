@@ -11,7 +11,8 @@
 
 #include "core/analysis/live_bytes.h"
 #include "views/flame_graph_widget.h"
-#include "views/site_table_model.h"
+#include "views/table_model.h"
+#include "views/widget_export.h"
 
 namespace sawtooth::views {
 
@@ -25,16 +26,18 @@ class LiveBytesView : public QWidget {
 
   QLabel* headline() const { return headline_; }
   FlameGraphWidget* flameGraph() const { return flame_; }
-  SiteTableModel* model() const { return model_; }
+  TableModel* model() const { return model_; }
   QTableView* table() const { return table_; }
-  bool saveImage(const QString& path) { return flame_->saveImage(path); }
-  bool saveCsv(const QString& path, QString* error = nullptr) const;
+  // The table as core's (what Export table writes); null when nothing is shown.
+  std::shared_ptr<const Table> tableData() const;
+  // What Export chart draws: the flame graph.
+  PaintedWidget picture() const;
 
  private:
   std::shared_ptr<const LiveBytes> live_;
   QLabel* headline_;
   FlameGraphWidget* flame_;
-  SiteTableModel* model_;
+  TableModel* model_;
   QSortFilterProxyModel* proxy_;
   QTableView* table_;
 };

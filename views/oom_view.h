@@ -1,14 +1,15 @@
 #pragma once
-// The post-mortem of an out-of-memory: what was asked for and what the device had free, the
-// timeline up to the failure with the failure marked, and the largest blocks alive at that
-// moment with their category, phase and frames.
+// The post-mortem of an out-of-memory (core/analysis/trace_report.h's OomReport): what was asked
+// for and what the device had free, the timeline up to the failure with the failure marked, and
+// the largest blocks alive at that moment with their category, phase and frames.
 
 #include <QLabel>
-#include <QTableWidget>
+#include <QTableView>
 #include <QWidget>
 #include <memory>
 
-#include "core/analysis/trace_analysis.h"
+#include "core/analysis/trace_report.h"
+#include "views/table_model.h"
 #include "views/timeline_chart.h"
 
 namespace sawtooth::views {
@@ -17,16 +18,18 @@ class OomView : public QWidget {
   Q_OBJECT
  public:
   explicit OomView(QWidget* parent = nullptr);
-  // Shows the first out-of-memory event of the trace; false when there is none.
-  bool setAnalysis(std::shared_ptr<const TraceAnalysis> analysis);
+  // Shows the report's out-of-memory; false when it has none.
+  bool setReport(const TraceReport& report);
   QString headline() const { return headline_->text(); }
-  QTableWidget* blocks() const { return blocks_; }
+  QTableView* blocks() const { return blocks_; }
+  TableModel* blocksModel() const { return model_; }
   TimelineChart* timeline() const { return timeline_; }
 
  private:
   QLabel* headline_;
   TimelineChart* timeline_;
-  QTableWidget* blocks_;
+  TableModel* model_;
+  QTableView* blocks_;
 };
 
 }  // namespace sawtooth::views

@@ -4,11 +4,12 @@
 // is visibly fair.
 
 #include <QLabel>
-#include <QTableWidget>
+#include <QTableView>
 #include <QWidget>
 
-#include "core/model/trace.h"
+#include "core/analysis/trace_report.h"
 #include "views/bar_chart.h"
+#include "views/table_model.h"
 
 namespace sawtooth::views {
 
@@ -16,13 +17,16 @@ class PrecisionView : public QWidget {
   Q_OBJECT
  public:
   explicit PrecisionView(QWidget* parent = nullptr);
-  bool setTrace(const Trace& trace);  // false when the trace has no precision runs
+  // False when the report has no precision runs.
+  bool setReport(const TraceReport& report);
   BarChart* chart() const { return chart_; }
-  QTableWidget* table() const { return table_; }
+  QTableView* table() const { return table_; }
+  TableModel* tableModel() const { return model_; }
 
  private:
   BarChart* chart_;
-  QTableWidget* table_;
+  TableModel* model_;
+  QTableView* table_;
   QLabel* note_;
 };
 

@@ -3,98 +3,98 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cmath>
 
-#include "core/analysis/rank_split.h"
-#include "core/analysis/run_peaks.h"
+#include "core/analysis/axis_scale.h"
 #include "views/qt_format.h"
+#include "views/timeline_style.h"
 
 namespace sawtooth::views {
-namespace {
-
-double measurement(const Run& run, std::string_view name) {
-  const Measurement* m = run.measurement(name);
-  return m ? m->value : 0;
-}
-
-}  // namespace
 
 RanksView::RanksView(QWidget* parent)
-    : QWidget(parent), peaks_(new BarChart(this)), imbalance_(new QLabel(this)), lane_host_(new QWidget(this)) {
+    : QWidget(parent), peaks_(new BarChart(this)), imbalance_(new QLabel(this)), lanes_note_(new QLabel(this)),
+      lane_host_(new QWidget(this)) {
   imbalance_->setWordWrap(true);
   imbalance_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* lanes_page = new QWidget(this);
+  auto* lanes_layout = new QVBoxLayout(lanes_page);
+  lanes_layout->setContentsMargins(0, 0, 0, 0);
+  lanes_layout->addWidget(lanes_note_);
+  auto* scroll = new QScrollArea(lanes_page);
+  scroll->setWidget(lane_host_);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  lanes_layout->addWidget(scroll, 1);
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(peaks_);
-  split->addWidget(lane_host_);
-  split->setSizes({380, 420});
+  split->addWidget(lanes_page);
+  split->setSizes({340, 460});
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(imbalance_);
   layout->addWidget(split, 1);
-  new QVBoxLayout(lane_host_);
-  lane_host_->layout()->setContentsMargins(0, 0, 0, 0);
+  auto* host_layout = new QVBoxLayout(lane_host_);
+  host_layout->setContentsMargins(0, 0, 0, 0);
 }
 
-bool RanksView::setTrace(const Trace& trace) {
-  const auto ranks = splitByRank(trace);
-  if (ranks.empty()) return false;
-  const auto per_run = runPeaks(trace);
-
-  // Peaks per rank, on the device that rank trained on (its largest).
+void RanksView::setComparison(const RankComparison& ranks) {
   QStringList categories, annotations;
   BarSetData peaks{tr("peak allocated"), QColor(0x1f, 0x77, 0xb4), {}, {}, std::nullopt};
-  double lo = 0, hi = 0, param_bytes = 0;
-  int world = static_cast<int>(ranks.size());
-  for (const RankSlice& slice : ranks) {
-    int64_t peak = 0;
-    QString where;
-    for (const auto& p : per_run)
-      if (p.run == slice.run && p.peak_allocated > peak) {
-        peak = p.peak_allocated;
-        where = toQString(deviceLabel(p.device));
-      }
-    const Run& run = trace.runs[slice.run];
-    param_bytes = std::max(param_bytes, measurement(run, "plan_parameter_bytes"));
-    if (auto ws = run.configValue("world_size")) world = std::stoi(*ws);
-    categories << tr("rank %1 (%2)").arg(slice.rank).arg(where);
-    peaks.values << static_cast<double>(peak) / 1e6;
+  double most = std::max(ranks.replicated_bytes, ranks.sharded_bytes);
+  for (const RankPeak& r : ranks.ranks) most = std::max(most, static_cast<double>(r.peak_allocated));
+  const ByteUnit unit = byteUnitFor(most);
+  for (const RankPeak& r : ranks.ranks) {
+    const QString where = toQString(deviceLabel(r.device));
+    categories << tr("rank %1 (%2)").arg(r.rank).arg(where);
+    peaks.values << static_cast<double>(r.peak_allocated) / unit.bytes;
     peaks.tooltips << tr("<b>rank %1</b> on %2<br>peak allocated %3 (%L4 bytes)<br>optimizer state planned: %5")
-                          .arg(slice.rank)
-                          .arg(where, bytesText(peak))
-                          .arg(peak)
-                          .arg(bytesText(static_cast<qint64>(measurement(run, "plan_optimizer_state_bytes"))));
-    const double p = static_cast<double>(peak);
-    lo = categories.size() == 1 ? p : std::min(lo, p);
-    hi = categories.size() == 1 ? p : std::max(hi, p);
+                          .arg(r.rank)
+                          .arg(where, bytesText(r.peak_allocated))
+                          .arg(r.peak_allocated)
+                          .arg(bytesText(static_cast<qint64>(r.planned_optimizer_state)));
+    annotations << (r.relative_to_lowest > 0 ? QStringLiteral("%1×").arg(r.relative_to_lowest, 0, 'f', 3) : QString());
   }
-  imbalance_ratio_ = lo > 0 ? hi / lo : 0;
-  for (qsizetype i = 0; i < categories.size(); ++i)
-    annotations << (lo > 0 ? QStringLiteral("%1×").arg(peaks.values[i] * 1e6 / lo, 0, 'f', 3) : QString());
-  const QString variant = trace.runs.empty() ? QString() : toQString(trace.runs.front().configValue("variant").value_or(""));
-  peaks_->setData(tr("Peak memory per rank (%1, %2 ranks)").arg(variant).arg(world), tr("peak (MB)"), categories, {peaks},
-                  annotations);
-  if (param_bytes > 0) {
-    peaks_->addReferenceLine(tr("16P: parameters, gradients and all of Adam's state = %1").arg(bytesText(static_cast<qint64>(4 * param_bytes))),
-                             4 * param_bytes / 1e6, QColor(0x55, 0x55, 0x55));
-    const double sharded = 2 * param_bytes + 2 * param_bytes / std::max(1, world);
-    peaks_->addReferenceLine(tr("sharded: 4P + 4P + 8P/%1 = %2").arg(world).arg(bytesText(static_cast<qint64>(sharded))),
-                             sharded / 1e6, QColor(0xda, 0xa5, 0x20));
+  imbalance_ratio_ = ranks.imbalance;
+  const QString variant = toQString(ranks.variant);
+  peaks_->setData(tr("Peak memory per rank (%1, %2 ranks)").arg(variant).arg(ranks.world_size), tr("peak (%1)").arg(toQString(unit.name)),
+                  categories,
+                  {peaks}, annotations);
+  if (ranks.parameter_bytes > 0) {
+    peaks_->addReferenceLine(tr("16P: parameters, gradients and all of Adam's state = %1")
+                                 .arg(bytesText(static_cast<qint64>(ranks.replicated_bytes))),
+                             ranks.replicated_bytes / unit.bytes, QColor(0x55, 0x55, 0x55));
+    peaks_->addReferenceLine(tr("sharded: 4P + 4P + 8P/%1 = %2")
+                                 .arg(ranks.world_size)
+                                 .arg(bytesText(static_cast<qint64>(ranks.sharded_bytes))),
+                             ranks.sharded_bytes / unit.bytes, QColor(0xda, 0xa5, 0x20));
   }
   imbalance_->setText(tr("<b>%1 ranks</b> (%2): peak per rank %3 to %4 — imbalance <b>%5×</b> (largest over smallest peak).")
-                          .arg(world)
+                          .arg(ranks.world_size)
                           .arg(variant.isEmpty() ? tr("data parallel") : variant)
-                          .arg(bytesText(static_cast<qint64>(lo)), bytesText(static_cast<qint64>(hi)))
+                          .arg(bytesText(ranks.lowest), bytesText(ranks.highest))
                           .arg(imbalance_ratio_, 0, 'f', 3));
-
-  // One lane per rank, on the ranks' shared clock, zoomed together.
   for (TimelineChart* lane : lanes_) lane->deleteLater();
   lanes_.clear();
-  for (const RankSlice& slice : ranks) {
+  lanes_note_->setText(tr("Analysing each rank's timeline…"));
+  lanes_note_->show();
+}
+
+void RanksView::setLanes(const std::vector<RankLane>& lanes) {
+  for (TimelineChart* lane : lanes_) lane->deleteLater();
+  lanes_.clear();
+  // One lane per rank, on the ranks' shared clock, zoomed together.
+  const QPen allocated = seriesPen(SeriesKind::Allocated, 0), reserved = seriesPen(SeriesKind::Reserved, 0);
+  lanes_note_->setText(tr("One lane per rank on the ranks' shared clock, zoomed together: <span style=\"color:%1\">"
+                          "━ allocated</span> &nbsp; <span style=\"color:%2\">┅ reserved</span>")
+                           .arg(allocated.color().name(), reserved.color().name()));
+  for (const RankLane& l : lanes) {
     auto* lane = new TimelineChart(lane_host_);
-    lane->setMinimumHeight(160);
-    lane->setTitle(tr("rank %1").arg(slice.rank));
+    lane->setMinimumHeight(190);
+    lane->setCompact(true);
+    lane->setTitle(tr("rank %1").arg(l.rank));
     lane->setXAxisByTime(true);
     lane->setPhaseLegendVisible(false);
-    lane->setAnalysis(std::make_shared<const TraceAnalysis>(slice.trace));
+    lane->setAnalysis(l.analysis);
     lane_host_->layout()->addWidget(lane);
     lanes_.push_back(lane);
   }
@@ -114,7 +114,6 @@ bool RanksView::setTrace(const Trace& trace) {
       syncing_ = false;
     });
   }
-  return true;
 }
 
 }  // namespace sawtooth::views

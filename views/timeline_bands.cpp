@@ -3,7 +3,7 @@
 #include <QBrush>
 #include <QPen>
 #include <algorithm>
-#include <map>
+#include <cstdint>
 
 #include "views/qt_format.h"
 
@@ -15,14 +15,6 @@ constexpr qreal kBandZ = 0.5;
 // Narrower bands than this, side by side, are drawn as one (see update()).
 constexpr double kMinDistinctPx = 3.0;
 const std::string kDense = "phases (zoom in to tell them apart)";
-
-// Phase x on the index axis: the number of the device's allocator events before that time.
-double indexAt(const DeviceAnalysis& d, const Trace& trace, int64_t t_ns) {
-  const auto& evs = d.series.allocator_events;
-  const auto& t = trace.events.tNs();
-  auto it = std::lower_bound(evs.begin(), evs.end(), t_ns, [&](uint64_t e, int64_t v) { return t[e] < v; });
-  return static_cast<double>(it - evs.begin());
-}
 
 }  // namespace
 
@@ -43,11 +35,11 @@ void TimelineBands::setNameHidden(const std::string& phase_name, bool hidden) {
   else hidden_names_.erase(phase_name);
 }
 
-void TimelineBands::update(const TraceAnalysis& analysis, const ZoomWindow& window, bool by_time, const QRectF& plot,
-                           const std::function<double(double)>& to_pixel) {
+void TimelineBands::update(const TraceAnalysis& analysis, int16_t reference_device, const ZoomWindow& window,
+                           bool by_time, const QRectF& plot) {
   shown_ = 0;
   const Trace& trace = analysis.trace();
-  const DeviceAnalysis* first = analysis.devices().empty() ? nullptr : analysis.devices().front().get();
+  const auto& names = analysis.phaseNames();
   // Pixel spans per phase name; neighbouring spans of one name closer than a pixel are merged, so
   // thousands of short annotations cost a handful of rectangles, not thousands.
   struct Span {
@@ -56,41 +48,37 @@ void TimelineBands::update(const TraceAnalysis& analysis, const ZoomWindow& wind
     double px0, px1;
   };
   std::vector<Span> spans;
-  if (visible_ && first && plot.width() > 0) {
-    std::vector<size_t> order(trace.phases.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return trace.phases[a].begin_ns < trace.phases[b].begin_ns; });
-    std::map<std::string, size_t> open;  // name -> index in spans of its latest span
-    for (size_t i : order) {
-      const Phase& p = trace.phases[i];
-      const DeviceAnalysis* d = p.device == kAllDevices ? first : analysis.device(p.device);
-      if (!d || hidden_names_.count(p.name)) continue;
-      const double x0 = by_time ? static_cast<double>(p.begin_ns) : indexAt(*d, trace, p.begin_ns);
-      const double x1 = by_time ? static_cast<double>(p.end_ns) : indexAt(*d, trace, p.end_ns);
-      if (x1 < window.lo() || x0 > window.hi()) continue;
-      const double px0 = std::max(plot.left(), to_pixel(std::max(x0, window.lo())));
-      const double px1 = std::min(plot.right(), to_pixel(std::min(x1, window.hi())));
+  if (visible_ && plot.width() > 0 && window.width() > 0) {
+    const PixelMapping to_pixel{window.lo(), window.hi(), plot.left(), plot.right()};
+    std::vector<bool> hidden(names.size());
+    for (size_t n = 0; n < names.size(); ++n) hidden[n] = hidden_names_.count(names[n]) > 0;
+    std::vector<size_t> open(names.size(), SIZE_MAX);  // name -> index in spans of its latest span
+    for (const PhaseSpan& phase_span : analysis.phaseSpans(reference_device, by_time)) {
+      if (phase_span.x0 > window.hi()) break;  // ordered by x0: nothing further is visible
+      if (phase_span.x1 < window.lo() || hidden[phase_span.name]) continue;
+      const double px0 = std::max(plot.left(), to_pixel.toPixel(std::max(phase_span.x0, window.lo())));
+      const double px1 = std::min(plot.right(), to_pixel.toPixel(std::min(phase_span.x1, window.hi())));
       if (px1 - px0 < 0.5) continue;
+      const Phase& p = trace.phases[phase_span.phase];
       // Bands a few pixels wide of alternating names (thousands of short annotations at full zoom)
       // become one neutral band: zooming in separates them again.
       if (px1 - px0 < kMinDistinctPx && !spans.empty() && spans.back().name == &kDense && px0 <= spans.back().px1 + 1.0) {
         spans.back().px1 = std::max(spans.back().px1, px1);
         continue;
       }
-      auto it = open.find(p.name);
-      if (it != open.end() && px0 <= spans[it->second].px1 + 1.0) {
-        spans[it->second].px1 = std::max(spans[it->second].px1, px1);
+      size_t& latest = open[phase_span.name];
+      if (latest != SIZE_MAX && px0 <= spans[latest].px1 + 1.0) {
+        spans[latest].px1 = std::max(spans[latest].px1, px1);
         continue;
       }
       if (px1 - px0 < kMinDistinctPx && !spans.empty() && px0 <= spans.back().px1 + 1.0 && spans.back().px1 - spans.back().px0 < kMinDistinctPx) {
         Span& last = spans.back();
         last = Span{&kDense, PhaseKind::Annotation, std::min(last.px0, px0), std::max(last.px1, px1)};
-        open.clear();
+        std::fill(open.begin(), open.end(), SIZE_MAX);
         continue;
       }
-      spans.push_back(Span{&p.name, p.kind, px0, px1});
-      open[p.name] = spans.size() - 1;
+      spans.push_back(Span{&names[phase_span.name], p.kind, px0, px1});
+      latest = spans.size() - 1;
     }
   }
   for (const Span& span : spans) {

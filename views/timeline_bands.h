@@ -1,15 +1,16 @@
 #pragma once
 // Phase and annotation bands behind the timeline's lines: translucent rectangles with a label,
-// recomputed for each visible window (only the bands that intersect it are drawn).
+// recomputed for each visible window (only the bands that intersect it are drawn). Where a phase
+// lies on the x axis is core/analysis/phase_spans.h, on the index axis of the device drawn.
 
 #include <QChart>
 #include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
-#include <functional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "core/analysis/phase_spans.h"
 #include "core/analysis/trace_analysis.h"
 #include "core/analysis/zoom_window.h"
 
@@ -22,9 +23,10 @@ class TimelineBands {
   void setVisible(bool visible) { visible_ = visible; }
   bool isVisible() const { return visible_; }
   void setNameHidden(const std::string& phase_name, bool hidden);
-  // `to_pixel` maps a data x (ns or event index) to the chart's x coordinate.
-  void update(const TraceAnalysis& analysis, const ZoomWindow& window, bool by_time, const QRectF& plot,
-              const std::function<double(double)>& to_pixel);
+  // `reference_device`: the device whose index axis places the phases (the first drawn). The
+  // window maps linearly onto the plot's width.
+  void update(const TraceAnalysis& analysis, int16_t reference_device, const ZoomWindow& window, bool by_time,
+              const QRectF& plot);
   int visibleBands() const { return shown_; }
 
   static QColor colorFor(const std::string& phase_name);

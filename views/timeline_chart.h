@@ -3,33 +3,34 @@
 // per device, against time or against allocation-event index; optionally the live bytes stacked
 // by category, the plan's lines, and out-of-memory markers. The chart never holds more than about
 // two points per pixel column: each visible range is re-decimated from the analysis' pyramids.
-// Rubber-band (left drag) and wheel zoom, pan (right or middle drag, arrow keys), reset (double
-// click, Home or 0); hover shows the nearest event; the peak is marked and labelled; phases and
-// annotations are drawn as bands.
+// The y axis fits what is visible (or starts at zero, setYFromZero) in the byte unit that suits it.
+//
+// Parts: this file builds the series and refreshes them for the visible window;
+// timeline_input.cpp handles zoom, pan and hover; timeline_markers (peak and out-of-memory
+// labels), timeline_hover (the details panel), timeline_bands (phases) and timeline_style
+// (colours, ticks) draw the rest.
 
 #include <QAreaSeries>
 #include <QChartView>
 #include <QHash>
+#include <QImage>
 #include <QLineSeries>
 #include <QRubberBand>
-#include <QScatterSeries>
 #include <QValueAxis>
 #include <memory>
 #include <optional>
 #include <set>
 
+#include "core/analysis/axis_scale.h"
 #include "core/analysis/trace_analysis.h"
+#include "core/analysis/trace_report.h"
 #include "core/analysis/zoom_window.h"
 
 namespace sawtooth::views {
 
 class TimelineBands;
-
-// A horizontal reference line (the anatomy plan's 16P, a memory limit).
-struct PlanLine {
-  QString label;
-  double bytes = 0;
-};
+class TimelineHover;
+class TimelineMarkers;
 
 class TimelineChart : public QChartView {
   Q_OBJECT
@@ -47,15 +48,21 @@ class TimelineChart : public QChartView {
   // Devices to draw; empty means every device.
   void setVisibleDevices(std::set<int16_t> devices);
   // Live bytes stacked by category (recordings only; a no-op when the trace has no categories).
+  // The zoom is kept.
   void setStackedCategories(bool stacked);
   bool stackedCategories() const { return stacked_; }
   bool hasCategories() const;
   void setPlanLines(std::vector<PlanLine> lines);
+  // The y axis from zero instead of fitted to the visible data.
+  void setYFromZero(bool from_zero);
+  bool yFromZero() const { return y_from_zero_; }
   // The x extent to zoom within (data units), instead of this trace's own: lanes of several traces
   // on one clock share one extent so that the same moment lines up.
   void setSharedBounds(double lo, double hi);
   // Legend entries for phase names (on by default; a comparison of two traces turns them off).
   void setPhaseLegendVisible(bool visible);
+  // A small lane (ranks): no legend, the y axis titled with its unit only.
+  void setCompact(bool compact);
 
   void resetZoom();
   void zoomTo(double lo, double hi);  // data units: ns, or allocator-event index
@@ -69,11 +76,20 @@ class TimelineChart : public QChartView {
   QLineSeries* line(int16_t device, SeriesKind kind) const;
   QAreaSeries* categoryArea(int16_t device, Category category) const;
   QString peakLabel(int16_t device) const;
-  QPointF peakPoint(int16_t device) const;  // in display units (ms or index, MB)
+  QPointF peakPoint(int16_t device) const;   // x in data units (ns or index), y in bytes
+  bool peakShown(int16_t device) const;      // the marker and its label are on the chart now
+  QRectF peakLabelRect(int16_t device) const;  // scene coordinates, empty when hidden
   QStringList planLabels() const;
   int oomMarkers() const;
-  int pointBudget() const;                  // points the chart may hold per line
+  int pointBudget() const;                   // points the chart may hold per line
+  ValueRange yRange() const { return y_range_; }  // bytes
+  ByteUnit yUnit() const { return y_unit_; }
+  QString yTitle() const;
+  int bandsShown() const;
   QString describeEvent(int64_t event) const;
+  bool hoverVisible() const;
+  QString hoverText() const;
+
   bool savePng(const QString& path, QSize size = {}, qreal scale = 1.0);
   bool saveSvg(const QString& path, QSize size = {});
 
@@ -90,6 +106,7 @@ class TimelineChart : public QChartView {
   void mouseDoubleClickEvent(QMouseEvent* event) override;
   void keyPressEvent(QKeyEvent* event) override;
   void leaveEvent(QEvent* event) override;
+  bool viewportEvent(QEvent* event) override;
 
  private:
   struct Line {
@@ -106,18 +123,19 @@ class TimelineChart : public QChartView {
 
   void rebuild();
   void addLines(const DeviceAnalysis& d, int device_index, bool several);
-  void addPeak(const DeviceAnalysis& d, bool several);
   void addCategoryStack(const DeviceAnalysis& d, bool several);
-  void addOomMarkers(const DeviceAnalysis& d);
   void addPlanLines();
   void addPhaseLegend();
   void connectLegend();
+  void updateMarkers(bool several);
   void refresh();
   void applyWindow();
   bool deviceShown(int16_t device) const { return visible_devices_.empty() || visible_devices_.count(device); }
+  int16_t referenceDevice() const;
   double toDisplayX(double x) const { return by_time_ ? x / 1e6 : x; }
   double fromDisplayX(double x) const { return by_time_ ? x * 1e6 : x; }
   double dataXAt(const QPointF& view_pos) const;
+  QPointF chartPosition(double x, double bytes) const;
   QAbstractSeries* anchorSeries() const;
   void showHover(const QPoint& view_pos);
   void hideHover();
@@ -126,20 +144,25 @@ class TimelineChart : public QChartView {
   bool by_time_ = false;
   bool stacked_ = false;
   bool phase_legend_ = true;
+  bool y_from_zero_ = false;
+  bool compact_ = false;
   std::optional<std::pair<double, double>> shared_bounds_;
   std::set<int16_t> visible_devices_;
   std::vector<PlanLine> plan_lines_;
   ZoomWindow window_;
+  ValueRange y_range_;
+  ByteUnit y_unit_{"MB", 1e6};
   QValueAxis* axis_x_ = nullptr;
   QValueAxis* axis_y_ = nullptr;
   std::vector<Line> lines_;
   std::vector<StackLayer> layers_;
   std::vector<std::pair<QLineSeries*, PlanLine>> plans_;
-  QHash<int16_t, QScatterSeries*> peaks_;
-  std::vector<QScatterSeries*> ooms_;
+  std::vector<int16_t> peak_devices_;  // the device of each peak marker, in marker order
+  int oom_markers_ = 0;
   QHash<QAbstractSeries*, std::string> phase_entries_;  // legend entries that stand for bands
   std::unique_ptr<TimelineBands> bands_;
-  QGraphicsLineItem* hover_line_ = nullptr;
+  std::unique_ptr<TimelineMarkers> markers_;
+  std::unique_ptr<TimelineHover> hover_;
 
   enum class Drag { None, Zoom, Pan };
   Drag drag_ = Drag::None;
@@ -147,7 +170,5 @@ class TimelineChart : public QChartView {
   double pan_origin_lo_ = 0;
   QRubberBand* rubber_ = nullptr;
 };
-
-QColor categoryColor(Category category);
 
 }  // namespace sawtooth::views

@@ -1,6 +1,7 @@
 #include "views/trace_tab.h"
 
 #include <QApplication>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QSplitter>
@@ -8,12 +9,9 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
-#include "core/analysis/experiment_results.h"
-#include "core/io/csv_export.h"
-#include "views/chart_export.h"
 #include "views/experiment_charts.h"
 #include "views/qt_format.h"
-#include "views/table_csv.h"
+#include "views/views_logging.h"
 
 namespace sawtooth::views {
 
@@ -41,7 +39,7 @@ QWidget* TraceTab::buildLoadingPage() {
   progress_->setTextVisible(false);
   progress_->setMaximumWidth(420);
   auto* cancel = new QPushButton(tr("Cancel"), page);
-  connect(cancel, &QPushButton::clicked, this, &TraceTab::cancelLoading);
+  connect(cancel, &QPushButton::clicked, this, &TraceTab::cancelRequested);
   layout->addWidget(loading_label_);
   layout->addWidget(progress_, 0, Qt::AlignHCenter);
   layout->addWidget(cancel, 0, Qt::AlignHCenter);
@@ -93,6 +91,8 @@ QWidget* TraceTab::buildContentPage() {
   bands_ = new QCheckBox(tr("Phases"), timeline_page_);
   bands_->setChecked(true);
   bands_->setToolTip(tr("Show phases and annotations as bands"));
+  y_from_zero_ = new QCheckBox(tr("y from zero"), timeline_page_);
+  y_from_zero_->setToolTip(tr("Start the memory axis at zero instead of fitting it to what is visible"));
   x_axis_ = new QComboBox(timeline_page_);
   x_axis_->addItem(tr("x: allocation event"));
   x_axis_->addItem(tr("x: time"));
@@ -102,6 +102,7 @@ QWidget* TraceTab::buildContentPage() {
   controls->addWidget(devices_);
   controls->addWidget(stacked_);
   controls->addWidget(bands_);
+  controls->addWidget(y_from_zero_);
   controls->addStretch();
   controls->addWidget(x_axis_);
   controls->addWidget(reset);
@@ -132,6 +133,8 @@ QWidget* TraceTab::buildContentPage() {
   connect(x_axis_, &QComboBox::currentIndexChanged, this, [this](int i) { timeline_->setXAxisByTime(i == 1); });
   connect(bands_, &QCheckBox::toggled, timeline_, &TimelineChart::setBandsVisible);
   connect(stacked_, &QCheckBox::toggled, timeline_, &TimelineChart::setStackedCategories);
+  connect(y_from_zero_, &QCheckBox::toggled, timeline_, &TimelineChart::setYFromZero);
+  connect(events_, &EventsView::queryChanged, this, &TraceTab::eventQueryChanged);
   connect(reset, &QToolButton::clicked, timeline_, &TimelineChart::resetZoom);
   connect(devices_, &QComboBox::currentIndexChanged, this, [this](int i) {
     const int id = devices_->itemData(i).toInt();
@@ -139,7 +142,7 @@ QWidget* TraceTab::buildContentPage() {
   });
   connect(events_, &EventsView::eventActivated, this, [this](qint64 event) {
     // Centre the timeline on the chosen event, keeping the zoom width.
-    if (!analysis_ || event < 0) return;
+    if (!report_ || event < 0) return;
     const double x = timeline_->xOfEvent(static_cast<uint64_t>(event));
     const double w = timeline_->window().width();
     timeline_->zoomTo(x - w / 2, x + w / 2);
@@ -154,24 +157,16 @@ void TraceTab::setState(State state) {
   emit stateChanged(state);
 }
 
-void TraceTab::startLoading() {
-  job_ = std::make_unique<TraceLoadJob>(path_);
-  connect(job_.get(), &TraceLoadJob::progressChanged, progress_, &QProgressBar::setValue);
-  connect(job_.get(), &TraceLoadJob::loaded, this, &TraceTab::showAnalysis);
-  connect(job_.get(), &TraceLoadJob::failed, this, &TraceTab::showError);
-  connect(job_.get(), &TraceLoadJob::cancelled, this, [this] {
-    error_label_->setText(tr("Loading %1 was cancelled.").arg(path_));
-    setState(State::Cancelled);
-  });
-  setState(State::Loading);
-  job_->start();
-}
+void TraceTab::setLoadProgress(int permille) { progress_->setValue(permille); }
 
-void TraceTab::cancelLoading() {
-  if (job_) job_->cancel();
+void TraceTab::showCancelled() {
+  error_message_ = tr("Loading %1 was cancelled.").arg(path_);
+  error_label_->setText(error_message_);
+  setState(State::Cancelled);
 }
 
 void TraceTab::showError(const QString& message) {
+  error_message_ = message;
   error_label_->setText(tr("<b>Could not open this trace</b><br><br>%1").arg(message.toHtmlEscaped()));
   setState(State::Failed);
 }
@@ -179,9 +174,9 @@ void TraceTab::showError(const QString& message) {
 std::set<int16_t> TraceTab::defaultDevices() const {
   // With a GPU in the trace, the CPU's few host allocations stay out of the way until asked for.
   std::set<int16_t> gpus;
-  for (const auto& d : analysis_->devices())
+  for (const auto& d : report_->analysis->devices())
     if (d->device != kCpuDevice) gpus.insert(d->device);
-  return gpus.empty() || gpus.size() == analysis_->devices().size() ? std::set<int16_t>{} : gpus;
+  return gpus.empty() || gpus.size() == report_->analysis->devices().size() ? std::set<int16_t>{} : gpus;
 }
 
 void TraceTab::addView(View view, QWidget* page, const QString& title) {
@@ -189,63 +184,53 @@ void TraceTab::addView(View view, QWidget* page, const QString& title) {
   view_pages_.emplace_back(view, page);
 }
 
-void TraceTab::showAnalysis(std::shared_ptr<const TraceAnalysis> analysis) {
-  analysis_ = std::move(analysis);
-  const Trace& trace = analysis_->trace();
-  auto shared_trace = analysis_->sharedTrace();
+void TraceTab::showReport(std::shared_ptr<const TraceReport> report) {
+  QElapsedTimer clock;
+  clock.start();
+  report_ = std::move(report);
+  const TraceAnalysis& analysis = *report_->analysis;
+  const Trace& trace = analysis.trace();
 
   // Device choice: every device, or one.
   {
     const QSignalBlocker block(devices_);
     devices_->clear();
     devices_->addItem(tr("All devices"), INT32_MIN);
-    for (const auto& d : analysis_->devices())
+    for (const auto& d : analysis.devices())
       devices_->addItem(toQString(trace.deviceName(d->device)), static_cast<int>(d->device));
     const auto defaults = defaultDevices();
     if (defaults.size() == 1) devices_->setCurrentIndex(devices_->findData(static_cast<int>(*defaults.begin())));
-    devices_->setVisible(analysis_->devices().size() > 1);
+    devices_->setVisible(analysis.devices().size() > 1);
   }
   timeline_->setTitle(title());
   timeline_->setVisibleDevices(defaultDevices());
-  // The anatomy plan's line: what parameters, gradients and optimizer state alone take.
-  std::vector<PlanLine> plans;
-  for (const auto& r : trace.runs) {
-    const Measurement *p = r.measurement("plan_parameter_bytes"), *g = r.measurement("plan_gradient_bytes"),
-                      *o = r.measurement("plan_optimizer_state_bytes");
-    if (p && g && o && p->value > 0) {
-      const double bytes = p->value + g->value + o->value;
-      plans.push_back({tr("plan: parameters + gradients + optimizer state = %1P = %2")
-                           .arg(bytes / p->value * 4, 0, 'f', 0)
-                           .arg(bytesText(static_cast<qint64>(bytes))),
-                       bytes});
-      break;
-    }
-  }
-  timeline_->setPlanLines(plans);
-  timeline_->setAnalysis(analysis_);
+  timeline_->setPlanLines(report_->plan_lines);
+  timeline_->setAnalysis(report_->analysis);
   stacked_->setEnabled(timeline_->hasCategories());
   stacked_->setVisible(timeline_->hasCategories());
-  events_->setAnalysis(analysis_);
+  events_->setTrace(analysis.sharedTrace());
   summary_->setText(summarize());
 
   views_->clear();
   view_pages_.clear();
   addView(View::Timeline, timeline_page_, tr("Timeline"));
   const QString workload = this->workload();
-  const bool ranked = ranks_->setTrace(trace);
-  if (ranked) addView(View::Ranks, ranks_, tr("Ranks"));
-  const int16_t plan_device = analysis_->device(0) ? 0 : kCpuDevice;
+  const bool ranked = report_->ranks.has_value();
+  if (ranked) {
+    ranks_->setComparison(*report_->ranks);
+    addView(View::Ranks, ranks_, tr("Ranks"));
+  }
   // A distributed trace's ranks share device ids: its plan lives in the Ranks view.
-  if (!ranked && showAnatomyPlan(*plan_, trace, plan_device)) addView(View::Plan, plan_, tr("Plan vs count"));
+  if (!ranked && showAnatomyPlan(*plan_, report_->plan_rows)) addView(View::Plan, plan_, tr("Plan vs count"));
   if (!ranked && workload != QLatin1String("precision") && workload != QLatin1String("anatomy") &&
-      showPeakComparison(*peaks_, trace))
+      showPeakComparison(*peaks_, report_->peak_groups, report_->workload))
     addView(View::Peaks, peaks_, tr("Peak comparison"));
-  if (precision_->setTrace(trace)) addView(View::Precision, precision_, tr("Precision"));
+  if (precision_->setReport(*report_)) addView(View::Precision, precision_, tr("Precision"));
   if (!trace.runs.empty()) {
-    runs_->setTrace(shared_trace);
+    runs_->setTable(std::make_shared<const Table>(report_->runs));
     addView(View::Runs, runs_, tr("Runs"));
   }
-  if (oom_->setAnalysis(analysis_)) addView(View::OutOfMemory, oom_, tr("Out of memory"));
+  if (oom_->setReport(*report_)) addView(View::OutOfMemory, oom_, tr("Out of memory"));
   if (trace.segments_known) addView(View::Allocator, allocator_, tr("Allocator"));
   addView(View::LiveBytes, live_, tr("Live bytes"));
 
@@ -256,6 +241,7 @@ void TraceTab::showAnalysis(std::shared_ptr<const TraceAnalysis> analysis) {
   else if (hasView(View::Peaks)) showView(View::Peaks);
   else showView(View::Timeline);
   setState(State::Ready);
+  qCDebug(lcTables) << "report of" << title() << "shown in" << clock.elapsed() << "ms";
 }
 
 bool TraceTab::hasView(View view) const {
@@ -275,24 +261,22 @@ TraceTab::View TraceTab::currentView() const {
   return View::Timeline;
 }
 
-QString TraceTab::workload() const { return analysis_ ? toQString(workloadOf(analysis_->trace())) : QString(); }
+QString TraceTab::workload() const { return report_ ? toQString(report_->workload) : QString(); }
 
 QString TraceTab::summarize() const {
   QStringList parts;
-  const Trace& t = analysis_->trace();
-  for (const auto& d : analysis_->devices()) {
-    const SeriesAnalysis* a = d->line(SeriesKind::Allocated);
-    const SeriesAnalysis* r = d->line(SeriesKind::Reserved);
-    if (!a) continue;
-    QString text = tr("<b>%1</b>: peak allocated <b>%2</b>").arg(toQString(t.deviceName(d->device)).toHtmlEscaped(), bytesText(a->peak.value));
-    if (a->peak.point >= 0) text += tr(" at event %1 (%2)").arg(a->peak.x_index).arg(toQString(describePeakEvent(t, a->peak)).toHtmlEscaped());
-    if (r) text += tr(" · reserved %1").arg(bytesText(r->peak.value));
-    if (!d->oom_events.empty()) text += tr(" · <span style=\"color:#b71c1c\"><b>out of memory</b></span>");
+  const Headline& h = report_->headline;
+  for (const HeadlineItem& item : h.items) {
+    QString text = tr("<b>%1</b>: peak allocated <b>%2</b>").arg(toQString(item.who).toHtmlEscaped(), bytesText(item.peak_allocated));
+    if (item.peak_event_index)
+      text += tr(" at event %1 (%2)").arg(*item.peak_event_index).arg(toQString(item.peak_event).toHtmlEscaped());
+    if (item.peak_reserved) text += tr(" · reserved %1").arg(bytesText(*item.peak_reserved));
+    if (item.out_of_memory) text += tr(" · <span style=\"color:#b71c1c\"><b>out of memory</b></span>");
     parts << text;
   }
-  QString head = tr("%L1 events").arg(t.events.size());
-  if (auto it = t.meta.find("device_name"); it != t.meta.end()) head += tr(" · recorded on %1").arg(toQString(it->second).toHtmlEscaped());
-  if (auto it = t.meta.find("workload"); it != t.meta.end()) head += tr(" · workload <b>%1</b>").arg(toQString(it->second).toHtmlEscaped());
+  QString head = tr("%L1 events").arg(h.events);
+  if (!h.recorded_on.empty()) head += tr(" · recorded on %1").arg(toQString(h.recorded_on).toHtmlEscaped());
+  if (!h.workload.empty()) head += tr(" · workload <b>%1</b>").arg(toQString(h.workload).toHtmlEscaped());
   parts << head;
   return parts.join(QStringLiteral(" &nbsp;│&nbsp; "));
 }
@@ -303,45 +287,49 @@ void TraceTab::setStackedCategories(bool stacked) {
   if (stacked_->isEnabled()) stacked_->setChecked(stacked);
 }
 
-bool TraceTab::exportChart(const QString& path) {
-  if (state_ != State::Ready) return false;
-  QGraphicsView* chart = timeline_;
+QGraphicsView* TraceTab::currentChart() const {
+  if (state_ != State::Ready) return nullptr;
   switch (currentView()) {
-    case View::Allocator: return allocator_->saveImage(path);
-    case View::LiveBytes: return live_->saveImage(path);
-    case View::Peaks: chart = peaks_; break;
-    case View::Plan: chart = plan_; break;
-    case View::Precision: chart = precision_->chart(); break;
-    case View::Ranks: chart = ranks_->peaks(); break;
-    case View::OutOfMemory: chart = oom_->timeline(); break;
-    default: break;
+    case View::Allocator:
+    case View::LiveBytes: return nullptr;  // painted, not charts: currentPicture()
+    case View::Peaks: return peaks_;
+    case View::Plan: return plan_;
+    case View::Precision: return precision_->chart();
+    case View::Ranks: return ranks_->peaks();
+    case View::OutOfMemory: return oom_->timeline();
+    default: return timeline_;
   }
-  return saveViewImage(chart, path);
 }
 
-QString TraceTab::exportCsv(const QString& what, const QString& path) {
-  if (!analysis_) return tr("nothing is loaded");
-  if (what == QLatin1String("table")) {
-    const QAbstractItemModel* model = events_->table()->model();
-    switch (currentView()) {
-      case View::Runs:
-      case View::Peaks:
-      case View::Plan: {
-        QString error;
-        return runs_->runsModel()->exportCsv(path, &error) ? QString() : error;
-      }
-      case View::Precision: model = precision_->table()->model(); break;
-      case View::OutOfMemory: model = oom_->blocks()->model(); break;
-      case View::LiveBytes: model = live_->table()->model(); break;
-      default: break;
-    }
-    QString error;
-    return writeModelCsv(*model, path, &error) ? QString() : error;
+PaintedWidget TraceTab::currentPicture() const {
+  if (state_ != State::Ready) return {};
+  switch (currentView()) {
+    case View::Allocator: return allocator_->picture();
+    case View::LiveBytes: return live_->picture();
+    default: return {};
   }
-  QApplication::setOverrideCursor(Qt::WaitCursor);
-  const Status st = sawtooth::exportCsv(analysis_->trace(), what.toStdString(), path.toStdString());
-  QApplication::restoreOverrideCursor();
-  return st.ok() ? QString() : QString::fromStdString(st.error().message);
+}
+
+TraceTab::TableExport TraceTab::currentTable() const {
+  TableExport out;
+  if (!report_) return out;
+  switch (currentView()) {
+    case View::Runs:
+    case View::Peaks:
+    case View::Plan: out.table = std::make_shared<const Table>(report_->runs); break;
+    case View::Precision: out.table = std::make_shared<const Table>(report_->precision_table); break;
+    case View::OutOfMemory:
+      if (report_->oom) out.table = std::make_shared<const Table>(report_->oom->blocks);
+      break;
+    case View::LiveBytes:
+      out.table = live_->tableData();
+      break;
+    default:
+      out.events = events_->model()->rows();
+      out.trace = events_->model()->trace();
+      break;
+  }
+  return out;
 }
 
 }  // namespace sawtooth::views

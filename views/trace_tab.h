@@ -1,9 +1,13 @@
 #pragma once
-// One open trace: while loading, a progress bar with Cancel; on failure, the reason; once
-// loaded, a summary line and the views the trace supports, the one that answers its question
-// first: the timeline with the events table (every trace), the peak comparison or the plan
-// against the count (recordings with runs), the precision bars, the runs table, and the
-// out-of-memory post-mortem.
+// One open trace: while loading, a progress bar with Cancel; on failure, the reason; once loaded,
+// a summary line and the views the trace supports, the one that answers its question first: the
+// timeline with the events table (every trace), the peak comparison or the plan against the count
+// (recordings with runs), the precision bars, the ranks, the runs table, and the out-of-memory
+// post-mortem.
+//
+// The tab only draws: the app loads the file and builds its report (core/analysis/
+// trace_report.h) off the GUI thread and hands it over with showReport(); the events table's rows
+// and the rank lanes arrive the same way. Requests go out as signals.
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -14,6 +18,7 @@
 #include <QTabWidget>
 #include <memory>
 
+#include "core/analysis/trace_report.h"
 #include "views/allocator_state_view.h"
 #include "views/bar_chart.h"
 #include "views/events_view.h"
@@ -24,7 +29,6 @@
 #include "views/ranks_view.h"
 #include "views/runs_view.h"
 #include "views/timeline_chart.h"
-#include "views/trace_load_job.h"
 
 namespace sawtooth::views {
 
@@ -37,17 +41,20 @@ class TraceTab : public QWidget {
   explicit TraceTab(QString path, QWidget* parent = nullptr);
   ~TraceTab() override;
 
-  void startLoading();  // on a worker thread
-  void cancelLoading();
-  void showAnalysis(std::shared_ptr<const TraceAnalysis> analysis);
+  // Setters the app calls as its jobs progress and finish.
+  void setLoadProgress(int permille);
+  void showReport(std::shared_ptr<const TraceReport> report);
   void showError(const QString& message);
+  void showCancelled();
 
   State state() const { return state_; }
   const QString& path() const { return path_; }
   QString title() const;
   QString errorText() const { return error_label_->text(); }
+  QString errorMessage() const { return error_message_; }  // plain text, for a terminal
   QString summaryText() const { return summary_->text(); }
-  std::shared_ptr<const TraceAnalysis> analysis() const { return analysis_; }
+  std::shared_ptr<const TraceReport> report() const { return report_; }
+  std::shared_ptr<const TraceAnalysis> analysis() const { return report_ ? report_->analysis : nullptr; }
   TimelineChart* timeline() const { return timeline_; }
   EventsView* events() const { return events_; }
   BarChart* peaksChart() const { return peaks_; }
@@ -60,6 +67,8 @@ class TraceTab : public QWidget {
   FragmentationChart* fragmentationChart() const { return fragmentation_; }
   LiveBytesView* liveBytesView() const { return live_; }
   QProgressBar* progressBar() const { return progress_; }
+  QCheckBox* stackedBox() const { return stacked_; }
+  QCheckBox* yFromZeroBox() const { return y_from_zero_; }
 
   bool hasView(View view) const;
   void showView(View view);
@@ -69,13 +78,23 @@ class TraceTab : public QWidget {
 
   void setXAxisByTime(bool by_time);
   void setStackedCategories(bool stacked);
-  // The chart of the current view, PNG or SVG by the file's suffix.
-  bool exportChart(const QString& path);
-  // what: "series" or "events" (core exporters), "table" (the current view's table).
-  QString exportCsv(const QString& what, const QString& path);
+  // The chart of the current view (for PNG and SVG exports).
+  QGraphicsView* currentChart() const;
+  // The current view's picture when it is painted rather than charted (the segment map, the flame
+  // graph); no widget otherwise.
+  PaintedWidget currentPicture() const;
+  // What "Export table" writes for the current view: a table, or the events table's rows.
+  struct TableExport {
+    std::shared_ptr<const Table> table;
+    std::optional<EventRows> events;
+    std::shared_ptr<const Trace> trace;
+  };
+  TableExport currentTable() const;
 
  signals:
   void stateChanged(sawtooth::views::TraceTab::State state);
+  void cancelRequested();
+  void eventQueryChanged(sawtooth::EventQuery query);
 
  private:
   QWidget* buildLoadingPage();
@@ -88,8 +107,8 @@ class TraceTab : public QWidget {
 
   QString path_;
   State state_ = State::Loading;
-  std::unique_ptr<TraceLoadJob> job_;
-  std::shared_ptr<const TraceAnalysis> analysis_;
+  QString error_message_;
+  std::shared_ptr<const TraceReport> report_;
   QStackedWidget* pages_;
   QLabel* loading_label_ = nullptr;
   QProgressBar* progress_ = nullptr;
@@ -99,6 +118,7 @@ class TraceTab : public QWidget {
   QComboBox* devices_ = nullptr;
   QCheckBox* bands_ = nullptr;
   QCheckBox* stacked_ = nullptr;
+  QCheckBox* y_from_zero_ = nullptr;
   QTabWidget* views_ = nullptr;
   QWidget* timeline_page_ = nullptr;
   TimelineChart* timeline_ = nullptr;

@@ -1,14 +1,24 @@
 #pragma once
-// Saving a painted widget (the segment map, the flame graph) as PNG or SVG, like the charts: the
-// widget renders itself at its own size into an image or an SVG generator.
+// Drawing a painted widget (the segment map, the flame graph) for export, like the charts
+// (chart_export.h): the drawing happens here, on the GUI thread; encoding and writing the file
+// happen in the app's jobs.
 
+#include <QByteArray>
+#include <QImage>
+#include <QSize>
 #include <QString>
 #include <QWidget>
 
 namespace sawtooth::views {
 
-// Picks PNG or SVG from the file name's suffix. `size`: the top-left part of the widget to save
-// (its content, when a scroll area has stretched it); empty: the whole widget.
-bool saveWidgetImage(QWidget* widget, const QString& path, QSize size = {});
+// A widget to export and the top-left part of it to draw (its content, when a scroll area has
+// stretched it); an empty size: the whole widget.
+struct PaintedWidget {
+  QWidget* widget = nullptr;
+  QSize size;
+};
+
+QImage renderWidgetImage(const PaintedWidget& painted);
+QByteArray renderWidgetSvg(const PaintedWidget& painted, const QString& title = {});
 
 }  // namespace sawtooth::views

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/recording/exit_code.h"
 #include "workloads/experiments/rendezvous_store.h"
 #include "core/io/trace_merge.h"
 #include "app/sawtooth-record/rank_launcher.h"
@@ -15,7 +16,7 @@ int recordDistributed(const DistributedRequest& request, JsonLinesProgress& prog
   auto store = workloads::RendezvousStore::start();
   if (!store) {
     std::fprintf(stderr, "sawtooth-record: %s\n", store.error().message.c_str());
-    return 1;
+    return recording::code(recording::ExitCode::Internal);
   }
   const std::string backend = request.cuda ? "nccl" : "gloo";
   const nlohmann::json start = {{"workload", request.workload},
@@ -54,7 +55,7 @@ int recordDistributed(const DistributedRequest& request, JsonLinesProgress& prog
                  st.error().message.c_str());
     progress.event("error", "merging the ranks' traces failed: " + st.error().message,
                    nlohmann::json({{"kind", "internal"}}).dump());
-    return 1;
+    return recording::code(recording::ExitCode::Internal);
   }
   progress.event("finished", fmt::format("{} rank{} recorded and merged into {}", request.ranks,
                                          request.ranks == 1 ? "" : "s", request.out),

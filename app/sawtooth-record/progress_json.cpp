@@ -1,27 +1,28 @@
 #include "app/sawtooth-record/progress_json.h"
 
-#include <algorithm>
-
-#include <nlohmann/json.hpp>
+#include "core/recording/progress_line.h"
 
 namespace sawtooth::record {
 
 void JsonLinesProgress::report(const std::string& stage, const std::string& run, int64_t step, int64_t steps,
                                double fraction, const std::string& message) {
-  nlohmann::json j = {{"stage", stage}, {"run", run},          {"step", step},
-                      {"steps", steps}, {"fraction", std::clamp(fraction, 0.0, 1.0)}, {"message", message}};
-  std::lock_guard<std::mutex> lock(mutex_);
-  std::fprintf(out_, "%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
-  std::fflush(out_);
+  recording::ProgressLine line;
+  line.stage = stage;
+  line.run = run;
+  line.step = step;
+  line.steps = steps;
+  line.fraction = fraction;
+  line.message = message;
+  write(recording::formatProgressLine(line));
 }
 
 void JsonLinesProgress::event(const std::string& stage, const std::string& message, const std::string& extra_json) {
-  nlohmann::json j = nlohmann::json::parse(extra_json, nullptr, false);
-  if (!j.is_object()) j = nlohmann::json::object();
-  j["stage"] = stage;
-  j["message"] = message;
+  write(recording::formatStageLine(stage, message, extra_json));
+}
+
+void JsonLinesProgress::write(const std::string& line) {
   std::lock_guard<std::mutex> lock(mutex_);
-  std::fprintf(out_, "%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+  std::fprintf(out_, "%s\n", line.c_str());
   std::fflush(out_);
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // Progress as JSON lines on stdout, one object per line, flushed, so that the app (or a script)
-// can follow a recording: {"stage", "run", "step", "steps", "fraction", "message"}.
+// can follow a recording. The line's format is core/recording/progress_line.h.
 
 #include <cstdio>
 #include <mutex>
@@ -19,6 +19,7 @@ class JsonLinesProgress : public workloads::ProgressSink {
   void event(const std::string& stage, const std::string& message, const std::string& extra_json = "{}");
 
  private:
+  void write(const std::string& line);
   std::FILE* out_;
   std::mutex mutex_;
 };

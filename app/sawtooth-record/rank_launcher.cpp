@@ -16,12 +16,17 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/recording/exit_code.h"
+
 namespace sawtooth::record {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 // sawtooth-record's exit codes that a failing rank passes on: out of memory, interrupted.
-constexpr int kExitInternal = 1, kExitOom = 3, kExitInterrupted = 4;
+constexpr int kExitInternal = recording::code(recording::ExitCode::Internal),
+              kExitOom = recording::code(recording::ExitCode::OutOfMemory),
+              kExitInterrupted = recording::code(recording::ExitCode::Interrupted),
+              kExitOutput = recording::code(recording::ExitCode::OutputUnwritable);
 constexpr int kExitCannotStart = 127;
 
 struct Child {
@@ -41,6 +46,7 @@ std::string describeExit(int rank, int status) {
     const int code = WEXITSTATUS(status);
     if (code == kExitOom) return fmt::format("rank {} ran out of CUDA memory (exit {})", rank, code);
     if (code == kExitInterrupted) return fmt::format("rank {} was interrupted (exit {})", rank, code);
+    if (code == kExitOutput) return fmt::format("rank {} could not write its trace (exit {}, its message is above)", rank, code);
     if (code == kExitCannotStart) return fmt::format("rank {} could not be started (exit {})", rank, code);
     return fmt::format("rank {} failed with exit code {} (its message is above)", rank, code);
   }
@@ -221,7 +227,8 @@ RankLaunchResult runRanks(const RankLaunch& launch, JsonLinesProgress& progress,
       c.exited = true;
       c.status = status;
       if (succeeded(status)) continue;
-      const int code = WIFEXITED(status) && (WEXITSTATUS(status) == kExitOom || WEXITSTATUS(status) == kExitInterrupted)
+      const int code = WIFEXITED(status) && (WEXITSTATUS(status) == kExitOom || WEXITSTATUS(status) == kExitInterrupted ||
+                                             WEXITSTATUS(status) == kExitOutput)
                            ? WEXITSTATUS(status)
                            : kExitInternal;
       fail(code, describeExit(c.rank, status) + "; stopped the other ranks", c.rank, "rank_failed");

@@ -5,19 +5,26 @@
 //   export IN --chrome-trace OUT.json      counter tracks for Perfetto
 //   segments FILE [--at EVENT] [--device D] [--json]   the allocator's segments (allocator_commands.h)
 //   diff A B [--run X [--run Y]] [--json]  what changed, by call site
+// Every command reads within limits (--max-memory SIZE, --limit NAME=VALUE); exceeding one is an
+// error that names the limit.
 // Exit codes: 0 ok, 1 unreadable input or failed output, 2 bad arguments.
 
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "app/sawtooth-trace/allocator_commands.h"
 #include "core/analysis/trace_summary.h"
 #include "core/io/chrome_trace_export.h"
 #include "core/io/csv_export.h"
 #include "core/io/native_format.h"
+#include "core/io/output_claim.h"
+#include "core/io/recording_status.h"
+#include "core/io/read_limits.h"
 #include "core/io/summary_json.h"
 #include "core/io/trace_loader.h"
 
@@ -38,16 +45,27 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("sawtooth-trace " SAWTOOTH_VERSION));
 
-  std::string input, output, csv_kind, chrome_out;
+  std::string input, output, csv_kind, chrome_out, max_memory;
+  std::vector<std::string> limit_args;
   bool as_json = false;
+  // The reading limits, on every command.
+  auto addLimits = [&](CLI::App* command) {
+    command->add_option("--max-memory", max_memory,
+                        "memory the reader may use for the file, e.g. 8G (default: 3/4 of RAM or of ulimit -v)");
+    command->add_option("--limit", limit_args,
+                        fmt::format("raise or lower one reading limit, NAME=VALUE (repeatable); names: {}",
+                                    fmt::join(sawtooth::limitNames(), ", ")));
+  };
 
   auto* info = app.add_subcommand("info", "Summarise a trace: events, actions, peaks per device, runs");
   info->add_option("FILE", input, "trace file")->required();
   info->add_flag("--json", as_json, "print one JSON object");
+  addLimits(info);
 
   auto* convert = app.add_subcommand("convert", "Save a trace as a .sawtooth file (SQLite)");
   convert->add_option("IN", input, "trace file")->required();
   convert->add_option("OUT", output, "output .sawtooth file")->required();
+  addLimits(convert);
 
   auto* exporter = app.add_subcommand("export", "Export series or events as CSV, or counter tracks as Chrome trace JSON");
   exporter->add_option("IN", input, "trace file")->required();
@@ -55,6 +73,7 @@ int main(int argc, char** argv) {
   auto* chrome_opt = exporter->add_option("--chrome-trace", chrome_out, "write a Chrome trace JSON (opens in Perfetto)");
   exporter->add_option("OUT", output, "output CSV file (with --csv)");
   csv_opt->excludes(chrome_opt);
+  addLimits(exporter);
 
   sawtooth::cli::SegmentsOptions segments;
   sawtooth::cli::addSegmentsCommand(app, segments);
@@ -81,14 +100,38 @@ int main(int argc, char** argv) {
     }
   }
 
-  auto trace = sawtooth::loadTrace(input);
+  sawtooth::ReadLimits limits;
+  if (!max_memory.empty()) {
+    const auto bytes = sawtooth::parseByteSize(max_memory);
+    if (!bytes || *bytes == 0) {
+      fmt::print(stderr, "sawtooth-trace: --max-memory takes a size such as 512M or 8G, not '{}'\n", max_memory);
+      return 2;
+    }
+    limits.max_memory = *bytes;
+  }
+  for (const std::string& assignment : limit_args) {
+    if (sawtooth::Status st = sawtooth::setLimit(limits, assignment); !st) {
+      fmt::print(stderr, "sawtooth-trace: {}\n", st.error().message);
+      return 2;
+    }
+  }
+  auto trace = sawtooth::loadTrace(input, nullptr, limits);
   if (!trace) return failWith(trace.error());
 
   if (info->parsed()) {
+    // A recording still being written says so, not what a killed one would.
+    if (sawtooth::isBeingWritten(input)) {
+      trace->meta[std::string(sawtooth::native::kMetaIncompleteReason)] = sawtooth::kStillRecording;
+      trace->meta.erase(std::string(sawtooth::native::kMetaIncompleteDetail));
+    }
     const auto summary = sawtooth::summarize(*trace);
     if (as_json) std::cout << sawtooth::summaryJson(*trace, summary) << "\n";
     else std::cout << sawtooth::summaryText(*trace, summary);
-    return 0;
+    // Done: the process ends without taking apart a trace of millions of events piece by piece
+    // (the system reclaims it at once); output is flushed first.
+    std::cout.flush();
+    std::fflush(stdout);
+    std::_Exit(std::cout.good() ? 0 : kExitInput);
   }
   if (convert->parsed()) {
     if (sawtooth::Status st = sawtooth::writeNative(*trace, output); !st) return failWith(st.error());

@@ -1,58 +1,13 @@
 #include "app/sawtooth/allocator_controller.h"
 
-#include <QFutureWatcher>
-#include <QtConcurrent>
-#include <algorithm>
-
-#include "core/analysis/fragmentation_series.h"
-#include "core/analysis/live_allocations.h"
+#include "core/analysis/allocator_replay.h"
 #include "core/analysis/live_bytes.h"
 #include "core/analysis/segment_map.h"
-#include "core/analysis/trace_diff.h"
 
 namespace sawtooth::app {
-namespace {
 
-struct Replay {
-  std::shared_ptr<const AllocatorHistory> history;
-  std::shared_ptr<const FragmentationSeries> fragmentation;
-  int64_t open_at = -1;  // the first out-of-memory event, else the peak
-  QString error;
-};
-
-// The device whose allocated bytes peak highest (the one a user asks about first).
-int16_t largestDevice(const TraceAnalysis& analysis) {
-  int16_t best = 0;
-  int64_t top = -1;
-  for (const auto& d : analysis.devices()) {
-    const int64_t peak = scopePeak(analysis.trace(), d->device).bytes;
-    if (peak > top) top = peak, best = d->device;
-  }
-  return best;
-}
-
-Replay replay(std::shared_ptr<const Trace> trace, int16_t device) {
-  Replay out;
-  auto history = AllocatorHistory::build(*trace, device);
-  if (!history.ok()) {
-    out.error = QString::fromStdString(history.error().message);
-    return out;
-  }
-  out.history = std::make_shared<const AllocatorHistory>(std::move(history.value()));
-  out.fragmentation = std::make_shared<const FragmentationSeries>(trace, out.history);
-  out.open_at = out.history->report().peak_position;
-  const auto& events = out.history->events();
-  for (size_t i = 0; i < events.size(); ++i)
-    if (trace->events.action()[events[i]] == Action::Oom) {
-      out.open_at = static_cast<int64_t>(i);
-      break;
-    }
-  return out;
-}
-
-}  // namespace
-
-AllocatorController::AllocatorController(Views views, QObject* parent) : QObject(parent), views_(views) {
+AllocatorController::AllocatorController(JobRunner& jobs, QString slot_prefix, Views views, QObject* parent)
+    : QObject(parent), jobs_(jobs), slot_prefix_(std::move(slot_prefix)), views_(views) {
   connect(views_.state, &views::AllocatorStateView::positionRequested, this, &AllocatorController::requestPosition);
   connect(views_.fragmentation, &views::FragmentationChart::positionClicked, this, [this](qint64 position) {
     views_.state->setPosition(position);
@@ -65,47 +20,38 @@ AllocatorController::AllocatorController(Views views, QObject* parent) : QObject
   }
 }
 
-template <typename T, typename Work, typename Done>
-void AllocatorController::run(Work work, Done done) {
-  auto* watcher = new QFutureWatcher<T>(this);
-  ++jobs_;
-  const quint64 generation = generation_;
-  connect(watcher, &QFutureWatcher<T>::finished, this, [this, watcher, done, generation] {
-    watcher->deleteLater();
-    --jobs_;
-    if (generation == generation_) done(watcher->result());
-    if (jobs_ == 0) emit idle();
-  });
-  watcher->setFuture(QtConcurrent::run(std::move(work)));
-}
-
 void AllocatorController::setAnalysis(std::shared_ptr<const TraceAnalysis> analysis) {
-  ++generation_;
+  // The older trace's jobs are dropped: the replay and live bytes by superseding, the map here.
+  jobs_.cancel(slot("map"));
   analysis_ = std::move(analysis);
   history_.reset();
   pending_.reset();
   map_running_ = false;
-  if (!analysis_) return;
+  if (!analysis_) {
+    jobs_.cancel(slot("replay"));
+    jobs_.cancel(slot("live"));
+    return;
+  }
   auto trace = analysis_->sharedTrace();
-  device_ = largestDevice(*analysis_);
+  device_ = static_cast<int16_t>(largestPeakDevice(*trace));
   views_.state->setMessage(tr("Replaying the allocator…"));
   views_.live->setMessage(tr("Finding what is alive at the peak…"));
-  const int16_t device = device_;
-  run<Replay>([trace, device] { return replay(trace, device); }, [this](Replay r) {
-    if (!r.history) {
-      views_.state->setMessage(tr("No allocator state to show: %1").arg(r.error));
-      views_.fragmentation->hide();
-      return;
-    }
-    history_ = r.history;
-    views_.fragmentation->setSeries(r.fragmentation);
-    views_.fragmentation->show();
-    syncWithTimeline();
-    views_.state->setEventCount(static_cast<qint64>(history_->events().size()));
-    const qint64 at = r.open_at;
-    views_.state->setPosition(at);
-    requestPosition(at);
-  });
+  jobs_.run<AllocatorReplay>(
+      slot("replay"), tr("Replaying the allocator"), this,
+      [trace, device = device_](Progress& p) { return replayAllocator(trace, device, &p); },
+      [this](AllocatorReplay r) {
+        history_ = r.history;
+        views_.fragmentation->setSeries(r.fragmentation);
+        views_.fragmentation->show();
+        syncWithTimeline();
+        views_.state->setEventCount(static_cast<qint64>(history_->events().size()));
+        views_.state->setPosition(r.open_at);
+        requestPosition(r.open_at);
+      },
+      [this](const QString& error) {
+        views_.state->setMessage(tr("No allocator state to show: %1").arg(error));
+        views_.fragmentation->hide();
+      });
   requestLiveBytes(std::nullopt);
 }
 
@@ -122,13 +68,21 @@ void AllocatorController::startMap() {
   map_running_ = true;
   auto trace = analysis_->sharedTrace();
   auto history = history_;
-  run<std::shared_ptr<const SegmentMap>>(
-      [trace, history, position] { return std::make_shared<const SegmentMap>(segmentMapAt(*trace, *history, position)); },
+  jobs_.run<std::shared_ptr<const SegmentMap>>(
+      slot("map"), tr("Drawing the allocator's segments"), this,
+      [trace, history, position](Progress&) -> Result<std::shared_ptr<const SegmentMap>> {
+        return std::make_shared<const SegmentMap>(segmentMapAt(*trace, *history, position));
+      },
       [this](std::shared_ptr<const SegmentMap> map) {
         map_running_ = false;
-        if (!pending_) views_.state->setMap(map);  // a newer request overrides the scrubber's position
+        if (!pending_) views_.state->setMap(map);  // a newer request keeps the scrubber where the user put it
         else views_.state->segmentMap()->setMap(map);
         views_.fragmentation->setMarker(map->state.position);
+        startMap();
+      },
+      [this](const QString& error) {
+        map_running_ = false;
+        views_.state->setMessage(error);
         startMap();
       });
 }
@@ -136,17 +90,20 @@ void AllocatorController::startMap() {
 void AllocatorController::requestLiveBytes(std::optional<qint64> position) {
   if (!analysis_) return;
   auto trace = analysis_->sharedTrace();
-  const int16_t device = device_;
   std::optional<int64_t> at;
   if (position) at = *position;
-  run<std::shared_ptr<const LiveBytes>>([trace, device, at] { return std::make_shared<const LiveBytes>(liveBytesAt(*trace, device, at)); },
-                                        [this](std::shared_ptr<const LiveBytes> live) { views_.live->setLiveBytes(live); });
+  jobs_.run<std::shared_ptr<const LiveBytes>>(
+      slot("live"), tr("Finding the live bytes by call site"), this,
+      [trace, device = device_, at](Progress&) -> Result<std::shared_ptr<const LiveBytes>> {
+        return std::make_shared<const LiveBytes>(liveBytesAt(*trace, device, at));
+      },
+      [this](std::shared_ptr<const LiveBytes> live) { views_.live->setLiveBytes(std::move(live)); },
+      [this](const QString& error) { views_.live->setMessage(error); });
 }
 
 void AllocatorController::followTimeline(qint64 event) {
   if (!history_ || event < 0 || !views_.state->followsTimeline()) return;
-  const auto& events = history_->events();
-  const auto position = static_cast<qint64>(std::upper_bound(events.begin(), events.end(), static_cast<uint64_t>(event)) - events.begin()) - 1;
+  const qint64 position = allocatorPositionAt(*history_, static_cast<uint64_t>(event));
   views_.state->setPosition(position);
   requestPosition(position);
 }
@@ -157,24 +114,6 @@ void AllocatorController::syncWithTimeline() {
     views_.fragmentation->setXAxisByTime(views_.timeline->xAxisByTime());
   const ZoomWindow& w = views_.timeline->window();
   views_.fragmentation->setWindow(w.lo(), w.hi());
-}
-
-void runSiteDiff(views::DiffSitesView* view, std::shared_ptr<const Trace> a, QString name_a, std::shared_ptr<const Trace> b,
-                 QString name_b) {
-  view->setMessage(QObject::tr("Matching the call sites of both traces…"));
-  using Out = std::pair<std::shared_ptr<const TraceDiff>, QString>;
-  auto* watcher = new QFutureWatcher<Out>(view);
-  QObject::connect(watcher, &QFutureWatcher<Out>::finished, view, [view, watcher] {
-    watcher->deleteLater();
-    const Out out = watcher->result();
-    if (out.first) view->setDiff(out.first);
-    else view->setMessage(out.second);
-  });
-  watcher->setFuture(QtConcurrent::run([a, b, name_a, name_b]() -> Out {
-    auto diff = diffTraces(*a, name_a.toStdString(), *b, name_b.toStdString());
-    if (!diff.ok()) return {nullptr, QString::fromStdString(diff.error().message)};
-    return {std::make_shared<const TraceDiff>(std::move(*diff)), {}};
-  }));
 }
 
 }  // namespace sawtooth::app

@@ -7,10 +7,9 @@
 #include <QElapsedTimer>
 #include <QPixmap>
 
-#include "app/sawtooth/allocator_controller.h"
 #include "app/sawtooth/main_window.h"
+#include "app/sawtooth/trace_jobs.h"
 #include "views/timeline_chart.h"
-#include "views/trace_load_job.h"
 
 namespace sawtooth::app {
 
@@ -21,16 +20,19 @@ int exportTimeline(const ExportOptions& options) {
   auto stage = [&](const char* what) {
     if (timing) std::fprintf(stderr, "%-12s %6lld ms\n", what, static_cast<long long>(timer.restart()));
   };
-  const auto result = views::TraceLoadJob::loadNow(options.input);
+  // No window to keep responsive: the load runs here, on this thread.
+  Progress progress;
+  const auto report = loadTraceReport(options.input.toStdString(), progress);
   stage("load");
-  if (!result.analysis) {
-    std::fprintf(stderr, "sawtooth: %s\n", qPrintable(result.error));
+  if (!report) {
+    std::fprintf(stderr, "sawtooth: %s\n", report.error().message.c_str());
     return 1;
   }
   views::TimelineChart chart;
   chart.setXAxisByTime(options.by_time);
   chart.setTitle(QFileInfo(options.input).fileName());
-  chart.setAnalysis(result.analysis);
+  chart.setPlanLines((*report)->plan_lines);
+  chart.setAnalysis((*report)->analysis);
   stage("chart");
   // Shown but never on screen, so that Qt lays the chart out at the requested size; with updates
   // off, nothing is painted before the one rendering into the image.
@@ -55,13 +57,21 @@ int saveScreenshotWhenLoaded(MainWindow& window, const ScreenshotOptions& option
   QElapsedTimer clock;
   clock.start();
   auto busy = [&] {
-    if (window.workloadPanel()->catalogPending()) return true;
+    if (window.workloadPanel()->catalogPending() || !window.jobs()->isIdle()) return true;
     for (auto* tab : window.traceTabs())
       if (tab->state() == views::TraceTab::State::Loading) return true;
     return false;
   };
   while (busy() && clock.elapsed() < 120000) QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
   const auto tabs = window.traceTabs();
+  // A screenshot of a file that did not open is not the picture asked for.
+  for (auto* tab : tabs)
+    if (tab->state() != views::TraceTab::State::Ready) {
+      std::fprintf(stderr, "sawtooth: %s: %s\n", qPrintable(tab->path()),
+                   qPrintable(tab->state() == views::TraceTab::State::Loading ? QStringLiteral("still loading after 120 s")
+                                                                                : tab->errorMessage()));
+      return 1;
+    }
   for (auto* tab : tabs) tab->setXAxisByTime(options.by_time);
   using View = views::TraceTab::View;
   const std::pair<const char*, View> views[] = {{"timeline", View::Timeline}, {"plan", View::Plan},
@@ -73,24 +83,24 @@ int saveScreenshotWhenLoaded(MainWindow& window, const ScreenshotOptions& option
       for (auto* tab : tabs) tab->showView(view);
   if (options.stacked)
     for (auto* tab : tabs) tab->setStackedCategories(true);
+  if (const QStringList range = options.zoom.split(QLatin1Char(':')); range.size() == 2)
+    for (auto* tab : tabs) {
+      const double scale = options.by_time ? 1e6 : 1;  // ms on the time axis
+      tab->timeline()->zoomTo(range[0].toDouble() * scale, range[1].toDouble() * scale);
+    }
   if (options.view == QLatin1String("ladder")) window.showLadder();
-  if ((options.view == QLatin1String("compare") || options.view == QLatin1String("sites")) && tabs.size() >= 2) {
-    window.compare(tabs[0], tabs[1]);
-    if (options.view == QLatin1String("sites")) window.tabs()->setCurrentIndex(window.tabs()->count() - 1);
-  }
-  // The allocator views' jobs (replay, segment map, live bytes, call-site diff) finish first.
-  auto jobs = [&] {
-    for (auto* c : window.findChildren<AllocatorController*>())
-      if (c->busy()) return true;
-    for (auto* s : window.findChildren<views::DiffSitesView*>())
-      if (s->model()->rowCount() == 0 && s->summary()->text().endsWith(QStringLiteral("…"))) return true;
-    return false;
-  };
-  while (jobs() && clock.elapsed() < 120000) QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
-  // Let the window settle (layouts, first paint) before taking the picture.
+  if ((options.view == QLatin1String("compare") || options.view == QLatin1String("sites")) && tabs.size() >= 2)
+    if (auto* compare = window.compare(tabs[0], tabs[1])) {
+      if (options.align == QLatin1String("time")) compare->setAlignment(Alignment::Time);
+      if (options.align == QLatin1String("step")) compare->setAlignment(Alignment::Step);
+      if (options.view == QLatin1String("sites")) window.tabs()->setCurrentIndex(window.tabs()->count() - 1);
+    }
+  // Let the window settle (layouts, first paint, the comparison, call sites, lanes or allocator
+  // state a view asked for: every such job runs in the window's runner).
   QElapsedTimer settle;
   settle.start();
-  while (settle.elapsed() < 500) QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+  while ((settle.elapsed() < 500 || !window.jobs()->isIdle()) && settle.elapsed() < 120000)
+    QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
   if (!window.grab().save(options.path)) {
     std::fprintf(stderr, "sawtooth: %s: cannot write the screenshot\n", qPrintable(options.path));
     return 1;

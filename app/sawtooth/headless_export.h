@@ -23,6 +23,8 @@ struct ScreenshotOptions {
   bool by_time = false;
   QString view;          // timeline, plan, peaks, precision, runs, oom, ladder, compare (first two tabs)
   bool stacked = false;  // stack the timeline by category
+  QString align;         // compare: "index" (default), "time" or "step"
+  QString zoom;          // "LO:HI": the timeline zoomed to that range (event index, or ms on the time axis)
 };
 
 // Waits (running the event loop) until the workload list and every tab have loaded, shows the

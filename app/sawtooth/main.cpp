@@ -1,7 +1,15 @@
 // sawtooth: the desktop app.
 //   sawtooth [FILE...]                               open traces in tabs
-//   sawtooth --export-png OUT.png FILE [--size WxH] [--x-axis index|time]
+//   sawtooth --export-png OUT.png|OUT.svg FILE [--size WxH] [--x-axis index|time]
 //                                                    render the timeline without a window and exit
+//   sawtooth --screenshot OUT.png [--size WxH] [--x-axis index|time] [--stacked]
+//            [--view timeline|plan|peaks|precision|runs|oom|ladder|compare] [--align index|time|step]
+//            [--zoom LO:HI] FILE...
+//                                                    open the FILEs in the window, wait until they
+//                                                    are loaded, save a picture of it and exit
+//                                                    (non-zero when a file did not open)
+// Logging: quiet by default; QT_LOGGING_RULES="sawtooth.*.debug=true" shows the jobs, the recorder's
+// lines, the timeline's rebuilds.
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -31,9 +39,15 @@ int main(int argc, char** argv) {
                           QStringLiteral("With --screenshot: timeline, plan, peaks, precision, runs, oom, allocator, live, ladder, compare or sites."),
                           QStringLiteral("VIEW"));
   QCommandLineOption stacked(QStringLiteral("stacked"), QStringLiteral("With --screenshot: stack the timeline by category."));
+  QCommandLineOption align(QStringLiteral("align"),
+                           QStringLiteral("With --screenshot --view compare: line the traces up by index, time or step."),
+                           QStringLiteral("ALIGN"), QStringLiteral("index"));
   QCommandLineOption x_axis(QStringLiteral("x-axis"), QStringLiteral("index (default) or time."), QStringLiteral("AXIS"),
                             QStringLiteral("index"));
-  parser.addOptions({export_png, size, x_axis, screenshot, view, stacked});
+  QCommandLineOption zoom(QStringLiteral("zoom"),
+                          QStringLiteral("With --screenshot: zoom the timeline to LO:HI (event index, or ms with --x-axis time)."),
+                          QStringLiteral("LO:HI"));
+  parser.addOptions({export_png, size, x_axis, screenshot, view, stacked, align, zoom});
   parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("Traces to open."), QStringLiteral("[FILE...]"));
   // Parsed once before the QApplication exists, to choose its platform: a headless export, the
   // help, the version and bad arguments (exit 2 below) need no display; without one, offscreen.
@@ -101,7 +115,7 @@ int main(int argc, char** argv) {
     window.show();
     return sawtooth::app::saveScreenshotWhenLoaded(
         window, {parser.value(screenshot), parser.value(x_axis) == QStringLiteral("time"), parser.value(view),
-                 parser.isSet(stacked)});
+                 parser.isSet(stacked), parser.value(align), parser.value(zoom)});
   }
   window.show();
   return app.exec();

@@ -19,9 +19,13 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 
-#include "app/sawtooth/allocator_controller.h"
+#include "app/sawtooth/app_logging.h"
 #include "app/sawtooth/recent_files.h"
+#include "app/sawtooth/trace_jobs.h"
+#include "core/analysis/site_tables.h"
+#include "core/analysis/trace_diff.h"
 #include "views/chart_export.h"
+#include "views/qt_format.h"
 
 // Resources compiled into a static library must be registered by name, outside any namespace.
 static void initSawtoothResources() { Q_INIT_RESOURCE(sawtooth); }
@@ -65,6 +69,9 @@ MainWindow::MainWindow(QString recorder, QString out_dir, QWidget* parent)
   connect(tabs_, &QTabWidget::currentChanged, this, [this] { updateActions(); });
   connect(panel_, &WorkloadPanel::recordingFinished, this, &MainWindow::onRecordingFinished);
   connect(panel_, &WorkloadPanel::recordingStarted, this, [this] { updateActions(); });
+  // Run (F5) becomes possible once the recorder has listed its workloads, whatever tab is current.
+  connect(panel_, &WorkloadPanel::catalogLoaded, this, [this] { updateActions(); });
+  connect(panel_, &WorkloadPanel::catalogFailed, this, [this] { updateActions(); });
   connect(panel_, &WorkloadPanel::catalogLoaded, this, &MainWindow::maybeOpenSamplesAtFirstStart);
   connect(panel_, &WorkloadPanel::catalogFailed, this, &MainWindow::maybeOpenSamplesAtFirstStart);
   buildMenus();
@@ -121,9 +128,9 @@ QString MainWindow::aboutText() const {
   QString text = tr("<h3>Sawtooth %1</h3><p>GPU memory profiler and visualizer for PyTorch and LibTorch.</p><p>Qt %2")
                      .arg(QStringLiteral(SAWTOOTH_VERSION), QString::fromLatin1(qVersion()));
   if (const auto& c = panel_->catalog()) {
-    const QJsonObject& env = c->environment;
     auto add = [&](const char* key, const QString& label) {
-      if (env.contains(QLatin1String(key))) text += QStringLiteral("<br>%1 %2").arg(label, env.value(QLatin1String(key)).toString());
+      if (auto it = c->environment.find(key); it != c->environment.end())
+        text += QStringLiteral("<br>%1 %2").arg(label, views::toQString(it->second).toHtmlEscaped());
     };
     add("torch_version", tr("LibTorch"));
     add("cuda_runtime_version", tr("CUDA runtime"));
@@ -149,14 +156,15 @@ void MainWindow::rebuildRecentMenu() {
 }
 
 views::TraceTab* MainWindow::openFile(const QString& path, const QString& title) {
+  qCDebug(lcWindow) << "opening" << path;
   auto* tab = new views::TraceTab(QFileInfo(path).absoluteFilePath(), tabs_);
+  auto* controller = new TraceController(jobs_, tab);
+  connect(controller, &TraceController::exportFinished, this, &MainWindow::exportFinished);
   const int index = tabs_->addTab(tab, title.isEmpty() ? tab->title() : title);
   tabs_->setTabToolTip(index, tab->path());
   tabs_->setCurrentIndex(index);
   connect(tab, &views::TraceTab::stateChanged, this, [this, tab](views::TraceTab::State state) {
     if (state == views::TraceTab::State::Ready) {
-      auto* allocator = new AllocatorController({tab->timeline(), tab->allocatorView(), tab->fragmentationChart(), tab->liveBytesView()}, tab);
-      allocator->setAnalysis(tab->analysis());
       if (!tab->path().startsWith(samplesDirectory())) {
         RecentFiles::add(tab->path());
         rebuildRecentMenu();
@@ -168,7 +176,7 @@ views::TraceTab* MainWindow::openFile(const QString& path, const QString& title)
     }
     updateActions();
   });
-  tab->startLoading();
+  controller->load();
   return tab;
 }
 
@@ -234,22 +242,57 @@ views::LadderView* MainWindow::showLadder() {
 
 void MainWindow::refreshLadder() {
   if (!ladder_) return;
+  // The ladder reads a few measurements of each run: small enough for the GUI thread.
   std::vector<const Trace*> traces;
   for (views::TraceTab* t : traceTabs())
     if (t->state() == views::TraceTab::State::Ready) traces.push_back(&t->analysis()->trace());
-  ladder_->setTraces(traces);
+  ladder_->setRungs(ladder(traces));
 }
 
 views::CompareView* MainWindow::compare(views::TraceTab* a, views::TraceTab* b) {
   if (!a || !b || !a->analysis() || !b->analysis()) return nullptr;
   auto* view = new views::CompareView(tabs_);
-  view->setTraces(a->analysis(), tabs_->tabText(tabs_->indexOf(a)), b->analysis(), tabs_->tabText(tabs_->indexOf(b)));
+  const QString name_a = tabs_->tabText(tabs_->indexOf(a)), name_b = tabs_->tabText(tabs_->indexOf(b));
   tabs_->setCurrentIndex(tabs_->addTab(view, tr("Compare")));
+  auto analysis_a = a->analysis(), analysis_b = b->analysis();
+  connect(view, &views::CompareView::alignmentChanged, this,
+          [this, view, analysis_a, name_a, analysis_b, name_b] { runComparison(view, analysis_a, name_a, analysis_b, name_b); });
+  runComparison(view, analysis_a, name_a, analysis_b, name_b);
   auto* sites = new views::DiffSitesView(tabs_);
   tabs_->addTab(sites, tr("Call sites"));
-  runSiteDiff(sites, a->analysis()->sharedTrace(), tabs_->tabText(tabs_->indexOf(a)), b->analysis()->sharedTrace(),
-              tabs_->tabText(tabs_->indexOf(b)));
+  runSiteDiff(sites, analysis_a, name_a, analysis_b, name_b);
+  updateActions();
   return view;
+}
+
+void MainWindow::runComparison(views::CompareView* view, std::shared_ptr<const TraceAnalysis> a, QString name_a,
+                               std::shared_ptr<const TraceAnalysis> b, QString name_b) {
+  view->setBusy(tr("Comparing %1 with %2…").arg(name_a, name_b));
+  const Alignment alignment = view->alignment();
+  jobs_.run<std::shared_ptr<const Comparison>>(
+      QStringLiteral("compare %1").arg(reinterpret_cast<quintptr>(view), 0, 16), tr("Comparing"), view,
+      [a, b, na = name_a.toStdString(), nb = name_b.toStdString(), alignment](Progress& p)
+          -> Result<std::shared_ptr<const Comparison>> {
+        auto c = compareTraces(*a, na, *b, nb, alignment, &p);
+        if (!c) return c.error();
+        return std::make_shared<const Comparison>(std::move(*c));
+      },
+      [view](std::shared_ptr<const Comparison> c) { view->setComparison(std::move(c)); },
+      [view](const QString& error) { view->setFailed(error); });
+}
+
+void MainWindow::runSiteDiff(views::DiffSitesView* view, std::shared_ptr<const TraceAnalysis> a, QString name_a,
+                             std::shared_ptr<const TraceAnalysis> b, QString name_b) {
+  view->setMessage(tr("Matching the call sites of %1 and %2…").arg(name_a, name_b));
+  jobs_.run<std::shared_ptr<const CallSiteDiff>>(
+      QStringLiteral("sites %1").arg(reinterpret_cast<quintptr>(view), 0, 16), tr("Diffing by call site"), view,
+      [a, b, na = name_a.toStdString(), nb = name_b.toStdString()](Progress&) -> Result<std::shared_ptr<const CallSiteDiff>> {
+        auto diff = diffTraces(a->trace(), na, b->trace(), nb);
+        if (!diff) return diff.error();
+        return std::make_shared<const CallSiteDiff>(callSiteDiff(std::move(*diff), views::DivergingBarChart::kSites));
+      },
+      [view](std::shared_ptr<const CallSiteDiff> diff) { view->setDiff(std::move(diff)); },
+      [view](const QString& error) { view->setMessage(error); });
 }
 
 void MainWindow::compareDialog() {
@@ -323,43 +366,72 @@ void MainWindow::updateActions() {
 
 void MainWindow::showStatus(const QString& text) { statusBar()->showMessage(text, 10000); }
 
+void MainWindow::watchExport(const QString& path, bool interactive) {
+  // The outcome of this export, once: a dialog for a failure the user asked for, the status line.
+  auto once = std::make_shared<QMetaObject::Connection>();
+  *once = connect(this, &MainWindow::exportFinished, this, [this, path, interactive, once](const QString& p, const QString& e) {
+    if (p != path) return;
+    disconnect(*once);
+    if (!e.isEmpty() && interactive) QMessageBox::warning(this, tr("Export failed"), e);
+    showStatus(e.isEmpty() ? tr("Saved %1").arg(p) : e);
+  });
+}
+
 bool MainWindow::exportChart(const QString& given) {
   auto* tab = currentTab();
   auto* compare = qobject_cast<views::CompareView*>(tabs_->currentWidget());
   auto* sites = qobject_cast<views::DiffSitesView*>(tabs_->currentWidget());
-  if (!tab && !compare && !sites) return false;
+  if ((!tab || tab->state() != views::TraceTab::State::Ready) && !compare && !sites) return false;
   QString path = given;
   if (path.isEmpty()) {
     const QString base = tab ? QFileInfo(tab->path()).completeBaseName() : QStringLiteral("comparison");
     path = QFileDialog::getSaveFileName(this, tr("Export chart"), base + ".png", tr("PNG image (*.png);;SVG drawing (*.svg)"));
     if (path.isEmpty()) return false;
   }
-  const bool ok = tab ? tab->exportChart(path) : sites ? sites->saveImage(path) : views::saveViewImage(compare->timeline(), path);
-  if (!ok && given.isEmpty()) QMessageBox::warning(this, tr("Export failed"), tr("Could not write %1").arg(path));
-  showStatus(ok ? tr("Saved %1").arg(path) : tr("Could not write %1").arg(path));
-  return ok;
+  if (tab) {
+    if (!tab->findChild<TraceController*>()->exportChart(path)) return false;
+    watchExport(path, given.isEmpty());
+    return true;
+  }
+  // A comparison or its call sites: drawn now, written in a job.
+  QGraphicsView* chart = compare ? static_cast<QGraphicsView*>(compare->timeline()) : sites->chart();
+  const bool svg = QFileInfo(path).suffix().compare(QStringLiteral("svg"), Qt::CaseInsensitive) == 0;
+  const QImage image = svg ? QImage() : views::renderViewImage(chart);
+  const QByteArray vector = svg ? views::renderViewSvg(chart, {}, compare ? tr("Comparison") : tr("Call sites")) : QByteArray();
+  runExport(path, given.isEmpty(), [svg, image, vector, path](Progress&) { return svg ? writeFile(vector, path) : writePng(image, path); });
+  return true;
+}
+
+void MainWindow::runExport(const QString& path, bool interactive, std::function<Result<Ok>(Progress&)> work) {
+  // Exports never supersede each other: each writes its own file.
+  jobs_.run<Ok>(
+      QString(), tr("Writing %1").arg(QFileInfo(path).fileName()), this, std::move(work),
+      [this, path](Ok) { emit exportFinished(path, QString()); }, [this, path](const QString& error) { emit exportFinished(path, error); });
+  watchExport(path, interactive);
 }
 
 bool MainWindow::exportCsv(const QString& what, const QString& given) {
   auto* tab = currentTab();
   if (auto* sites = qobject_cast<views::DiffSitesView*>(tabs_->currentWidget()); sites && what == QLatin1String("table")) {
+    const auto table = sites->tableData();
+    if (!table) return false;
     const QString path = given.isEmpty() ? QFileDialog::getSaveFileName(this, tr("Export call sites as CSV"), QStringLiteral("call-sites.csv"), tr("CSV (*.csv)")) : given;
-    QString error;
-    const bool ok = !path.isEmpty() && sites->saveCsv(path, &error);
-    if (!path.isEmpty()) showStatus(ok ? tr("Saved %1").arg(path) : error);
-    return ok;
+    if (path.isEmpty()) return false;
+    showStatus(tr("Writing %1…").arg(path));
+    runExport(path, given.isEmpty(), [table, out = path.toStdString()](Progress&) { return exportTableCsv(table, out); });
+    return true;
   }
-  if (!tab) return false;
+  if (!tab || tab->state() != views::TraceTab::State::Ready) return false;
   QString path = given;
   if (path.isEmpty()) {
     path = QFileDialog::getSaveFileName(this, tr("Export %1 as CSV").arg(what),
                                         QFileInfo(tab->path()).completeBaseName() + "." + what + ".csv", tr("CSV (*.csv)"));
     if (path.isEmpty()) return false;
   }
-  const QString error = tab->exportCsv(what, path);
-  if (!error.isEmpty() && given.isEmpty()) QMessageBox::warning(this, tr("Export failed"), error);
-  showStatus(error.isEmpty() ? tr("Saved %1").arg(path) : error);
-  return error.isEmpty();
+  if (!tab->findChild<TraceController*>()->exportCsv(what, path)) return false;
+  showStatus(tr("Writing %1…").arg(path));
+  watchExport(path, given.isEmpty());
+  return true;
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
@@ -377,6 +449,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   settings.setValue("window/geometry", saveGeometry());
   settings.setValue("window/state", saveState());
   if (panel_->isRunning()) panel_->cancel();
+  jobs_.cancelAll();
   QMainWindow::closeEvent(event);
 }
 

@@ -8,8 +8,11 @@
 #include <QMenu>
 #include <QTabWidget>
 
+#include "app/sawtooth/job_runner.h"
+#include "app/sawtooth/trace_controller.h"
 #include "app/sawtooth/workload_panel.h"
 #include "views/compare_view.h"
+#include "views/diff_sites_view.h"
 #include "views/ladder_view.h"
 #include "views/trace_tab.h"
 
@@ -32,9 +35,12 @@ class MainWindow : public QMainWindow {
   int openSamples();
   static QString samplesDirectory();
   views::LadderView* showLadder();
+  // A comparison tab; the comparison itself arrives from a job.
   views::CompareView* compare(views::TraceTab* a, views::TraceTab* b);
+  JobRunner* jobs() { return &jobs_; }
 
-  // File dialogs are skipped when a path is given (tests, scripts).
+  // File dialogs are skipped when a path is given (tests, scripts). True when the export started;
+  // exportFinished follows with its outcome.
   bool exportChart(const QString& path = {});
   bool exportCsv(const QString& what, const QString& path = {});
   QString aboutText() const;
@@ -42,6 +48,7 @@ class MainWindow : public QMainWindow {
  signals:
   // A recording finished and its trace (if it left one) is opening in `tab`.
   void recordingOpened(sawtooth::views::TraceTab* tab, sawtooth::app::RecorderRunner::Outcome outcome);
+  void exportFinished(QString path, QString error);
 
  protected:
   void dragEnterEvent(QDragEnterEvent* event) override;
@@ -59,7 +66,16 @@ class MainWindow : public QMainWindow {
   void showStatus(const QString& text);
   void onRecordingFinished(RecorderRunner::Outcome outcome, const QString& path, const QString& message);
   void maybeOpenSamplesAtFirstStart();
+  void runComparison(views::CompareView* view, std::shared_ptr<const TraceAnalysis> a, QString name_a,
+                     std::shared_ptr<const TraceAnalysis> b, QString name_b);
+  // The comparison's "Call sites" tab: the two traces diffed by call site (core's diffTraces).
+  void runSiteDiff(views::DiffSitesView* view, std::shared_ptr<const TraceAnalysis> a, QString name_a,
+                   std::shared_ptr<const TraceAnalysis> b, QString name_b);
+  void watchExport(const QString& path, bool interactive);
+  // Writes a file a chart or table was turned into, in a job; its outcome goes to exportFinished.
+  void runExport(const QString& path, bool interactive, std::function<Result<Ok>(Progress&)> work);
 
+  JobRunner jobs_;
   QTabWidget* tabs_;
   WorkloadPanel* panel_;
   QDockWidget* dock_;

@@ -1,15 +1,22 @@
 #include "app/sawtooth/recorder_runner.h"
 
-#include <QJsonDocument>
-#include <QJsonObject>
+#include "app/sawtooth/app_logging.h"
+#include "core/recording/exit_code.h"
+#include "core/recording/progress_line.h"
 
 namespace sawtooth::app {
+namespace {
+
+QString fromStd(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
+
+}  // namespace
 
 RecorderRunner::RecorderRunner(QString recorder, QObject* parent) : QObject(parent), recorder_(std::move(recorder)) {
   connect(&process_, &QProcess::readyReadStandardOutput, this, &RecorderRunner::readOutput);
   connect(&process_, &QProcess::finished, this, &RecorderRunner::onFinished);
   connect(&process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
     if (e == QProcess::FailedToStart) {
+      qCWarning(lcRecorder) << "could not start" << recorder_ << process_.errorString();
       emit finished(Outcome::Failed, request_.out, tr("could not start %1 (%2)").arg(recorder_, process_.errorString()));
     }
   });
@@ -39,6 +46,7 @@ bool RecorderRunner::start(const Request& request) {
                    QStringLiteral("--out"), request.out};
   for (const auto& [k, v] : request.parameters) args << QStringLiteral("--set") << QStringLiteral("%1=%2").arg(k, v);
   if (request.ranks > 1) args << QStringLiteral("--ranks") << QString::number(request.ranks);
+  qCDebug(lcRecorder) << "starting" << recorder_ << args;
   process_.setProgram(recorder_);
   process_.setArguments(args);
   process_.setProcessChannelMode(QProcess::SeparateChannels);
@@ -57,40 +65,66 @@ void RecorderRunner::readOutput() {
   buffer_ += process_.readAllStandardOutput();
   qsizetype nl;
   while ((nl = buffer_.indexOf('\n')) >= 0) {
-    const QByteArray line = buffer_.left(nl).trimmed();
+    handleLine(buffer_.left(nl).trimmed());
     buffer_.remove(0, nl + 1);
-    const QJsonObject msg = QJsonDocument::fromJson(line).object();
-    const QString stage = msg.value(QStringLiteral("stage")).toString();
-    const QString message = msg.value(QStringLiteral("message")).toString();
-    if (stage == QLatin1String("start")) emit started(message);
-    else if (stage == QLatin1String("run"))
-      emit progress(msg.value(QStringLiteral("fraction")).toDouble(), msg.value(QStringLiteral("run")).toString(), message);
-    else if (stage == QLatin1String("error")) error_message_ = message;
   }
+  // A runaway line without an end is not progress: drop it rather than hold it.
+  if (static_cast<size_t>(buffer_.size()) > recording::kMaxProgressLineBytes) buffer_.clear();
+}
+
+void RecorderRunner::handleLine(const QByteArray& bytes) {
+  const auto line = recording::parseProgressLine(std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())));
+  if (!line) {
+    qCDebug(lcRecorder) << "not a progress line:" << bytes.left(200);
+    return;
+  }
+  namespace stage = recording::stage;
+  const std::string& s = line->stage;
+  if (s == stage::kStart) {
+    emit started(fromStd(line->message));
+  } else if (s == stage::kRun) {
+    emit progress(line->fraction.value_or(0.0), fromStd(recording::describeProgress(*line)));
+  } else if (s == stage::kError) {
+    error_message_ = fromStd(line->message);
+  } else if (error_message_.isEmpty() && s == std::string(stage::kRankPrefix) + std::string(stage::kError)) {
+    error_message_ = fromStd(recording::describeProgress(*line));  // the launcher's own error line follows
+  }
+}
+
+RecorderRunner::Outcome RecorderRunner::outcomeOf(int exit_code, bool cancel_requested) {
+  using recording::ExitCode;
+  switch (recording::exitCodeFrom(exit_code).value_or(ExitCode::Internal)) {
+    case ExitCode::Ok: return Outcome::Ok;
+    case ExitCode::Usage: return Outcome::BadArguments;
+    case ExitCode::OutOfMemory: return Outcome::OutOfMemory;
+    case ExitCode::Interrupted: return cancel_requested ? Outcome::Cancelled : Outcome::Interrupted;
+    case ExitCode::OutputUnwritable: return Outcome::Failed;  // the error line says why (exists, locked, disk full)
+    case ExitCode::Internal: return Outcome::Failed;
+  }
+  return Outcome::Failed;
 }
 
 void RecorderRunner::onFinished(int exit_code, QProcess::ExitStatus status) {
   kill_timer_.stop();
   readOutput();
   const QString stderr_text = QString::fromUtf8(process_.readAllStandardError()).trimmed();
+  const QString last_stderr = stderr_text.section('\n', -1);
+  qCDebug(lcRecorder) << "recorder ended" << exit_code << status << last_stderr;
   Outcome outcome;
   QString message;
   if (status == QProcess::CrashExit) {
     outcome = cancel_requested_ ? Outcome::Cancelled : Outcome::Crashed;
     message = cancel_requested_ ? tr("cancelled; the recorder had to be killed")
                                 : tr("the recorder crashed (%1)").arg(process_.errorString());
+    if (!stderr_text.isEmpty() && outcome == Outcome::Crashed) message += QStringLiteral(": ") + last_stderr;
   } else {
-    switch (exit_code) {
-      case 0: outcome = Outcome::Ok; break;
-      case 2: outcome = Outcome::BadArguments; break;
-      case 3: outcome = Outcome::OutOfMemory; break;
-      case 4: outcome = cancel_requested_ ? Outcome::Cancelled : Outcome::Interrupted; break;
-      default: outcome = Outcome::Failed; break;
+    outcome = outcomeOf(exit_code, cancel_requested_);
+    message = error_message_;
+    if (message.isEmpty()) {
+      const QByteArray utf8 = last_stderr.toUtf8();
+      message = fromStd(recording::recorderMessage(std::string_view(utf8.constData(), static_cast<size_t>(utf8.size()))));
     }
-    message = error_message_.isEmpty() ? stderr_text.section('\n', -1) : error_message_;
-    if (message.startsWith(QLatin1String("sawtooth-record: "))) message = message.mid(17);
   }
-  if (!stderr_text.isEmpty() && outcome == Outcome::Crashed) message += QStringLiteral(": ") + stderr_text.section('\n', -1);
   emit finished(outcome, request_.out, message);
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // Runs sawtooth-record as a child process: a CUDA out-of-memory, a crash or a hung kernel in a
 // workload never takes the app down, and Cancel is a signal to the child (which closes its trace,
-// so the partial recording still opens). Progress arrives as the recorder's JSON lines.
+// so the partial recording still opens). Progress arrives as the recorder's JSON lines, read with
+// core/recording's parser; the outcome comes from its exit code (core/recording/exit_code.h).
 
 #include <QObject>
 #include <QPair>
@@ -38,14 +39,18 @@ class RecorderRunner : public QObject {
   static QString describe(Outcome outcome);
   // Whether a trace file is worth opening after this outcome.
   static bool leavesTrace(Outcome outcome);
+  // The outcome of a recorder that exited normally with `exit_code`.
+  static Outcome outcomeOf(int exit_code, bool cancel_requested);
 
  signals:
   void started(QString message);
-  void progress(double fraction, QString run, QString message);
+  // `text` names the run once: "bf16: step 3 of 20".
+  void progress(double fraction, QString text);
   void finished(sawtooth::app::RecorderRunner::Outcome outcome, QString out_path, QString message);
 
  private:
   void readOutput();
+  void handleLine(const QByteArray& line);
   void onFinished(int exit_code, QProcess::ExitStatus status);
 
   QString recorder_;

@@ -5,9 +5,24 @@
 #include <QHBoxLayout>
 #include <QProcess>
 #include <QSettings>
+#include <QStandardItemModel>
 #include <QVBoxLayout>
 
+#include "app/sawtooth/app_logging.h"
+#include "views/qt_format.h"
+
 namespace sawtooth::app {
+namespace {
+
+using views::toQString;
+
+QString problemWith(const recording::ParameterSpec& p, const QString& value) {
+  const QByteArray utf8 = value.toUtf8();
+  const Status st = recording::checkParameter(p, std::string_view(utf8.constData(), static_cast<size_t>(utf8.size())));
+  return st ? QString() : toQString(st.error().message);
+}
+
+}  // namespace
 
 WorkloadPanel::WorkloadPanel(QString recorder, QString out_dir, QWidget* parent)
     : QWidget(parent),
@@ -28,6 +43,7 @@ WorkloadPanel::WorkloadPanel(QString recorder, QString out_dir, QWidget* parent)
   device_note_->setWordWrap(true);
   status_->setWordWrap(true);
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  device_->setObjectName(QStringLiteral("device"));
   device_->addItem(tr("auto (a GPU when there is one)"), QStringLiteral("auto"));
   device_->addItem(tr("cuda (GPU)"), QStringLiteral("cuda"));
   device_->addItem(tr("cpu (smaller sizes)"), QStringLiteral("cpu"));
@@ -66,9 +82,9 @@ WorkloadPanel::WorkloadPanel(QString recorder, QString out_dir, QWidget* parent)
   if (!recorder_.isEmpty()) {
     runner_ = std::make_unique<RecorderRunner>(recorder_);
     connect(runner_.get(), &RecorderRunner::started, this, [this](const QString& m) { setStatus(tr("Running: %1").arg(m)); });
-    connect(runner_.get(), &RecorderRunner::progress, this, [this](double fraction, const QString& run, const QString& m) {
+    connect(runner_.get(), &RecorderRunner::progress, this, [this](double fraction, const QString& text) {
       progress_->setValue(static_cast<int>(fraction * 1000));
-      setStatus(run.isEmpty() ? m : QStringLiteral("%1 — %2").arg(run, m));
+      setStatus(text);
     });
     connect(runner_.get(), &RecorderRunner::finished, this,
             [this](RecorderRunner::Outcome outcome, const QString& path, const QString& message) {
@@ -107,9 +123,16 @@ void WorkloadPanel::loadCatalog() {
   connect(process, &QProcess::finished, this, [this, process](int code, QProcess::ExitStatus status) {
     process->deleteLater();
     QString error;
-    if (status == QProcess::NormalExit && code == 0) catalog_ = WorkloadCatalog::parse(process->readAllStandardOutput(), &error);
-    else error = tr("sawtooth-record --list failed: %1").arg(QString::fromUtf8(process->readAllStandardError()).trimmed());
+    if (status == QProcess::NormalExit && code == 0) {
+      const QByteArray out = process->readAllStandardOutput();
+      auto list = recording::parseWorkloadList(std::string_view(out.constData(), static_cast<size_t>(out.size())));
+      if (list) catalog_ = std::move(*list);
+      else error = toQString(list.error().message);
+    } else {
+      error = tr("sawtooth-record --list failed: %1").arg(QString::fromUtf8(process->readAllStandardError()).trimmed());
+    }
     if (!catalog_) {
+      qCWarning(lcRecorder) << "no workload list:" << error;
       setStatus(error, true);
       updateButtons();
       emit catalogFailed(error);
@@ -117,9 +140,10 @@ void WorkloadPanel::loadCatalog() {
     }
     const QSignalBlocker block(workloads_);
     workloads_->clear();
-    for (const auto& w : catalog_->workloads) workloads_->addItem(w.title, w.name);
+    for (const auto& w : catalog_->workloads) workloads_->addItem(toQString(w.title), toQString(w.name));
     const QString last = QSettings().value(QStringLiteral("workloads/last")).toString();
     if (const int i = workloads_->findData(last); i >= 0) workloads_->setCurrentIndex(i);
+    updateDeviceChoices();
     rebuildForm();
     setStatus(tr("Ready."));
     updateButtons();
@@ -136,8 +160,33 @@ void WorkloadPanel::loadCatalog() {
 }
 
 bool WorkloadPanel::usesGpu() const {
-  const QString d = device_->currentData().toString();
-  return d == QLatin1String("cuda") || (d == QLatin1String("auto") && catalog_ && catalog_->cuda_available);
+  const QByteArray d = device_->currentData().toString().toUtf8();
+  const auto cuda = recording::resolveDevice(std::string_view(d.constData(), static_cast<size_t>(d.size())),
+                                             catalog_ && catalog_->cuda_available);
+  return cuda && *cuda;
+}
+
+bool WorkloadPanel::deviceSelectable(const QString& device) const {
+  const QByteArray d = device.toUtf8();
+  return recording::resolveDevice(std::string_view(d.constData(), static_cast<size_t>(d.size())),
+                                  catalog_ && catalog_->cuda_available)
+      .ok();
+}
+
+void WorkloadPanel::updateDeviceChoices() {
+  // A choice this machine cannot run stays in the list, greyed, with the reason.
+  auto* model = qobject_cast<QStandardItemModel*>(device_->model());
+  for (int i = 0; i < device_->count(); ++i) {
+    const QString d = device_->itemData(i).toString();
+    const QByteArray utf8 = d.toUtf8();
+    const auto ok = recording::resolveDevice(std::string_view(utf8.constData(), static_cast<size_t>(utf8.size())),
+                                             catalog_ && catalog_->cuda_available);
+    if (QStandardItem* item = model ? model->item(i) : nullptr) {
+      item->setEnabled(ok.ok());
+      item->setToolTip(ok ? QString() : toQString(ok.error().message));
+    }
+  }
+  if (!deviceSelectable(device_->currentData().toString())) setDevice(QStringLiteral("auto"));
 }
 
 void WorkloadPanel::rebuildForm() {
@@ -145,10 +194,10 @@ void WorkloadPanel::rebuildForm() {
   editors_.clear();
   ranks_ = nullptr;
   if (!catalog_) return;
-  const WorkloadInfo* w = catalog_->find(currentWorkload());
+  const recording::WorkloadSpec* w = catalog_->find(currentWorkload().toStdString());
   if (!w) return;
-  description_->setText(w->description);
-  const QString gpu = catalog_->deviceDescription();
+  description_->setText(toQString(w->description));
+  const QString gpu = toQString(catalog_->deviceDescription());
   if (catalog_->cuda_available) device_note_->setText(tr("GPU: %1").arg(gpu));
   else device_note_->setText(tr("No GPU was found on this machine: workloads run on the CPU at a smaller scale (the "
                                 "seed's sizes need a GPU). The Samples tabs hold runs recorded on an H200."));
@@ -157,33 +206,37 @@ void WorkloadPanel::rebuildForm() {
   if (w->distributed) {
     // One process per rank; on GPUs one GPU per rank.
     ranks_ = new QSpinBox(form_host_);
-    const int most = usesGpu() ? std::max(1, catalog_->cuda_devices) : 8;
+    const int most = std::max(1, recording::maxRanks(usesGpu(), catalog_->cuda_devices));
     ranks_->setRange(1, most);
     ranks_->setValue(std::min(2, most));
     ranks_->setToolTip(usesGpu() ? tr("processes, one per GPU (%1 on this machine)").arg(catalog_->cuda_devices)
                                  : tr("processes, one per rank, sharing the CPU cores (Gloo)"));
     form_->addRow(tr("ranks"), ranks_);
   }
-  for (const ParameterInfo& p : w->parameters) {
-    const QString fallback = usesGpu() ? p.default_gpu : p.default_cpu;
-    const QString value = settings.value(QStringLiteral("workloads/%1/%2/%3").arg(w->name, kind, p.name), fallback).toString();
+  for (const recording::ParameterSpec& p : w->parameters) {
+    const QString name = toQString(p.name);
+    const QString fallback = toQString(p.defaultFor(usesGpu()));
+    const QString value =
+        settings.value(QStringLiteral("workloads/%1/%2/%3").arg(toQString(w->name), kind, name), fallback).toString();
+    const QString tooltip = tr("%1 (default %2 on a GPU, %3 on the CPU)")
+                                .arg(toQString(p.description), toQString(p.gpu_default), toQString(p.cpu_default));
     QWidget* editor;
-    if (p.type == QLatin1String("choice")) {
+    if (p.type == recording::kChoiceType) {
       auto* combo = new QComboBox(form_host_);
-      combo->addItems(p.choices);
+      for (const auto& c : p.choices) combo->addItem(toQString(c));
       combo->setCurrentText(value);
       editor = combo;
     } else {
       auto* line = new QLineEdit(value, form_host_);
-      connect(line, &QLineEdit::textChanged, this, [line, p](const QString& text) {
-        const QString problem = p.validate(text);
+      connect(line, &QLineEdit::textChanged, this, [line, p, name, tooltip](const QString& text) {
+        const QString problem = problemWith(p, text.trimmed());
         line->setStyleSheet(problem.isEmpty() ? QString() : QStringLiteral("QLineEdit { background: #fde0dc; }"));
-        line->setToolTip(problem.isEmpty() ? p.description : tr("%1: %2").arg(p.name, problem));
+        line->setToolTip(problem.isEmpty() ? tooltip : tr("%1: %2").arg(name, problem));
       });
       editor = line;
     }
-    editor->setToolTip(QStringLiteral("%1 (default %2 on a GPU, %3 on the CPU)").arg(p.description, p.default_gpu, p.default_cpu));
-    form_->addRow(p.name, editor);
+    editor->setToolTip(tooltip);
+    form_->addRow(name, editor);
     editors_.append({p, editor});
   }
 }
@@ -194,13 +247,16 @@ void WorkloadPanel::selectWorkload(const QString& name) {
   if (const int i = workloads_->findData(name); i >= 0) workloads_->setCurrentIndex(i);
 }
 
-void WorkloadPanel::setDevice(const QString& device) {
-  if (const int i = device_->findData(device); i >= 0) device_->setCurrentIndex(i);
+bool WorkloadPanel::setDevice(const QString& device) {
+  const int i = device_->findData(device);
+  if (i < 0 || !deviceSelectable(device)) return false;
+  device_->setCurrentIndex(i);
+  return true;
 }
 
 bool WorkloadPanel::setParameter(const QString& name, const QString& value) {
   for (auto& [p, editor] : editors_) {
-    if (p.name != name) continue;
+    if (toQString(p.name) != name) continue;
     if (auto* combo = qobject_cast<QComboBox*>(editor)) combo->setCurrentText(value);
     else if (auto* line = qobject_cast<QLineEdit*>(editor)) line->setText(value);
     return true;
@@ -216,7 +272,7 @@ int WorkloadPanel::ranks() const { return ranks_ ? ranks_->value() : 1; }
 
 QString WorkloadPanel::parameter(const QString& name) const {
   for (const auto& [p, editor] : editors_) {
-    if (p.name != name) continue;
+    if (toQString(p.name) != name) continue;
     if (auto* combo = qobject_cast<QComboBox*>(editor)) return combo->currentText();
     if (auto* line = qobject_cast<QLineEdit*>(editor)) return line->text().trimmed();
   }
@@ -225,17 +281,19 @@ QString WorkloadPanel::parameter(const QString& name) const {
 
 void WorkloadPanel::resetParameters() {
   for (auto& [p, editor] : editors_) {
-    const QString value = usesGpu() ? p.default_gpu : p.default_cpu;
+    const QString value = toQString(p.defaultFor(usesGpu()));
     if (auto* combo = qobject_cast<QComboBox*>(editor)) combo->setCurrentText(value);
     else if (auto* line = qobject_cast<QLineEdit*>(editor)) line->setText(value);
   }
+  // The defaults are acceptable: a complaint about the old values no longer applies.
+  if (status_error_ && !isRunning()) setStatus(tr("Ready."));
 }
 
 QStringList WorkloadPanel::validationErrors() const {
   QStringList errors;
   for (const auto& [p, editor] : editors_)
-    if (const QString problem = p.validate(parameter(p.name)); !problem.isEmpty())
-      errors << QStringLiteral("%1: %2").arg(p.name, problem);
+    if (const QString problem = problemWith(p, parameter(toQString(p.name))); !problem.isEmpty())
+      errors << QStringLiteral("%1: %2").arg(toQString(p.name), problem);
   return errors;
 }
 
@@ -244,7 +302,8 @@ void WorkloadPanel::saveParameters() const {
   settings.setValue(QStringLiteral("workloads/last"), currentWorkload());
   const QString kind = usesGpu() ? QStringLiteral("gpu") : QStringLiteral("cpu");
   for (const auto& [p, editor] : editors_)
-    settings.setValue(QStringLiteral("workloads/%1/%2/%3").arg(currentWorkload(), kind, p.name), parameter(p.name));
+    settings.setValue(QStringLiteral("workloads/%1/%2/%3").arg(currentWorkload(), kind, toQString(p.name)),
+                      parameter(toQString(p.name)));
 }
 
 bool WorkloadPanel::run() {
@@ -257,6 +316,12 @@ bool WorkloadPanel::run() {
     setStatus(tr("Check the parameters: %1").arg(errors.join(QStringLiteral("; "))), true);
     return false;
   }
+  const recording::WorkloadSpec* spec = catalog_->find(currentWorkload().toStdString());
+  if (!spec) return false;
+  if (const Status st = recording::checkRanks(*spec, ranks(), usesGpu(), catalog_->cuda_devices); !st) {
+    setStatus(toQString(st.error().message), true);
+    return false;
+  }
   if (!QDir().mkpath(out_dir_)) {
     setStatus(tr("Cannot create %1 for the recording.").arg(out_dir_), true);
     return false;
@@ -266,7 +331,7 @@ bool WorkloadPanel::run() {
   request.workload = currentWorkload();
   request.device = device_->currentData().toString();
   request.ranks = ranks();
-  for (const auto& [p, editor] : editors_) request.parameters.append({p.name, parameter(p.name)});
+  for (const auto& [p, editor] : editors_) request.parameters.append({toQString(p.name), parameter(toQString(p.name))});
   request.out = QDir(out_dir_).filePath(
       QStringLiteral("%1-%2.sawtooth").arg(request.workload, QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss-zzz"))));
   progress_->setValue(0);
@@ -284,6 +349,7 @@ void WorkloadPanel::cancel() {
 }
 
 void WorkloadPanel::setStatus(const QString& text, bool error) {
+  status_error_ = error;
   status_->setText(text);
   status_->setStyleSheet(error ? QStringLiteral("QLabel { color: #b71c1c; }") : QString());
 }

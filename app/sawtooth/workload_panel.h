@@ -35,7 +35,9 @@ class WorkloadPanel : public QWidget {
 
   void selectWorkload(const QString& name);
   QString currentWorkload() const;
-  void setDevice(const QString& device);  // auto, cuda, cpu
+  // auto, cuda, cpu; false (the choice unchanged) when this machine cannot run it.
+  bool setDevice(const QString& device);
+  bool deviceSelectable(const QString& device) const;
   // Sets a parameter's editor; false when there is no such parameter.
   bool setParameter(const QString& name, const QString& value);
   void setRanks(int ranks);
@@ -50,6 +52,7 @@ class WorkloadPanel : public QWidget {
   bool isRunning() const { return runner_ && runner_->isRunning(); }
   RecorderRunner* runner() const { return runner_.get(); }
   QString statusText() const { return status_->text(); }
+  bool statusIsError() const { return status_error_; }
   QProgressBar* progressBar() const { return progress_; }
 
  signals:
@@ -60,6 +63,7 @@ class WorkloadPanel : public QWidget {
 
  private:
   void rebuildForm();
+  void updateDeviceChoices();
   bool usesGpu() const;
   void saveParameters() const;
   void setStatus(const QString& text, bool error = false);
@@ -77,12 +81,13 @@ class WorkloadPanel : public QWidget {
   QFormLayout* form_;
   QSpinBox* ranks_ = nullptr;  // distributed workloads only
   QWidget* form_host_;
-  QList<QPair<ParameterInfo, QWidget*>> editors_;
+  QList<QPair<recording::ParameterSpec, QWidget*>> editors_;
   QPushButton* reset_;
   QPushButton* run_;
   QPushButton* cancel_;
   QProgressBar* progress_;
   QLabel* status_;
+  bool status_error_ = false;
 };
 
 }  // namespace sawtooth::app

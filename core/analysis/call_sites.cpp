@@ -33,15 +33,15 @@ std::string_view directoryOf(std::string_view file) {
 
 }  // namespace
 
-bool isPythonFrame(const Frame& f) { return endsWith(f.file, ".py"); }
+bool isPythonFrame(FrameView f) { return endsWith(f.file, ".py"); }
 
-bool isUserFrame(const Frame& f) { return isPythonFrame(f) && !inPackages(f.file) && !inStandardLibrary(f.file); }
+bool isUserFrame(FrameView f) { return isPythonFrame(f) && !inPackages(f.file) && !inStandardLibrary(f.file); }
 
 SiteNamer::SiteNamer(const StackTable& stacks) : stacks_(stacks) {
   none_.label = std::string(kNoStackSite);
   bool first = true;
   for (uint32_t i = 0; i < stacks.frameCount(); ++i) {
-    const Frame& f = stacks.frame(i);
+    const FrameView f = stacks.frame(i);
     if (!isUserFrame(f)) continue;
     const std::string_view dir = directoryOf(f.file);
     if (first) {
@@ -73,8 +73,8 @@ uint32_t SiteNamer::siteFrame(uint32_t stack) const {
 
 std::string SiteNamer::frameLabel(uint32_t frame) const {
   if (frame == kNoFrame || frame >= stacks_.frameCount()) return std::string(kNoStackSite);
-  const Frame& f = stacks_.frame(frame);
-  if (f.file.empty() || f.file == "??") return f.name;  // a C++ frame the unwinder found no file for
+  const FrameView f = stacks_.frame(frame);
+  if (f.file.empty() || f.file == "??") return std::string(f.name);  // a C++ frame the unwinder found no file for
   return fmt::format("{}:{} {}", normaliseFile(f.file), f.line, f.name);
 }
 
@@ -86,7 +86,7 @@ const CallSite& SiteNamer::site(uint32_t stack) {
     if (frame == kNoFrame) {
       it->second = none_;
     } else {
-      const Frame& f = stacks_.frame(frame);
+      const FrameView f = stacks_.frame(frame);
       it->second.file = normaliseFile(f.file);
       it->second.function = f.name;
       it->second.line = f.line;

@@ -19,8 +19,8 @@ namespace sawtooth {
 inline constexpr std::string_view kNoStackSite = "(no stack)";
 inline constexpr uint32_t kNoFrame = UINT32_MAX;
 
-bool isPythonFrame(const Frame& frame);
-bool isUserFrame(const Frame& frame);
+bool isPythonFrame(FrameView frame);
+bool isUserFrame(FrameView frame);
 
 struct CallSite {
   std::string file;      // normalised

@@ -7,7 +7,7 @@
 
 namespace sawtooth {
 
-CategoryPeaks categoryPeaks(const Trace& trace, int16_t device) {
+CategoryPeaks categoryPeaks(const Trace& trace, DeviceId device) {
   CategoryPeaks out;
   std::array<int64_t, kCategoryCount> live{};
   if (const DeviceInfo* info = trace.device(device)) live[0] = info->baseline_allocated;
@@ -25,7 +25,7 @@ CategoryPeaks categoryPeaks(const Trace& trace, int16_t device) {
   return out;
 }
 
-CategoryTimeline buildCategoryTimeline(const Trace& trace, int16_t device) {
+CategoryTimeline buildCategoryTimeline(const Trace& trace, DeviceId device) {
   CategoryTimeline out;
   if (!categoryPeaks(trace, device).any_categorised) return out;
   std::array<int64_t, kCategoryCount> live{};
@@ -41,7 +41,7 @@ CategoryTimeline buildCategoryTimeline(const Trace& trace, int16_t device) {
   return out;
 }
 
-std::vector<LiveBlock> liveBlocksAt(const Trace& trace, int16_t device, uint64_t event) {
+std::vector<LiveBlock> liveBlocksAt(const Trace& trace, DeviceId device, uint64_t event) {
   std::unordered_map<uint64_t, LiveBlock> live;
   const auto& ev = trace.events;
   for (size_t i = 0; i < ev.size() && i <= event; ++i) {

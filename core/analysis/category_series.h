@@ -15,7 +15,7 @@ struct CategoryPeaks {
 };
 
 // Bytes alive before the trace began count as unknown.
-CategoryPeaks categoryPeaks(const Trace& trace, int16_t device);
+CategoryPeaks categoryPeaks(const Trace& trace, DeviceId device);
 
 // Live bytes per category after each of the device's allocator events (aligned with
 // DeviceSeries::allocator_events), for the stacked view. Empty when no event has a category.
@@ -24,7 +24,7 @@ struct CategoryTimeline {
   std::array<std::vector<int64_t>, kCategoryCount> live;
   bool empty() const { return live[0].empty(); }
 };
-CategoryTimeline buildCategoryTimeline(const Trace& trace, int16_t device);
+CategoryTimeline buildCategoryTimeline(const Trace& trace, DeviceId device);
 
 // The blocks alive on a device right after a given event (the largest first): what was holding
 // the memory when something failed. Blocks from before the trace began are not itemised.
@@ -36,6 +36,6 @@ struct LiveBlock {
   uint32_t stack = kNoStack;
   uint32_t phase = kNoPhase;
 };
-std::vector<LiveBlock> liveBlocksAt(const Trace& trace, int16_t device, uint64_t event);
+std::vector<LiveBlock> liveBlocksAt(const Trace& trace, DeviceId device, uint64_t event);
 
 }  // namespace sawtooth

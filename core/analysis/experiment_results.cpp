@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include "core/analysis/category_series.h"
+#include "core/analysis/measurement_names.h"
+#include "core/analysis/memory_plan.h"
+#include "core/analysis/result_text.h"
 #include "core/util/format_bytes.h"
 
 namespace sawtooth {
@@ -14,8 +17,8 @@ std::optional<double> value(const Run& run, std::string_view name) {
 }
 
 std::optional<double> peakOf(const Run& run) {
-  if (auto v = value(run, "peak_allocated_bytes")) return v;
-  return value(run, "torch_peak_allocated_bytes");
+  if (auto v = value(run, measure::kPeakAllocatedBytes)) return v;
+  return value(run, measure::kTorchPeakAllocatedBytes);
 }
 
 const Run* runNamed(const Trace& trace, std::string_view name) {
@@ -30,7 +33,7 @@ const Trace* traceOf(const std::vector<const Trace*>& traces, std::string_view w
   return nullptr;
 }
 
-std::string percent(double change) { return fmt::format("{:+.0f} %", change * 100); }
+std::string percent(double change) { return signedPercentText(change); }
 
 }  // namespace
 
@@ -40,15 +43,15 @@ std::string workloadOf(const Trace& trace) {
 }
 
 std::optional<Timing> runTiming(const Run& run) {
+  using namespace measure;
   for (const auto& m : run.measurements) {
-    const std::string suffix = "_median_ms";
-    if (m.name.size() <= suffix.size() || !m.name.ends_with(suffix)) continue;
+    if (m.name.size() <= kMedianMsSuffix.size() || !m.name.ends_with(kMedianMsSuffix)) continue;
     Timing t;
-    t.name = m.name.substr(0, m.name.size() - suffix.size());
+    t.name = m.name.substr(0, m.name.size() - kMedianMsSuffix.size());
     t.median_ms = m.value;
-    t.min_ms = value(run, t.name + "_min_ms").value_or(m.value);
-    t.max_ms = value(run, t.name + "_max_ms").value_or(m.value);
-    t.samples = run.samples(t.name + "_sample_ms").size();
+    t.min_ms = value(run, timing(t.name, kMinMsSuffix)).value_or(m.value);
+    t.max_ms = value(run, timing(t.name, kMaxMsSuffix)).value_or(m.value);
+    t.samples = run.samples(timing(t.name, kSampleMsSuffix)).size();
     return t;
   }
   return std::nullopt;
@@ -62,7 +65,7 @@ std::vector<PeakGroup> peakComparison(const Trace& trace) {
     PeakGroup g;
     g.run = run.name;
     g.peak_allocated = *peak;
-    g.peak_reserved = value(run, "torch_peak_reserved_bytes");
+    g.peak_reserved = value(run, measure::kTorchPeakReservedBytes);
     g.time = runTiming(run);
     out.push_back(std::move(g));
   }
@@ -84,7 +87,7 @@ std::vector<PrecisionRow> precisionResults(const Trace& trace) {
     PrecisionRow row;
     row.mode = *mode;
     row.time = *time;
-    row.tflops = value(run, "achieved_tflops");
+    row.tflops = value(run, measure::kAchievedTflops);
     row.peak_allocated = peakOf(run);
     row.settings = fmt::format("float32_matmul_precision={}, autocast={}, loss scaling {}",
                                run.configValue("float32_matmul_precision").value_or("?"),
@@ -105,25 +108,24 @@ std::vector<PrecisionRow> precisionResults(const Trace& trace) {
   return out;
 }
 
-std::vector<PlanRow> anatomyPlan(const Trace& trace, int16_t device) {
+std::vector<PlanRow> anatomyPlan(const Trace& trace, DeviceId device) {
   std::vector<PlanRow> out;
   const Run* run = nullptr;
   for (const auto& r : trace.runs)
-    if (r.measurement("plan_total_bytes")) run = &r;
+    if (r.measurement(measure::kPlanTotalBytes)) run = &r;
   if (!run) return out;
+  const auto plan = MemoryPlan::fromRun(*run);
+  if (!plan) return out;
   const CategoryPeaks peaks = categoryPeaks(trace, device);
   auto measured = [&](Category c) { return static_cast<double>(peaks.peak[static_cast<size_t>(c)]); };
-  const std::pair<const char*, std::pair<const char*, Category>> rows[] = {
-      {"parameters", {"plan_parameter_bytes", Category::Parameter}},
-      {"gradients", {"plan_gradient_bytes", Category::Gradient}},
-      {"optimizer state", {"plan_optimizer_state_bytes", Category::OptimizerState}},
-      {"activations", {"plan_activation_bytes", Category::Activation}},
-      {"inputs", {"plan_input_bytes", Category::Input}},
-  };
-  for (const auto& [what, source] : rows)
-    if (auto plan = value(*run, source.first)) out.push_back(PlanRow{what, *plan, measured(source.second)});
-  if (auto plan = value(*run, "plan_total_bytes"))
-    out.push_back(PlanRow{"total (peak)", *plan, peakOf(*run).value_or(0)});
+  out.push_back(PlanRow{"parameters", plan->parameter_bytes, measured(Category::Parameter)});
+  out.push_back(PlanRow{"gradients", plan->gradient_bytes, measured(Category::Gradient)});
+  out.push_back(PlanRow{"optimizer state", plan->optimizer_state_bytes, measured(Category::OptimizerState)});
+  if (run->measurement(measure::kPlanActivationBytes))
+    out.push_back(PlanRow{"activations", plan->activation_bytes, measured(Category::Activation)});
+  if (run->measurement(measure::kPlanInputBytes)) out.push_back(PlanRow{"inputs", plan->input_bytes, measured(Category::Input)});
+  out.push_back(PlanRow{"total (peak)", value(*run, measure::kPlanTotalBytes).value_or(plan->totalBytes()),
+                        peakOf(*run).value_or(0)});
   return out;
 }
 
@@ -142,9 +144,14 @@ std::vector<LadderRung> ladder(const std::vector<const Trace*>& traces) {
       if (r.mode == "fp32") f = &r;
     }
     if (b && b->speedup_vs_tf32) {
-      bf16.finding = fmt::format("bf16 is {:.1f}× faster than TF32 here ({:.2f} ms vs {:.2f} ms per step)", *b->speedup_vs_tf32,
-                                 b->time.median_ms, b->time.median_ms * *b->speedup_vs_tf32);
-      if (b->speedup_vs_fp32) bf16.finding += fmt::format(", {:.1f}× faster than fp32 with TF32 off", *b->speedup_vs_fp32);
+      const std::string tf32 = speedupText(*b->speedup_vs_tf32);
+      bf16.finding = fmt::format("bf16 is {} {} here ({:.2f} ms vs {:.2f} ms per step)", tf32,
+                                 tf32 == "as fast" ? "as TF32" : "than TF32", b->time.median_ms,
+                                 b->time.median_ms * *b->speedup_vs_tf32);
+      if (b->speedup_vs_fp32) {
+        const std::string fp32 = speedupText(*b->speedup_vs_fp32);
+        bf16.finding += fmt::format(", {} {} fp32 with TF32 off", fp32, fp32 == "as fast" ? "as" : "than");
+      }
       if (f && b->peak_allocated && f->peak_allocated && *f->peak_allocated > 0)
         bf16.finding += fmt::format("; peak {} vs {} ({})", formatBytes(static_cast<int64_t>(*b->peak_allocated)),
                                     formatBytes(static_cast<int64_t>(*f->peak_allocated)),
@@ -175,7 +182,7 @@ std::vector<LadderRung> ladder(const std::vector<const Trace*>& traces) {
   if (const Trace* t = traceOf(traces, "accumulation")) {
     std::string text;
     if (const Run* exact = runNamed(*t, "exact_check"))
-      if (auto diff = value(*exact, "max_grad_diff")) text = fmt::format("same gradients (max difference {:.2g})", *diff);
+      if (auto diff = value(*exact, measure::kMaxGradDiff)) text = fmt::format("same gradients (max difference {:.2g})", *diff);
     const auto groups = peakComparison(*t);
     if (groups.size() >= 2) {
       const PeakGroup& last = groups.back();

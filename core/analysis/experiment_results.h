@@ -50,7 +50,7 @@ struct PlanRow {
   double measured_bytes = 0;
   double error() const { return plan_bytes > 0 ? measured_bytes / plan_bytes - 1 : 0; }
 };
-std::vector<PlanRow> anatomyPlan(const Trace& trace, int16_t device);
+std::vector<PlanRow> anatomyPlan(const Trace& trace, DeviceId device);
 
 // One rung of the seed's ladder with this machine's numbers, or a note that it is not measured.
 struct LadderRung {

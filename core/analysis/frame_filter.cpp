@@ -10,7 +10,7 @@ bool endsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-bool isMachinery(const Frame& f) {
+bool isMachinery(const FrameView& f) {
   static constexpr std::array<std::string_view, 9> prefixes = {
       "torch::unwind", "torch::CapturedTraceback", "torch::cuda::", "c10::cuda::CUDACachingAllocator",
       "_Py",           "Py",                       "__libc",        "_start",
@@ -32,6 +32,25 @@ std::vector<uint32_t> interestingFrames(const StackTable& stacks, uint32_t stack
   for (uint32_t id : frames)
     if (out.size() < max_frames && !isMachinery(stacks.frame(id))) out.push_back(id);
   return out;
+}
+
+std::string frameLocation(const Frame& frame) { return frameLocation(FrameView{frame.name, frame.file, frame.line}); }
+
+std::string frameLocation(const FrameView& frame) {
+  if (frame.file.empty() || frame.file == "??") return {};
+  const size_t slash = frame.file.find_last_of('/');
+  std::string where(slash == std::string_view::npos ? frame.file : frame.file.substr(slash + 1));
+  if (frame.line > 0) where += ":" + std::to_string(frame.line);
+  return where;
+}
+
+std::string topFrameText(const StackTable& stacks, uint32_t stack) {
+  if (stack >= stacks.stackCount()) return {};
+  const auto frames = interestingFrames(stacks, stack, 1);
+  if (frames.empty()) return {};
+  const FrameView f = stacks.frame(frames.front());
+  const std::string where = frameLocation(f);
+  return where.empty() ? std::string(f.name) : std::string(f.name) + " (" + where + ")";
 }
 
 }  // namespace sawtooth

@@ -4,6 +4,7 @@
 // first frames that are not the allocator's or the unwinder's own.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/model/stack_table.h"
@@ -11,5 +12,12 @@
 namespace sawtooth {
 
 std::vector<uint32_t> interestingFrames(const StackTable& stacks, uint32_t stack, size_t max_frames);
+
+// "forward (linear.py:125)": the first interesting frame of a stack (never the unwinder's or the
+// allocator's own), with its file's base name and line when known; empty when there is none.
+std::string topFrameText(const StackTable& stacks, uint32_t stack);
+// "linear.py:125", "CUDACachingAllocator.cpp", or empty for a frame without a file.
+std::string frameLocation(const Frame& frame);
+std::string frameLocation(const FrameView& frame);
 
 }  // namespace sawtooth

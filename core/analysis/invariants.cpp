@@ -7,17 +7,6 @@
 #include "core/util/format_bytes.h"
 
 namespace sawtooth {
-namespace {
-
-// The value a step series holds at time t (its start before the first point).
-int64_t valueAt(const Series& s, int64_t t) {
-  auto it = std::upper_bound(s.t_ns.begin(), s.t_ns.end(), t);
-  if (it == s.t_ns.begin()) return s.start;
-  return s.value[static_cast<size_t>(it - s.t_ns.begin()) - 1];
-}
-
-}  // namespace
-
 InvariantReport checkMemoryOrder(const Trace& trace, const DeviceSeries& ds) {
   InvariantReport r;
   (void)trace;
@@ -30,7 +19,7 @@ InvariantReport checkMemoryOrder(const Trace& trace, const DeviceSeries& ds) {
     for (size_t i = 0; i < a.size(); ++i) {
       ++r.points_checked;
       if (a.value[i] > res.value[i])
-        violation(fmt::format("at {} (allocator event {}): allocated {} > reserved {}", formatDuration(a.t_ns[i]), i,
+        violation(fmt::format("at {} (allocator event {}): allocated {} > reserved {}", formatDuration(a.t(i)), i,
                               formatBytes(a.value[i]), formatBytes(res.value[i])));
     }
   }
@@ -38,14 +27,14 @@ InvariantReport checkMemoryOrder(const Trace& trace, const DeviceSeries& ds) {
   r.has_device_used = ds.device_used.has_value();
   if (!ds.device_used) return r;
   for (size_t i = 0; i < ds.device_used->size(); ++i) {
-    const int64_t t = ds.device_used->t_ns[i];
+    const int64_t t = ds.device_used->t(i);
     const int64_t used = ds.device_used->value[i];
-    const int64_t alloc = valueAt(a, t), reserved = valueAt(res, t);
+    const int64_t alloc = a.valueAtTime(t), reserved = res.valueAtTime(t);
     ++r.samples_checked;
     if (alloc > reserved)
       violation(fmt::format("at {}: allocated {} > reserved {}", formatDuration(t), formatBytes(alloc), formatBytes(reserved)));
     if (ds.driver) {
-      const int64_t driver = valueAt(*ds.driver, t);
+      const int64_t driver = ds.driver->valueAtTime(t);
       if (reserved > driver)
         violation(fmt::format("at {}: reserved {} > driver {}", formatDuration(t), formatBytes(reserved), formatBytes(driver)));
       if (driver > used)

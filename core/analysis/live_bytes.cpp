@@ -1,6 +1,7 @@
 #include "core/analysis/live_bytes.h"
 
 #include "core/analysis/live_allocations.h"
+#include "core/analysis/site_tables.h"
 #include "core/util/format_bytes.h"
 
 namespace sawtooth {
@@ -17,6 +18,7 @@ LiveBytes liveBytesAt(const Trace& trace, int16_t device, std::optional<int64_t>
   SiteNamer names(trace.stacks);
   out.flame = buildFlameGraph(trace, live, names, selection);
   out.sites = siteTable(live, names);
+  out.table = liveSitesTable(out);
   out.headline = std::string(out.at_peak ? "Live at the peak on " : "Live on ") + trace.deviceName(device) +
                  (out.position < 0 ? " (before the first allocator event)" : " (after allocator event " + std::to_string(out.position) + ")") +
                  ": " + formatBytes(out.total) + " in " + std::to_string(out.allocations) + " allocations";

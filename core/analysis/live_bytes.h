@@ -1,7 +1,7 @@
 #pragma once
 // What the live-bytes view draws at one moment (the peak, or any allocator event): the flame
-// graph of the allocations alive then, the table by call site and category, and a headline.
-// All three come from one LiveSet, so the graph's root, the table's rows and the headline's total
+// graph of the allocations alive then, the table by call site and category (as rows and as the
+// table the view shows), and a headline. All come from one LiveSet, so the graph's root, the table's rows and the headline's total
 // are the same bytes.
 
 #include <cstdint>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/analysis/flame_graph.h"
+#include "core/analysis/table.h"
 #include "core/model/trace.h"
 
 namespace sawtooth {
@@ -22,6 +23,7 @@ struct LiveBytes {
   size_t allocations = 0;
   FlameGraph flame;
   std::vector<SiteRow> sites;
+  Table table;             // the sites as shown and exported (liveSitesTable)
   std::string headline;    // "Live at the peak on cuda:0 (allocator event 1,234): 572.5 MB in 31 allocations"
 };
 

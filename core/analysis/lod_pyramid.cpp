@@ -27,15 +27,18 @@ Envelope single(int64_t v) { return Envelope{v, v, true}; }
 LodPyramid::LodPyramid(std::span<const int64_t> values) : values_(values) {
   size_t n = values.size();
   // Level 0 aggregates the raw points by 4; each next level aggregates the one below by 4.
-  const std::vector<Envelope>* below = nullptr;
+  const Level* below = nullptr;
   while (n > 1) {
     const size_t m = (n + kFanout - 1) / kFanout;
-    std::vector<Envelope> level(m);
+    Level level;
+    level.min_max.resize(m);
+    level.min_first.resize(m);
     for (size_t j = 0; j < m; ++j) {
       const size_t b = j * kFanout, e = std::min(n, b + kFanout);
-      Envelope acc = below ? (*below)[b] : single(values[b]);
-      for (size_t k = b + 1; k < e; ++k) acc = combine(acc, below ? (*below)[k] : single(values[k]));
-      level[j] = acc;
+      Envelope acc = below ? below->at(b) : single(values[b]);
+      for (size_t k = b + 1; k < e; ++k) acc = combine(acc, below ? below->at(k) : single(values[k]));
+      level.min_max[j] = {acc.min, acc.max};
+      level.min_first[j] = acc.min_first;
     }
     levels_.push_back(std::move(level));
     below = &levels_.back();
@@ -56,7 +59,7 @@ LodPyramid::Envelope LodPyramid::range(size_t begin, size_t end) const {
       block = next;
       ++level;
     }
-    acc = combine(acc, level < 0 ? single(values_[i]) : levels_[static_cast<size_t>(level)][i / block]);
+    acc = combine(acc, level < 0 ? single(values_[i]) : levels_[static_cast<size_t>(level)].at(i / block));
     i += block;
   }
   return acc;
@@ -69,7 +72,9 @@ std::vector<LodPoint> LodPyramid::query(std::span<const int64_t> xs, int64_t sta
   out.reserve(static_cast<size_t>(columns) * 2);
   const double width = (x1 - x0) / columns;
   // First point at or after a coordinate.
-  auto firstAtOrAfter = [&](double x) {
+  const size_t n = values_.size();
+  auto firstAtOrAfter = [&](double x) -> size_t {
+    if (xs.empty()) return x <= 0 ? 0 : static_cast<size_t>(std::min(std::ceil(x), static_cast<double>(n)));
     return static_cast<size_t>(std::lower_bound(xs.begin(), xs.end(), x,
                                                 [](int64_t v, double target) { return static_cast<double>(v) < target; }) -
                                xs.begin());
@@ -95,7 +100,7 @@ std::vector<LodPoint> LodPyramid::query(std::span<const int64_t> xs, int64_t sta
 
 size_t LodPyramid::bytesResident() const {
   size_t bytes = 0;
-  for (const auto& level : levels_) bytes += level.capacity() * sizeof(Envelope);
+  for (const auto& level : levels_) bytes += level.min_max.capacity() * sizeof(level.min_max[0]) + level.min_first.capacity() / 8;
   return bytes;
 }
 

@@ -32,17 +32,23 @@ class LodPyramid {
   // Envelope of points [begin, end); requires begin < end <= size().
   Envelope range(size_t begin, size_t end) const;
 
-  // Columns over [x0, x1): `xs` holds each point's coordinate (non-decreasing), `start` the value
-  // before the first point. Returns about two points per column (min and max, in order of
-  // occurrence), placed at the column's centre.
+  // Columns over [x0, x1): `xs` holds each point's coordinate (non-decreasing; empty: a point's
+  // coordinate is its position), `start` the value before the first point. Returns about two
+  // points per column (min and max, in order of occurrence), placed at the column's centre.
   std::vector<LodPoint> query(std::span<const int64_t> xs, int64_t start, double x0, double x1, int columns) const;
 
   size_t bytesResident() const;
 
  private:
   static constexpr int kFanout = 4;
+  // levels_[k] entry j covers points [j*4^(k+1), (j+1)*4^(k+1)); 16 bytes and a bit per entry.
+  struct Level {
+    std::vector<std::pair<int64_t, int64_t>> min_max;
+    std::vector<bool> min_first;
+    Envelope at(size_t j) const { return Envelope{min_max[j].first, min_max[j].second, min_first[j]}; }
+  };
   std::span<const int64_t> values_;
-  std::vector<std::vector<Envelope>> levels_;  // levels_[k][j] covers points [j*4^(k+1), (j+1)*4^(k+1))
+  std::vector<Level> levels_;
 };
 
 }  // namespace sawtooth

@@ -17,9 +17,9 @@ Peak findPeak(const Series& series) {
   }
   if (peak.point >= 0) {
     const auto p = static_cast<size_t>(peak.point);
-    peak.t_ns = series.t_ns[p];
-    peak.x_index = series.x_index[p];
-    peak.event = series.event[p];
+    peak.t_ns = series.t(p);
+    peak.x_index = series.axis->index(p);
+    peak.event = series.event(p);
   }
   return peak;
 }

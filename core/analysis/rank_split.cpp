@@ -1,6 +1,7 @@
 #include "core/analysis/rank_split.h"
 
 #include <algorithm>
+#include <charconv>
 #include <string>
 
 namespace sawtooth {
@@ -8,8 +9,12 @@ namespace sawtooth {
 std::vector<RankSlice> splitByRank(const Trace& trace) {
   std::vector<RankSlice> out;
   for (size_t r = 0; r < trace.runs.size(); ++r) {
-    const auto rank = trace.runs[r].configValue("rank");
-    if (!rank) continue;
+    const auto rank_text = trace.runs[r].configValue("rank");
+    int rank = 0;
+    // A rank that is not a number is data, not a rank: the run is left out.
+    if (!rank_text) continue;
+    const char* end = rank_text->data() + rank_text->size();
+    if (auto [stop, ec] = std::from_chars(rank_text->data(), end, rank); ec != std::errc() || stop != end) continue;
     const auto run = static_cast<uint16_t>(r);
     auto slice = std::make_shared<Trace>();
     slice->format = trace.format;
@@ -41,7 +46,7 @@ std::vector<RankSlice> splitByRank(const Trace& trace) {
       }
     // The rank's own baseline: a merged trace starts every rank from nothing.
     for (auto& d : slice->devices) d.baseline_allocated = d.baseline_reserved = 0;
-    out.push_back(RankSlice{std::stoi(*rank), run, std::move(slice)});
+    out.push_back(RankSlice{rank, run, std::move(slice)});
   }
   std::sort(out.begin(), out.end(), [](const RankSlice& a, const RankSlice& b) { return a.rank < b.rank; });
   return out;

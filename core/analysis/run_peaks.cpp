@@ -17,15 +17,15 @@ struct Live {
 }  // namespace
 
 std::vector<RunDevicePeaks> runPeaks(const Trace& trace) {
-  std::map<std::pair<uint16_t, int16_t>, Live> live;
+  std::map<std::pair<uint16_t, DeviceId>, Live> live;
   const EventStore& ev = trace.events;
-  std::pair<uint16_t, int16_t> last_key{kNoRun, 0};
+  std::pair<uint16_t, DeviceId> last_key{kNoRun, 0};
   Live* last = nullptr;  // consecutive events mostly share a run and a device
   for (size_t i = 0; i < ev.size(); ++i) {
     if (ev.run()[i] == kNoRun || ev.source()[i] != Source::Allocator) continue;
     const int sign = allocatedSign(ev.action()[i]);
     if (sign == 0) continue;
-    const std::pair<uint16_t, int16_t> key{ev.run()[i], ev.device()[i]};
+    const std::pair<uint16_t, DeviceId> key{ev.run()[i], ev.device()[i]};
     if (!last || key != last_key) {
       auto [it, added] = live.try_emplace(key);
       if (added) {

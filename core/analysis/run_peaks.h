@@ -14,7 +14,7 @@ namespace sawtooth {
 
 struct RunDevicePeaks {
   uint16_t run = kNoRun;
-  int16_t device = 0;
+  DeviceId device = 0;
   int64_t peak_allocated = 0;
   int64_t peak_allocated_t_ns = 0;
   std::array<int64_t, kCategoryCount> category_peaks{};  // live bytes per category, peak of each

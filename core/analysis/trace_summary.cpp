@@ -13,7 +13,7 @@ TraceSummary summarize(const Trace& trace) {
   for (int i = 0; i < kActionCount; ++i)
     if (counts[static_cast<size_t>(i)]) s.actions[std::string(name(static_cast<Action>(i)))] = counts[static_cast<size_t>(i)];
 
-  for (int16_t device : trace.deviceIds()) {
+  for (DeviceId device : trace.deviceIds()) {
     DeviceSummary d;
     d.device = device;
     const auto& dev = trace.events.device();
@@ -24,7 +24,7 @@ TraceSummary summarize(const Trace& trace) {
       if (act[i] == Action::Oom) ++d.oom_events;
     }
     DeviceSeries series = buildDeviceSeries(trace, device);
-    d.allocator_events = series.allocator_events.size();
+    d.allocator_events = series.allocatorEvents();
     d.peak_allocated = findPeak(series.allocated);
     d.final_allocated = finalValue(series.allocated);
     d.peak_reserved = findPeak(series.reserved);

@@ -15,7 +15,7 @@
 namespace sawtooth {
 
 struct DeviceSummary {
-  int16_t device = 0;
+  DeviceId device = 0;
   size_t events = 0;            // every event of the device, all sources
   size_t allocator_events = 0;  // the x range of the index axis
   Peak peak_allocated;

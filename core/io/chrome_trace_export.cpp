@@ -30,7 +30,7 @@ void writeChromeTrace(const Trace& trace, std::ostream& out) {
     return out;
   };
   std::string line;
-  for (int16_t device : trace.deviceIds()) {
+  for (DeviceId device : trace.deviceIds()) {
     const int pid = device + 2;  // pids must be positive; cpu (-1) becomes 1
     sep() << fmt::format(R"({{"name":"process_name","ph":"M","pid":{},"tid":0,"args":{{"name":{}}}}})", pid,
                          jsonString(deviceLabel(device)));
@@ -41,7 +41,7 @@ void writeChromeTrace(const Trace& trace, std::ostream& out) {
       for (size_t i = 0; i < s->size(); ++i) {
         line.clear();
         fmt::format_to(std::back_inserter(line), R"({{"name":"{}","ph":"C","ts":{},"pid":{},"args":{{"value":{}}}}})",
-                       track, micros(s->t_ns[i]), pid, s->value[i]);
+                       track, micros(s->t(i)), pid, s->value[i]);
         sep() << line;
       }
     }

@@ -241,10 +241,10 @@ class ProfileReader {
 
   // cuda:N / gpu:N / rocm:N are device N; cpu:0 is the CPU; anything else gets a device of its
   // own, labelled with JAX's name for it.
-  int16_t deviceFor(std::string_view name) {
+  DeviceId deviceFor(std::string_view name) {
     auto it = devices_.find(std::string(name));
     if (it != devices_.end()) return it->second;
-    int16_t id = 0;
+    DeviceId id = 0;
     const size_t colon = name.find(':');
     const std::string_view platform = name.substr(0, colon);
     int64_t index = -1;
@@ -252,7 +252,7 @@ class ProfileReader {
         std::all_of(name.begin() + static_cast<std::ptrdiff_t>(colon) + 1, name.end(), [](char c) { return c >= '0' && c <= '9'; }))
       index = std::stoll(std::string(name.substr(colon + 1)));
     if ((platform == "cuda" || platform == "gpu" || platform == "rocm") && index >= 0 && index < 4096) {
-      id = static_cast<int16_t>(index);
+      id = static_cast<DeviceId>(index);
     } else if (platform == "cpu" && index == 0) {
       id = kCpuDevice;
     } else {
@@ -289,15 +289,15 @@ class ProfileReader {
   std::string callerOf(uint32_t stack) {
     if (stack == kNoStack) return "no stack";
     const auto frames = trace_.stacks.stack(stack);
-    const Frame* chosen = &trace_.stacks.frame(frames.front());
+    FrameView chosen = trace_.stacks.frame(frames.front());
     for (uint32_t id : frames) {
-      const Frame& frame = trace_.stacks.frame(id);
-      if (frame.file.find("/jax/") == std::string::npos && frame.file.find("/jaxlib/") == std::string::npos) {
-        chosen = &frame;
+      const FrameView frame = trace_.stacks.frame(id);
+      if (frame.file.find("/jax/") == std::string_view::npos && frame.file.find("/jaxlib/") == std::string_view::npos) {
+        chosen = frame;
         break;
       }
     }
-    return fmt::format("{} ({}:{})", chosen->name, chosen->file, chosen->line);
+    return fmt::format("{} ({}:{})", chosen.name, chosen.file, chosen.line);
   }
 
   Status addSample(size_t index, size_t space, std::optional<size_t> count_index) {
@@ -342,7 +342,7 @@ class ProfileReader {
       warn("samples whose bytes are not a whole multiple of their count (the remainder goes to the last buffer)");
     if (devices_.size() >= kMaxDevices && !devices_.count(device))
       return Error{fmt::format("sample {}: more than {} devices in one profile", index, kMaxDevices)};
-    const int16_t id = deviceFor(device);
+    const DeviceId id = deviceFor(device);
     auto& totals = live_[id];
     totals.first = wrappingAdd(totals.first, bytes);
     totals.second += static_cast<int64_t>(buffers);
@@ -399,10 +399,10 @@ class ProfileReader {
   std::unordered_map<uint64_t, Function> functions_;
   std::vector<std::string_view> strings_;
   std::vector<uint64_t> comments_;
-  std::map<std::string, int16_t> devices_;
-  std::vector<std::pair<std::string, int16_t>> device_order_;
-  int16_t next_labelled_device_ = 4096;
-  std::map<int16_t, std::pair<int64_t, int64_t>> live_;  // bytes, buffers
+  std::map<std::string, DeviceId> devices_;
+  std::vector<std::pair<std::string, DeviceId>> device_order_;
+  DeviceId next_labelled_device_ = 4096;
+  std::map<DeviceId, std::pair<int64_t, int64_t>> live_;  // bytes, buffers
   std::map<std::string, size_t> label_counts_;
   std::vector<uint32_t> frame_ids_;
   size_t executables_ = 0;
@@ -412,7 +412,7 @@ class ProfileReader {
 
 }  // namespace
 
-bool looksLikePprof(const std::string& bytes) {
+bool looksLikePprof(std::string_view bytes) {
   // Field 1, wire type 2 (0x0a), a short length, then a ValueType starting with field 1 or 2 as a
   // varint (0x08 / 0x10).
   if (bytes.size() < 4 || static_cast<uint8_t>(bytes[0]) != 0x0a) return false;

@@ -12,6 +12,7 @@
 // the run's jax_plan_* measurements: XLA's compile-time plan for the same step.
 
 #include <string>
+#include <string_view>
 
 #include "core/model/trace.h"
 #include "core/util/cancel.h"
@@ -20,7 +21,7 @@
 namespace sawtooth {
 
 // Starts like a pprof Profile: field 1 (sample_type), length-delimited, holding a varint field.
-bool looksLikePprof(const std::string& bytes);
+bool looksLikePprof(std::string_view bytes);
 // `path` (may be empty) is where the profile was read from: the memory_analysis file is looked
 // for beside it.
 Result<Trace> importJaxMemoryProfile(const std::string& bytes, const std::string& path, Progress* progress = nullptr);

@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
 #include <utility>
 
 #include <fmt/format.h>
@@ -35,14 +36,26 @@ Result<MappedFile> MappedFile::open(const std::string& path) {
   return MappedFile(data, size);
 }
 
+void MappedFile::releaseBefore(size_t offset) const {
+  constexpr size_t kMargin = size_t{4} << 20;
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGE_SIZE));
+  if (!data_ || offset < kMargin) return;
+  const size_t end = std::min(offset - kMargin, size_) / page * page;
+  if (end <= released_ + (size_t{16} << 20)) return;  // in steps of 16 MB or more
+  ::madvise(static_cast<char*>(data_) + released_, end - released_, MADV_DONTNEED);
+  released_ = end;
+}
+
 MappedFile::MappedFile(MappedFile&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)),
+      released_(std::exchange(other.released_, 0)) {}
 
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
   if (this != &other) {
     if (data_) ::munmap(data_, size_);
     data_ = std::exchange(other.data_, nullptr);
     size_ = std::exchange(other.size_, 0);
+    released_ = std::exchange(other.released_, 0);
   }
   return *this;
 }

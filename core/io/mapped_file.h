@@ -23,10 +23,16 @@ class MappedFile {
 
   std::string_view bytes() const { return {static_cast<const char*>(data_), size_}; }
 
+  // Drops the pages before `offset` (less a margin) from this process's resident memory; they
+  // stay in the page cache, and reading them again faults them back in. A reader that streams
+  // through the file calls it as it goes, so the file does not count twice beside what it built.
+  void releaseBefore(size_t offset) const;
+
  private:
   MappedFile(void* data, size_t size) : data_(data), size_(size) {}
   void* data_ = nullptr;
   size_t size_ = 0;
+  mutable size_t released_ = 0;
 };
 
 }  // namespace sawtooth

@@ -231,7 +231,7 @@ class TimelineReader {
   std::string warnings_;
 };
 
-size_t firstNonSpace(const std::string& bytes) {
+size_t firstNonSpace(std::string_view bytes) {
   size_t i = 0;
   while (i < bytes.size() && std::isspace(static_cast<unsigned char>(bytes[i]))) ++i;
   return i;
@@ -239,7 +239,7 @@ size_t firstNonSpace(const std::string& bytes) {
 
 }  // namespace
 
-bool looksLikeMemoryTimeline(const std::string& bytes) {
+bool looksLikeMemoryTimeline(std::string_view bytes) {
   size_t i = firstNonSpace(bytes);
   if (i >= bytes.size() || bytes[i] != '[') return false;
   ++i;
@@ -251,13 +251,13 @@ Result<Trace> importMemoryTimeline(const std::string& json, Progress* progress) 
   return TimelineReader(progress).read(json);
 }
 
-bool looksLikeHtml(const std::string& bytes) {
+bool looksLikeHtml(std::string_view bytes) {
   const size_t i = firstNonSpace(bytes);
   return i < bytes.size() && bytes[i] == '<';
 }
 
-Error htmlRefusal(const std::string& bytes) {
-  if (bytes.substr(0, 4096).find("Memory Timeline HTML") != std::string::npos)
+Error htmlRefusal(std::string_view bytes) {
+  if (bytes.substr(0, 4096).find("Memory Timeline HTML") != std::string_view::npos)
     return Error{"torch.profiler's HTML memory timeline holds only a picture of the data: export it again with a path "
                  "ending in .raw.json.gz, e.g. prof.export_memory_timeline(\"memory.raw.json.gz\"), and open that"};
   return Error{"an HTML page, not a trace: Sawtooth opens PyTorch memory snapshots (.pickle), torch.profiler traces "

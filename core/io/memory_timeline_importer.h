@@ -13,6 +13,7 @@
 // is refused with a message naming the form to export instead.
 
 #include <string>
+#include <string_view>
 
 #include "core/model/trace.h"
 #include "core/util/cancel.h"
@@ -22,12 +23,12 @@ namespace sawtooth {
 
 // A JSON array whose first element is an array ("[[" after whitespace): a memory timeline, never
 // a Chrome trace (whose array form holds objects).
-bool looksLikeMemoryTimeline(const std::string& bytes);
+bool looksLikeMemoryTimeline(std::string_view bytes);
 // `json` may carry simdjson's padding in its capacity (readFileBytes leaves it); else it is copied.
 Result<Trace> importMemoryTimeline(const std::string& json, Progress* progress = nullptr);
 
 // An HTML document ("<" after whitespace): never a trace. The error says what to export instead.
-bool looksLikeHtml(const std::string& bytes);
-Error htmlRefusal(const std::string& bytes);
+bool looksLikeHtml(std::string_view bytes);
+Error htmlRefusal(std::string_view bytes);
 
 }  // namespace sawtooth

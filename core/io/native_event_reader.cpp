@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include <sqlite3.h>
+
 #include "core/io/sqlite_db.h"
 
 namespace sawtooth {
@@ -20,16 +22,21 @@ struct Range {
   size_t end = 0;
 };
 
+constexpr const char* kColumns[] = {"t_ns", "device", "source", "action", "addr", "size",
+                                    "stream", "category", "phase", "stack", "run"};
+
 class RangeReader {
  public:
-  RangeReader(const std::string& path, size_t phase_count, size_t stack_count, EventStore& events)
-      : path_(path), phase_count_(phase_count), stack_count_(stack_count), events_(events) {}
+  RangeReader(const native::Source& source, const std::shared_ptr<sql::Guard>& guard, const ReadLimits& limits,
+              size_t phase_count, size_t stack_count, EventStore& events, size_t first_seq)
+      : source_(source), path_(source.path), guard_(guard), limits_(limits), phase_count_(phase_count),
+        stack_count_(stack_count), events_(events), first_seq_(first_seq) {}
 
   // Reads rows with seq in [range.begin, range.end) into events_[seq]. Returns "" or the error.
   // `progress`, for one reader only, reports every reader's rows and turns cancellation into stop.
   std::string read(Range range, std::atomic<size_t>& rows_done, std::atomic<bool>& stop, Progress* progress,
                    size_t total) const {
-    auto db = sql::Database::open(path_, sql::Database::Mode::ReadOnly);
+    auto db = native::openSource(source_, guard_, limits_);
     if (!db) return db.error().message;
     // seq is the INTEGER PRIMARY KEY: the rows come in seq order, each seq once. The range is
     // dense exactly when it holds end - begin rows, which is checked at the end instead of
@@ -45,9 +52,21 @@ class RangeReader {
       if (next == range.end)  // only a corrupt b-tree repeats a rowid
         return fmt::format("{}: more events than sequence numbers in [{}, {}) (corrupt file?)", path_, range.begin,
                            range.end);
+      // A file is data: every column holds an integer (NULLs read as -1 above), every device is
+      // the CPU's -1 or a GPU's ordinal within 32 bits.
+      for (int column = 0; column < 11; ++column)
+        if (st->type(column) != SQLITE_INTEGER)
+          return fmt::format("{}: event {}: '{}' is {}, where Sawtooth writes an integer", path_, next, kColumns[column],
+                             st->type(column) == SQLITE_TEXT ? "text" : st->type(column) == SQLITE_BLOB ? "a blob"
+                                                                      : st->type(column) == SQLITE_NULL  ? "NULL"
+                                                                                                         : "a real number");
+      const int64_t device = st->int64(1);
+      if (device < kCpuDevice || device > INT32_MAX)
+        return fmt::format("{}: event {}: device {} is not a device (-1 for the CPU, 0 and up for GPUs)", path_, next,
+                           device);
       Event e;
       e.t_ns = st->int64(0);
-      e.device = static_cast<int16_t>(st->int64(1));
+      e.device = static_cast<DeviceId>(device);
       const int64_t source = st->int64(2), action = st->int64(3), category = st->int64(7);
       if (source < 0 || source >= kSourceCount || action < 0 || action >= kActionCount || category < 0 ||
           category >= kCategoryCount)
@@ -62,7 +81,7 @@ class RangeReader {
       e.phase = phase >= 0 && static_cast<uint64_t>(phase) < phase_count_ ? static_cast<uint32_t>(phase) : kNoPhase;
       e.stack = stack >= 0 && static_cast<uint64_t>(stack) < stack_count_ ? static_cast<uint32_t>(stack) : kNoStack;
       e.run = run >= 0 && run < kNoRun ? static_cast<uint16_t>(run) : kNoRun;
-      events_.set(next++, e);
+      events_.set(next++ - first_seq_, e);
       if (++unreported == 0x10000) {
         rows_done += unreported;
         unreported = 0;
@@ -82,10 +101,14 @@ class RangeReader {
   }
 
  private:
+  const native::Source& source_;
   const std::string& path_;
+  const std::shared_ptr<sql::Guard>& guard_;
+  const ReadLimits& limits_;
   size_t phase_count_;
   size_t stack_count_;
   EventStore& events_;
+  size_t first_seq_;  // a recording of the last N events starts later than 0 until it is finished
 };
 
 // Asks the kernel to start reading the whole file in the background, so that a cold file is
@@ -99,12 +122,14 @@ void prefetch(const std::string& path) {
 
 }  // namespace
 
-Status readEventRows(const std::string& path, size_t phase_count, size_t stack_count, EventStore& events,
-                     Progress* progress, const EventReadOptions& options) {
+Status readEventRows(const native::Source& source, const std::shared_ptr<sql::Guard>& guard, ReadBudget& budget,
+                     size_t phase_count, size_t stack_count, EventStore& events, Progress* progress,
+                     const EventReadOptions& options) {
+  const std::string& path = source.path;
   prefetch(path);
-  size_t total = 0;
+  size_t total = 0, first_seq = 0;
   {
-    auto db = sql::Database::open(path, sql::Database::Mode::ReadOnly);
+    auto db = native::openSource(source, guard, budget.limits());
     if (!db) return db.error();
     // count(*) bounds the memory by the rows really there; max(seq), read at the b-tree's right
     // edge, tells at once whether they can be dense. Each range reader checks its own part.
@@ -113,23 +138,33 @@ Status readEventRows(const std::string& path, size_t phase_count, size_t stack_c
     if (!count) return count.error();
     total = static_cast<size_t>(count->step() ? count->int64(0) : 0);
     if (count->failed()) return Error{count->error()};
+    auto first = db->prepare("SELECT min(seq) FROM events");
+    if (!first) return first.error();
+    if (first->step() && total > 0) first_seq = static_cast<size_t>(std::max<int64_t>(first->int64(0), 0));
+    if (first->failed()) return Error{first->error()};
     auto last = db->prepare("SELECT max(seq) FROM events");
     if (!last) return last.error();
-    if (last->step() && total > 0 && last->int64(0) != static_cast<int64_t>(total) - 1)
+    if (last->step() && total > 0 && last->int64(0) != static_cast<int64_t>(first_seq + total) - 1)
       return Error{fmt::format("{}: event sequence numbers are not dense ({} events, the last seq {})", path, total,
                                last->int64(0))};
     if (last->failed()) return Error{last->error()};
   }
+  if (total > budget.limits().max_events)
+    return Error{fmt::format("{}: {} events, more than the events limit ({}; {})", path, total, budget.limits().max_events,
+                             raiseHint("events"))};
+  if (!budget.take(uint64_t{total} * 49))
+    return Error{fmt::format("{}: {}", path, budget.memoryError(fmt::format("its {} events", total)).message)};
 
   unsigned threads = options.threads ? options.threads : std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
   threads = static_cast<unsigned>(
       std::clamp<size_t>(total / std::max<size_t>(options.min_rows_per_thread, 1), 1, threads));
   std::vector<Range> ranges(threads);
-  for (unsigned k = 0; k < threads; ++k) ranges[k] = {total * k / threads, total * (k + 1) / threads};
+  for (unsigned k = 0; k < threads; ++k)
+    ranges[k] = {first_seq + total * k / threads, first_seq + total * (k + 1) / threads};
 
   events.clear();
   events.resize(total);
-  const RangeReader reader(path, phase_count, stack_count, events);
+  const RangeReader reader(source, guard, budget.limits(), phase_count, stack_count, events, first_seq);
   std::vector<std::string> errors(threads);
   std::atomic<size_t> rows_done{0};
   std::atomic<bool> stop{false};

@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <string>
 
+#include "core/io/native_open.h"
+#include "core/io/read_limits.h"
 #include "core/model/event_store.h"
 #include "core/util/cancel.h"
 #include "core/util/result.h"
@@ -18,9 +20,12 @@ struct EventReadOptions {
   size_t min_rows_per_thread = size_t{1} << 20;  // smaller files are read by fewer threads
 };
 
-// Fills `events` (emptied first) from the file's events table. Phase and stack ids at or past
+// Fills `events` (emptied first) from the file's events table, each connection opened as
+// `source` says and bounded by `guard`; the events count against `budget`. Every value must be
+// an integer, every device -1 or more and within 32 bits. Phase and stack ids at or past
 // phase_count / stack_count become kNoPhase / kNoStack. Errors name the file.
-Status readEventRows(const std::string& path, size_t phase_count, size_t stack_count, EventStore& events,
-                     Progress* progress, const EventReadOptions& options = {});
+Status readEventRows(const native::Source& source, const std::shared_ptr<sql::Guard>& guard, ReadBudget& budget,
+                     size_t phase_count, size_t stack_count, EventStore& events, Progress* progress,
+                     const EventReadOptions& options = {});
 
 }  // namespace sawtooth

@@ -104,18 +104,23 @@ std::string_view typeName(ColumnType type) {
   return "ANY";
 }
 
+std::string createTableSql(const Table& t, std::string_view name) {
+  std::string sql = fmt::format("CREATE TABLE {}(", name.empty() ? t.name : name);
+  for (size_t i = 0; i < t.columns.size(); ++i) {
+    const Column& c = t.columns[i];
+    sql += fmt::format("{}{} {}{}{}", i ? ", " : "", c.name, typeName(c.type), c.primary_key ? " PRIMARY KEY" : "",
+                       c.not_null ? " NOT NULL" : "");
+  }
+  if (!t.table_constraint.empty()) sql += fmt::format(", {}", t.table_constraint);
+  sql += t.without_rowid ? ") WITHOUT ROWID;\n" : ");\n";
+  return sql;
+}
+
+std::string_view eventsNamedViewSql() { return kEventsNamedView; }
+
 std::string schemaSql() {
   std::string sql;
-  for (const Table& t : kTables) {
-    sql += fmt::format("CREATE TABLE {}(", t.name);
-    for (size_t i = 0; i < t.columns.size(); ++i) {
-      const Column& c = t.columns[i];
-      sql += fmt::format("{}{} {}{}{}", i ? ", " : "", c.name, typeName(c.type), c.primary_key ? " PRIMARY KEY" : "",
-                         c.not_null ? " NOT NULL" : "");
-    }
-    if (!t.table_constraint.empty()) sql += fmt::format(", {}", t.table_constraint);
-    sql += t.without_rowid ? ") WITHOUT ROWID;\n" : ");\n";
-  }
+  for (const Table& t : kTables) sql += createTableSql(t);
   sql += kEventsNamedView;
   return sql;
 }

@@ -19,6 +19,8 @@ inline constexpr std::string_view kMetaSourceFormat = "source_format";
 inline constexpr std::string_view kMetaComplete = "complete";
 // Why a recording is incomplete: interrupted, killed, disk full, crashed.
 inline constexpr std::string_view kMetaIncompleteReason = "incomplete_reason";
+// What happened, for a person ("no space left on device (ENOSPC) writing events").
+inline constexpr std::string_view kMetaIncompleteDetail = "incomplete_detail";
 // Records the capture queue dropped because the writer could not keep up (exact count).
 inline constexpr std::string_view kMetaDroppedRecords = "dropped_records";
 // "true" when the segments tables hold the allocator's segments at the trace's end (Trace::segments_known).
@@ -45,5 +47,8 @@ const Table* findTable(std::string_view name);
 std::string_view typeName(ColumnType type);
 // CREATE TABLE for every table, then the convenience view events_named.
 std::string schemaSql();
+// CREATE TABLE for one table, under another name when given.
+std::string createTableSql(const Table& table, std::string_view name = {});
+std::string_view eventsNamedViewSql();
 
 }  // namespace sawtooth::native

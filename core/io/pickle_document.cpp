@@ -2,10 +2,14 @@
 
 #include <bit>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 
 #include <fmt/format.h>
+
+#include "core/io/pickle_machine.h"
+#include "core/io/pickle_scalars.h"
 
 namespace sawtooth::pickle {
 
@@ -22,127 +26,135 @@ std::string_view kindName(Kind kind) {
     case Kind::Tuple: return "tuple";
     case Kind::Dict: return "dict";
     case Kind::Set: return "set";
+    case Kind::Handle: return "object";
   }
   return "?";
-}
-
-void ItemArena::Release::operator()(Value* p) const { ::operator delete(p); }
-
-namespace {
-constexpr size_t kMaxBlockItems = size_t{1} << 20;  // 16 MiB
-constexpr size_t kOwnBlockItems = kMaxBlockItems / 4;
-}  // namespace
-
-Value* ItemArena::allocate(size_t count) {
-  if (count >= kOwnBlockItems) {
-    // Large: a block of its own (released when the container moves on), leaving the current
-    // block's room for what follows.
-    large_.emplace_back(static_cast<Value*>(::operator new(count * sizeof(Value))));
-    return large_.back().get();
-  }
-  if (static_cast<size_t>(limit_ - cursor_) < count) {
-    const size_t items = std::max(next_block_items_, count);
-    blocks_.emplace_back(static_cast<Value*>(::operator new(items * sizeof(Value))));
-    cursor_ = blocks_.back().get();
-    limit_ = cursor_ + items;
-    next_block_items_ = std::min(next_block_items_ * 2, kMaxBlockItems);
-  }
-  Value* out = cursor_;
-  cursor_ += count;
-  return out;
-}
-
-bool ItemArena::extend(const Value* end, size_t count) {
-  if (end != cursor_ || static_cast<size_t>(limit_ - cursor_) < count) return false;
-  cursor_ += count;
-  return true;
-}
-
-void ItemArena::release(const Value* data) {
-  // Storage inside a shared block is reclaimed with the document.
-  for (auto& block : large_) {
-    if (block.get() != data) continue;
-    std::swap(block, large_.back());
-    large_.pop_back();
-    return;
-  }
 }
 
 const Value* Document::get(const Value& dict, std::string_view key) const {
   if (dict.kind != Kind::Dict) return nullptr;
   auto kv = items(dict);
-  for (size_t i = 0; i + 1 < kv.size(); i += 2)
-    if (kv[i].kind == Kind::Str && str(kv[i]) == key) return &kv[i + 1];
+  for (size_t i = kv.size() & ~size_t{1}; i >= 2; i -= 2)
+    if (kv[i - 2].kind == Kind::Str && str(kv[i - 2]) == key) return &kv[i - 1];
   return nullptr;
 }
-
-namespace {
-
-// The opcodes that build objects by importing or calling Python code. Refused, always.
-const char* refusedOpcodeName(uint8_t op) {
-  switch (op) {
-    case 'c': return "GLOBAL";
-    case 0x93: return "STACK_GLOBAL";
-    case 'R': return "REDUCE";
-    case 'b': return "BUILD";
-    case 'i': return "INST";
-    case 'o': return "OBJ";
-    case 0x81: return "NEWOBJ";
-    case 0x92: return "NEWOBJ_EX";
-    case 'P': return "PERSID";
-    case 'Q': return "BINPERSID";
-    case 0x82: return "EXT1";
-    case 0x83: return "EXT2";
-    case 0x84: return "EXT4";
-    case 0x97: return "NEXT_BUFFER";
-    case 0x98: return "READONLY_BUFFER";
-    default: return nullptr;
-  }
-}
-
-// Memo keys are dense in every pickle Python writes; a key far past the end is refused rather
-// than letting a hostile file make us allocate gigabytes.
-constexpr uint64_t kMaxMemoGap = 1u << 20;
-
-// Marks memo slots that were never stored; never a kind of a value in the document.
-constexpr auto kUnset = static_cast<Kind>(0xff);
-
-}  // namespace
 
 // Every opcode handler returns true to go on, or false after fail() recorded the error: the hot
 // loop carries a bool, not a Result.
 class Parser {
  public:
-  Parser(Document& doc, Progress* progress) : doc_(doc), in_(doc.input_), progress_(progress) {
-    // Python memoizes nearly every container, each written in a few dozen bytes or more. Room
-    // for that many up front saves the copies (and page faults) of growing by doubling to
-    // millions; pages never touched cost nothing.
-    const size_t expected = in_.size() / 64;
-    doc_.containers_.reserve(expected);
-    memo_.reserve(expected);
+  Parser(Document& doc, const ParseOptions& options, ReadBudget& budget)
+      : doc_(doc),
+        progress_(options.progress),
+        shapes_(options.shapes),
+        consumed_(options.consumed),
+        budget_(budget),
+        limits_(budget.limits()) {
+    m_.in = reinterpret_cast<const unsigned char*>(doc.input_.data());
+    m_.n = doc.input_.size();
+    m_.budget = &budget;
+    // Python memoizes nearly every container and string, each written in a few dozen bytes or
+    // more: room for that many up front saves the copies of growing by doubling to millions.
+    m_.memo.reserve(std::min<size_t>(m_.n / 48, size_t{1} << 28), budget);
   }
 
   Status run() {
-    const size_t n = in_.size();
-    uint32_t tick = 0;
+    // Progress, cancel and the deadline are checked every 256 KB of input (a reader reading
+    // ahead may take many opcodes at once; every opcode takes at least a byte).
+    size_t next_check = 0;
     while (!stopped_) {
-      if (pos_ >= n) {
-        fail(n, fmt::format("the file ends without a STOP opcode (truncated after {} bytes?)", n));
+      if (m_.pos >= m_.n) {
+        fail(m_.n, fmt::format("the file ends without a STOP opcode (truncated after {} bytes?)", m_.n));
         break;
       }
-      op_pos_ = pos_;
-      const uint8_t op = static_cast<uint8_t>(in_[pos_++]);
-      if (++tick == 65536) {
-        tick = 0;
+      m_.op_pos = m_.pos;
+      const uint8_t op = m_.in[m_.pos++];
+      if (m_.pos >= next_check) {
+        next_check = m_.pos + (256 << 10);
         if (progress_) {
           if (progress_->cancelled()) return Error{"cancelled"};
-          progress_->report(pos_, n);
+          progress_->report(m_.pos, m_.n);
         }
+        if (budget_.pastDeadline()) return budget_.timeError();
+        if (consumed_) consumed_(m_.pos);
       }
-      if (!step(op)) break;
+      if (!hotStep(op)) break;
     }
     if (!error_.empty()) return Error{std::move(error_)};
     return Ok{};
+  }
+
+  // The opcodes a snapshot is made of, handled here with their helpers inlined; the rest in step().
+  [[gnu::always_inline]] inline bool hotStep(uint8_t op) {
+    switch (op) {
+      case 'h':  // BINGET
+        if (m_.pos >= m_.n) return truncated("BINGET");
+        return memoGet(m_.in[m_.pos++], "BINGET");
+      case 'j':  // LONG_BINGET
+        if (m_.n - m_.pos < 4) return truncated("LONG_BINGET");
+        m_.pos += 4;
+        return memoGet(load32(m_.in + m_.pos - 4), "LONG_BINGET");
+      case 0x94:  // MEMOIZE
+        return memoPut(m_.memo.count(), "MEMOIZE");
+      case 'K':  // BININT1
+        if (m_.pos >= m_.n) return truncated("BININT1");
+        return push(Value::makeInt(Kind::Int, m_.in[m_.pos++]));
+      case 'M':  // BININT2
+        if (m_.n - m_.pos < 2) return truncated("BININT2");
+        m_.pos += 2;
+        return push(Value::makeInt(Kind::Int, m_.in[m_.pos - 2] | m_.in[m_.pos - 1] << 8));
+      case 'J':  // BININT
+        if (m_.n - m_.pos < 4) return truncated("BININT");
+        m_.pos += 4;
+        return push(Value::makeInt(Kind::Int, static_cast<int32_t>(static_cast<uint32_t>(load32(m_.in + m_.pos - 4)))));
+      case 0x8a: {  // LONG1
+        if (m_.pos >= m_.n) return truncated("LONG1");
+        const size_t len = m_.in[m_.pos];
+        if (len >= 1 && len <= 8 && m_.n - m_.pos >= 9) {
+          // Sign-extend the len bytes that follow: load 8, shift the rest out.
+          uint64_t raw;
+          std::memcpy(&raw, m_.in + m_.pos + 1, 8);
+          const unsigned shift = static_cast<unsigned>(64 - 8 * len);
+          m_.pos += 1 + len;
+          return push(Value::makeInt(Kind::Int, static_cast<int64_t>(raw << shift) >> shift));
+        }
+        ++m_.pos;
+        return pushLong(len, "LONG1");
+      }
+      case 0x8c: {  // SHORT_BINUNICODE
+        if (m_.pos >= m_.n) return truncated("SHORT_BINUNICODE");
+        const size_t len = m_.in[m_.pos++];
+        if (m_.n - m_.pos < len)
+          return fail(m_.op_pos, fmt::format("SHORT_BINUNICODE says {} bytes follow but only {} remain (truncated?)", len,
+                                           remaining()));
+        Value v;
+        v.kind = Kind::Str;
+        v.off = m_.pos;
+        v.len = static_cast<uint32_t>(len);
+        m_.pos += len;
+        return push(v);
+      }
+      case 'q':  // BINPUT
+        if (m_.pos >= m_.n) return truncated("BINPUT");
+        return memoPut(m_.in[m_.pos++], "BINPUT");
+      case 'r':  // LONG_BINPUT
+        if (m_.n - m_.pos < 4) return truncated("LONG_BINPUT");
+        m_.pos += 4;
+        return memoPut(load32(m_.in + m_.pos - 4), "LONG_BINPUT");
+      case '(':  // MARK
+        if (m_.marks.size() >= limits_.max_depth)
+          return fail(m_.op_pos, fmt::format("more than {} nested MARKs (the depth limit; {})", limits_.max_depth,
+                                           raiseHint("depth")));
+        if (m_.marks.size() == m_.marks.capacity() && !charge(m_.marks, "the pickle's nesting")) return false;
+        m_.marks.push_back(m_.stack.size());
+        return true;
+      case '}': return pushEmpty(Kind::Dict);
+      case ']': return pushEmpty(Kind::List);
+      case 'u': return setItems();
+      case 'e': return addFromMark(Kind::List, "APPENDS");
+      case 'N': return push(Value{});
+      default: return step(op);
+    }
   }
 
  private:
@@ -151,7 +163,7 @@ class Parser {
       case 0x80: {  // PROTO
         uint8_t proto;
         if (!readByte(proto)) return truncated("PROTO");
-        if (proto > 5) return fail(op_pos_, fmt::format("pickle protocol {} is newer than 5", proto));
+        if (proto > 5) return fail(m_.op_pos, fmt::format("pickle protocol {} is newer than 5", proto));
         return true;
       }
       case 0x95: {  // FRAME: an 8-byte length hint, nothing to build
@@ -160,31 +172,31 @@ class Parser {
         return true;
       }
       case '.':  // STOP
-        if (stack_.empty()) return fail(op_pos_, "STOP with an empty stack");
-        doc_.root_ = stack_.back();
+        if (m_.stack.empty()) return fail(m_.op_pos, "STOP with an empty stack");
+        doc_.root_ = m_.stack.back();
         stopped_ = true;
         return true;
 
       // --- constants
       case 'N': return push(Value{});
-      case 0x88: return push(makeInt(Kind::Bool, 1));
-      case 0x89: return push(makeInt(Kind::Bool, 0));
+      case 0x88: return push(Value::makeInt(Kind::Bool, 1));
+      case 0x89: return push(Value::makeInt(Kind::Bool, 0));
 
       // --- integers
       case 'J': {  // BININT
         uint64_t v;
         if (!readLE(v, 4)) return truncated("BININT");
-        return push(makeInt(Kind::Int, static_cast<int32_t>(static_cast<uint32_t>(v))));
+        return push(Value::makeInt(Kind::Int, static_cast<int32_t>(static_cast<uint32_t>(v))));
       }
       case 'K': {  // BININT1
         uint8_t v;
         if (!readByte(v)) return truncated("BININT1");
-        return push(makeInt(Kind::Int, v));
+        return push(Value::makeInt(Kind::Int, v));
       }
       case 'M': {  // BININT2
         uint64_t v;
         if (!readLE(v, 2)) return truncated("BININT2");
-        return push(makeInt(Kind::Int, static_cast<int64_t>(v)));
+        return push(Value::makeInt(Kind::Int, static_cast<int64_t>(v)));
       }
       case 0x8a: {  // LONG1
         uint8_t len;
@@ -194,7 +206,7 @@ class Parser {
       case 0x8b: {  // LONG4
         uint64_t len;
         if (!readLE(len, 4)) return truncated("LONG4");
-        if (static_cast<int32_t>(len) < 0) return fail(op_pos_, "LONG4 with a negative length");
+        if (static_cast<int32_t>(len) < 0) return fail(m_.op_pos, "LONG4 with a negative length");
         return pushLong(len, "LONG4");
       }
       case 'I': return textInt("INT");
@@ -204,25 +216,14 @@ class Parser {
       case 'G': {  // BINFLOAT, big-endian
         if (remaining() < 8) return truncated("BINFLOAT");
         uint64_t bits = 0;
-        for (int k = 0; k < 8; ++k) bits = (bits << 8) | static_cast<uint8_t>(in_[pos_ + k]);
-        pos_ += 8;
+        for (int k = 0; k < 8; ++k) bits = (bits << 8) | m_.in[m_.pos + k];
+        m_.pos += 8;
         Value v;
         v.kind = Kind::Float;
         v.f = std::bit_cast<double>(bits);
         return push(v);
       }
-      case 'F': {  // FLOAT, text
-        std::string_view line;
-        if (!readLine(line)) return truncated("FLOAT");
-        Value v;
-        v.kind = Kind::Float;
-        std::string text(line);
-        char* end = nullptr;
-        v.f = std::strtod(text.c_str(), &end);
-        if (text.empty() || end != text.c_str() + text.size())
-          return fail(op_pos_, fmt::format("FLOAT with unreadable text '{}'", text.substr(0, 40)));
-        return push(v);
-      }
+      case 'F': return textFloat();
 
       // --- strings and bytes
       case 0x8c: return lengthPrefixed(Kind::Str, 1, "SHORT_BINUNICODE");
@@ -238,12 +239,16 @@ class Parser {
       case 'V': return textUnicode();
 
       // --- containers
-      case '}': return push(makeContainer(Kind::Dict));
-      case ']': return push(makeContainer(Kind::List));
-      case ')': return push(makeContainer(Kind::Tuple));
-      case 0x8f: return push(makeContainer(Kind::Set));
+      case '}': return pushEmpty(Kind::Dict);
+      case ']': return pushEmpty(Kind::List);
+      case ')': return pushContainer(Kind::Tuple);
+      case 0x8f: return pushContainer(Kind::Set);
       case '(':  // MARK
-        marks_.push_back(stack_.size());
+        if (m_.marks.size() >= limits_.max_depth)
+          return fail(m_.op_pos, fmt::format("more than {} nested MARKs (the depth limit; {})", limits_.max_depth,
+                                           raiseHint("depth")));
+        if (m_.marks.size() == m_.marks.capacity() && !charge(m_.marks, "the pickle's nesting")) return false;
+        m_.marks.push_back(m_.stack.size());
         return true;
       case 'd': return fromMark(Kind::Dict, "DICT");
       case 'l': return fromMark(Kind::List, "LIST");
@@ -253,52 +258,44 @@ class Parser {
       case 0x86: return tupleOf(2, "TUPLE2");
       case 0x87: return tupleOf(3, "TUPLE3");
       case 'a': {  // APPEND
-        if (stack_.size() < 2 + markFloor()) return fail(op_pos_, "APPEND needs a list and a value on the stack");
-        const Value item = stack_.back();
-        stack_.pop_back();
-        return addTo(stack_.back(), Kind::List, &item, 1, "APPEND");
+        if (m_.stack.size() < 2 + markFloor()) return fail(m_.op_pos, "APPEND needs a list and a value on the stack");
+        const bool ok = addTo(m_.stack[m_.stack.size() - 2], Kind::List, &m_.stack.back(), 1, "APPEND");
+        m_.stack.pop_back();
+        return ok;
       }
       case 'e': return addFromMark(Kind::List, "APPENDS");
       case 0x90: return addFromMark(Kind::Set, "ADDITEMS");
       case 's': {  // SETITEM
-        if (stack_.size() < 3 + markFloor()) return fail(op_pos_, "SETITEM needs a dict, a key and a value");
-        const Value kv[2] = {stack_[stack_.size() - 2], stack_.back()};
-        stack_.resize(stack_.size() - 2);
-        return addTo(stack_.back(), Kind::Dict, kv, 2, "SETITEM");
-      }
-      case 'u': {  // SETITEMS
-        size_t mark;
-        if (!popMark(mark)) return fail(op_pos_, "SETITEMS without a MARK");
-        if ((stack_.size() - mark) % 2 != 0) return fail(op_pos_, "SETITEMS with an odd number of items");
-        if (mark == 0 || mark <= markFloor()) return fail(op_pos_, "SETITEMS with no dict below its MARK");
-        const bool ok = addTo(stack_[mark - 1], Kind::Dict, stack_.data() + mark, stack_.size() - mark, "SETITEMS");
-        stack_.resize(mark);
+        if (m_.stack.size() < 3 + markFloor()) return fail(m_.op_pos, "SETITEM needs a dict, a key and a value");
+        const bool ok = addTo(m_.stack[m_.stack.size() - 3], Kind::Dict, &m_.stack[m_.stack.size() - 2], 2, "SETITEM");
+        m_.stack.resize(m_.stack.size() - 2);
         return ok;
       }
+      case 'u': return setItems();
 
       // --- stack manipulation
       case '0':  // POP
-        if (stack_.size() <= markFloor()) {
+        if (m_.stack.size() <= markFloor()) {
           // Python pops the topmost mark when the stack above it is empty.
-          if (marks_.empty() || marks_.back() != stack_.size()) return fail(op_pos_, "POP on an empty stack");
-          marks_.pop_back();
+          if (m_.marks.empty() || m_.marks.back() != m_.stack.size()) return fail(m_.op_pos, "POP on an empty stack");
+          m_.marks.pop_back();
           return true;
         }
-        stack_.pop_back();
+        m_.stack.pop_back();
         return true;
       case '1': {  // POP_MARK
         size_t mark;
-        if (!popMark(mark)) return fail(op_pos_, "POP_MARK without a MARK");
-        stack_.resize(mark);
+        if (!popMark(mark)) return fail(m_.op_pos, "POP_MARK without a MARK");
+        m_.stack.resize(mark);
         return true;
       }
       case '2':  // DUP
-        if (stack_.size() <= markFloor()) return fail(op_pos_, "DUP on an empty stack");
-        return push(Value(stack_.back()));
+        if (m_.stack.size() <= markFloor()) return fail(m_.op_pos, "DUP on an empty stack");
+        return push(Value(m_.stack.back()));
 
       // --- memo
       case 0x94:  // MEMOIZE: the key is the number of entries stored so far
-        return memoPut(memo_count_, "MEMOIZE");
+        return memoPut(m_.memo.count(), "MEMOIZE");
       case 'q': {  // BINPUT
         uint8_t k;
         if (!readByte(k)) return truncated("BINPUT");
@@ -332,10 +329,10 @@ class Parser {
 
       default:
         if (const char* refused = refusedOpcodeName(op))
-          return fail(op_pos_, fmt::format("opcode {} (0x{:02x}) would import or call Python code; Sawtooth reads "
+          return fail(m_.op_pos, fmt::format("opcode {} (0x{:02x}) would import or call Python code; Sawtooth reads "
                                            "data-only pickles and refuses it",
                                            refused, op));
-        return fail(op_pos_, fmt::format("unknown opcode 0x{:02x} (not a pickle, or corrupted)", op));
+        return fail(m_.op_pos, fmt::format("unknown opcode 0x{:02x} (not a pickle, or corrupted)", op));
     }
   }
 
@@ -344,86 +341,94 @@ class Parser {
     error_ = fmt::format("byte {}: {}", at, what);
     return false;
   }
-  bool truncated(const char* opcode) { return fail(op_pos_, fmt::format("the file ends inside {} (truncated?)", opcode)); }
-  size_t remaining() const { return in_.size() - pos_; }
-  size_t markFloor() const { return marks_.empty() ? 0 : marks_.back(); }
+  bool truncated(const char* opcode) { return fail(m_.op_pos, fmt::format("the file ends inside {} (truncated?)", opcode)); }
+  bool outOfMemory(std::string_view what) { return fail(m_.op_pos, budget_.memoryError(what).message); }
+  size_t remaining() const { return m_.n - m_.pos; }
+  size_t markFloor() const { return m_.markFloor(); }
+
+  // Doubles a vector's capacity, counting the new bytes against the budget.
+  template <typename V>
+  bool charge(V& v, std::string_view what) {
+    const size_t grow = std::max<size_t>(v.capacity(), 64);
+    if (!budget_.take(grow * sizeof(v[0]))) return outOfMemory(what);
+    v.reserve(v.capacity() + grow);
+    return true;
+  }
 
   bool readByte(uint8_t& out) {
-    if (pos_ >= in_.size()) return false;
-    out = static_cast<uint8_t>(in_[pos_++]);
+    if (m_.pos >= m_.n) return false;
+    out = m_.in[m_.pos++];
     return true;
   }
   bool readLE(uint64_t& out, int bytes) {
     if (remaining() < static_cast<size_t>(bytes)) return false;
     out = 0;
-    for (int k = bytes - 1; k >= 0; --k) out = (out << 8) | static_cast<uint8_t>(in_[pos_ + k]);
-    pos_ += bytes;
+    for (int k = bytes - 1; k >= 0; --k) out = (out << 8) | m_.in[m_.pos + k];
+    m_.pos += bytes;
     return true;
   }
   bool readLine(std::string_view& line) {
-    size_t nl = in_.find('\n', pos_);
-    if (nl == std::string::npos) return false;
-    line = std::string_view(in_).substr(pos_, nl - pos_);
-    pos_ = nl + 1;
+    const void* nl = std::memchr(m_.in + m_.pos, '\n', m_.n - m_.pos);
+    if (!nl) return false;
+    const size_t end = static_cast<size_t>(static_cast<const unsigned char*>(nl) - m_.in);
+    line = doc_.input_.substr(m_.pos, end - m_.pos);
+    m_.pos = end + 1;
     return true;
   }
   bool popMark(size_t& mark) {
-    if (marks_.empty()) return false;
-    mark = marks_.back();
-    marks_.pop_back();
+    if (m_.marks.empty()) return false;
+    mark = m_.marks.back();
+    m_.marks.pop_back();
     return true;
   }
 
-  bool push(Value v) {
-    stack_.push_back(v);
+  [[gnu::always_inline]] inline bool push(const Value& v) {
+    if (!m_.stack.push(v, budget_)) return outOfMemory("the pickle's value stack");
     return true;
   }
-  static Value makeInt(Kind kind, int64_t i) {
-    Value v;
-    v.kind = kind;
-    v.i = i;
-    return v;
-  }
-  Value makeContainer(Kind kind) {
-    Value v;
-    v.kind = kind;
-    v.container = static_cast<uint32_t>(doc_.containers_.size());
+  bool newContainer(Kind kind, Value& out) {
+    if (doc_.containers_.size() == doc_.containers_.capacity() && !charge(doc_.containers_, "the pickle's containers"))
+      return false;
+    if (doc_.containers_.size() >= std::numeric_limits<uint32_t>::max())
+      return fail(m_.op_pos, "more than 4 G containers");
+    out.kind = kind;
+    out.container = static_cast<uint32_t>(doc_.containers_.size());
     doc_.containers_.emplace_back();
-    return v;
+    return true;
+  }
+  bool pushContainer(Kind kind) {
+    Value v;
+    return newContainer(kind, v) && push(v);
+  }
+  // EMPTY_DICT, EMPTY_LIST: the reader that knows the shape may take the new object over.
+  bool pushEmpty(Kind kind) {
+    if (shapes_) {
+      Value h;
+      if (!shapes_->create(kind, StackView{m_.stack.span(), m_.marks.empty() ? SIZE_MAX : m_.marks.back()}, doc_, h))
+        return fail(m_.op_pos, shapes_->error());
+      if (h.kind == Kind::Handle) {
+        if (!shapes_->readAhead(h, m_, doc_)) return fail(m_.op_pos, shapes_->error());
+        return true;
+      }
+    }
+    return pushContainer(kind);
   }
 
   bool pushLong(uint64_t len, const char* opcode) {
     if (remaining() < len) return truncated(opcode);
-    const char* p = in_.data() + pos_;
-    if (len == 0) {
-      pos_ += len;
-      return push(makeInt(Kind::Int, 0));
+    const std::string_view bytes = doc_.input_.substr(m_.pos, len);
+    if (const auto v = longToInt64(bytes)) {
+      m_.pos += len;
+      return push(Value::makeInt(Kind::Int, *v));
     }
-    // Two's complement, little-endian. Fits in int64 when every byte past the 8th is sign fill.
-    const bool negative = static_cast<uint8_t>(p[len - 1]) & 0x80;
-    bool fits = true;
-    for (uint64_t k = 8; k < len; ++k)
-      if (static_cast<uint8_t>(p[k]) != (negative ? 0xff : 0x00)) fits = false;
-    if (fits && len >= 8) {
-      const bool top_negative = static_cast<uint8_t>(p[7]) & 0x80;
-      if (top_negative != negative) fits = false;
-    }
-    if (fits) {
-      uint64_t u = negative ? ~uint64_t{0} : 0;
-      const uint64_t n = len < 8 ? len : 8;
-      for (uint64_t k = 0; k < n; ++k) {
-        u &= ~(uint64_t{0xff} << (8 * k));
-        u |= uint64_t{static_cast<uint8_t>(p[k])} << (8 * k);
-      }
-      pos_ += len;
-      return push(makeInt(Kind::Int, static_cast<int64_t>(u)));
-    }
-    if (len > std::numeric_limits<uint32_t>::max()) return fail(op_pos_, fmt::format("{} of {} bytes is too long", opcode, len));
+    if (len > limits_.max_string_bytes)
+      return fail(m_.op_pos, fmt::format("{} of {} bytes is longer than the string limit ({})", opcode, len,
+                                       raiseHint("string")));
     Value v;
     v.kind = Kind::BigInt;
-    v.off = pos_;
+    v.off = m_.pos;
     v.len = static_cast<uint32_t>(len);
-    pos_ += len;
+    m_.pos += len;
     return push(v);
   }
 
@@ -431,15 +436,28 @@ class Parser {
     std::string_view line;
     if (!readLine(line)) return truncated(opcode);
     if (!line.empty() && line.back() == 'L') line.remove_suffix(1);  // Python 2 longs
-    if (line == "01" && opcode[0] == 'I') return push(makeInt(Kind::Bool, 1));
-    if (line == "00" && opcode[0] == 'I') return push(makeInt(Kind::Bool, 0));
+    if (line == "01" && opcode[0] == 'I') return push(Value::makeInt(Kind::Bool, 1));
+    if (line == "00" && opcode[0] == 'I') return push(Value::makeInt(Kind::Bool, 0));
     int64_t v = 0;
     auto [end, ec] = std::from_chars(line.data(), line.data() + line.size(), v);
     if (ec == std::errc::result_out_of_range)
-      return fail(op_pos_, fmt::format("{} '{}' does not fit in 64 bits", opcode, line.substr(0, 40)));
+      return fail(m_.op_pos, fmt::format("{} '{}' does not fit in 64 bits", opcode, line.substr(0, 40)));
     if (ec != std::errc() || end != line.data() + line.size() || line.empty())
-      return fail(op_pos_, fmt::format("{} with unreadable text '{}'", opcode, line.substr(0, 40)));
-    return push(makeInt(Kind::Int, v));
+      return fail(m_.op_pos, fmt::format("{} with unreadable text '{}'", opcode, line.substr(0, 40)));
+    return push(Value::makeInt(Kind::Int, v));
+  }
+
+  bool textFloat() {
+    std::string_view line;
+    if (!readLine(line)) return truncated("FLOAT");
+    const std::string text(line.substr(0, 400));
+    char* end = nullptr;
+    Value v;
+    v.kind = Kind::Float;
+    v.f = std::strtod(text.c_str(), &end);
+    if (text.empty() || line.size() > 400 || end != text.c_str() + text.size())
+      return fail(m_.op_pos, fmt::format("FLOAT with unreadable text '{}'", text.substr(0, 40)));
+    return push(v);
   }
 
   bool textIndex(uint64_t& k, const char* opcode) {
@@ -447,7 +465,7 @@ class Parser {
     if (!readLine(line)) return truncated(opcode);
     auto [end, ec] = std::from_chars(line.data(), line.data() + line.size(), k);
     if (ec != std::errc() || end != line.data() + line.size() || line.empty())
-      return fail(op_pos_, fmt::format("{} with unreadable index '{}'", opcode, line.substr(0, 40)));
+      return fail(m_.op_pos, fmt::format("{} with unreadable index '{}'", opcode, line.substr(0, 40)));
     return true;
   }
 
@@ -455,147 +473,79 @@ class Parser {
     uint64_t len;
     if (!readLE(len, len_bytes)) return truncated(opcode);
     if (remaining() < len)
-      return fail(op_pos_, fmt::format("{} says {} bytes follow but only {} remain (truncated?)", opcode, len, remaining()));
-    if (len > std::numeric_limits<uint32_t>::max()) return fail(op_pos_, fmt::format("{} of {} bytes is too long", opcode, len));
+      return fail(m_.op_pos, fmt::format("{} says {} bytes follow but only {} remain (truncated?)", opcode, len, remaining()));
+    if (len > limits_.max_string_bytes || len > std::numeric_limits<uint32_t>::max())
+      return fail(m_.op_pos, fmt::format("{} of {} bytes is longer than the string limit ({})", opcode, len,
+                                       raiseHint("string")));
     Value v;
     v.kind = kind;
-    v.off = pos_;
+    v.off = m_.pos;
     v.len = static_cast<uint32_t>(len);
-    pos_ += len;
+    m_.pos += len;
     return push(v);
   }
 
-  Value ownedString(const std::string& s, Kind kind) {
+  bool pushOwned(const std::string& s) {
+    if (s.size() > limits_.max_string_bytes)
+      return fail(m_.op_pos, fmt::format("a string of {} bytes is longer than the string limit ({})", s.size(),
+                                       raiseHint("string")));
+    if (!budget_.take(s.size())) return outOfMemory("the pickle's text strings");
     Value v;
-    v.kind = kind;
+    v.kind = Kind::Str;
     v.owned = true;
     v.off = doc_.pool_.size();
     v.len = static_cast<uint32_t>(s.size());
     doc_.pool_ += s;
-    return v;
-  }
-
-  static void appendUtf8(std::string& out, uint32_t cp) {
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xc0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3f));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xe0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-      out += static_cast<char>(0x80 | (cp & 0x3f));
-    } else {
-      out += static_cast<char>(0xf0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-      out += static_cast<char>(0x80 | (cp & 0x3f));
-    }
-  }
-
-  static int hexValue(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
+    return push(v);
   }
 
   // STRING: a Python 2 repr, quoted, with backslash escapes.
   bool textString() {
     std::string_view line;
     if (!readLine(line)) return truncated("STRING");
-    if (line.size() < 2 || line.front() != line.back() || (line.front() != '\'' && line.front() != '"'))
-      return fail(op_pos_, "STRING argument is not a quoted string");
-    line = line.substr(1, line.size() - 2);
-    std::string out;
-    for (size_t k = 0; k < line.size(); ++k) {
-      char c = line[k];
-      if (c != '\\') {
-        out += c;
-        continue;
-      }
-      if (++k >= line.size()) return fail(op_pos_, "STRING ends with a lone backslash");
-      char e = line[k];
-      switch (e) {
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'r': out += '\r'; break;
-        case 'a': out += '\a'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'v': out += '\v'; break;
-        case '\\': case '\'': case '"': out += e; break;
-        case 'x': {
-          int hi = k + 1 < line.size() ? hexValue(line[k + 1]) : -1;
-          int lo = k + 2 < line.size() ? hexValue(line[k + 2]) : -1;
-          if (hi < 0 || lo < 0) return fail(op_pos_, "STRING has a bad \\x escape");
-          out += static_cast<char>(hi * 16 + lo);
-          k += 2;
-          break;
-        }
-        default:
-          if (e >= '0' && e <= '7') {
-            int v = e - '0';
-            for (int d = 0; d < 2 && k + 1 < line.size() && line[k + 1] >= '0' && line[k + 1] <= '7'; ++d)
-              v = v * 8 + (line[++k] - '0');
-            out += static_cast<char>(v & 0xff);
-          } else {
-            out += '\\';
-            out += e;
-          }
-      }
-    }
-    return push(ownedString(out, Kind::Str));
+    std::string why;
+    auto text = unquoteString(line, why);
+    if (!text) return fail(m_.op_pos, why);
+    return pushOwned(*text);
   }
 
   // UNICODE: raw-unicode-escape; bytes are Latin-1 except \uXXXX and \UXXXXXXXX.
   bool textUnicode() {
     std::string_view line;
     if (!readLine(line)) return truncated("UNICODE");
-    std::string out;
-    for (size_t k = 0; k < line.size(); ++k) {
-      const char c = line[k];
-      if (c == '\\' && k + 1 < line.size() && (line[k + 1] == 'u' || line[k + 1] == 'U')) {
-        const size_t digits = line[k + 1] == 'u' ? 4 : 8;
-        if (k + 2 + digits > line.size()) return fail(op_pos_, "UNICODE has a short \\u escape");
-        uint32_t cp = 0;
-        for (size_t d = 0; d < digits; ++d) {
-          int h = hexValue(line[k + 2 + d]);
-          if (h < 0) return fail(op_pos_, "UNICODE has a bad \\u escape");
-          cp = cp * 16 + static_cast<uint32_t>(h);
-        }
-        if (cp > 0x10ffff) return fail(op_pos_, "UNICODE escape beyond U+10FFFF");
-        appendUtf8(out, cp);
-        k += 1 + digits;
-      } else {
-        appendUtf8(out, static_cast<uint8_t>(c));
-      }
-    }
-    return push(ownedString(out, Kind::Str));
+    std::string why;
+    auto text = decodeRawUnicode(line, why);
+    if (!text) return fail(m_.op_pos, why);
+    return pushOwned(*text);
   }
 
   // A new container holding the `count` values on top of the stack, which it replaces.
   bool collect(Kind kind, size_t count) {
-    if (count > std::numeric_limits<uint32_t>::max()) return fail(op_pos_, "a container with over 4 G items");
-    Value v = makeContainer(kind);
+    if (count > limits_.max_container_items)
+      return fail(m_.op_pos, fmt::format("a {} of {} items (more than the items limit; {})", kindName(kind), count,
+                                       raiseHint("items")));
+    Value v;
+    if (!newContainer(kind, v)) return false;
+    Value* data = count ? doc_.arena_.allocate(count, &budget_) : nullptr;
+    if (count && !data) return outOfMemory("the pickle's containers");
     Document::Container& c = doc_.containers_.back();
-    c.data = doc_.arena_.allocate(count);
+    c.data = data;
     c.size = c.capacity = static_cast<uint32_t>(count);
-    std::copy(stack_.end() - static_cast<ptrdiff_t>(count), stack_.end(), c.data);
-    stack_.resize(stack_.size() - count);
+    if (count) std::copy(m_.stack.end() - static_cast<ptrdiff_t>(count), m_.stack.end(), c.data);
+    m_.stack.resize(m_.stack.size() - count);
     return push(v);
   }
 
   bool fromMark(Kind kind, const char* opcode) {
     size_t mark;
-    if (!popMark(mark)) return fail(op_pos_, fmt::format("{} without a MARK", opcode));
-    const size_t count = stack_.size() - mark;
-    if (kind == Kind::Dict && count % 2 != 0) return fail(op_pos_, "DICT with an odd number of items");
+    if (!popMark(mark)) return fail(m_.op_pos, fmt::format("{} without a MARK", opcode));
+    const size_t count = m_.stack.size() - mark;
+    if (kind == Kind::Dict && count % 2 != 0) return fail(m_.op_pos, "DICT with an odd number of items");
     return collect(kind, count);
   }
 
   bool tupleOf(size_t count, const char* opcode) {
-    if (stack_.size() < count + markFloor()) return fail(op_pos_, fmt::format("{} needs {} values on the stack", opcode, count));
+    if (m_.stack.size() < count + markFloor()) return fail(m_.op_pos, fmt::format("{} needs {} values on the stack", opcode, count));
     return collect(Kind::Tuple, count);
   }
 
@@ -603,19 +553,27 @@ class Parser {
   // which then fill exactly the room taken for them; one that keeps growing (a long list, in
   // batches of 1000) moves to twice its size when full.
   bool addTo(const Value& target, Kind want, const Value* values, size_t count, const char* opcode) {
+    if (target.kind == Kind::Handle) {
+      if (!shapes_->add(target, want, {values, count}, doc_)) return fail(m_.op_pos, shapes_->error());
+      return true;
+    }
     if (target.kind != want)
-      return fail(op_pos_, fmt::format("{} onto a {} (expected a {})", opcode, kindName(target.kind), kindName(want)));
+      return fail(m_.op_pos, fmt::format("{} onto a {} (expected a {})", opcode, kindName(target.kind), kindName(want)));
     Document::Container& c = doc_.containers_[target.container];
+    if (c.frozen) return fail(m_.op_pos, fmt::format("{} onto a {} that was already read", opcode, kindName(want)));
     const size_t size = c.size + count;
-    if (size > std::numeric_limits<uint32_t>::max()) return fail(op_pos_, "a container with over 4 G items");
+    if (size > limits_.max_container_items || size > std::numeric_limits<uint32_t>::max())
+      return fail(m_.op_pos, fmt::format("a {} of more than {} items (the items limit; {})", kindName(want),
+                                       std::min<uint64_t>(limits_.max_container_items, UINT32_MAX), raiseHint("items")));
     if (size > c.capacity) {
       if (c.data && doc_.arena_.extend(c.data + c.capacity, size - c.capacity)) {
         c.capacity = static_cast<uint32_t>(size);
       } else {
         const size_t capacity = c.size == 0 ? size : std::min<size_t>(std::max(size, size_t{2} * c.capacity), UINT32_MAX);
-        Value* data = doc_.arena_.allocate(capacity);
+        Value* data = doc_.arena_.allocate(capacity, &budget_);
+        if (!data) return outOfMemory("the pickle's containers");
         std::copy(c.data, c.data + c.size, data);
-        if (c.data) doc_.arena_.release(c.data);
+        if (c.data) doc_.arena_.release(c.data, &budget_);
         c.data = data;
         c.capacity = static_cast<uint32_t>(capacity);
       }
@@ -625,46 +583,51 @@ class Parser {
     return true;
   }
 
-  bool addFromMark(Kind want, const char* opcode) {
+  bool setItems() {
     size_t mark;
-    if (!popMark(mark)) return fail(op_pos_, fmt::format("{} without a MARK", opcode));
-    if (mark == 0 || mark <= markFloor()) return fail(op_pos_, fmt::format("{} with nothing below its MARK", opcode));
-    const bool ok = addTo(stack_[mark - 1], want, stack_.data() + mark, stack_.size() - mark, opcode);
-    stack_.resize(mark);
+    if (!popMark(mark)) return fail(m_.op_pos, "SETITEMS without a MARK");
+    if ((m_.stack.size() - mark) % 2 != 0) return fail(m_.op_pos, "SETITEMS with an odd number of items");
+    if (mark == 0 || mark <= markFloor()) return fail(m_.op_pos, "SETITEMS with no dict below its MARK");
+    const bool ok = addTo(m_.stack[mark - 1], Kind::Dict, m_.stack.data() + mark, m_.stack.size() - mark, "SETITEMS");
+    m_.stack.resize(mark);
     return ok;
   }
 
-  bool memoPut(uint64_t key, const char* opcode) {
-    if (stack_.size() <= markFloor()) return fail(op_pos_, fmt::format("{} on an empty stack", opcode));
-    if (key >= memo_.size()) {
-      if (key - memo_.size() > kMaxMemoGap)
-        return fail(op_pos_, fmt::format("{} index {} is far past the memo's end ({})", opcode, key, memo_.size()));
-      Value unset;
-      unset.kind = kUnset;
-      memo_.resize(key + 1, unset);
+  bool addFromMark(Kind want, const char* opcode) {
+    size_t mark;
+    if (!popMark(mark)) return fail(m_.op_pos, fmt::format("{} without a MARK", opcode));
+    if (mark == 0 || mark <= markFloor()) return fail(m_.op_pos, fmt::format("{} with nothing below its MARK", opcode));
+    const bool ok = addTo(m_.stack[mark - 1], want, m_.stack.data() + mark, m_.stack.size() - mark, opcode);
+    m_.stack.resize(mark);
+    return ok;
+  }
+
+  [[gnu::always_inline]] inline bool memoPut(uint64_t key, const char* opcode) {
+    if (m_.stack.size() <= m_.markFloor()) return fail(m_.op_pos, fmt::format("{} on an empty stack", opcode));
+    switch (m_.memo.put(key, m_.stack.back(), budget_)) {
+      case Memo::Put::Ok: return true;
+      case Memo::Put::TooFar:
+        return fail(m_.op_pos, fmt::format("{} index {} is far past the memo's end ({})", opcode, key, m_.memo.size()));
+      case Memo::Put::OutOfMemory: return outOfMemory("the pickle's memo");
     }
-    if (memo_[key].kind == kUnset) ++memo_count_;
-    memo_[key] = stack_.back();
     return true;
   }
 
-  bool memoGet(uint64_t key, const char* opcode) {
-    if (key >= memo_.size() || memo_[key].kind == kUnset)
-      return fail(op_pos_, fmt::format("{} of memo entry {} that was never stored", opcode, key));
-    return push(memo_[key]);
+  [[gnu::always_inline]] inline bool memoGet(uint64_t key, const char* opcode) {
+    const Value* v = m_.memo.get(key);
+    if (!v) return fail(m_.op_pos, fmt::format("{} of memo entry {} that was never stored", opcode, key));
+    return push(*v);
   }
 
   Document& doc_;
-  const std::string_view in_;
+  Machine m_;
   Progress* progress_;
-  size_t pos_ = 0;
-  size_t op_pos_ = 0;
+  Shapes* shapes_;
+  const std::function<void(size_t)>& consumed_;
+  ReadBudget& budget_;
+  const ReadLimits& limits_;
   bool stopped_ = false;
   std::string error_;
-  std::vector<Value> stack_;
-  std::vector<size_t> marks_;
-  std::vector<Value> memo_;
-  uint64_t memo_count_ = 0;
 };
 
 Result<Document> parse(std::string bytes, Progress* progress) {
@@ -674,13 +637,21 @@ Result<Document> parse(std::string bytes, Progress* progress) {
 }
 
 Result<Document> parse(std::shared_ptr<const void> owner, std::string_view bytes, Progress* progress) {
+  ParseOptions options;
+  options.progress = progress;
+  return parse(std::move(owner), bytes, options);
+}
+
+Result<Document> parse(std::shared_ptr<const void> owner, std::string_view bytes, const ParseOptions& options) {
+  ReadBudget local;
+  ReadBudget& budget = options.budget ? *options.budget : local;
   Document doc;
   doc.owner_ = std::move(owner);
   doc.input_ = bytes;
-  Parser parser(doc, progress);
+  Parser parser(doc, options, budget);
   Status st = parser.run();
   if (!st) return st.error();
-  if (progress) progress->report(1, 1);
+  if (options.progress) options.progress->report(1, 1);
   return doc;
 }
 

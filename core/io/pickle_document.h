@@ -5,66 +5,28 @@
 //
 // Strings and big integers point into the input bytes (zero copy), which the document keeps
 // alive; only protocol-0 strings that need unescaping are copied into the document's own pool.
+// Every structure the parser grows is counted against a ReadBudget, and the limits on nesting,
+// container and string sizes apply: a hostile pickle gets an error, never unbounded memory.
+//
+// A reader that knows the shape of the data can take over parts of it (pickle::Shapes): the
+// parser then asks it, for each new dict or list, whether to build a generic container or the
+// reader's own typed object (a Handle), and hands it the items added to its objects.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/io/pickle_arena.h"
+#include "core/io/pickle_value.h"
+#include "core/io/read_limits.h"
 #include "core/util/cancel.h"
 #include "core/util/result.h"
 
 namespace sawtooth::pickle {
-
-enum class Kind : uint8_t { None, Bool, Int, BigInt, Float, Str, Bytes, List, Tuple, Dict, Set };
-
-std::string_view kindName(Kind kind);
-
-struct Value {
-  Kind kind = Kind::None;
-  bool owned = false;  // Str/Bytes/BigInt: bytes live in the document's pool, not the input
-  uint32_t len = 0;    // Str/Bytes/BigInt: byte length
-  union {
-    int64_t i;           // Bool, Int
-    double f;            // Float
-    uint64_t off;        // Str, Bytes, BigInt: offset of the bytes
-    uint32_t container;  // List, Tuple, Dict, Set
-  };
-  Value() : i(0) {}
-
-  bool isInt() const { return kind == Kind::Int || kind == Kind::Bool; }
-  bool isContainer() const { return kind >= Kind::List; }
-};
-static_assert(sizeof(Value) == 16);
-
-// Storage for the items of every container: large blocks that never move, so a container's
-// items stay where they were written. One allocation per block instead of one per container:
-// a 5 M-event snapshot holds over 5 M dicts.
-class ItemArena {
- public:
-  ItemArena() = default;
-  ItemArena(ItemArena&&) noexcept = default;
-  ItemArena& operator=(ItemArena&&) noexcept = default;
-
-  Value* allocate(size_t count);
-  // Grows the most recent allocation, which ends at `end`, by `count` items when the block has
-  // room for them; false otherwise.
-  bool extend(const Value* end, size_t count);
-  // Gives back the storage of a container that moved elsewhere, when it had a block of its own.
-  void release(const Value* data);
-
- private:
-  struct Release {
-    void operator()(Value* p) const;
-  };
-  std::vector<std::unique_ptr<Value, Release>> blocks_;  // shared by many containers
-  std::vector<std::unique_ptr<Value, Release>> large_;   // one large container each
-  Value* cursor_ = nullptr;
-  Value* limit_ = nullptr;
-  size_t next_block_items_ = size_t{1} << 12;
-};
 
 class Document {
  public:
@@ -81,20 +43,29 @@ class Document {
     const Container& c = containers_[v.container];
     return {c.data, c.size};
   }
-  // Dict lookup by string key; nullptr when absent or when v is not a dict.
+  // Dict lookup by string key; nullptr when absent or when v is not a dict. As in Python, the
+  // last of repeated keys wins.
   const Value* get(const Value& dict, std::string_view key) const;
   bool isStr(const Value& v, std::string_view text) const { return v.kind == Kind::Str && str(v) == text; }
 
   size_t containerCount() const { return containers_.size(); }
   size_t inputSize() const { return input_.size(); }
+  std::string_view input() const { return input_; }
+
+  // Marks a container as read: adding to it afterwards stops the parse (a reader that derived
+  // something from its items would otherwise hold a stale copy).
+  void freeze(const Value& container) const {
+    if (container.isContainer()) containers_[container.container].frozen = true;
+  }
 
  private:
   friend class Parser;
-  friend Result<Document> parse(std::shared_ptr<const void> owner, std::string_view bytes, Progress* progress);
+  friend Result<Document> parse(std::shared_ptr<const void> owner, std::string_view bytes, const struct ParseOptions&);
   struct Container {
     Value* data = nullptr;
     uint32_t size = 0;
     uint32_t capacity = 0;
+    mutable bool frozen = false;
   };
   std::shared_ptr<const void> owner_;  // keeps input_'s bytes alive
   std::string_view input_;
@@ -104,9 +75,43 @@ class Document {
   Value root_;
 };
 
+// The stack the parser builds values on, as a Shapes implementation sees it.
+struct StackView {
+  std::span<const Value> values;
+  size_t mark = SIZE_MAX;  // position in `values` of the innermost MARK; SIZE_MAX when none
+};
+
+struct Machine;  // io/pickle_machine.h
+
+class Shapes {
+ public:
+  virtual ~Shapes() = default;
+  // A new empty dict or list is about to be pushed on `stack`. Sets `out` to a Handle to push
+  // instead, or leaves it None to let the parser build a generic container. False stops the
+  // parse with error().
+  virtual bool create(Kind kind, const StackView& stack, const Document& doc, Value& out) = 0;
+  // Right after create() gave `handle`: the handle is not on the stack yet. The reader may read
+  // the opcodes that follow itself (machine.pos on), as long as it leaves the machine exactly as
+  // the parser would have, the handle pushed; false stops the parse with error().
+  virtual bool readAhead(const Value& handle, Machine& machine, Document& doc) = 0;
+  // Items added to one of the reader's handles (APPEND, APPENDS: values; SETITEM, SETITEMS:
+  // key, value, ...; `as` says which). False stops the parse with error().
+  virtual bool add(const Value& target, Kind as, std::span<const Value> items, Document& doc) = 0;
+  virtual std::string error() const = 0;
+};
+
+struct ParseOptions {
+  Progress* progress = nullptr;
+  ReadBudget* budget = nullptr;  // nullptr: default limits
+  Shapes* shapes = nullptr;
+  // Called now and then with how far the parse has read (a mapped file drops what lies behind).
+  std::function<void(size_t)> consumed;
+};
+
 // Parses a whole pickle. Errors read "byte N: ..." (the caller prefixes the file name).
 Result<Document> parse(std::string bytes, Progress* progress = nullptr);
 // The same over bytes that `owner` keeps alive (a mapped file); the document holds on to it.
 Result<Document> parse(std::shared_ptr<const void> owner, std::string_view bytes, Progress* progress = nullptr);
+Result<Document> parse(std::shared_ptr<const void> owner, std::string_view bytes, const ParseOptions& options);
 
 }  // namespace sawtooth::pickle

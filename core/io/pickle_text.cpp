@@ -14,7 +14,7 @@ std::string dumpText(const nlohmann::json& j) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-nlohmann::json toJson(const Document& doc, const Value& v, int depth, size_t& budget) {
+nlohmann::json toJson(const Document& doc, const Value& v, int depth, size_t& budget, bool& saw_handle) {
   if (depth <= 0 || budget == 0) return "...";
   --budget;
   switch (v.kind) {
@@ -33,8 +33,8 @@ nlohmann::json toJson(const Document& doc, const Value& v, int depth, size_t& bu
           out["..."] = "...";
           break;
         }
-        std::string key = kv[i].kind == Kind::Str ? std::string(doc.str(kv[i])) : dumpText(toJson(doc, kv[i], depth - 1, budget));
-        out[key] = toJson(doc, kv[i + 1], depth - 1, budget);
+        std::string key = kv[i].kind == Kind::Str ? std::string(doc.str(kv[i])) : dumpText(toJson(doc, kv[i], depth - 1, budget, saw_handle));
+        out[key] = toJson(doc, kv[i + 1], depth - 1, budget, saw_handle);
       }
       return out;
     }
@@ -47,20 +47,26 @@ nlohmann::json toJson(const Document& doc, const Value& v, int depth, size_t& bu
           out.push_back("...");
           break;
         }
-        out.push_back(toJson(doc, item, depth - 1, budget));
+        out.push_back(toJson(doc, item, depth - 1, budget, saw_handle));
       }
       return out;
     }
+    case Kind::Handle:
+      saw_handle = true;
+      return nullptr;
   }
   return nullptr;
 }
 
 }  // namespace
 
-std::string toText(const Document& doc, const Value& value, int max_depth) {
+std::string toText(const Document& doc, const Value& value, int max_depth, bool* saw_handle) {
   if (value.kind == Kind::Str) return std::string(doc.str(value));
   size_t budget = kMaxNodes;
-  return dumpText(toJson(doc, value, max_depth, budget));
+  bool handle = false;
+  std::string text = dumpText(toJson(doc, value, max_depth, budget, handle));
+  if (saw_handle) *saw_handle = handle;
+  return text;
 }
 
 }  // namespace sawtooth::pickle

@@ -7,6 +7,7 @@
 
 namespace sawtooth::pickle {
 
-std::string toText(const Document& doc, const Value& value, int max_depth = 16);
+// `saw_handle` (optional) is set when the value holds a reader's typed object, which has no text.
+std::string toText(const Document& doc, const Value& value, int max_depth = 16, bool* saw_handle = nullptr);
 
 }  // namespace sawtooth::pickle

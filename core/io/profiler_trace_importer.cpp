@@ -70,17 +70,22 @@ std::string describe(simdjson::error_code code) { return simdjson::error_message
 
 class ProfilerTraceReader {
  public:
-  ProfilerTraceReader(Progress* progress) : progress_(progress) {}
+  ProfilerTraceReader(Progress* progress, ReadBudget& budget) : progress_(progress), budget_(budget) {}
 
-  Result<Trace> read(const std::string& json) {
+  Result<Trace> read(const char* data, size_t size, size_t capacity) {
     trace_.format = "torch-profiler";
+    // simdjson's index of the document takes a few bytes per input byte.
+    if (!budget_.take(uint64_t{size} * 2)) return budget_.memoryError("the JSON index");
     od::parser parser;
+    const size_t depth = static_cast<size_t>(std::min<uint64_t>(budget_.limits().max_depth, 1u << 16));
+    if (auto error = parser.allocate(std::max<size_t>(size, 64), depth))
+      return Error{fmt::format("cannot prepare the JSON reader ({})", describe(error))};
     od::document doc;
-    auto error = parser.iterate(json.data(), json.size(), json.capacity()).get(doc);
+    auto error = parser.iterate(data, size, capacity).get(doc);
     if (error) return Error{fmt::format("not valid JSON ({})", describe(error))};
     doc_ = &doc;
-    total_ = json.size();
-    base_ = json.data();
+    total_ = size;
+    base_ = data;
 
     od::json_type type;
     if ((error = doc.type().get(type))) return Error{fmt::format("not valid JSON ({})", describe(error))};
@@ -135,7 +140,16 @@ class ProfilerTraceReader {
         return Error{fmt::format("trace event {}: malformed JSON ({})", count, describe(error))};
       }
       if (Status st = readEvent(event, count); !st) return st;
-      if (++count % 4096 == 0 && progress_) {
+      if (++count % 4096 == 0) {
+        // What the records take so far, counted in steps.
+        const uint64_t bytes = memory_.capacity() * sizeof(MemoryRecord) + ranges_.capacity() * sizeof(RangeRecord);
+        if (bytes > charged_) {
+          if (!budget_.take(bytes - charged_)) return budget_.memoryError("the memory events");
+          charged_ = bytes;
+        }
+        if (budget_.pastDeadline()) return budget_.timeError();
+      }
+      if (count % 4096 == 0 && progress_) {
         if (progress_->cancelled()) return Error{"cancelled"};
         const char* at = nullptr;
         if (!doc_->current_location().get(at)) progress_->report(static_cast<uint64_t>(at - base_), total_);
@@ -194,7 +208,7 @@ class ProfilerTraceReader {
       mem.oom = name == "[OutOfMemory]";
       memory_.push_back(mem);
     } else if (ph == "X" && cat == "user_annotation") {
-      ranges_.push_back(RangeRecord{std::string(name), ts, dur});
+      ranges_.push_back(RangeRecord{std::string(name.substr(0, 4096)), ts, dur});
     }
     return Ok{};
   }
@@ -219,8 +233,8 @@ class ProfilerTraceReader {
           if (!v.get_string().get(s)) dev_name = std::string(s);
         }
       }
-      if (id >= 0 && id <= std::numeric_limits<int16_t>::max()) {
-        auto& info = trace_.deviceInfo(static_cast<int16_t>(id));
+      if (id >= 0 && id <= std::numeric_limits<DeviceId>::max()) {
+        auto& info = trace_.deviceInfo(static_cast<DeviceId>(id));
         info.name = dev_name;
         info.total_bytes = total;
       }
@@ -245,8 +259,8 @@ class ProfilerTraceReader {
                                  r.dur_us, t0)};
     trace_.meta["t0_trace_us"] = fmt::format("{:.3f}", t0);
 
-    std::map<int16_t, size_t> allocated_counter, reserved_counter;
-    auto counterFor = [&](std::map<int16_t, size_t>& index, int16_t device, const char* counter_name) -> Counter& {
+    std::map<DeviceId, size_t> allocated_counter, reserved_counter;
+    auto counterFor = [&](std::map<DeviceId, size_t>& index, DeviceId device, const char* counter_name) -> Counter& {
       auto it = index.find(device);
       if (it == index.end()) {
         trace_.counters.push_back(Counter{device, counter_name, {}, {}});
@@ -258,9 +272,9 @@ class ProfilerTraceReader {
     size_t skipped = 0;
     trace_.events.reserve(memory_.size());
     for (const auto& m : memory_) {
-      int16_t device;
-      if (m.device_type == kDeviceTypeCuda && m.device_id >= 0 && m.device_id <= std::numeric_limits<int16_t>::max()) {
-        device = static_cast<int16_t>(m.device_id);
+      DeviceId device;
+      if (m.device_type == kDeviceTypeCuda && m.device_id >= 0 && m.device_id <= std::numeric_limits<DeviceId>::max()) {
+        device = static_cast<DeviceId>(m.device_id);
       } else if (m.device_type == kDeviceTypeCpu) {
         device = kCpuDevice;
       } else {
@@ -310,10 +324,12 @@ class ProfilerTraceReader {
   }
 
   Progress* progress_;
+  ReadBudget& budget_;
+  uint64_t charged_ = 0;
   Trace trace_;
   std::vector<MemoryRecord> memory_;
   std::vector<RangeRecord> ranges_;
-  std::map<int16_t, bool> seen_device_;
+  std::map<DeviceId, bool> seen_device_;
   std::string name_storage_, ph_storage_, cat_storage_;
   size_t total_ = 0;
   const char* base_ = nullptr;
@@ -322,14 +338,21 @@ class ProfilerTraceReader {
 
 }  // namespace
 
-Result<Trace> importProfilerTrace(const std::string& json, Progress* progress) {
-  if (json.capacity() < json.size() + simdjson::SIMDJSON_PADDING) {
+Result<Trace> importProfilerTrace(std::string_view json, Progress* progress, ReadBudget* budget, size_t capacity) {
+  ReadBudget local;
+  ReadBudget& b = budget ? *budget : local;
+  if (capacity < json.size() + simdjson::SIMDJSON_PADDING) {
+    if (!b.take(json.size() + simdjson::SIMDJSON_PADDING)) return b.memoryError("a padded copy of the JSON");
     std::string padded;
     padded.reserve(json.size() + simdjson::SIMDJSON_PADDING);
     padded = json;
-    return ProfilerTraceReader(progress).read(padded);
+    return ProfilerTraceReader(progress, b).read(padded.data(), padded.size(), padded.capacity());
   }
-  return ProfilerTraceReader(progress).read(json);
+  return ProfilerTraceReader(progress, b).read(json.data(), json.size(), capacity);
+}
+
+Result<Trace> importProfilerTrace(const std::string& json, Progress* progress) {
+  return importProfilerTrace(std::string_view(json), progress, nullptr, json.capacity());
 }
 
 }  // namespace sawtooth

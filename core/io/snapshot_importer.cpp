@@ -1,37 +1,61 @@
 #include "core/io/snapshot_importer.h"
 
-#include <algorithm>
-#include <array>
 #include <limits>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "core/io/pickle_text.h"
 #include "core/io/snapshot_segments.h"
-#include "core/model/phase_assignment.h"
-#include "core/util/wrapping.h"
 
 namespace sawtooth {
+namespace snapshot {
 namespace {
 
 using pickle::Document;
 using pickle::Kind;
 using pickle::Value;
 
-int64_t asInt(const Value& v) { return v.isInt() ? v.i : 0; }
+std::string describeKind(const Value& v) {
+  return v.kind == Kind::None ? std::string("None") : fmt::format("a {}", pickle::kindName(v.kind));
+}
 
-// Times become nanoseconds since the first one. Bounding them keeps every difference times 1000
-// inside 64 bits; the bound (about the year 2116 in Unix microseconds) is far past any real clock.
-constexpr int64_t kMaxAbsTimeUs = std::numeric_limits<int64_t>::max() / 2000;
-bool timeInRange(int64_t time_us) { return time_us >= -kMaxAbsTimeUs && time_us <= kMaxAbsTimeUs; }
-
-class SnapshotReader {
+class Walker {
  public:
-  SnapshotReader(const Document& doc, Progress* progress) : doc_(doc), progress_(progress) {}
+  Walker(const Document& doc, Builder& builder, Handles* handles)
+      : doc_(doc),
+        builder_(builder),
+        handles_(handles),
+        limits_(builder.budget().limits()),
+        max_visits_(std::max<uint64_t>(uint64_t{1} << 20, 16 * static_cast<uint64_t>(doc.inputSize()))) {}
 
-  Result<Trace> read() {
-    trace_.format = "pytorch-snapshot";
+  Status walk(bool& unrecognized) {
+    Status st = walkRoot();
+    unrecognized = unrecognized_;
+    return st;
+  }
+
+ private:
+  Error unrecognized(std::string what) {
+    unrecognized_ = true;
+    return Error{std::move(what)};
+  }
+  // Every item the walk reads counts: a memo lets a small file list the same big container
+  // millions of times, which would otherwise be millions of times the work.
+  bool visit(size_t items) {
+    visits_ += items;
+    return visits_ <= max_visits_;
+  }
+  Error tooManyVisits() const {
+    return Error{fmt::format("the file refers back to the same data more than {} times for its size (a memo bomb?)",
+                             max_visits_)};
+  }
+  static bool intValue(const Value& v, int64_t& out) {
+    if (!v.isInt()) return false;
+    out = v.i;
+    return true;
+  }
+
+  Status walkRoot() {
     const Value& root = doc_.root();
     const Value* segments = nullptr;
     const Value* traces = nullptr;
@@ -42,320 +66,248 @@ class SnapshotReader {
       traces = doc_.get(root, "device_traces");
       if (!segments && !traces)
         return Error{"this pickle is a dict without 'segments' or 'device_traces': not a PyTorch memory snapshot"};
+    } else if (root.kind == Kind::Handle) {
+      return unrecognized("the pickle's root is not a dict");
     } else {
-      return Error{fmt::format("the pickle holds a {}, not a PyTorch memory snapshot (a dict)", pickle::kindName(root.kind))};
+      return Error{fmt::format("the pickle holds {}, not a PyTorch memory snapshot (a dict)", describeKind(root))};
     }
-
-    if (traces) {
-      if (traces->kind != Kind::List) return Error{"'device_traces' is not a list"};
-      if (Status st = readTraces(*traces); !st) return st.error();
-    }
-    if (segments) {
-      if (segments->kind != Kind::List) return Error{"'segments' is not a list"};
-      if (Status st = readSegments(*segments); !st) return st.error();
-    }
+    if (traces)
+      if (Status st = walkTraces(*traces); !st) return st;
+    if (segments)
+      if (Status st = walkSegments(*segments); !st) return st;
     if (root.kind == Kind::Dict) {
       if (const Value* ann = doc_.get(root, "external_annotations"))
-        if (Status st = readAnnotations(*ann); !st) return st.error();
+        if (Status st = walkAnnotations(*ann); !st) return st;
       if (const Value* settings = doc_.get(root, "allocator_settings")) {
+        if (settings->kind == Kind::Handle) return unrecognized("'allocator_settings' is a typed object");
         auto kv = doc_.items(*settings);
-        for (size_t i = 0; i + 1 < kv.size(); i += 2)
-          if (kv[i].kind == Kind::Str)
-            trace_.meta["allocator." + std::string(doc_.str(kv[i]))] = pickle::toText(doc_, kv[i + 1]);
+        if (!visit(kv.size())) return tooManyVisits();
+        for (size_t i = 0; i + 1 < kv.size(); i += 2) {
+          if (kv[i].kind != Kind::Str) continue;
+          bool saw_handle = false;
+          std::string text = pickle::toText(doc_, kv[i + 1], 16, &saw_handle);
+          if (saw_handle) return unrecognized("a typed object inside 'allocator_settings'");
+          builder_.setMeta("allocator." + std::string(doc_.str(kv[i])), std::move(text));
+        }
       }
     }
-    buildEvents();
-    if (!warnings_.empty()) trace_.meta["warnings"] = warnings_;
-    return std::move(trace_);
+    return Ok{};
   }
 
- private:
-  Status readTraces(const Value& traces) {
+  Status checkDevices(size_t count) const {
+    if (count > limits_.max_devices)
+      return Error{fmt::format("more than {} devices (the devices limit; {})", limits_.max_devices, raiseHint("devices"))};
+    return Ok{};
+  }
+
+  Status walkTraces(const Value& traces) {
+    if (traces.kind == Kind::Handle) return unrecognized("'device_traces' is a typed object");
+    if (traces.kind != Kind::List) return Error{"'device_traces' is not a list"};
     auto devices = doc_.items(traces);
-    size_t total = 0;
-    for (const Value& t : devices) total += doc_.items(t).size();
-    trace_.events.reserve(total);
-    net_allocated_.assign(devices.size(), 0);
-    net_reserved_.assign(devices.size(), 0);
-    size_t done = 0;
+    if (Status st = checkDevices(devices.size()); !st) return st;
+    if (!visit(devices.size())) return tooManyVisits();
     for (size_t d = 0; d < devices.size(); ++d) {
-      if (devices[d].kind != Kind::List) return Error{fmt::format("device_traces[{}] is not a list", d)};
-      if (d > static_cast<size_t>(std::numeric_limits<int16_t>::max())) return Error{"more than 32767 devices"};
-      const auto device = static_cast<int16_t>(d);
-      trace_.deviceInfo(device);
-      size_t index = 0;
-      for (const Value& entry : doc_.items(devices[d])) {
-        if (Status st = readEntry(entry, device, index++); !st) return st;
-        if (++done % 65536 == 0 && progress_) {
-          if (progress_->cancelled()) return Error{"cancelled"};
-          progress_->report(done, total);
-        }
-      }
-    }
-    return Ok{};
-  }
-
-  enum class Field : uint8_t { Other, Action, Addr, Size, Stream, TimeUs, Frames };
-
-  static Field classify(std::string_view key) {
-    if (key == "action") return Field::Action;
-    if (key == "addr" || key == "device_free") return Field::Addr;
-    if (key == "size") return Field::Size;
-    if (key == "stream") return Field::Stream;
-    if (key == "time_us") return Field::TimeUs;
-    if (key == "frames") return Field::Frames;
-    return Field::Other;
-  }
-
-  // Python's pickler writes each distinct string once and refers back to it, and every entry
-  // lists its keys in the same order: the key at position k is, byte for byte, the one the
-  // previous entry had there. Comparing where its bytes lie replaces the string compares; keys
-  // that were not memoized still work, through classify().
-  struct SeenKey {
-    const char* data = nullptr;
-    size_t size = 0;
-    Field field = Field::Other;
-  };
-  Field fieldAt(size_t position, std::string_view key) {
-    if (position >= seen_keys_.size()) return classify(key);
-    SeenKey& seen = seen_keys_[position];
-    if (seen.data != key.data() || seen.size != key.size()) seen = {key.data(), key.size(), classify(key)};
-    return seen.field;
-  }
-
-  // The same for the few action strings, wherever they are.
-  struct KnownText {
-    const char* data;
-    size_t size;
-    uint8_t meaning;
-  };
-  template <typename F>
-  static uint8_t lookup(std::vector<KnownText>& known, std::string_view text, F&& meaning) {
-    for (const KnownText& k : known)
-      if (k.data == text.data() && k.size == text.size()) return k.meaning;
-    const uint8_t m = meaning(text);
-    if (known.size() < 32) known.push_back({text.data(), text.size(), m});
-    return m;
-  }
-
-  Status readEntry(const Value& entry, int16_t device, size_t index) {
-    if (entry.kind != Kind::Dict)
-      return Error{fmt::format("device_traces[{}][{}] is a {}, not a dict", device, index, pickle::kindName(entry.kind))};
-    Event e;
-    e.device = device;
-    e.source = Source::Allocator;
-    int64_t time_us = 0;
-    const Value* action_value = nullptr;
-    auto kv = doc_.items(entry);
-    for (size_t i = 0; i + 1 < kv.size(); i += 2) {
-      if (kv[i].kind != Kind::Str) continue;
-      const Value& v = kv[i + 1];
-      switch (fieldAt(i / 2, doc_.str(kv[i]))) {
-        case Field::Action:
-          if (v.kind != Kind::Str) return Error{fmt::format("device_traces[{}][{}]: 'action' is not a string", device, index)};
-          action_value = &v;
-          break;
-        case Field::Addr: e.addr = static_cast<uint64_t>(asInt(v)); break;
-        case Field::Size: e.size = asInt(v); break;
-        case Field::Stream: e.stream = static_cast<uint64_t>(asInt(v)); break;
-        case Field::TimeUs:
-          time_us = asInt(v);
-          if (!timeInRange(time_us))
-            return Error{fmt::format("device_traces[{}][{}]: time_us {} is out of range", device, index, time_us)};
-          break;
-        case Field::Frames: e.stack = internStack(v); break;
-        case Field::Other: break;
-      }
-    }
-    if (!action_value) return Error{fmt::format("device_traces[{}][{}] has no 'action'", device, index)};
-    const std::string_view action_text = doc_.str(*action_value);
-    constexpr uint8_t kUnknown = 0xff;
-    const uint8_t action = lookup(known_actions_, action_text, [](std::string_view text) {
-      auto a = actionFromText(text);
-      return a ? static_cast<uint8_t>(*a) : kUnknown;
-    });
-    if (action == kUnknown) {
-      if (++unknown_actions_[std::string(action_text)] == 1)
-        warnings_ += fmt::format("skipped unknown action '{}'; ", action_text);
-      return Ok{};
-    }
-    e.action = static_cast<Action>(action);
-    // Nanoseconds since the first event once it is known (buildEvents); the bound on time_us
-    // keeps this product, and the later shift, inside 64 bits.
-    e.t_ns = time_us * 1000;
-    t0_us_ = std::min(t0_us_, time_us);
-    t1_us_ = std::max(t1_us_, time_us);
-    trace_.events.push(e);
-    const auto d = static_cast<size_t>(device);
-    net_allocated_[d] = wrappingAdd(net_allocated_[d], wrappingMul(allocatedSign(e.action), e.size));
-    net_reserved_[d] = wrappingAdd(net_reserved_[d], wrappingMul(reservedSign(e.action), e.size));
-    return Ok{};
-  }
-
-  static std::optional<Action> actionFromText(std::string_view text) {
-    if (auto a = parseAction(text); a && *a != Action::Sample) return a;
-    return std::nullopt;
-  }
-
-  // The id already interned for a container (a frames list or a frame dict: each container has
-  // one kind, so one table serves both), by container index; kNotInterned when none yet.
-  static constexpr uint32_t kNotInterned = UINT32_MAX;
-  uint32_t& internedId(const Value& container) {
-    if (interned_.empty()) interned_.assign(doc_.containerCount(), kNotInterned);
-    return interned_[container.container];
-  }
-
-  uint32_t internFrame(const Value& frame) {
-    if (frame.isContainer())
-      if (uint32_t id = internedId(frame); id != kNotInterned) return id;
-    std::string_view name, file;
-    int64_t line = 0;
-    if (const Value* v = doc_.get(frame, "name"); v && v->kind == Kind::Str) name = doc_.str(*v);
-    if (const Value* v = doc_.get(frame, "filename"); v && v->kind == Kind::Str) file = doc_.str(*v);
-    if (const Value* v = doc_.get(frame, "line")) line = asInt(*v);
-    uint32_t id = trace_.stacks.internFrame(name, file, line);
-    if (frame.isContainer()) internedId(frame) = id;
-    return id;
-  }
-
-  uint32_t internStack(const Value& frames) {
-    if (frames.kind != Kind::List) return kNoStack;
-    auto items = doc_.items(frames);
-    if (items.empty()) return kNoStack;
-    if (uint32_t id = internedId(frames); id != kNotInterned) return id;
-    frame_ids_.clear();
-    for (const Value& f : items) frame_ids_.push_back(internFrame(f));
-    uint32_t id = trace_.stacks.internStack(frame_ids_);
-    internedId(frames) = id;
-    return id;
-  }
-
-  Status readSegments(const Value& segments) {
-    size_t index = 0;
-    for (const Value& seg : doc_.items(segments)) {
-      if (seg.kind != Kind::Dict) return Error{fmt::format("segments[{}] is not a dict", index)};
-      int64_t device = 0;
-      if (const Value* v = doc_.get(seg, "device")) device = asInt(*v);
-      if (device < std::numeric_limits<int16_t>::min() || device > std::numeric_limits<int16_t>::max())
-        return Error{fmt::format("segments[{}]: device {} out of range", index, device)};
-      auto& info = trace_.deviceInfo(static_cast<int16_t>(device));
-      if (const Value* v = doc_.get(seg, "total_size"))
-        final_reserved_[info.device] = wrappingAdd(final_reserved_[info.device], asInt(*v));
-      if (const Value* blocks = doc_.get(seg, "blocks")) {
-        for (const Value& block : doc_.items(*blocks)) {
-          const Value* state = doc_.get(block, "state");
-          if (!state || state->kind != Kind::Str) continue;
-          std::string_view s = doc_.str(*state);
-          if (s == "active_allocated" || s == "active_pending_free")
-            if (const Value* v = doc_.get(block, "requested_size"))
-              final_allocated_[info.device] = wrappingAdd(final_allocated_[info.device], asInt(*v));
-        }
-      }
-      // The segments themselves, for the allocator replay (core/analysis/allocator_history).
-      auto parsed = readSnapshotSegment(doc_, seg, index, [this](const Value& frames) { return internStack(frames); }, &warnings_);
-      if (!parsed) return parsed.error();
-      trace_.segments.push_back(std::move(*parsed));
-      ++index;
-    }
-    has_segments_ = true;
-    trace_.segments_known = true;
-    return Ok{};
-  }
-
-  Status readAnnotations(const Value& annotations) {
-    if (annotations.kind != Kind::List) return Error{"'external_annotations' is not a list"};
-    size_t index = 0;
-    for (const Value& a : doc_.items(annotations)) {
-      if (a.kind != Kind::Dict) return Error{fmt::format("external_annotations[{}] is not a dict", index)};
-      RawAnnotation r;
-      if (const Value* v = doc_.get(a, "name"); v && v->kind == Kind::Str) r.name = std::string(doc_.str(*v));
-      if (const Value* v = doc_.get(a, "stage"); v && v->kind == Kind::Str) r.start = doc_.str(*v) == "START";
-      if (const Value* v = doc_.get(a, "device")) r.device = static_cast<int16_t>(asInt(*v));
-      if (const Value* v = doc_.get(a, "time_us")) r.time_us = asInt(*v);
-      if (!timeInRange(r.time_us))
-        return Error{fmt::format("external_annotations[{}]: time_us {} is out of range", index, r.time_us)};
-      annotations_.push_back(std::move(r));
-      ++index;
-    }
-    return Ok{};
-  }
-
-  void buildEvents() {
-    int64_t t0 = t0_us_, t1 = t1_us_;
-    for (const auto& a : annotations_) t0 = std::min(t0, a.time_us), t1 = std::max(t1, a.time_us);
-    if (t0 == std::numeric_limits<int64_t>::max()) t0 = t1 = 0;
-    trace_.meta["t0_unix_ns"] = std::to_string(t0 * 1000);
-    trace_.events.shiftTimes(-t0 * 1000);
-    if (!unknown_actions_.empty()) trace_.events.shrinkToFit();  // room was reserved for the skipped
-
-    // The trace starts mid-run: what was alive before it began is what is alive at the end minus
-    // what the trace itself added.
-    if (has_segments_) {
-      auto net = [](const std::vector<int64_t>& per_device, int16_t device) {
-        return device >= 0 && static_cast<size_t>(device) < per_device.size() ? per_device[static_cast<size_t>(device)] : 0;
-      };
-      for (auto& info : trace_.devices) {
-        info.baseline_allocated = wrappingSub(final_allocated_[info.device], net(net_allocated_, info.device));
-        info.baseline_reserved = wrappingSub(final_reserved_[info.device], net(net_reserved_, info.device));
-      }
-    }
-
-    buildPhases((t1 - t0) * 1000, t0);
-    trace_.phases.shrink_to_fit();  // one per annotation pair: thousands in a long snapshot
-    assignPhases(trace_);
-  }
-
-  void buildPhases(int64_t end_ns, int64_t t0_us) {
-    // Pair START/END per (device, name); unmatched starts run to the end, unmatched ends from 0.
-    std::vector<std::pair<size_t, size_t>> open;  // (annotation index, phase index)
-    for (size_t i = 0; i < annotations_.size(); ++i) {
-      const auto& a = annotations_[i];
-      const int64_t t = (a.time_us - t0_us) * 1000;
-      if (a.start) {
-        trace_.phases.push_back(Phase{a.name, PhaseKind::Annotation, a.device, kNoRun, t, end_ns});
-        open.emplace_back(i, trace_.phases.size() - 1);
+      const auto device = static_cast<DeviceId>(d);
+      const Value& list = devices[d];
+      std::span<const RowRange> rows;
+      if (list.kind == Kind::Handle) {
+        if (!handles_ || !handles_->listRows(list, rows)) return unrecognized("a typed object in 'device_traces'");
+        uint64_t count = 0;
+        for (const RowRange& r : rows) count += r.end - r.begin;
+        if (!visit(count)) return tooManyVisits();
+        builder_.addDeviceRows(device, rows);
         continue;
       }
-      auto it = std::find_if(open.rbegin(), open.rend(), [&](const auto& o) {
-        return annotations_[o.first].name == a.name && annotations_[o.first].device == a.device;
-      });
-      if (it != open.rend()) {
-        trace_.phases[it->second].end_ns = t;
-        open.erase(std::next(it).base());
-      } else {
-        trace_.phases.push_back(Phase{a.name, PhaseKind::Annotation, a.device, kNoRun, 0, t});
-      }
+      if (list.kind != Kind::List) return Error{fmt::format("device_traces[{}] is not a list", d)};
+      if (Status st = walkEvents(device, doc_.items(list)); !st) return st;
     }
+    return Ok{};
   }
 
-  struct RawAnnotation {
-    std::string name;
-    bool start = false;
-    int16_t device = 0;
-    int64_t time_us = 0;
-  };
+  Status walkEvents(DeviceId device, std::span<const Value> entries) {
+    if (!visit(entries.size())) return tooManyVisits();
+    std::vector<RowRange> ranges;
+    auto add = [&](uint64_t row) {
+      if (!ranges.empty() && ranges.back().end == row) ranges.back().end = row + 1;
+      else ranges.push_back(RowRange{row, row + 1});
+    };
+    for (size_t index = 0; index < entries.size(); ++index) {
+      const Value& entry = entries[index];
+      uint64_t row = 0;
+      if (entry.kind == Kind::Handle) {
+        if (!handles_ || !handles_->eventRow(entry, row)) return unrecognized("a typed object among the events");
+        add(row);
+        continue;
+      }
+      if (entry.kind != Kind::Dict)
+        return Error{fmt::format("device_traces[{}][{}] is {}, not a dict", device, index, describeKind(entry))};
+      if (!builder_.newRow(row)) return Error{builder_.error()};
+      auto kv = doc_.items(entry);
+      if (!visit(kv.size())) return tooManyVisits();
+      for (size_t i = 0; i + 1 < kv.size(); i += 2) {
+        if (kv[i].kind != Kind::Str) continue;
+        const Value& v = kv[i + 1];
+        const Field field = classifyKey(doc_.str(kv[i]));
+        if (field == Field::Frames) {
+          if (v.kind == Kind::Handle) return unrecognized("typed frames in a generic event");
+          uint32_t stack = kNoStack;
+          if (!builder_.genericStack(v, doc_, stack)) return Error{builder_.error()};
+          builder_.setStack(row, stack);
+        } else if (field != Field::Other) {
+          if (v.kind == Kind::Handle) return unrecognized("a typed object as an event's value");
+          builder_.setField(row, field, v, doc_);
+        }
+      }
+      add(row);
+    }
+    builder_.addDeviceRows(device, ranges);
+    return Ok{};
+  }
+
+  // An optional non-negative integer field of a segment, block or annotation.
+  Status sizeField(const Value& dict, const char* key, const std::string& where, int64_t& out) {
+    out = 0;
+    const Value* v = doc_.get(dict, key);
+    if (!v) return Ok{};
+    if (v->kind == Kind::Handle) return unrecognized("a typed object as a size");
+    if (!intValue(*v, out))
+      return Error{fmt::format("{}: '{}' is {}, not an integer", where, key, describeKind(*v))};
+    if (out < 0) return Error{fmt::format("{}: {} {} is negative", where, key, out)};
+    return Ok{};
+  }
+
+  Status walkSegments(const Value& segments) {
+    if (segments.kind == Kind::Handle) return unrecognized("'segments' is a typed object");
+    if (segments.kind != Kind::List) return Error{"'segments' is not a list"};
+    builder_.setHasSegments();
+    auto items = doc_.items(segments);
+    if (!visit(items.size())) return tooManyVisits();
+    for (size_t index = 0; index < items.size(); ++index) {
+      const Value& seg = items[index];
+      if (seg.kind == Kind::Handle) return unrecognized("a typed object among the segments");
+      if (seg.kind != Kind::Dict) return Error{fmt::format("segments[{}] is not a dict", index)};
+      const std::string where = fmt::format("segments[{}]", index);
+      auto kv = doc_.items(seg);
+      if (!visit(kv.size())) return tooManyVisits();
+      int64_t device = 0;
+      if (const Value* v = doc_.get(seg, "device")) {
+        if (v->kind == Kind::Handle) return unrecognized("a typed object as a device");
+        if (!intValue(*v, device))
+          return Error{fmt::format("{}: 'device' is {}, not an integer", where, describeKind(*v))};
+        if (device < 0 || device > std::numeric_limits<DeviceId>::max())
+          return Error{fmt::format("{}: device {} is not a CUDA device", where, device)};
+        if (static_cast<uint64_t>(device) >= limits_.max_devices)
+          return Error{fmt::format("{}: device {} is past the devices limit ({}; {})", where, device,
+                                   limits_.max_devices, raiseHint("devices"))};
+      }
+      int64_t total = 0;
+      if (Status st = sizeField(seg, "total_size", where, total); !st) return st;
+      int64_t allocated = 0;
+      if (const Value* blocks = doc_.get(seg, "blocks")) {
+        if (blocks->kind == Kind::Handle) return unrecognized("typed blocks");
+        auto list = doc_.items(*blocks);
+        if (!visit(list.size())) return tooManyVisits();
+        for (size_t b = 0; b < list.size(); ++b) {
+          const Value& block = list[b];
+          if (block.kind == Kind::Handle) return unrecognized("a typed block");
+          const Value* state = doc_.get(block, "state");
+          if (!visit(doc_.items(block).size())) return tooManyVisits();
+          if (!state || state->kind != Kind::Str) continue;
+          const std::string_view s = doc_.str(*state);
+          if (s != "active_allocated" && s != "active_pending_free") continue;
+          int64_t requested = 0;
+          if (Status st = sizeField(block, "requested_size", fmt::format("{}.blocks[{}]", where, b), requested); !st)
+            return st;
+          if (__builtin_add_overflow(allocated, requested, &allocated))
+            return Error{fmt::format("{}: the requested sizes of its blocks sum past 2^63 bytes", where)};
+        }
+      }
+      builder_.addSegmentTotals(static_cast<DeviceId>(device), total, allocated);
+      // The segment itself, for the allocator replay (core/analysis/allocator_history).
+      bool stack_failed = false;
+      auto stackOf = [&](const Value& frames) {
+        uint32_t stack = kNoStack;
+        bool typed = frames.kind == Kind::Handle;
+        if (!typed && frames.kind == Kind::List)
+          for (const Value& f : doc_.items(frames)) typed = typed || f.kind == Kind::Handle;
+        if (typed ? !handles_ || !handles_->typedStack(frames, doc_, stack) : !builder_.genericStack(frames, doc_, stack))
+          stack_failed = true;
+        return stack;
+      };
+      auto parsed = readSnapshotSegment(doc_, seg, index, stackOf, &builder_.segmentWarnings());
+      if (!parsed) return parsed.error();
+      if (stack_failed) {
+        if (!builder_.error().empty()) return Error{builder_.error()};
+        return unrecognized("typed frames in a segment");
+      }
+      if (!builder_.addSegment(std::move(*parsed))) return Error{builder_.error()};
+    }
+    return Ok{};
+  }
+
+  Status walkAnnotations(const Value& annotations) {
+    if (annotations.kind == Kind::Handle) return unrecognized("'external_annotations' is a typed object");
+    if (annotations.kind != Kind::List) return Error{"'external_annotations' is not a list"};
+    auto items = doc_.items(annotations);
+    if (!visit(items.size())) return tooManyVisits();
+    constexpr int64_t kMaxAbsTimeUs = std::numeric_limits<int64_t>::max() / 2000;
+    for (size_t index = 0; index < items.size(); ++index) {
+      const Value& a = items[index];
+      if (a.kind == Kind::Handle) return unrecognized("a typed annotation");
+      if (a.kind != Kind::Dict) return Error{fmt::format("external_annotations[{}] is not a dict", index)};
+      if (!visit(doc_.items(a).size())) return tooManyVisits();
+      const std::string where = fmt::format("external_annotations[{}]", index);
+      std::string name;
+      bool start = false;
+      int64_t device = 0, time_us = 0;
+      if (const Value* v = doc_.get(a, "name"); v && v->kind == Kind::Str) name = std::string(doc_.str(*v).substr(0, 4096));
+      if (const Value* v = doc_.get(a, "stage"); v && v->kind == Kind::Str) start = doc_.str(*v) == "START";
+      if (const Value* v = doc_.get(a, "device")) {
+        if (v->kind == Kind::Handle) return unrecognized("a typed object as a device");
+        if (!intValue(*v, device))
+          return Error{fmt::format("{}: 'device' is {}, not an integer", where, describeKind(*v))};
+        if (device < 0 || device > std::numeric_limits<DeviceId>::max())
+          return Error{fmt::format("{}: device {} is not a CUDA device", where, device)};
+      }
+      if (const Value* v = doc_.get(a, "time_us")) {
+        if (v->kind == Kind::Handle) return unrecognized("a typed object as a time");
+        if (!intValue(*v, time_us))
+          return Error{fmt::format("{}: 'time_us' is {}, not an integer", where, describeKind(*v))};
+      }
+      if (time_us < -kMaxAbsTimeUs || time_us > kMaxAbsTimeUs)
+        return Error{fmt::format("{}: time_us {} is out of range", where, time_us)};
+      builder_.addAnnotation(std::move(name), start, static_cast<DeviceId>(device), time_us);
+    }
+    return Ok{};
+  }
 
   const Document& doc_;
-  Progress* progress_;
-  Trace trace_;
-  std::vector<RawAnnotation> annotations_;
-  std::vector<uint32_t> interned_;
-  std::array<SeenKey, 16> seen_keys_{};
-  std::vector<KnownText> known_actions_;
-  int64_t t0_us_ = std::numeric_limits<int64_t>::max();
-  int64_t t1_us_ = std::numeric_limits<int64_t>::min();
-  std::vector<int64_t> net_allocated_, net_reserved_;  // by device, over the trace's own events
-  std::vector<uint32_t> frame_ids_;
-  std::unordered_map<int16_t, int64_t> final_allocated_, final_reserved_;
-  std::unordered_map<std::string, size_t> unknown_actions_;
-  std::string warnings_;
-  bool has_segments_ = false;
+  Builder& builder_;
+  Handles* handles_;
+  const ReadLimits& limits_;
+  uint64_t visits_ = 0;
+  const uint64_t max_visits_;
+  bool unrecognized_ = false;
 };
 
 }  // namespace
 
+Status walkSnapshot(const pickle::Document& doc, Builder& builder, Handles* handles, bool& unrecognized) {
+  return Walker(doc, builder, handles).walk(unrecognized);
+}
+
+}  // namespace snapshot
+
+Result<Trace> importSnapshot(const pickle::Document& doc, ReadBudget& budget, Progress* progress) {
+  snapshot::Builder builder(budget, progress);
+  bool unrecognized = false;
+  if (Status st = snapshot::walkSnapshot(doc, builder, nullptr, unrecognized); !st) return st.error();
+  return builder.finish();
+}
+
 Result<Trace> importSnapshot(const pickle::Document& doc, Progress* progress) {
-  return SnapshotReader(doc, progress).read();
+  ReadBudget budget;
+  return importSnapshot(doc, budget, progress);
 }
 
 }  // namespace sawtooth

@@ -24,9 +24,9 @@ Result<SnapshotSegment> readSnapshotSegment(const pickle::Document& doc, const V
   if (seg.kind != Kind::Dict) return Error{fmt::format("segments[{}] is not a dict", index)};
   SnapshotSegment out;
   const int64_t device = intOr(doc, seg, "device", 0);
-  if (device < std::numeric_limits<int16_t>::min() || device > std::numeric_limits<int16_t>::max())
-    return Error{fmt::format("segments[{}]: device {} out of range", index, device)};
-  out.device = static_cast<int16_t>(device);
+  if (device < 0 || device > std::numeric_limits<DeviceId>::max())
+    return Error{fmt::format("segments[{}]: device {} is not a CUDA device", index, device)};
+  out.device = static_cast<DeviceId>(device);
   out.address = static_cast<uint64_t>(intOr(doc, seg, "address", 0));
   out.total_size = intOr(doc, seg, "total_size", 0);
   out.stream = static_cast<uint64_t>(intOr(doc, seg, "stream", 0));

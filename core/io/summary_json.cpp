@@ -1,9 +1,12 @@
 #include "core/io/summary_json.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "core/analysis/allocator_history.h"
+#include "core/analysis/measurement_names.h"
+#include "core/io/recording_status.h"
 #include "core/util/format_bytes.h"
 
 namespace sawtooth {
@@ -49,6 +52,8 @@ std::string summaryJson(const Trace& trace, const TraceSummary& s, int indent) {
   out["format"] = s.format;
   if (auto it = trace.meta.find("source_format"); it != trace.meta.end()) out["source_format"] = it->second;
   out["events"] = s.events;
+  if (const RecordingStatus rs = recordingStatus(trace.meta); !rs.complete)
+    out["incomplete_recording"] = {{"reason", rs.reason}, {"detail", rs.detail}};
   out["actions"] = s.actions;
   json devices = json::array();
   for (const auto& d : s.devices) {
@@ -90,6 +95,13 @@ std::string summaryJson(const Trace& trace, const TraceSummary& s, int indent) {
   out["runs"] = runs;
   out["phases"] = trace.phases.size();
   out["stacks"] = trace.stacks.stackCount();
+  json anomalies = json::array();
+  for (const Anomaly& a : trace.anomalies)
+    anomalies.push_back({{"kind", std::string(name(a.kind))},
+                         {"count", a.count},
+                         {"first_events", a.first_events},
+                         {"description", std::string(describe(a.kind))}});
+  out["anomalies"] = anomalies;
   json meta = json::object();
   for (const auto& [k, v] : trace.meta) meta[k] = v;
   out["meta"] = meta;
@@ -98,6 +110,7 @@ std::string summaryJson(const Trace& trace, const TraceSummary& s, int indent) {
 
 std::string summaryText(const Trace& trace, const TraceSummary& s) {
   std::string out = fmt::format("format   {}\nevents   {}\n", s.format, s.events);
+  if (const std::string notice = incompleteNotice(recordingStatus(trace.meta)); !notice.empty()) out += notice + "\n";
   if (auto it = trace.meta.find("source_format"); it != trace.meta.end()) out += fmt::format("source   {}\n", it->second);
   out += "actions ";
   for (const auto& [a, n] : s.actions) out += fmt::format(" {}={}", a, n);
@@ -145,7 +158,7 @@ std::string summaryText(const Trace& trace, const TraceSummary& s) {
       }
       size_t samples = 0;
       for (const auto& m : r.measurements) {
-        if (m.name.size() > 10 && m.name.ends_with("_sample_ms")) {
+        if (measure::isSample(m.name)) {
           ++samples;
           continue;
         }
@@ -153,6 +166,12 @@ std::string summaryText(const Trace& trace, const TraceSummary& s) {
       }
       if (samples) out += fmt::format("    ({} timing samples)\n", samples);
     }
+  }
+  if (!trace.anomalies.empty()) {
+    out += "\nanomalies (kept as recorded)\n";
+    for (const Anomaly& a : trace.anomalies)
+      out += fmt::format("  {:<27} {:>9}  {}; first at event {}\n", name(a.kind), a.count, describe(a.kind),
+                         fmt::join(a.first_events, ", "));
   }
   if (auto it = trace.meta.find("warnings"); it != trace.meta.end()) out += fmt::format("\nwarnings: {}\n", it->second);
   return out;

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstdio>
+#include <new>
 
 #include <fmt/format.h>
 
@@ -9,33 +10,123 @@
 #include "core/io/jax_profile_importer.h"
 #include "core/io/memory_timeline_importer.h"
 #include "core/io/mapped_file.h"
+#include "core/io/native_event_reader.h"
 #include "core/io/native_format.h"
-#include "core/io/pickle_document.h"
 #include "core/io/profiler_trace_importer.h"
-#include "core/io/snapshot_importer.h"
+#include "core/io/snapshot_decoder.h"
+#include "core/model/trace_checks.h"
 
 namespace sawtooth {
 namespace {
 
-std::string hexPrefix(const std::string& bytes) {
+std::string hexPrefix(std::string_view bytes) {
   std::string out;
   for (size_t i = 0; i < std::min<size_t>(bytes.size(), 4); ++i)
     out += fmt::format("{}{:02x}", i ? " " : "", static_cast<uint8_t>(bytes[i]));
   return out;
 }
 
-Result<Trace> importPickle(const Result<pickle::Document>& doc, const std::string& label) {
-  if (!doc) return Error{fmt::format("{}: {}", label, doc.error().message)};
-  auto trace = importSnapshot(*doc, nullptr);
-  if (!trace) return Error{fmt::format("{}: {}", label, trace.error().message)};
+Error withFile(const std::string& label, const Error& e) { return Error{fmt::format("{}: {}", label, e.message)}; }
+
+Error notATrace(const std::string& label, std::string_view bytes) {
+  if (bytes.empty()) return Error{fmt::format("{}: the file is empty", label)};
+  return Error{fmt::format("{}: not a PyTorch memory snapshot (.pickle), a torch.profiler trace or memory timeline "
+                           "(.json), a JAX memory profile or a .sawtooth file (it starts with bytes {})",
+                           label, hexPrefix(bytes))};
+}
+
+// The value checks every trace passes, and its anomalies counted (trace_checks.h).
+Result<Trace> checked(Result<Trace> trace, const std::string& label, ReadBudget& budget) {
+  if (!trace) return trace;
+  if (Status st = checkTraceValues(*trace); !st) return withFile(label, st.error());
+  if (Status st = countAnomalies(*trace, budget.limit() > budget.used() ? budget.limit() - budget.used() : 0); !st)
+    return withFile(label, st.error());
   return trace;
+}
+
+// `capacity`: readable bytes from bytes.data() (a std::string's padding), 0 when unknown.
+Result<Trace> fromBytes(std::shared_ptr<const void> owner, std::string_view bytes, size_t capacity,
+                        const std::string& label, Progress* progress, ReadBudget& budget,
+                        const ConsumedFn& consumed = {}) {
+  switch (detectFormat(bytes)) {
+    case TraceFormat::PytorchSnapshot: {
+      auto trace = readSnapshot(std::move(owner), bytes, budget, progress, nullptr, consumed);
+      if (!trace) return withFile(label, trace.error());
+      return checked(std::move(trace), label, budget);
+    }
+    case TraceFormat::ProfilerTrace: {
+      auto trace = importProfilerTrace(bytes, progress, &budget, capacity);
+      if (!trace) return withFile(label, trace.error());
+      return checked(std::move(trace), label, budget);
+    }
+    // These two importers read a std::string (simdjson's padding, protobuf's views): a copy.
+    case TraceFormat::MemoryTimeline: {
+      auto trace = importMemoryTimeline(std::string(bytes), progress);
+      if (!trace) return withFile(label, trace.error());
+      return checked(std::move(trace), label, budget);
+    }
+    case TraceFormat::JaxMemoryProfile: {
+      auto trace = importJaxMemoryProfile(std::string(bytes), label, progress);
+      if (!trace) return withFile(label, trace.error());
+      return checked(std::move(trace), label, budget);
+    }
+    case TraceFormat::Html:
+      return withFile(label, htmlRefusal(bytes));
+    case TraceFormat::Native:
+      return Error{fmt::format("{}: a .sawtooth file must be opened from disk", label)};
+    case TraceFormat::Unknown:
+      break;
+  }
+  return notATrace(label, bytes);
+}
+
+Error outOfMemory(const std::string& label, const ReadBudget& budget) {
+  return Error{fmt::format("{}: ran out of memory while reading it ({} were in use; the memory limit is {}; {})", label,
+                           budget.used(), budget.limit(), raiseHint("memory"))};
+}
+
+Result<Trace> load(const std::string& path, Progress* progress, ReadBudget& budget) {
+  char head[16] = {};
+  size_t n = 0;
+  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+    n = std::fread(head, 1, sizeof head, f);
+    std::fclose(f);
+  }
+  const std::string_view start(head, n);
+  const TraceFormat format = detectFormat(start);
+  if (format == TraceFormat::Native) return checked(readNative(path, progress, budget, EventReadOptions{}), path, budget);
+  // An uncompressed pickle is parsed where it lies in the page cache: no copy of the file.
+  if (format == TraceFormat::PytorchSnapshot && !isGzip(start)) {
+    if (auto mapped = MappedFile::open(path)) {
+      auto owner = std::make_shared<const MappedFile>(std::move(*mapped));
+      const std::string_view bytes = owner->bytes();
+      const MappedFile* file = owner.get();
+      return fromBytes(std::move(owner), bytes, 0, path, progress, budget,
+                       [file](size_t offset) { file->releaseBefore(offset); });
+    }
+  }
+  // Reading and decompressing take the first fifth of the progress bar, parsing the rest.
+  Progress reading = progress ? progress->sub(0, 200) : Progress();
+  auto checkHead = [](std::string_view first) -> Status {
+    if (detectFormat(first) == TraceFormat::Unknown || detectFormat(first) == TraceFormat::Native)
+      return Error{fmt::format("it is gzip-compressed, but what it holds is not a PyTorch memory snapshot, a "
+                               "torch.profiler trace or memory timeline or a JAX memory profile (it starts with bytes {})",
+                               hexPrefix(first))};
+    return Ok{};
+  };
+  auto bytes = readMaybeGzip(path, progress ? &reading : nullptr, &budget, checkHead);
+  if (!bytes) return bytes.error();
+  Progress parsing = progress ? progress->sub(200, 1000) : Progress();
+  auto owner = std::make_shared<const std::string>(std::move(*bytes));
+  const std::string_view view = *owner;
+  const size_t capacity = owner->capacity();
+  return fromBytes(std::move(owner), view, capacity, path, progress ? &parsing : nullptr, budget);
 }
 
 }  // namespace
 
-
-TraceFormat detectFormat(const std::string& bytes) {
-  if (bytes.compare(0, native::kSqliteMagic.size(), native::kSqliteMagic) == 0) return TraceFormat::Native;
+TraceFormat detectFormat(std::string_view bytes) {
+  if (bytes.substr(0, native::kSqliteMagic.size()) == native::kSqliteMagic) return TraceFormat::Native;
   if (!bytes.empty() && static_cast<uint8_t>(bytes[0]) == 0x80) return TraceFormat::PytorchSnapshot;
   if (looksLikePprof(bytes)) return TraceFormat::JaxMemoryProfile;
   if (looksLikeMemoryTimeline(bytes)) return TraceFormat::MemoryTimeline;
@@ -51,65 +142,28 @@ TraceFormat detectFormat(const std::string& bytes) {
   return TraceFormat::Unknown;
 }
 
-Result<Trace> loadTraceFromBytes(std::string bytes, const std::string& label, Progress* progress) {
-  auto withFile = [&](const Error& e) { return Error{fmt::format("{}: {}", label, e.message)}; };
-  switch (detectFormat(bytes)) {
-    case TraceFormat::PytorchSnapshot:
-      return importPickle(pickle::parse(std::move(bytes), progress), label);
-    case TraceFormat::ProfilerTrace: {
-      auto trace = importProfilerTrace(bytes, progress);
-      if (!trace) return withFile(trace.error());
-      return trace;
-    }
-    case TraceFormat::MemoryTimeline: {
-      auto trace = importMemoryTimeline(bytes, progress);
-      if (!trace) return withFile(trace.error());
-      return trace;
-    }
-    case TraceFormat::JaxMemoryProfile: {
-      auto trace = importJaxMemoryProfile(bytes, label, progress);
-      if (!trace) return withFile(trace.error());
-      return trace;
-    }
-    case TraceFormat::Html:
-      return withFile(htmlRefusal(bytes));
-    case TraceFormat::Native:
-      return Error{fmt::format("{}: a .sawtooth file must be opened from disk", label)};
-    case TraceFormat::Unknown:
-      break;
+Result<Trace> loadTraceFromBytes(std::string bytes, const std::string& label, Progress* progress,
+                                 const ReadLimits& limits) {
+  ReadBudget budget(limits);
+  try {
+    auto owner = std::make_shared<const std::string>(std::move(bytes));
+    const std::string_view view = *owner;
+    const size_t capacity = owner->capacity();
+    return fromBytes(std::move(owner), view, capacity, label, progress, budget);
+  } catch (const std::bad_alloc&) {
+    return outOfMemory(label, budget);
   }
-  if (bytes.empty()) return Error{fmt::format("{}: the file is empty", label)};
-  return Error{fmt::format("{}: not a PyTorch memory snapshot (.pickle), a torch.profiler trace or memory timeline "
-                           "(.json), a JAX memory profile or a .sawtooth file (it starts with bytes {})",
-                           label, hexPrefix(bytes))};
 }
 
-Result<Trace> loadTrace(const std::string& path, Progress* progress) {
-  {
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (f) {
-      char head[16] = {};
-      size_t n = std::fread(head, 1, sizeof head, f);
-      std::fclose(f);
-      const std::string start(head, n);
-      const TraceFormat format = detectFormat(start);
-      if (format == TraceFormat::Native) return readNative(path, progress);
-      // An uncompressed pickle is parsed where it lies in the page cache: no copy of the file.
-      if (format == TraceFormat::PytorchSnapshot && !isGzip(start)) {
-        if (auto mapped = MappedFile::open(path)) {
-          auto owner = std::make_shared<const MappedFile>(std::move(*mapped));
-          const std::string_view bytes = owner->bytes();
-          return importPickle(pickle::parse(std::move(owner), bytes, progress), path);
-        }
-      }
-    }
+Result<Trace> loadTrace(const std::string& path, Progress* progress, const ReadLimits& limits) {
+  ReadBudget budget(limits);
+  // The budget keeps every reader under the limit; this is the net under it, for an allocation
+  // the budget did not foresee: an error value, never an abort.
+  try {
+    return load(path, progress, budget);
+  } catch (const std::bad_alloc&) {
+    return outOfMemory(path, budget);
   }
-  // Reading and decompressing take the first fifth of the progress bar, parsing the rest.
-  Progress reading = progress ? progress->sub(0, 200) : Progress();
-  auto bytes = readMaybeGzip(path, progress ? &reading : nullptr);
-  if (!bytes) return bytes.error();
-  Progress parsing = progress ? progress->sub(200, 1000) : Progress();
-  return loadTraceFromBytes(std::move(*bytes), path, progress ? &parsing : nullptr);
 }
 
 }  // namespace sawtooth

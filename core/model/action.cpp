@@ -29,22 +29,4 @@ std::optional<Action> parseAction(std::string_view text) { return parseName<Acti
 std::optional<Source> parseSource(std::string_view text) { return parseName<Source>(kSourceNames, text); }
 std::optional<Category> parseCategory(std::string_view text) { return parseName<Category>(kCategoryNames, text); }
 
-int allocatedSign(Action action) {
-  switch (action) {
-    case Action::Alloc: return 1;
-    case Action::FreeCompleted: return -1;
-    default: return 0;
-  }
-}
-
-int reservedSign(Action action) {
-  switch (action) {
-    case Action::SegmentAlloc:
-    case Action::SegmentMap: return 1;
-    case Action::SegmentFree:
-    case Action::SegmentUnmap: return -1;
-    default: return 0;
-  }
-}
-
 }  // namespace sawtooth

@@ -29,7 +29,7 @@ struct SnapshotBlock {
 };
 
 struct SnapshotSegment {
-  int16_t device = 0;
+  DeviceId device = 0;
   uint64_t address = 0;
   int64_t total_size = 0;
   uint64_t stream = 0;

@@ -24,9 +24,19 @@ void assignPhases(Trace& trace) {
   auto& events = trace.events;
   const auto& t = events.tNs();
   const auto& dev = events.device();
+  size_t k_next = 0;  // phases begun at or before the previous event's time
   for (size_t i = 0; i < events.size(); ++i) {
+    // Events mostly come in time order: walk on from where the previous one was, and search only
+    // when time goes back.
+    size_t k;
+    if (i > 0 && t[i] >= t[i - 1]) {
+      k = k_next;
+      while (k < begins.size() && begins[k] <= t[i]) ++k;
+    } else {
+      k = static_cast<size_t>(std::upper_bound(begins.begin(), begins.end(), t[i]) - begins.begin());
+    }
+    k_next = k;
     // Latest-begun phase first; the first that still covers t on this device wins.
-    size_t k = static_cast<size_t>(std::upper_bound(begins.begin(), begins.end(), t[i]) - begins.begin());
     while (k > 0 && latest_end[k - 1] >= t[i]) {
       const Phase& p = trace.phases[order[--k]];
       if (p.end_ns >= t[i] && (p.device == kAllDevices || p.device == dev[i])) {

@@ -24,41 +24,57 @@ std::optional<std::string> Run::configValue(std::string_view key) const {
   return std::nullopt;
 }
 
-std::vector<int16_t> Trace::deviceIds() const {
-  std::set<int16_t> ids;
-  for (int16_t d : events.device()) ids.insert(d);
+std::vector<DeviceId> Trace::deviceIds() const {
+  std::set<DeviceId> ids;
+  bool any = false;
+  DeviceId last = 0;
+  for (DeviceId d : events.device()) {
+    if (any && d == last) continue;  // events come in long runs of one device
+    ids.insert(d);
+    any = true;
+    last = d;
+  }
   for (const auto& c : counters) ids.insert(c.device);
   for (const auto& d : devices) ids.insert(d.device);
   return {ids.begin(), ids.end()};
 }
 
-const DeviceInfo* Trace::device(int16_t id) const {
-  auto it = std::find_if(devices.begin(), devices.end(), [&](const DeviceInfo& d) { return d.device == id; });
-  return it == devices.end() ? nullptr : &*it;
+namespace {
+auto byDevice = [](const DeviceInfo& d, DeviceId v) { return d.device < v; };
+}  // namespace
+
+const DeviceInfo* Trace::device(DeviceId id) const {
+  auto it = std::lower_bound(devices.begin(), devices.end(), id, byDevice);
+  return it != devices.end() && it->device == id ? &*it : nullptr;
 }
 
-DeviceInfo& Trace::deviceInfo(int16_t id) {
-  auto it = std::find_if(devices.begin(), devices.end(), [&](const DeviceInfo& d) { return d.device == id; });
-  if (it != devices.end()) return *it;
+DeviceInfo& Trace::deviceInfo(DeviceId id) {
+  // Kept sorted: a binary search finds the entry, and entries added in ascending order (as every
+  // reader adds them) go at the end.
+  if (!devices.empty() && devices.back().device < id) {
+    devices.push_back(DeviceInfo{});
+    devices.back().device = id;
+    return devices.back();
+  }
+  auto pos = std::lower_bound(devices.begin(), devices.end(), id, byDevice);
+  if (pos != devices.end() && pos->device == id) return *pos;
   DeviceInfo info;
   info.device = id;
-  auto pos = std::lower_bound(devices.begin(), devices.end(), id,
-                              [](const DeviceInfo& d, int16_t v) { return d.device < v; });
   return *devices.insert(pos, info);
 }
 
-const Counter* Trace::counter(int16_t device, std::string_view counter_name) const {
+const Counter* Trace::counter(DeviceId device, std::string_view counter_name) const {
   for (const auto& c : counters)
     if (c.device == device && c.name == counter_name) return &c;
   return nullptr;
 }
 
-std::string Trace::deviceName(int16_t id) const {
+std::string Trace::deviceName(DeviceId id) const {
   const DeviceInfo* info = device(id);
   return info && !info->label.empty() ? info->label : deviceLabel(id);
 }
 
-std::string deviceLabel(int16_t device) {
+std::string deviceLabel(DeviceId device) {
   return device == kCpuDevice ? std::string("cpu") : "cuda:" + std::to_string(device);
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/model/anomaly.h"
 #include "core/model/allocator_segments.h"
 #include "core/model/event_store.h"
 #include "core/model/stack_table.h"
@@ -19,12 +20,12 @@ enum class PhaseKind : uint8_t {
   Annotation,  // a user's range: PyTorch external_annotations, profiler user_annotation
 };
 
-inline constexpr int16_t kAllDevices = INT16_MIN;
+inline constexpr DeviceId kAllDevices = INT32_MIN;
 
 struct Phase {
   std::string name;
   PhaseKind kind = PhaseKind::Phase;
-  int16_t device = kAllDevices;
+  DeviceId device = kAllDevices;
   uint16_t run = kNoRun;
   int64_t begin_ns = 0;
   int64_t end_ns = 0;
@@ -48,7 +49,7 @@ struct Run {
 };
 
 struct DeviceInfo {
-  int16_t device = 0;
+  DeviceId device = 0;
   std::string name;
   std::string label;  // shown instead of "cuda:N" when set (a comparison names its sides)
   int64_t total_bytes = 0;
@@ -59,7 +60,7 @@ struct DeviceInfo {
 
 // A total reported by the source itself (torch.profiler's "Total Reserved"), one value per event.
 struct Counter {
-  int16_t device = 0;
+  DeviceId device = 0;
   std::string name;
   std::vector<uint64_t> after_event;  // index in the event store of the event the value follows
   std::vector<int64_t> value;
@@ -67,7 +68,7 @@ struct Counter {
 
 // A GPU kernel's execution interval (CUPTI CONCURRENT_KERNEL).
 struct KernelInterval {
-  int16_t device = 0;
+  DeviceId device = 0;
   uint32_t stream = 0;
   int64_t begin_ns = 0;
   int64_t end_ns = 0;
@@ -86,20 +87,22 @@ struct Trace {
   std::vector<Counter> counters;
   std::vector<KernelInterval> kernels;
   std::vector<std::string> kernel_names;
+  // Odd but possible sequences, counted when the trace was loaded (model/trace_checks.h).
+  std::vector<Anomaly> anomalies;
   // The allocator's segments when the trace ended (a PyTorch snapshot's `segments`, every device);
   // segments_known says the source reported them (an empty list then means none were held).
   std::vector<SnapshotSegment> segments;
   bool segments_known = false;
 
   // Devices that appear in events, counters or the device table, ascending.
-  std::vector<int16_t> deviceIds() const;
-  const DeviceInfo* device(int16_t id) const;
-  DeviceInfo& deviceInfo(int16_t id);  // creates the entry when missing
-  const Counter* counter(int16_t device, std::string_view name) const;
+  std::vector<DeviceId> deviceIds() const;
+  const DeviceInfo* device(DeviceId id) const;
+  DeviceInfo& deviceInfo(DeviceId id);  // creates the entry when missing
+  const Counter* counter(DeviceId device, std::string_view name) const;
   // "cuda:0", or the device's label when one is set.
-  std::string deviceName(int16_t device) const;
+  std::string deviceName(DeviceId device) const;
 };
 
-std::string deviceLabel(int16_t device);
+std::string deviceLabel(DeviceId device);
 
 }  // namespace sawtooth

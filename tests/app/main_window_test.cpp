@@ -1,16 +1,65 @@
+// The window driven as a user would, headless: files open in tabs through the job runner, exports
+// run as jobs, the events table filters and sorts off the GUI thread, and the recorder's contract
+// (core/recording) is exercised against a stand-in recorder script that speaks it.
+
+#include <QSignalSpy>
+#include <QStandardItemModel>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "app/sawtooth/headless_export.h"
 #include "app/sawtooth/main_window.h"
 #include "app/sawtooth/recent_files.h"
+#include "core/recording/workload_list.h"
 
 using namespace sawtooth;
 using sawtooth::views::TraceTab;
 
+namespace {
+
+// A recorder without LibTorch: it lists one workload from core/recording's own document and, asked
+// to run, prints the progress lines of a precision run and then refuses a parameter, as the real
+// one does.
+QString writeStandInRecorder(const QTemporaryDir& dir, bool cuda) {
+  recording::WorkloadList list;
+  list.workloads.push_back({"precision",
+                            "Mixed precision",
+                            "fp32, TF32, bf16, fp16",
+                            {{"steps", "int", "timed steps", "20", "3", {}, 1, 1000}},
+                            false});
+  list.cuda_available = cuda;
+  list.cuda_devices = cuda ? 1 : 0;
+  if (cuda) list.environment = {{"device_name", "NVIDIA H200"}, {"device_total_bytes", "150000000000"}};
+  QFile json(dir.filePath(QStringLiteral("list.json")));
+  if (!json.open(QIODevice::WriteOnly)) qFatal("cannot write the list");
+  json.write(QByteArray::fromStdString(recording::toJson(list)));
+  json.close();
+  const QString script = dir.filePath(QStringLiteral("sawtooth-record"));
+  QFile f(script);
+  if (!f.open(QIODevice::WriteOnly)) qFatal("cannot write the script");
+  f.write(QStringLiteral("#!/bin/sh\n"
+                         "if [ \"$1\" = --list ]; then cat '%1'; exit 0; fi\n"
+                         "echo '{\"stage\":\"start\",\"message\":\"precision on the CPU\"}'\n"
+                         "echo '{\"stage\":\"run\",\"run\":\"bf16\",\"step\":3,\"steps\":20,\"fraction\":0.4,"
+                         "\"message\":\"bf16: step 3 of 20\"}'\n"
+                         "sleep 1\n"
+                         "echo 'sawtooth-record: steps=0: must be between 1 and 1000' >&2\n"
+                         "exit 2\n")
+              .arg(json.fileName())
+              .toUtf8());
+  f.close();
+  f.setPermissions(f.permissions() | QFileDevice::ExeOwner);
+  return script;
+}
+
+}  // namespace
+
 class MainWindowTest : public QObject {
   Q_OBJECT
   static QString data(const char* name) { return QStringLiteral(SAWTOOTH_TEST_DATA "/") + name; }
+
+  static bool waitIdle(app::MainWindow& w) { return QTest::qWaitFor([&] { return w.jobs()->isIdle(); }, 60000); }
 
  private slots:
   void initTestCase() {
@@ -21,33 +70,66 @@ class MainWindowTest : public QObject {
   }
 
   void opensATraceShowsItsPeakAndExports() {
-    app::MainWindow w;
+    app::MainWindow w{QString()};
     w.show();
     TraceTab* tab = w.openFile(data("anatomy_adam_snapshot.pickle"));
     QTRY_COMPARE_WITH_TIMEOUT(tab->state(), TraceTab::State::Ready, 20000);
     QCOMPARE(w.tabCount(), 1);
     QCOMPARE(w.tabs()->tabText(0), QStringLiteral("anatomy_adam_snapshot.pickle"));
-    QCOMPARE(tab->timeline()->peakPoint(0).y(), 572.522496);
+    QCOMPARE(tab->timeline()->peakPoint(0).y(), 572522496.0);
     QVERIFY2(tab->summaryText().contains(QStringLiteral("572.5 MB")), qPrintable(tab->summaryText()));
     QVERIFY(tab->summaryText().contains(QStringLiteral("at event 105")));
     QCOMPARE(tab->events()->model()->rowCount(), 352);
     QVERIFY(app::RecentFiles::load().contains(QFileInfo(data("anatomy_adam_snapshot.pickle")).absoluteFilePath()));
 
     QTemporaryDir dir;
+    QSignalSpy exported(&w, &app::MainWindow::exportFinished);
     QVERIFY(w.exportChart(dir.filePath("chart.png")));
-    QVERIFY(!QImage(dir.filePath("chart.png")).isNull());
     QVERIFY(w.exportChart(dir.filePath("chart.svg")));
-    QVERIFY(QFileInfo(dir.filePath("chart.svg")).size() > 1000);
     QVERIFY(w.exportCsv(QStringLiteral("events"), dir.filePath("events.csv")));
+    QVERIFY(w.exportCsv(QStringLiteral("series"), dir.filePath("series.csv")));
+    QVERIFY(waitIdle(w));
+    QCOMPARE(exported.count(), 4);
+    for (const auto& args : exported) QVERIFY2(args.at(1).toString().isEmpty(), qPrintable(args.at(1).toString()));
+    QVERIFY(!QImage(dir.filePath("chart.png")).isNull());
+    QVERIFY(QFileInfo(dir.filePath("chart.svg")).size() > 1000);
     QFile events(dir.filePath("events.csv"));
     QVERIFY(events.open(QIODevice::ReadOnly));
     QCOMPARE(events.readAll().count('\n'), 353);
-    QVERIFY(w.exportCsv(QStringLiteral("series"), dir.filePath("series.csv")));
     QVERIFY(QFileInfo(dir.filePath("series.csv")).size() > 1000);
   }
 
+  void filtersSortsAndExportsTheEventsTableOffTheGuiThread() {
+    app::MainWindow w{QString()};
+    TraceTab* tab = w.openFile(data("anatomy_adam_snapshot.pickle"));
+    QTRY_COMPARE_WITH_TIMEOUT(tab->state(), TraceTab::State::Ready, 20000);
+    tab->events()->filterEdit()->setText(QStringLiteral("free_completed"));
+    QTRY_VERIFY(!tab->events()->waitingForRows() && tab->events()->model()->rowCount() < 352);
+    const int freed = tab->events()->model()->rowCount();
+    for (int r = 0; r < freed; ++r)
+      QCOMPARE(tab->events()->model()->index(r, views::EventsTableModel::Action).data().toString(), QStringLiteral("free_completed"));
+    tab->events()->table()->sortByColumn(views::EventsTableModel::Size, Qt::DescendingOrder);
+    QVERIFY(waitIdle(w));
+    const auto& sizes = tab->analysis()->trace().events.sizes();
+    for (int r = 1; r < freed; ++r)
+      QVERIFY(sizes[static_cast<size_t>(tab->events()->model()->eventAt(r - 1))] >=
+              sizes[static_cast<size_t>(tab->events()->model()->eventAt(r))]);
+    // "Export table" writes the rows shown, in their order, as raw numbers with units in the header.
+    QTemporaryDir dir;
+    QVERIFY(w.exportCsv(QStringLiteral("table"), dir.filePath("table.csv")));
+    QVERIFY(waitIdle(w));
+    QFile csv(dir.filePath("table.csv"));
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = csv.readAll().split('\n');
+    QCOMPARE(lines.size(), freed + 2);  // header, rows, the empty string after the last newline
+    QVERIFY(lines[0].contains("size_bytes"));
+    QVERIFY(lines[0].contains("t_ns"));
+    QVERIFY2(!lines[1].contains(" MB") && !lines[1].contains("µs"), lines[1].constData());
+    QCOMPARE(lines[1].split(',')[0].toLongLong(), tab->events()->model()->eventAt(0));
+  }
+
   void showsTheReasonWhenAFileCannotBeOpened() {
-    app::MainWindow w;
+    app::MainWindow w{QString()};
     TraceTab* hostile = w.openFile(data("hostile_global_reduce_p2.pickle"));
     QTRY_COMPARE_WITH_TIMEOUT(hostile->state(), TraceTab::State::Failed, 10000);
     QVERIFY2(hostile->errorText().contains(QStringLiteral("byte 32: opcode GLOBAL")), qPrintable(hostile->errorText()));
@@ -58,16 +140,26 @@ class MainWindowTest : public QObject {
     QVERIFY(!w.exportChart(QDir::temp().filePath("never.png")));
   }
 
+  void aScreenshotOfAFileThatDidNotOpenFails() {
+    app::MainWindow w{QString()};
+    w.openFile(QStringLiteral("/nonexistent/rank3.pickle"));
+    QTemporaryDir dir;
+    QCOMPARE(app::saveScreenshotWhenLoaded(w, {dir.filePath("shot.png"), false, QString(), false, QString(), QString()}), 1);
+    QVERIFY(!QFileInfo::exists(dir.filePath("shot.png")));
+  }
+
   void cancelsLoading() {
-    app::MainWindow w;
+    app::MainWindow w{QString()};
     TraceTab* tab = w.openFile(data("anatomy_adam_snapshot_protocol0.pickle.gz"));
-    tab->cancelLoading();
-    QTRY_COMPARE_WITH_TIMEOUT(tab->state(), TraceTab::State::Cancelled, 10000);
+    emit tab->cancelRequested();
+    QCOMPARE(tab->state(), TraceTab::State::Cancelled);
     QVERIFY(tab->errorText().contains(QStringLiteral("cancelled")));
+    QVERIFY(waitIdle(w));
+    QCOMPARE(tab->state(), TraceTab::State::Cancelled);  // the finished load is dropped
   }
 
   void opensEveryFormatInTabs() {
-    app::MainWindow w;
+    app::MainWindow w{QString()};
     const char* files[] = {"anatomy_adam_profiler_trace.json.gz", "oom_mlp_snapshot_protocol2.pickle.gz",
                            "anatomy_adam_snapshot_protocol5.pickle"};
     for (const char* f : files) w.openFile(data(f));
@@ -76,7 +168,94 @@ class MainWindowTest : public QObject {
       QTRY_COMPARE_WITH_TIMEOUT(tab->state(), TraceTab::State::Ready, 20000);
     }
     auto* profiler = qobject_cast<TraceTab*>(w.tabs()->widget(0));
-    QCOMPARE(profiler->timeline()->peakPoint(0).y(), 572.522496);
+    QCOMPARE(profiler->timeline()->peakPoint(0).y(), 572522496.0);
+  }
+
+  void comparesTwoTracesInAJob() {
+    app::MainWindow w{QString()};
+    w.resize(1400, 900);
+    w.show();
+    TraceTab* a = w.openFile(data("anatomy_adam_snapshot.pickle"));
+    TraceTab* b = w.openFile(data("anatomy_adam_snapshot_protocol5.pickle"));
+    QTRY_VERIFY_WITH_TIMEOUT(a->state() == TraceTab::State::Ready && b->state() == TraceTab::State::Ready, 20000);
+    auto* view = w.compare(a, b);
+    QVERIFY(view);
+    QVERIFY(waitIdle(w));
+    QVERIFY(view->comparison());
+    QCOMPARE(view->differencesModel()->rowCount(), 2);
+    QVERIFY(view->timeline()->line(kCompareOffset, SeriesKind::Allocated));
+    view->setAlignment(Alignment::Time);
+    QVERIFY(waitIdle(w));
+    QCOMPARE(view->comparison()->alignment, Alignment::Time);
+    QVERIFY(view->timeline()->xAxisByTime());
+    QTemporaryDir dir;
+    QVERIFY(w.exportChart(dir.filePath("compare.png")));
+    QVERIFY(waitIdle(w));
+    QVERIFY(!QImage(dir.filePath("compare.png")).isNull());
+  }
+
+  void runIsEnabledOnceTheWorkloadsAreListed() {
+    // With no file open, F5 stayed disabled until a tab changed.
+    QTemporaryDir dir;
+    app::MainWindow w(writeStandInRecorder(dir, false), dir.path());
+    QAction* run = nullptr;
+    for (QAction* a : w.findChildren<QAction*>())
+      if (a->shortcut() == QKeySequence(Qt::Key_F5)) run = a;
+    QVERIFY(run);
+    QTRY_VERIFY_WITH_TIMEOUT(w.workloadPanel()->catalog().has_value(), 20000);
+    QCOMPARE(w.tabCount(), 0);
+    QVERIFY(run->isEnabled());
+  }
+
+  void cudaIsNotOfferedWithoutAGpu() {
+    QTemporaryDir dir;
+    app::MainWindow w(writeStandInRecorder(dir, false), dir.path());
+    auto* panel = w.workloadPanel();
+    QTRY_VERIFY_WITH_TIMEOUT(panel->catalog().has_value(), 20000);
+    QVERIFY(!panel->deviceSelectable(QStringLiteral("cuda")));
+    QVERIFY(!panel->setDevice(QStringLiteral("cuda")));
+    QVERIFY(panel->setDevice(QStringLiteral("cpu")));
+    auto* combo = panel->findChild<QComboBox*>(QStringLiteral("device"));
+    QVERIFY(combo);
+    auto* model = qobject_cast<QStandardItemModel*>(combo->model());
+    QVERIFY(!model->item(combo->findData(QStringLiteral("cuda")))->isEnabled());
+    QTemporaryDir gpu_dir;
+    app::MainWindow with_gpu(writeStandInRecorder(gpu_dir, true), gpu_dir.path());
+    QTRY_VERIFY_WITH_TIMEOUT(with_gpu.workloadPanel()->catalog().has_value(), 20000);
+    QVERIFY(with_gpu.workloadPanel()->setDevice(QStringLiteral("cuda")));
+  }
+
+  void progressNamesTheRunOnceAndTheRefusalIsShown() {
+    QTemporaryDir dir;
+    app::MainWindow w(writeStandInRecorder(dir, false), dir.path());
+    auto* panel = w.workloadPanel();
+    QTRY_VERIFY_WITH_TIMEOUT(panel->catalog().has_value(), 20000);
+    QSignalSpy finished(panel, &app::WorkloadPanel::recordingFinished);
+    QVERIFY(panel->run());
+    // The run's name once: "bf16: step 3 of 20", not "bf16 — bf16: step 3 of 20".
+    QTRY_COMPARE_WITH_TIMEOUT(panel->statusText(), QStringLiteral("bf16: step 3 of 20"), 10000);
+    QCOMPARE(panel->progressBar()->value(), 400);
+    QVERIFY(finished.wait(10000));
+    QCOMPARE(finished.first().at(0).value<app::RecorderRunner::Outcome>(), app::RecorderRunner::Outcome::BadArguments);
+    // The recorder's message without its program prefix.
+    QCOMPARE(finished.first().at(2).toString(), QStringLiteral("steps=0: must be between 1 and 1000"));
+    QVERIFY(panel->statusIsError());
+    QVERIFY(panel->statusText().contains(QStringLiteral("must be between 1 and 1000")));
+  }
+
+  void resetClearsAStaleComplaint() {
+    QTemporaryDir dir;
+    app::MainWindow w(writeStandInRecorder(dir, false), dir.path());
+    auto* panel = w.workloadPanel();
+    QTRY_VERIFY_WITH_TIMEOUT(panel->catalog().has_value(), 20000);
+    QVERIFY(panel->setParameter(QStringLiteral("steps"), QStringLiteral("abc")));
+    QVERIFY(!panel->run());
+    QVERIFY(panel->statusIsError());
+    QVERIFY2(panel->statusText().contains(QStringLiteral("steps: not a whole number")), qPrintable(panel->statusText()));
+    panel->resetParameters();
+    QVERIFY(panel->validationErrors().isEmpty());
+    QVERIFY(!panel->statusIsError());
+    QVERIFY(!panel->statusText().contains(QStringLiteral("whole number")));
   }
 };
 

@@ -1,17 +1,20 @@
 // The data the allocator views draw: the segment map at an event, the fragmentation lines'
-// decimation, the flame graph's layout and zoom, and the diff's top sites.
+// decimation, the flame graph's layout and zoom, the diff's top sites, the call-site tables, and
+// the replay the views start from.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <memory>
 
 #include "core/analysis/allocator_history.h"
+#include "core/analysis/allocator_replay.h"
 #include "core/analysis/diff_top_sites.h"
 #include "core/analysis/flame_layout.h"
 #include "core/analysis/fragmentation_series.h"
 #include "core/analysis/live_allocations.h"
 #include "core/analysis/live_bytes.h"
 #include "core/analysis/segment_map.h"
+#include "core/analysis/site_tables.h"
 #include "core/analysis/trace_diff.h"
 #include "core/io/trace_loader.h"
 #include "tests/core/test_data.h"
@@ -62,7 +65,9 @@ TEST(SegmentMap, GroupsCoverEverySegmentOnce) {
     EXPECT_NE(map.headline.find("After allocator event"), std::string::npos);
     for (const SegmentView& s : map.state.segments) {
       for (const BlockView& b : s.blocks) {
-        if (b.stack != kNoStack) EXPECT_TRUE(map.sites.count(b.stack)) << b.stack;
+        if (b.stack != kNoStack) {
+          EXPECT_TRUE(map.sites.count(b.stack)) << b.stack;
+        }
       }
     }
   }
@@ -232,6 +237,79 @@ TEST(LiveBytes, GraphTableAndHeadlineAgree) {
   EXPECT_FALSE(early.at_peak);
   EXPECT_EQ(early.position, 3);
   EXPECT_EQ(early.total, liveAllocationsAt(*t, 0, 3).total);
+}
+
+// The live-bytes table is the rows' raw numbers with units: sums to the peak, no formatted text.
+TEST(SiteTables, LiveTableHoldsTheRowsRawNumbers) {
+  const auto t = load("anatomy_adam_snapshot.pickle");
+  const LiveBytes peak = liveBytesAt(*t, 0);
+  const Table& table = peak.table;
+  ASSERT_EQ(table.rowCount(), peak.sites.size());
+  ASSERT_EQ(table.columns[2].name, "live");
+  EXPECT_EQ(csvHeader(table.columns[2]), "live (bytes)");
+  double sum = 0;
+  for (size_t r = 0; r < table.rowCount(); ++r) {
+    ASSERT_NE(table.at(r, 2).number(), nullptr);
+    sum += *table.at(r, 2).number();
+    EXPECT_EQ(*table.at(r, 0).text(), peak.sites[r].site);
+    EXPECT_EQ(*table.at(r, 3).number(), static_cast<double>(peak.sites[r].count));
+  }
+  EXPECT_EQ(static_cast<int64_t>(sum), peak.total);
+  // The same numbers written as CSV: integers, never "572.5 MB".
+  EXPECT_EQ(csvValue(table.at(0, 2), Unit::Bytes), std::to_string(peak.sites[0].bytes));
+}
+
+TEST(SiteTables, DiffTableSumsToEachPeakAndChartsTheLargestChanges) {
+  const auto a = load("synthetic_window_streams.pickle");
+  const auto b = load("synthetic_expandable_streams.pickle");
+  auto diff = diffTraces(*a, "a", *b, "b");
+  ASSERT_TRUE(diff.ok()) << diff.error().message;
+  const size_t rows = diff->rows.size();
+  const int64_t peak_a = diff->a.peak_allocated_bytes, peak_b = diff->b.peak_allocated_bytes;
+  const CallSiteDiff view = callSiteDiff(std::move(*diff), 15);
+  ASSERT_EQ(view.table.rowCount(), rows);
+  double sum_a = 0, sum_b = 0;
+  for (size_t r = 0; r < rows; ++r) {
+    sum_a += *view.table.at(r, 2).number();
+    sum_b += *view.table.at(r, 3).number();
+    EXPECT_EQ(*view.table.at(r, 4).number(), static_cast<double>(view.diff.rows[r].growth()));
+  }
+  EXPECT_EQ(static_cast<int64_t>(sum_a), peak_a);
+  EXPECT_EQ(static_cast<int64_t>(sum_b), peak_b);
+  EXPECT_EQ(view.top_rows, topChangedRows(view.diff, 15));
+  EXPECT_EQ(csvHeader(view.table.columns[4]), "change (bytes)");
+}
+
+// The replay opens at the first out-of-memory event, else at the peak; the cursor's trace event
+// maps to the last allocator event at or before it.
+TEST(AllocatorReplay, OpensAtTheOutOfMemoryElseThePeak) {
+  const auto oom = load("oom_mlp_snapshot_protocol2.pickle.gz");
+  const DeviceId device = largestPeakDevice(*oom);
+  auto r = replayAllocator(oom, device);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_GE(r->open_at, 0);
+  EXPECT_EQ(oom->events.action()[r->history->events()[static_cast<size_t>(r->open_at)]], Action::Oom);
+  EXPECT_EQ(r->fragmentation->events(), r->history->events().size());
+
+  const auto t = load("anatomy_adam_snapshot.pickle");
+  auto peak = replayAllocator(t, largestPeakDevice(*t));
+  ASSERT_TRUE(peak.ok());
+  EXPECT_EQ(peak->open_at, peak->history->report().peak_position);
+  const auto& events = peak->history->events();
+  EXPECT_EQ(allocatorPositionAt(*peak->history, events[7]), 7);
+  // Between two allocator events (other devices' or non-allocator events): the earlier one.
+  if (events[8] > events[7] + 1) {
+    EXPECT_EQ(allocatorPositionAt(*peak->history, events[7] + 1), 7);
+  }
+  if (events[0] > 0) {
+    EXPECT_EQ(allocatorPositionAt(*peak->history, 0), -1);
+  }
+  EXPECT_EQ(allocatorPositionAt(*peak->history, events.back() + 1000), static_cast<int64_t>(events.size()) - 1);
+}
+
+TEST(AllocatorReplay, ATraceWithoutSegmentsIsAnError) {
+  const auto t = load("anatomy_adam_profiler_trace.json.gz");
+  EXPECT_FALSE(replayAllocator(t, largestPeakDevice(*t)).ok());
 }
 
 }  // namespace

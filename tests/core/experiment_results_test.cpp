@@ -87,6 +87,27 @@ TEST(ExperimentResults, LadderUsesOnlyWhatWasMeasured) {
   EXPECT_FALSE(rungs[4].measured);
 }
 
+// A CPU's precision run: bf16 emulated in software is far slower than fp32.
+Trace cpuPrecision() {
+  Trace t;
+  t.meta["workload"] = "precision";
+  for (auto [mode, ms] : {std::pair{"fp32", 10.0}, {"tf32", 10.0}, {"bf16", 100.0}}) {
+    Run r{mode, "precision", {{"mode", mode}}, {{"step_time_median_ms", ms, "ms"}, {"achieved_tflops", 0.012, "TFLOP/s"}}};
+    t.runs.push_back(std::move(r));
+  }
+  return t;
+}
+
+TEST(ExperimentResults, ASlowModeReadsSlower) {
+  const Trace t = cpuPrecision();
+  const auto rows = precisionResults(t);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_DOUBLE_EQ(*rows[2].speedup_vs_tf32, 0.1);
+  const auto rungs = ladder({&t});
+  EXPECT_NE(rungs[1].finding.find("bf16 is 10× slower than TF32 here"), std::string::npos) << rungs[1].finding;
+  EXPECT_EQ(rungs[1].finding.find("0.1×"), std::string::npos) << rungs[1].finding;
+}
+
 TEST(LiveBlocksAt, TheOomSnapshotsLiveBlocksAtTheFailure) {
   auto t = loadTrace(test::dataPath("oom_mlp_snapshot_protocol2.pickle.gz"));
   ASSERT_TRUE(t.ok());

@@ -23,7 +23,7 @@ Trace makeTrace(size_t events) {
   for (size_t i = 0; i < events; ++i) {
     Event e;
     e.t_ns = static_cast<int64_t>(i) * 7;
-    e.device = static_cast<int16_t>(i % 3);
+    e.device = static_cast<DeviceId>(i % 3);
     e.action = static_cast<Action>(i % kActionCount);
     e.source = static_cast<Source>(i % kSourceCount);
     e.category = static_cast<Category>(i % kCategoryCount);
@@ -68,7 +68,7 @@ TEST(NativeEventReader, FourThreadsReadWhatOneWrote) {
     ASSERT_EQ(a.stack, b.stack) << i;
     ASSERT_EQ(a.run, b.run) << i;
   }
-  EXPECT_EQ(copy->events.bytesResident(), copy->events.size() * 47);
+  EXPECT_EQ(copy->events.bytesResident(), copy->events.size() * 49);
 }
 
 TEST(NativeEventReader, ProgressReachesTheEndAndCancelStops) {

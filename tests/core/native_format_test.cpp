@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include <sqlite3.h>
@@ -131,6 +132,90 @@ TEST(NativeFormat, IncrementalBatchesSurviveWithoutFinish) {
   auto back = readNative(path);
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(back->events.size(), 100u);
+}
+
+std::vector<std::string> folderListing(const std::string& folder) {
+  std::vector<std::string> out;
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) out.push_back(entry.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+EventStore someEvents(int n) {
+  EventStore events;
+  for (int i = 0; i < n; ++i) {
+    Event e;
+    e.t_ns = i;
+    e.addr = 4096 * static_cast<uint64_t>(i + 1);
+    e.size = 4096;
+    events.push(e);
+  }
+  return events;
+}
+
+// The app's live timeline: a recording still being written is read through its -wal and -shm,
+// and reading creates nothing beside it.
+TEST(NativeFormat, ReadingARecordingInProgressWritesNothingBesideIt) {
+  const std::string folder = test::tempPath("live");
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder);
+  const std::string path = folder + "/live.sawtooth";
+  auto writer = NativeWriter::create(path);
+  ASSERT_TRUE(writer.ok());
+  const EventStore events = someEvents(50);
+  ASSERT_TRUE((*writer)->beginBatch().ok());
+  ASSERT_TRUE((*writer)->appendEvents(events, 0, 50).ok());
+  ASSERT_TRUE((*writer)->commitBatch().ok());
+  const auto before = folderListing(folder);
+  EXPECT_EQ(before, (std::vector<std::string>{"live.sawtooth", "live.sawtooth-shm", "live.sawtooth-wal"}));
+  auto back = loadTrace(path);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->events.size(), 50u);
+  EXPECT_EQ(folderListing(folder), before);
+  ASSERT_TRUE((*writer)->finish().ok());
+  writer->reset();
+  // Finished: opened immutable, nothing created.
+  EXPECT_EQ(folderListing(folder), (std::vector<std::string>{"live.sawtooth"}));
+  ASSERT_TRUE(loadTrace(path).ok());
+  EXPECT_EQ(folderListing(folder), (std::vector<std::string>{"live.sawtooth"}));
+}
+
+// A recording that was not closed, copied without its -wal: what is there is read, and the
+// reader says plainly that the rest is in a file that is not here.
+TEST(NativeFormat, AMissingWalIsNamed) {
+  const std::string folder = test::tempPath("lost-wal");
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder);
+  const std::string path = folder + "/run.sawtooth";
+  auto writer = NativeWriter::create(path);
+  ASSERT_TRUE(writer.ok());
+  const EventStore events = someEvents(100);
+  ASSERT_TRUE((*writer)->beginBatch().ok());
+  ASSERT_TRUE((*writer)->appendEvents(events, 0, 60).ok());
+  ASSERT_TRUE((*writer)->commitBatch().ok());
+  {
+    // What a checkpoint does while recording: the first batch reaches the main file.
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "PRAGMA wal_checkpoint(FULL)", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+  }
+  ASSERT_TRUE((*writer)->beginBatch().ok());
+  ASSERT_TRUE((*writer)->appendEvents(events, 60, 100).ok());
+  ASSERT_TRUE((*writer)->commitBatch().ok());
+  const std::string copy_folder = test::tempPath("lost-wal-copy");
+  std::filesystem::remove_all(copy_folder);
+  std::filesystem::create_directories(copy_folder);
+  const std::string copy = copy_folder + "/run.sawtooth";
+  std::filesystem::copy_file(path, copy);  // the main file alone
+  writer->reset();
+  auto back = loadTrace(copy);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->events.size(), 60u);
+  EXPECT_NE(back->meta["warnings"].find("the last part of it is in run.sawtooth-wal, which is not here"),
+            std::string::npos)
+      << back->meta["warnings"];
+  EXPECT_EQ(folderListing(copy_folder), (std::vector<std::string>{"run.sawtooth"}));
 }
 
 TEST(NativeFormat, SqliteCanQueryNamedEvents) {

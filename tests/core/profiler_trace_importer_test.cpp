@@ -19,16 +19,16 @@ TEST(ProfilerTrace, SeriesAreTheReportedTotals) {
   const DeviceSeries s = buildDeviceSeries(*trace, 0);
   ASSERT_EQ(s.allocated.size(), 234u);
   // Events are in time order, and the start is the first event's total minus its own bytes.
-  for (size_t i = 1; i < s.allocator_events.size(); ++i)
-    ASSERT_LE(trace->events.tNs()[s.allocator_events[i - 1]], trace->events.tNs()[s.allocator_events[i]]);
-  const uint64_t first = s.allocator_events[0];
+  for (size_t i = 1; i < s.allocator->event.size(); ++i)
+    ASSERT_LE(trace->events.tNs()[s.allocator->event[i - 1]], trace->events.tNs()[s.allocator->event[i]]);
+  const uint64_t first = s.allocator->event[0];
   EXPECT_EQ(s.allocated.start,
             s.allocated.value[0] - allocatedSign(trace->events.action()[first]) * trace->events.sizes()[first]);
   EXPECT_EQ(s.reserved.value[0], 576716800);
   // Summing the events gives the same series as the reported totals.
   int64_t sum = s.allocated.start;
-  for (size_t i = 0; i < s.allocator_events.size(); ++i) {
-    const uint64_t e = s.allocator_events[i];
+  for (size_t i = 0; i < s.allocator->event.size(); ++i) {
+    const uint64_t e = s.allocator->event[i];
     sum += allocatedSign(trace->events.action()[e]) * trace->events.sizes()[e];
     ASSERT_EQ(sum, s.allocated.value[i]) << i;
   }

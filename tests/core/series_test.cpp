@@ -7,7 +7,7 @@
 namespace sawtooth {
 namespace {
 
-Event ev(int64_t t, Action a, int64_t size, Source s = Source::Allocator, int16_t device = 0,
+Event ev(int64_t t, Action a, int64_t size, Source s = Source::Allocator, DeviceId device = 0,
          Category c = Category::Unknown) {
   Event e;
   e.t_ns = t;
@@ -33,8 +33,16 @@ TEST(Series, AllocatedAndReservedFollowTheDefinitions) {
   EXPECT_EQ(s.allocated.start, 100);
   EXPECT_EQ(s.allocated.value, (std::vector<int64_t>{100, 150, 150, 100, 100}));
   EXPECT_EQ(s.reserved.value, (std::vector<int64_t>{3000, 3000, 3000, 3000, 2500}));
-  EXPECT_EQ(s.allocated.x_index, (std::vector<int64_t>{0, 1, 2, 3, 4}));
-  EXPECT_EQ(s.allocated.event, (std::vector<uint64_t>{0, 1, 2, 4, 5}));
+  // Allocated and reserved share one axis, on which a point's index is its position.
+  EXPECT_EQ(s.allocated.axis, s.allocator);
+  EXPECT_EQ(s.reserved.axis, s.allocator);
+  EXPECT_TRUE(s.allocator->x_index.empty());
+  EXPECT_EQ(s.allocator->index(3), 3);
+  EXPECT_EQ(s.allocator->event, (std::vector<uint64_t>{0, 1, 2, 4, 5}));
+  EXPECT_EQ(s.allocated.valueAfterEvent(3), 150);  // the other device's event: the value in force
+  EXPECT_EQ(s.allocated.valueAfterEvent(4), 100);
+  EXPECT_EQ(s.indexOfEvent(4), 3);
+  EXPECT_EQ(s.indexAtTime(5), 3);  // allocator events before t = 5
   const Peak p = findPeak(s.allocated);
   EXPECT_EQ(p.value, 150);
   EXPECT_EQ(p.point, 1);
@@ -63,9 +71,19 @@ TEST(Series, DriverAndDeviceUsedLandOnTheIndexAxis) {
   ASSERT_TRUE(s.driver.has_value());
   ASSERT_TRUE(s.device_used.has_value());
   EXPECT_EQ(s.driver->value, (std::vector<int64_t>{1 << 20, 0}));
-  EXPECT_EQ(s.driver->x_index, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(s.driver->axis->x_index, (std::vector<int64_t>{0, 1}));
+  EXPECT_NE(s.driver->axis, s.allocator);
   EXPECT_EQ(s.device_used->value, (std::vector<int64_t>{5 << 20}));
   EXPECT_EQ(s.allocated.size(), 2u);
+}
+
+TEST(Series, AllocatorAxisCostsSixteenBytesAPointAndEachSeriesEight) {
+  Trace t;
+  for (int i = 0; i < 1000; ++i) t.events.push(ev(i, i % 2 ? Action::FreeCompleted : Action::Alloc, 64));
+  DeviceSeries s = buildDeviceSeries(t, 0);
+  // t_ns and the event once for both series, then one value each: 32 bytes an allocator event
+  // where a copy of the axis per series took 72.
+  EXPECT_EQ(s.bytesResident(), 1000u * (8 + 8 + 8 + 8));
 }
 
 TEST(CategoryPeaks, EachCategoryPeaksOnItsOwn) {

@@ -18,13 +18,17 @@ TEST(TraceAnalysis, AnatomyPeakAndNearestEvent) {
   EXPECT_EQ(a.maxValue(), 576716800);  // the reserved peak
   EXPECT_EQ(a.xMin(false), 0);
   EXPECT_EQ(a.xMax(false), 351);
-  EXPECT_EQ(a.nearestEvent(0, 105.2, false), 105);
-  EXPECT_EQ(a.nearestEvent(0, -5, false), 0);
-  EXPECT_EQ(a.nearestEvent(0, 1e9, false), 351);
-  EXPECT_EQ(a.nearestEvent(7, 0, false), -1);
+  const DeviceAnalysis& d = *a.devices()[0];
+  EXPECT_EQ(d.nearestAllocatorPoint(105.2, false)->event, 105u);
+  EXPECT_EQ(d.nearestAllocatorPoint(105.2, false)->point, 105u);
+  EXPECT_EQ(d.nearestAllocatorPoint(-5, false)->event, 0u);
+  EXPECT_EQ(d.nearestAllocatorPoint(1e9, false)->event, 351u);
+  EXPECT_EQ(a.device(7), nullptr);
+  EXPECT_EQ(a.xOfEvent(105, false), 105.0);
+  EXPECT_EQ(a.xOfEvent(105, true), static_cast<double>(a.trace().events.tNs()[105]));
   // The whole-range LOD at 100 columns reaches exactly the peak.
   const auto& s = *allocated->series;
-  auto points = allocated->lod.query(s.x_index, s.start, a.xMin(false), a.xMax(false), 100);
+  auto points = allocated->lod.query(s.axis->xs(false), s.start, a.xMin(false), a.xMax(false), 100);
   double top = 0;
   for (const auto& p : points) top = std::max(top, p.y);
   EXPECT_EQ(top, 572522496.0);

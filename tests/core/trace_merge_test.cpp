@@ -11,7 +11,7 @@ namespace sawtooth {
 namespace {
 
 Event allocatorEvent(int64_t t, Action action, int64_t size, Category category, uint16_t run, uint32_t phase = kNoPhase,
-                     uint32_t stack = kNoStack, int16_t device = kCpuDevice) {
+                     uint32_t stack = kNoStack, DeviceId device = kCpuDevice) {
   Event e;
   e.t_ns = t;
   e.device = device;

@@ -19,6 +19,7 @@ clear message.
 import json
 import os
 import queue
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -27,7 +28,8 @@ import threading
 import time
 
 record, trace_tool, out = sys.argv[1:4]
-os.makedirs(out, exist_ok=True)
+shutil.rmtree(out, ignore_errors=True)  # a recording never replaces an earlier file
+os.makedirs(out)
 failures = []
 LAYERS, WIDTH, BATCH, RANKS = 2, 128, 16, 2
 P = LAYERS * WIDTH * WIDTH

@@ -5,22 +5,23 @@ Usage: check_sawtooth_record.py SAWTOOTH_RECORD SAWTOOTH_TRACE OUT_DIR cpu|gpu
 
 cpu: every workload at CPU scale; the file opens with the core reader (sawtooth-trace); phases in
      order; categories sum exactly (parameters 4P, gradients 4P, Adam state 8P at two sizes);
-     checkpointed peak < store-all with equal gradients; accumulation difference <= 1e-6; a
-     recorder killed with SIGKILL leaves a readable file; SIGTERM closes the file; bad arguments
-     give a clear message and exit 2.
+     checkpointed peak < store-all with equal gradients; accumulation difference <= 1e-6; bad
+     arguments give a clear message and exit 2. (Signals, kills and full disks:
+     check_record_faults.py; windows: check_record_windows.py.)
 gpu: the same workloads small on CUDA, plus allocated <= reserved <= driver <= device used at
      every sample, an out-of-memory run, and C++ stacks. Exits 77 (skipped) without a GPU.
 """
 import json
 import os
-import signal
+import shutil
 import sqlite3
 import subprocess
 import sys
 import time
 
 record, trace_tool, out, mode = sys.argv[1:5]
-os.makedirs(out, exist_ok=True)
+shutil.rmtree(out, ignore_errors=True)  # a recording never replaces an earlier file
+os.makedirs(out)
 failures = []
 SKIP = 77
 
@@ -47,8 +48,13 @@ def progress_lines(stdout):
     return lines
 
 
+recordings = 0
+
+
 def record_workload(name, device, sets=(), extra=()):
-    path = os.path.join(out, f"{name}-{device}-{len(sets)}.sawtooth")
+    global recordings
+    recordings += 1
+    path = os.path.join(out, f"{name}-{device}-{recordings}.sawtooth")
     args = ["--workload", name, "--device", device, "--out", path, *extra]
     for s in sets:
         args += ["--set", s]
@@ -158,45 +164,6 @@ def precision(device, sets=()):
     return s
 
 
-def kill_tests():
-    path = os.path.join(out, "killed.sawtooth")
-    proc = subprocess.Popen([record, "--workload", "anatomy", "--device", "cpu", "--set", "steps=1000000",
-                             "--set", "width=64", "--set", "batch=8", "--out", path],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    seen = 0
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        msg = json.loads(line)
-        if msg["stage"] == "run" and msg["step"] >= 200:
-            seen = msg["step"]
-            break
-    time.sleep(0.3)  # past at least one batch (50 ms)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    check(seen >= 200, "SIGKILL test: the recorder did not reach step 200")
-    s = info(path)
-    check(s is not None and s["events"] > 200 * 8, f"SIGKILL: file holds {s and s['events']} events")
-
-    path = os.path.join(out, "terminated.sawtooth")
-    proc = subprocess.Popen([record, "--workload", "anatomy", "--device", "cpu", "--set", "steps=1000000",
-                             "--set", "width=64", "--set", "batch=8", "--out", path],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    while True:
-        line = proc.stdout.readline()
-        if not line or json.loads(line)["stage"] == "run":
-            break
-    proc.send_signal(signal.SIGTERM)
-    stdout, _ = proc.communicate(timeout=60)
-    check(proc.returncode == 4, f"SIGTERM: exit {proc.returncode}")
-    check(not os.path.exists(path + "-wal"), "SIGTERM: the file was not closed")
-    check('"stage":"interrupted"' in stdout, "SIGTERM: no interrupted line")
-    s = info(path)
-    check(s is not None and s["meta"].get("result") == "interrupted", "SIGTERM: result meta")
-
-
 def bad_arguments():
     cases = [(["--workload", "nope", "--out", "x.sawtooth"], "no workload 'nope'"),
              (["--workload", "anatomy"], "--out"),
@@ -273,7 +240,6 @@ else:
     checkpointing("cpu", [])
     accumulation("cpu")
     precision("cpu")
-    kill_tests()
 
 if failures:
     print(f"{len(failures)} check(s) failed")

@@ -1,87 +1,100 @@
 #include <QAbstractItemModelTester>
+#include <QSignalSpy>
 #include <QtTest>
 
-#include "views/events_table_model.h"
-#include "views/trace_load_job.h"
+#include "tests/views/view_test_data.h"
+#include "views/events_view.h"
 
 using namespace sawtooth;
 using namespace sawtooth::views;
 
+namespace {
+
+EventRows rowsFor(const Trace& t, const std::string& filter, EventColumn sort = EventColumn::Index, bool descending = false) {
+  auto r = selectEvents(t, EventQuery{filter, sort, descending});
+  if (!r) qFatal("%s", r.error().message.c_str());
+  return *r;
+}
+
+}  // namespace
+
 class EventsTableModelTest : public QObject {
   Q_OBJECT
-  std::shared_ptr<const TraceAnalysis> analysis_;
+  std::shared_ptr<const Trace> trace_ = test::fixture("anatomy_adam_snapshot.pickle")->analysis->sharedTrace();
 
  private slots:
-  void initTestCase() {
-    auto result = TraceLoadJob::loadNow(QStringLiteral(SAWTOOTH_TEST_DATA "/anatomy_adam_snapshot.pickle"));
-    QVERIFY2(result.analysis, qPrintable(result.error));
-    analysis_ = result.analysis;
-  }
-
   void passesTheModelTester() {
     EventsTableModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.setAnalysis(analysis_);
+    model.setTrace(trace_);
     QCOMPARE(model.rowCount(), 352);
-    QVERIFY(model.setFilter(QStringLiteral("alloc")));
+    model.setRows(rowsFor(*trace_, "alloc"), trace_);
+    model.setRows(rowsFor(*trace_, "", EventColumn::Size, true), trace_);
+    model.setRows(rowsFor(*trace_, "size>=100GB"), trace_);
+    QCOMPARE(model.rowCount(), 0);
+    model.setTrace(nullptr);
+  }
+
+  void showsTheRowsItIsGivenInTheirOrder() {
+    EventsTableModel model;
+    model.setTrace(trace_);
+    model.setRows(rowsFor(*trace_, "", EventColumn::Size, true), trace_);
+    const auto& ev = trace_->events;
+    QCOMPARE(ev.sizes()[static_cast<size_t>(model.eventAt(0))], *std::max_element(ev.sizes().begin(), ev.sizes().end()));
+    QCOMPARE(model.index(0, EventsTableModel::Index).data(EventsTableModel::EventRole).toLongLong(), model.eventAt(0));
+    QCOMPARE(model.rowOfEvent(model.eventAt(5)), 5);
+    // Rows computed for another trace are not shown.
+    auto other = test::fixture("oom_mlp_snapshot_protocol2.pickle.gz")->analysis->sharedTrace();
+    model.setRows(rowsFor(*other, "alloc"), other);
+    QCOMPARE(ev.sizes()[static_cast<size_t>(model.eventAt(0))], *std::max_element(ev.sizes().begin(), ev.sizes().end()));
+  }
+
+  void sortingAsksForRows() {
+    EventsTableModel model;
+    model.setTrace(trace_);
+    QSignalSpy spy(&model, &EventsTableModel::sortRequested);
     model.sort(EventsTableModel::Size, Qt::DescendingOrder);
-    QVERIFY(model.setFilter(QString()));
+    QCOMPARE(spy.count(), 1);
+    QCOMPARE(spy.first().at(0).value<EventColumn>(), EventColumn::Size);
+    QCOMPARE(spy.first().at(1).toBool(), true);
+    QCOMPARE(model.eventAt(0), 0);  // unchanged until the rows arrive
   }
 
-  void filtersByWordsSizesAndPhases() {
+  void theTopFrameIsNeverTheUnwinder() {
+    Trace t;
+    const uint32_t ids[] = {t.stacks.internFrame("torch::unwind::unwind()", "??", 0),
+                            t.stacks.internFrame("at::native::empty_cuda(...)", "/src/Empty.cpp", 31)};
+    Event e;
+    e.stack = t.stacks.internStack(ids);
+    t.events.push(e);
     EventsTableModel model;
-    model.setAnalysis(analysis_);
-    QVERIFY(model.setFilter(QStringLiteral("segment_alloc")));
-    QCOMPARE(model.rowCount(), 1);
-    // size>=16MB, counted by brute force over the store.
-    const auto& ev = analysis_->trace().events;
-    int big = 0;
-    for (size_t i = 0; i < ev.size(); ++i) big += ev.sizes()[i] >= 16000000;
-    QVERIFY(model.setFilter(QStringLiteral("size>=16MB")));
-    QCOMPARE(model.rowCount(), big);
-    QVERIFY(model.setFilter(QStringLiteral("free_completed size>=16MB")));
-    QVERIFY(model.rowCount() < big);
-    // A phase name matches the events inside it.
-    QVERIFY(model.setFilter(QStringLiteral("optimizer.step")));
-    QVERIFY(model.rowCount() > 0);
-    for (int r = 0; r < model.rowCount(); ++r)
-      QCOMPARE(model.index(r, EventsTableModel::Phase).data().toString(), QStringLiteral("Optimizer.step#Adam.step"));
-    // A frame in a Python file matches too.
-    QVERIFY(model.setFilter(QStringLiteral("linear.py")));
-    QVERIFY(model.rowCount() > 0);
+    model.setTrace(std::make_shared<const Trace>(std::move(t)));
+    QCOMPARE(model.index(0, EventsTableModel::TopFrame).data().toString(), QStringLiteral("at::native::empty_cuda(...) (Empty.cpp:31)"));
   }
 
-  void rejectsBadSizesAndKeepsTheRows() {
-    EventsTableModel model;
-    model.setAnalysis(analysis_);
-    QVERIFY(model.setFilter(QStringLiteral("alloc")));
-    const int rows = model.rowCount();
-    QVERIFY(!model.setFilter(QStringLiteral("size>=lots")));
-    QVERIFY(model.filterError().contains(QStringLiteral("lots")));
-    QCOMPARE(model.rowCount(), rows);
-  }
-
-  void sortsBySizeAndKeepsTheSortWhenFiltering() {
-    EventsTableModel model;
-    model.setAnalysis(analysis_);
-    model.sort(EventsTableModel::Size, Qt::DescendingOrder);
-    const auto& ev = analysis_->trace().events;
-    const int64_t biggest = *std::max_element(ev.sizes().begin(), ev.sizes().end());
-    QCOMPARE(ev.sizes()[static_cast<size_t>(model.eventAt(0))], biggest);
-    QVERIFY(model.setFilter(QStringLiteral("free_completed")));
-    for (int r = 1; r < model.rowCount(); ++r)
-      QVERIFY(ev.sizes()[static_cast<size_t>(model.eventAt(r - 1))] >= ev.sizes()[static_cast<size_t>(model.eventAt(r))]);
-  }
-
-  void parsesSizes() {
-    qint64 b = 0;
-    QVERIFY(EventsTableModel::parseBytes(QStringLiteral("1.5MB"), b));
-    QCOMPARE(b, 1500000);
-    QVERIFY(EventsTableModel::parseBytes(QStringLiteral("2 GiB"), b));
-    QCOMPARE(b, 2147483648);
-    QVERIFY(EventsTableModel::parseBytes(QStringLiteral("4096"), b));
-    QCOMPARE(b, 4096);
-    QVERIFY(!EventsTableModel::parseBytes(QStringLiteral("MB"), b));
+  void theViewAsksForAQueryWhenTypingPauses() {
+    EventsView view;
+    view.setTrace(trace_);
+    QSignalSpy spy(&view, &EventsView::queryChanged);
+    view.filterEdit()->setText(QStringLiteral("a"));
+    view.filterEdit()->setText(QStringLiteral("al"));
+    view.filterEdit()->setText(QStringLiteral("alloc"));
+    QTRY_COMPARE(spy.count(), 1);  // one query for the pause, not one per key
+    QCOMPARE(spy.first().at(0).value<EventQuery>().filter, std::string("alloc"));
+    QVERIFY(view.waitingForRows());
+    QVERIFY(view.countText().contains(QStringLiteral("updating")));
+    view.setRows(rowsFor(*trace_, "alloc"), trace_);
+    QVERIFY(!view.waitingForRows());
+    QVERIFY2(view.countText().contains(QStringLiteral("of 352 events")), qPrintable(view.countText()));
+    // A filter that does not parse says why at once and asks for nothing.
+    view.filterEdit()->setText(QStringLiteral("size>=lots"));
+    QVERIFY(view.countText().contains(QStringLiteral("'lots' is not a size")));
+    QTest::qWait(300);
+    QCOMPARE(spy.count(), 1);
+    // Clicking a column header sorts: a query with the column.
+    view.table()->sortByColumn(EventsTableModel::Size, Qt::DescendingOrder);
+    QCOMPARE(spy.count(), 2);
+    QCOMPARE(spy.last().at(0).value<EventQuery>().sort, EventColumn::Size);
   }
 };
 

@@ -1,43 +1,72 @@
+#include <QHelpEvent>
 #include <QImage>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "tests/views/view_test_data.h"
 #include "views/timeline_chart.h"
-#include "views/trace_load_job.h"
+#include "views/timeline_style.h"
 
 using namespace sawtooth;
 using namespace sawtooth::views;
 
+namespace {
+
+// A gpt2-like trace: 1.13 GB allocated before the trace began, then a 17 MB sawtooth.
+std::shared_ptr<const TraceAnalysis> smallSawtoothOnALargeBaseline(int64_t baseline = 1'130'000'000) {
+  Trace t;
+  t.deviceInfo(0).baseline_allocated = baseline;
+  t.deviceInfo(0).baseline_reserved = baseline + 20'000'000;
+  for (int64_t step = 0; step < 40; ++step)
+    for (int64_t k = 0; k < 10; ++k) {
+      Event e;
+      e.t_ns = (step * 20 + k) * 1000;
+      e.action = Action::Alloc;
+      e.size = 1'700'000;
+      e.addr = static_cast<uint64_t>(0x1000 + k);
+      t.events.push(e);
+      e.t_ns += 10 * 1000;
+      e.action = Action::FreeCompleted;
+      t.events.push(e);
+    }
+  // Allocations then frees in each step: a sawtooth of 17 MB.
+  std::vector<Event> ordered;
+  for (size_t i = 0; i < t.events.size(); ++i) ordered.push_back(t.events.at(i));
+  std::stable_sort(ordered.begin(), ordered.end(), [](const Event& a, const Event& b) { return a.t_ns < b.t_ns; });
+  t.events.clear();
+  for (const Event& e : ordered) t.events.push(e);
+  return test::analyse(std::move(t));
+}
+
+double maxY(const QLineSeries* s) {
+  double m = -INFINITY;
+  for (const QPointF& p : s->points()) m = std::max(m, p.y());
+  return m;
+}
+
+}  // namespace
+
 class TimelineChartTest : public QObject {
   Q_OBJECT
- private:
-  std::shared_ptr<const TraceAnalysis> load(const char* name) {
-    auto result = TraceLoadJob::loadNow(QStringLiteral(SAWTOOTH_TEST_DATA "/") + name);
-    if (!result.analysis) qFatal("%s", qPrintable(result.error));
-    return result.analysis;
-  }
-
-  static double maxY(const QLineSeries* s) {
-    double m = 0;
-    for (const QPointF& p : s->points()) m = std::max(m, p.y());
-    return m;
-  }
+  std::shared_ptr<const TraceAnalysis> anatomy_ = test::fixture("anatomy_adam_snapshot.pickle")->analysis;
 
  private slots:
   void showsTheAnatomyPeak() {
     TimelineChart chart;
     chart.resize(1000, 600);
     chart.show();
-    chart.setAnalysis(load("anatomy_adam_snapshot.pickle"));
+    chart.setAnalysis(anatomy_);
     QVERIFY(QTest::qWaitForWindowExposed(&chart));
     QCOMPARE(chart.peakLabel(0), QStringLiteral("peak 572.5 MB"));
-    QCOMPARE(chart.peakPoint(0), QPointF(105, 572.522496));
+    QCOMPARE(chart.peakPoint(0), QPointF(105, 572522496));
+    QVERIFY(chart.peakShown(0));
     QLineSeries* allocated = chart.line(0, SeriesKind::Allocated);
     QVERIFY(allocated);
     QVERIFY(chart.line(0, SeriesKind::Reserved));
     QVERIFY(!chart.line(0, SeriesKind::Driver));
     // Decimated, yet the envelope reaches exactly the peak.
     QVERIFY(allocated->count() <= chart.pointBudget());
+    QCOMPARE(chart.yUnit().name, std::string_view("MB"));
     QCOMPARE(maxY(allocated), 572.522496);
   }
 
@@ -45,15 +74,15 @@ class TimelineChartTest : public QObject {
     TimelineChart chart;
     chart.resize(800, 500);
     chart.show();
-    chart.setAnalysis(load("anatomy_adam_snapshot.pickle"));
+    chart.setAnalysis(anatomy_);
     chart.zoomTo(100, 110);
     QCOMPARE(chart.window().lo(), 100.0);
     QCOMPARE(chart.window().hi(), 110.0);
     QVERIFY(chart.window().isZoomed());
     // Within [100, 110] the peak (event 105) is visible.
-    QCOMPARE(maxY(chart.line(0, SeriesKind::Allocated)), 572.522496);
+    QCOMPARE(maxY(chart.line(0, SeriesKind::Allocated)) * chart.yUnit().bytes, 572522496.0);
     chart.zoomTo(0, 50);  // before the peak
-    QVERIFY(maxY(chart.line(0, SeriesKind::Allocated)) < 572.0);
+    QVERIFY(maxY(chart.line(0, SeriesKind::Allocated)) * chart.yUnit().bytes < 572.0e6);
     chart.pan(1e9);
     QCOMPARE(chart.window().hi(), 351.0);
     chart.resetZoom();
@@ -64,21 +93,125 @@ class TimelineChartTest : public QObject {
     QVERIFY(chart.window().width() < 351.0);
   }
 
+  void theYAxisFitsTheVisibleRange() {
+    // 17 MB on 1.13 GB stayed a flat line at the top at any zoom; fitted, it fills the height.
+    TimelineChart chart;
+    chart.resize(1000, 600);
+    chart.show();
+    chart.setAnalysis(smallSawtoothOnALargeBaseline());
+    QCOMPARE(chart.yUnit().name, std::string_view("GB"));
+    QVERIFY(chart.yTitle().contains(QStringLiteral("GB")));
+    QVERIFY2(chart.yRange().lo > 1.0e9, qPrintable(QString::number(chart.yRange().lo)));
+    QVERIFY(chart.yRange().hi - chart.yRange().lo < 50e6);
+    chart.zoomTo(100, 140);
+    QVERIFY(chart.yRange().lo > 1.1e9);
+    chart.setYFromZero(true);
+    QCOMPARE(chart.yRange().lo, 0.0);
+    QVERIFY(chart.yRange().hi >= 1.147e9);
+    chart.setYFromZero(false);
+    QVERIFY(chart.yRange().lo > 1.1e9);
+  }
+
+  void theUnitFollowsTheRange() {
+    TimelineChart chart;
+    chart.resize(800, 500);
+    chart.show();
+    chart.setAnalysis(smallSawtoothOnALargeBaseline(15'000'000'000));  // gpt2's 15 GB
+    QCOMPARE(chart.yUnit().name, std::string_view("GB"));
+    QVERIFY(chart.yRange().hi / chart.yUnit().bytes < 100);  // no "15000" on the axis
+  }
+
+  void aPeakOutsideTheWindowLeavesNoLabel() {
+    TimelineChart chart;
+    chart.resize(900, 500);
+    chart.show();
+    chart.setAnalysis(anatomy_);
+    QVERIFY(chart.peakShown(0));
+    QVERIFY(!chart.peakLabelRect(0).isEmpty());
+    chart.zoomTo(200, 300);  // after the peak at event 105: no clipped "pe" at the left edge
+    QVERIFY(!chart.peakShown(0));
+    QVERIFY(chart.peakLabelRect(0).isEmpty());
+    chart.zoomTo(100, 110);
+    QVERIFY(chart.peakShown(0));
+    const QRectF plot = chart.chart()->mapToScene(chart.chart()->plotArea()).boundingRect();
+    QVERIFY(plot.adjusted(-1, -1, 1, 1).contains(chart.peakLabelRect(0)));
+  }
+
+  void stackingKeepsTheZoom() {
+    TimelineChart chart;
+    chart.resize(900, 500);
+    chart.show();
+    chart.setAnalysis(test::sample("anatomy.sawtooth")->analysis);
+    chart.setVisibleDevices({0});
+    QVERIFY(chart.hasCategories());
+    chart.zoomTo(1000, 1400);
+    chart.setStackedCategories(true);
+    QCOMPARE(chart.window().lo(), 1000.0);
+    QCOMPARE(chart.window().hi(), 1400.0);
+    QVERIFY(chart.categoryArea(0, Category::Activation));
+    // Every byte in a band: the stack's top is the allocated line's top in every column.
+    QLineSeries* top = chart.categoryArea(0, Category::Temporary)->upperSeries();
+    QCOMPARE(top->count(), chart.categoryArea(0, Category::Unknown)->upperSeries()->count());
+    QCOMPARE(maxY(top), maxY(chart.line(0, SeriesKind::Allocated)));
+    chart.setStackedCategories(false);
+    QCOMPARE(chart.window().lo(), 1000.0);
+  }
+
+  void phaseBandsOnTheIndexAxisOfTheGpu() {
+    // The H200 samples' CPU device has a dozen events: bands placed on its count showed a sliver.
+    TimelineChart chart;
+    chart.resize(1400, 600);
+    chart.show();
+    chart.setAnalysis(test::sample("anatomy.sawtooth")->analysis);
+    chart.setVisibleDevices({0});
+    QVERIFY2(chart.bandsShown() > 20, qPrintable(QString::number(chart.bandsShown())));
+    chart.setXAxisByTime(true);
+    QVERIFY2(chart.bandsShown() > 3, qPrintable(QString::number(chart.bandsShown())));
+  }
+
+  void theHoverStaysWhileThePointerRests() {
+    TimelineChart chart;
+    chart.resize(900, 500);
+    chart.show();
+    chart.setAnalysis(anatomy_);
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    const QRectF plot = chart.chart()->plotArea();
+    const QPoint inside = chart.mapFromScene(chart.chart()->mapToScene(plot.center()));
+    QTest::mouseMove(chart.viewport(), inside);
+    QTRY_VERIFY(chart.hoverVisible());
+    QVERIFY(chart.hoverText().contains(QStringLiteral("event #")));
+    // A resting pointer gets a tool-tip event; the graphics view used to answer it by hiding tooltips.
+    QHelpEvent help(QEvent::ToolTip, inside, chart.viewport()->mapToGlobal(inside));
+    QApplication::sendEvent(chart.viewport(), &help);
+    QTest::qWait(1500);
+    QVERIFY(chart.hoverVisible());
+    QEvent leave(QEvent::Leave);
+    QApplication::sendEvent(&chart, &leave);
+    QVERIFY(!chart.hoverVisible());
+  }
+
+  void allocatedAndReservedDifferInHue() {
+    for (int device = 0; device < 4; ++device) {
+      const QColor a = seriesPen(SeriesKind::Allocated, device).color();
+      const QColor r = seriesPen(SeriesKind::Reserved, device).color();
+      const int dh = std::abs(a.hslHue() - r.hslHue());
+      QVERIFY2(std::min(dh, 360 - dh) >= 60, qPrintable(QStringLiteral("device %1: %2 vs %3").arg(device).arg(a.name(), r.name())));
+    }
+  }
+
   void timeAxisPlacesThePeakAtItsTime() {
     TimelineChart chart;
     chart.resize(800, 500);
     chart.show();
-    auto analysis = load("anatomy_adam_snapshot.pickle");
     chart.setXAxisByTime(true);
-    chart.setAnalysis(analysis);
-    const Peak& peak = analysis->devices()[0]->line(SeriesKind::Allocated)->peak;
-    QCOMPARE(chart.peakPoint(0).x(), static_cast<double>(peak.t_ns) / 1e6);
+    chart.setAnalysis(anatomy_);
+    const Peak& peak = anatomy_->devices()[0]->line(SeriesKind::Allocated)->peak;
+    QCOMPARE(chart.peakPoint(0).x(), static_cast<double>(peak.t_ns));
   }
 
   void describesEventsWithFramesAndPhase() {
     TimelineChart chart;
-    auto analysis = load("anatomy_adam_snapshot.pickle");
-    chart.setAnalysis(analysis);
+    chart.setAnalysis(anatomy_);
     const QString text = chart.describeEvent(105);
     QVERIFY2(text.contains(QStringLiteral("alloc")), qPrintable(text));
     QVERIFY(text.contains(QStringLiteral("Optimizer.step#Adam.step")));
@@ -93,7 +226,8 @@ class TimelineChartTest : public QObject {
     TimelineChart chart;
     chart.resize(900, 500);
     chart.show();
-    chart.setAnalysis(load("oom_mlp_snapshot_protocol2.pickle.gz"));
+    chart.setAnalysis(test::fixture("oom_mlp_snapshot_protocol2.pickle.gz")->analysis);
+    QCOMPARE(chart.oomMarkers(), 1);
     const QString png = dir.filePath("t.png"), svg = dir.filePath("t.svg");
     QVERIFY(chart.savePng(png, QSize(1200, 700)));
     QImage image(png);

@@ -14,7 +14,7 @@ TEST(LiveBlocks, TagsReachTheAllocationRowAndLaterFrees) {
   EXPECT_EQ(updates[0].seq, 7u);
   EXPECT_EQ(updates[0].category, Category::Parameter);
   EXPECT_EQ(live.onFreeRequested(0, 0x1000, 9), Category::Parameter);
-  EXPECT_EQ(live.onFreeCompleted(0, 0x1000, 5, updates), Category::Parameter);
+  EXPECT_EQ(live.onFreeCompleted(0, 0x1000, 10, 5, updates), Category::Parameter);
   EXPECT_EQ(live.size(), 0u);
 }
 
@@ -35,13 +35,13 @@ TEST(LiveBlocks, BornAndFreedInOnePhaseIsTemporary) {
   std::vector<LiveBlocks::Update> updates;
   live.onAlloc(0, 0x1000, 64, 3, /*phase*/ 4);
   live.onFreeRequested(0, 0x1000, 5);
-  EXPECT_EQ(live.onFreeCompleted(0, 0x1000, /*current phase*/ 4, updates), Category::Temporary);
+  EXPECT_EQ(live.onFreeCompleted(0, 0x1000, 6, /*current phase*/ 4, updates), Category::Temporary);
   // Both earlier rows (alloc and free_requested) learn it.
   ASSERT_EQ(updates.size(), 2u);
   EXPECT_EQ(updates[0].seq, 3u);
   EXPECT_EQ(updates[1].seq, 5u);
   live.onAlloc(0, 0x1000, 64, 8, 4);
-  EXPECT_EQ(live.onFreeCompleted(0, 0x1000, 6, updates), Category::Unknown);  // crossed a phase
+  EXPECT_EQ(live.onFreeCompleted(0, 0x1000, 9, 6, updates), Category::Unknown);  // crossed a phase
 }
 
 TEST(LiveBlocks, ForwardBlocksAliveAtBackwardAreActivations) {

@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
+#include <thread>
 
 #include "core/analysis/category_series.h"
 #include "workloads/capture/trace_writer.h"
@@ -50,8 +52,8 @@ TEST(TraceWriter, AttributesPhasesRunsAndCategoriesAcrossBatches) {
   ASSERT_TRUE(file.ok());
   RecordQueue live(1024), late(1024);
   TraceWriter writer(std::move(*file), /*t0*/ 1000);
-  writer.addQueue(&live, true);
-  writer.addQueue(&late, false);
+  writer.addQueue(&live);
+  writer.addQueue(&late);
   writer.defineRun(0, sawtooth::Run{"adam", "anatomy", {{"width", "8"}}, {}});
   writer.definePhase(0, "forward", 0);
   writer.definePhase(1, "backward", 0);
@@ -105,7 +107,7 @@ TEST(TraceWriter, HoldsBackTheNewestRecordsUntilTheNextBatch) {
   ASSERT_TRUE(file.ok());
   RecordQueue q(64);
   TraceWriter writer(std::move(*file), 0);
-  writer.addQueue(&q, true);
+  writer.addQueue(&q);
   q.tryPush(memory(clockNs() + 60'000'000'000, Action::Alloc, 1, 8));  // "in the future"
   writer.flushOnce(false);
   EXPECT_EQ(writer.stats().events, 0u);
@@ -120,6 +122,85 @@ TEST(TraceWriter, AQueueThatIsFullRefusesWithoutBlocking) {
   CaptureRecord r;
   EXPECT_TRUE(q.tryPop(r));
   EXPECT_TRUE(q.tryPush(CaptureRecord{}));
+  EXPECT_EQ(q.bytes(), 4 * (sizeof(CaptureRecord) + sizeof(size_t)));
+}
+
+TEST(QueuePolicy, AFullQueueWaitsOnceThenDropsAndCountsExactly) {
+  RecordQueue q(8);
+  QueueCounters counters;
+  for (int i = 0; i < 8; ++i) EXPECT_TRUE(pushOrDrop(q, CaptureRecord{}, nullptr, counters));
+  // Nobody drains: the first record waits kFullQueueWait and is dropped, the next ones at once.
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 100; ++i) EXPECT_FALSE(pushOrDrop(q, CaptureRecord{}, nullptr, counters));
+  EXPECT_GE(std::chrono::steady_clock::now() - start, kFullQueueWait);
+  EXPECT_EQ(counters.pushed.load(), 8u);
+  EXPECT_EQ(counters.dropped.load(), 100u);
+  EXPECT_EQ(counters.waited.load(), 1u);  // one wait, not one per record
+  EXPECT_GE(counters.waited_ns.load(), static_cast<uint64_t>(std::chrono::nanoseconds(kFullQueueWait).count()));
+  // Room again: the push goes in, and the next full queue waits again.
+  CaptureRecord r;
+  EXPECT_TRUE(q.tryPop(r));
+  EXPECT_TRUE(pushOrDrop(q, CaptureRecord{}, nullptr, counters));
+  EXPECT_FALSE(counters.overflowing.load());
+  EXPECT_FALSE(pushOrDrop(q, CaptureRecord{}, nullptr, counters));
+  EXPECT_EQ(counters.waited.load(), 2u);
+  EXPECT_EQ(counters.pushed.load() + counters.dropped.load(), 110u);
+}
+
+TEST(QueuePolicy, AFullQueueWakesTheWriter) {
+  RecordQueue q(4);
+  QueueCounters counters;
+  WriterWakeup wakeup;
+  bool woken_early = false;
+  std::thread writer([&] {
+    woken_early = wakeup.sleep(std::chrono::milliseconds(60'000), [] { return false; });
+    CaptureRecord r;
+    while (q.tryPop(r)) {
+    }
+  });
+  for (int i = 0; i < 5; ++i) pushOrDrop(q, CaptureRecord{}, &wakeup, counters);
+  writer.join();  // returns long before its minute: the fifth push woke it
+  EXPECT_TRUE(woken_early);
+  EXPECT_EQ(counters.pushed.load() + counters.dropped.load(), 5u);
+  EXPECT_EQ(counters.waited.load(), 1u);
+}
+
+TEST(TraceWriter, KernelsArriveLateAndTakeTheRunOfTheirTime) {
+  const std::string path = tempFile("kernels.sawtooth");
+  auto file = NativeWriter::create(path);
+  ASSERT_TRUE(file.ok());
+  RecordQueue q(1024);
+  TraceWriter writer(std::move(*file), 0);
+  writer.addQueue(&q);
+  writer.defineRun(0, sawtooth::Run{"fp32", "precision", {}, {}});
+  writer.defineRun(1, sawtooth::Run{"bf16", "precision", {}, {}});
+  writer.definePhase(0, "forward", 0);
+  writer.definePhase(1, "forward", 1);
+  q.tryPush(marker(100, RecordKind::RunBegin, 0));
+  q.tryPush(marker(110, RecordKind::PhaseBegin, 0));
+  q.tryPush(marker(150, RecordKind::PhaseEnd, 0));
+  q.tryPush(marker(160, RecordKind::RunEnd, 0));
+  q.tryPush(marker(200, RecordKind::RunBegin, 1));
+  q.tryPush(marker(210, RecordKind::PhaseBegin, 1));
+  q.tryPush(marker(250, RecordKind::PhaseEnd, 1));
+  writer.flushOnce(true);
+  // CUPTI hands the first run's kernels over only now, with the name of each new kernel once.
+  KernelInterval k;
+  k.begin_ns = 120;
+  k.end_ns = 130;
+  k.name = 0;
+  writer.addKernels({k}, {{0, "gemm"}});
+  k.begin_ns = 220;
+  k.end_ns = 230;
+  writer.addKernels({k}, {});
+  ASSERT_TRUE(writer.finish().ok()) << writer.error();
+  auto trace = readNative(path);
+  ASSERT_TRUE(trace.ok()) << trace.error().message;
+  ASSERT_EQ(trace->kernels.size(), 2u);
+  ASSERT_EQ(trace->kernel_names.size(), 1u);
+  EXPECT_EQ(trace->kernel_names[0], "gemm");
+  EXPECT_EQ(trace->kernels[0].run, 0);
+  EXPECT_EQ(trace->kernels[1].run, 1);
 }
 
 }  // namespace

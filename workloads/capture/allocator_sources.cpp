@@ -19,11 +19,9 @@ std::atomic<bool> g_tracker_attached{false};
 std::mutex g_oom_mutex;
 OomState g_oom;
 
-bool push(const SourceSink& sink, CaptureRecord&& r) {
-  if (sink.seen) sink.seen->fetch_add(1, std::memory_order_relaxed);
-  if (sink.queue->tryPush(r)) return true;
-  if (sink.dropped) sink.dropped->fetch_add(1, std::memory_order_relaxed);
-  return false;
+void push(const SourceSink& sink, CaptureRecord&& r) {
+  if (sink.recording && !sink.recording->load(std::memory_order_relaxed)) return;
+  pushOrDrop(*sink.queue, r, sink.wakeup, *sink.queue_counters);
 }
 
 std::optional<Action> actionOf(TraceEntry::Action a) {

@@ -16,6 +16,7 @@
 #include "workloads/capture/bounded_queue.h"
 #include "workloads/capture/capture_record.h"
 #include "workloads/capture/live_counters.h"
+#include "workloads/capture/queue_policy.h"
 
 namespace sawtooth::capture {
 
@@ -23,9 +24,10 @@ enum class StackMode { None, Cpp };
 
 struct SourceSink {
   BoundedQueue<CaptureRecord>* queue = nullptr;
-  LiveCounters* counters = nullptr;
-  std::atomic<uint64_t>* dropped = nullptr;
-  std::atomic<uint64_t>* seen = nullptr;
+  LiveCounters* counters = nullptr;   // kept up to date even when records are not wanted
+  QueueCounters* queue_counters = nullptr;
+  WriterWakeup* wakeup = nullptr;
+  const std::atomic<bool>* recording = nullptr;  // false: count bytes, push nothing (after step B, a failed write)
 };
 
 // Attaches the tracker (once per process: there is no detach) and turns history recording on.

@@ -1,12 +1,11 @@
 #pragma once
 // A bounded multi-producer queue (Dmitry Vyukov's array queue). Push and pop never allocate and
-// never block: a full queue refuses the push, and the caller counts the drop. Producers here run
-// inside PyTorch's allocator lock, so waiting is not an option.
+// never block: a full queue refuses the push, and the producer decides what to do
+// (queue_policy.h: wait a little, then drop and count).
 
 #include <atomic>
 #include <cstddef>
 #include <memory>
-
 
 namespace sawtooth::capture {
 
@@ -21,6 +20,8 @@ class BoundedQueue {
   BoundedQueue& operator=(const BoundedQueue&) = delete;
 
   size_t capacity() const { return mask_ + 1; }
+  // What the queue holds in memory, allocated once.
+  size_t bytes() const { return capacity() * sizeof(Cell); }
 
   bool tryPush(const T& value) {
     size_t pos = enqueue_.load(std::memory_order_relaxed);

@@ -18,6 +18,7 @@ enum class RecordKind : uint8_t {
   Tag,         // the block at addr belongs to `category`
   RunBegin,    // id = run id
   RunEnd,
+  StepBegin,   // addr = the step's number (0, 1, ... in the order the workload runs them)
 };
 
 struct CaptureRecord {

@@ -1,7 +1,11 @@
 #pragma once
 // One recording: every capture source, stamped on one clock, drained by the writer thread into
-// one .sawtooth file. Workloads talk to it through runs, phases and tags; nothing here exposes
-// LibTorch types, so this header is cheap to include.
+// one .sawtooth file. Workloads talk to it through runs, steps, phases and tags; nothing here
+// exposes LibTorch types, so this header is cheap to include.
+//
+// Memory between the sources and the writer is bounded: one queue per source (capacities and
+// bytes in capture_session.cpp, stated in README), with queue_policy.h's wait-then-drop policy
+// when the writer falls behind; the file says exactly how many records were dropped.
 
 #include <atomic>
 #include <cstdint>
@@ -9,14 +13,15 @@
 #include <string>
 #include <vector>
 
-#include "workloads/capture/allocator_sources.h"
+#include "core/io/output_claim.h"
 #include "core/model/trace.h"
 #include "core/util/result.h"
+#include "workloads/capture/allocator_sources.h"
+#include "workloads/capture/capture_window.h"
 
 namespace sawtooth::capture {
 
 struct SessionOptions {
-  std::string out_path;
   bool cuda = false;
   int cuda_device = 0;
   StackMode stacks = StackMode::None;
@@ -26,13 +31,17 @@ struct SessionOptions {
   bool cupti = true;
   bool cupti_kernels = true;
   bool sampler = true;
-  int sample_interval_ms = 50;
-  int batch_interval_ms = 50;
+  int sample_interval_ms = 50;  // device samples on a timer (0: at phase boundaries only)
+  int batch_interval_ms = 25;  // a SIGKILL loses at most about this much (and the hold-back)
+  WindowOptions window;
+  // Set when a write fails (a full disk): the workload checks it between steps and stops.
+  std::atomic<bool>* stop_on_write_failure = nullptr;
 };
 
 class CaptureSession {
  public:
-  static Result<std::unique_ptr<CaptureSession>> start(const SessionOptions& options);
+  // Writes to the claimed output path (output_claim.h).
+  static Result<std::unique_ptr<CaptureSession>> start(const SessionOptions& options, OutputClaim output);
   ~CaptureSession();
 
   // Runs group a workload's configurations (fp32 / bf16, store-all / checkpointed, k = 1..8).
@@ -40,6 +49,11 @@ class CaptureSession {
                     std::vector<std::pair<std::string, std::string>> config);
   void endRun(std::vector<Measurement> measurements);
   void addMeasurements(std::vector<Measurement> measurements);  // to the open run
+
+  // A training step begins: steps are numbered 0, 1, ... in the order the workload runs them,
+  // across its runs (what --steps A:B counts).
+  void beginStep();
+  int64_t stepsBegun() const { return next_step_; }
 
   void beginPhase(const std::string& name);
   void endPhase();
@@ -59,14 +73,22 @@ class CaptureSession {
   std::string sourcesSummary() const;
   const SessionOptions& options() const { return options_; }
 
-  // Stops the sources, writes everything left and closes the file.
-  Status finish();
+  // True once a write to the file has failed (a full disk): the sources have stopped, the
+  // workload should stop too. writeError() says what happened, writeErrno() the errno.
+  bool writeFailed() const;
+  std::string writeError() const;
+  int writeErrno() const;
+
+  // Stops the sources, writes everything left, says how the recording ended (an empty reason:
+  // complete; else interrupted, disk full, ... with a detail for people) and closes the file.
+  Status finish(const std::string& incomplete_reason = {}, const std::string& detail = {});
 
  private:
   struct Impl;
   explicit CaptureSession(std::unique_ptr<Impl> impl, SessionOptions options);
   std::unique_ptr<Impl> impl_;
   SessionOptions options_;
+  int64_t next_step_ = 0;
 };
 
 // RAII phase marker.

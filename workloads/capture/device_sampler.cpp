@@ -19,7 +19,7 @@ bool DeviceSampler::sample() {
   r.size = static_cast<int64_t>(total_bytes - free_bytes);
   r.addr = total_bytes;
   samples_.fetch_add(1);
-  return queue_->tryPush(r);
+  return pushOrDrop(*queue_, r, wakeup_, *counters_);
 }
 
 void DeviceSampler::start(std::chrono::milliseconds interval) {
@@ -29,7 +29,8 @@ void DeviceSampler::start(std::chrono::milliseconds interval) {
     std::unique_lock<std::mutex> lock(mutex_);
     while (!stopping_) {
       const auto now = std::chrono::steady_clock::now();
-      if (requested_.exchange(false, std::memory_order_relaxed) || now - last >= interval) {
+      const bool due = interval.count() > 0 && now - last >= interval;
+      if (requested_.exchange(false, std::memory_order_relaxed) || due) {
         lock.unlock();
         sample();
         lock.lock();

@@ -13,14 +13,17 @@
 
 #include "workloads/capture/bounded_queue.h"
 #include "workloads/capture/capture_record.h"
+#include "workloads/capture/queue_policy.h"
 
 namespace sawtooth::capture {
 
 class DeviceSampler {
  public:
-  DeviceSampler(BoundedQueue<CaptureRecord>* queue, int device) : queue_(queue), device_(device) {}
+  DeviceSampler(BoundedQueue<CaptureRecord>* queue, QueueCounters* counters, WriterWakeup* wakeup, int device)
+      : queue_(queue), counters_(counters), wakeup_(wakeup), device_(device) {}
   ~DeviceSampler() { stop(); }
 
+  // Samples at phase boundaries, and every `interval` (0: at phase boundaries only).
   void start(std::chrono::milliseconds interval);
   void stop();
   // Asks for a sample as soon as the sampler thread next looks (within kPollPeriod).
@@ -30,6 +33,8 @@ class DeviceSampler {
 
  private:
   BoundedQueue<CaptureRecord>* queue_;
+  QueueCounters* counters_;
+  WriterWakeup* wakeup_;
   int device_;
   bool sample();
   std::atomic<uint64_t> samples_{0};

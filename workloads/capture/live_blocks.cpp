@@ -1,13 +1,20 @@
 #include "workloads/capture/live_blocks.h"
 
 namespace sawtooth::capture {
+namespace {
+
+void push(std::vector<LiveBlocks::Update>& updates, uint64_t seq, Category c) {
+  if (seq != kNoSeq) updates.push_back({seq, c});
+}
+
+}  // namespace
 
 void LiveBlocks::onAlloc(int16_t device, uint64_t addr, int64_t size, uint64_t seq, uint32_t phase) {
   Block b;
   b.size = size;
   b.alloc_seq = seq;
   b.birth_phase = phase;
-  blocks_[device][addr] = b;
+  blocks_.try_emplace(device, &pool_).first->second[addr] = b;
 }
 
 LiveBlocks::Block* LiveBlocks::find(int16_t device, uint64_t addr) {
@@ -21,10 +28,10 @@ Category LiveBlocks::onFreeRequested(int16_t device, uint64_t addr, uint64_t seq
   Block* b = find(device, addr);
   if (!b) return Category::Unknown;
   b->free_requested_seq = seq;
-  return b->category;
+  return b->baseline ? Category::Unknown : b->category;
 }
 
-Category LiveBlocks::onFreeCompleted(int16_t device, uint64_t addr, uint32_t current_phase,
+Category LiveBlocks::onFreeCompleted(int16_t device, uint64_t addr, uint64_t seq, uint32_t current_phase,
                                      std::vector<Update>& updates) {
   auto d = blocks_.find(device);
   if (d == blocks_.end()) return Category::Unknown;
@@ -33,7 +40,8 @@ Category LiveBlocks::onFreeCompleted(int16_t device, uint64_t addr, uint32_t cur
   Block& b = it->second;
   if (b.category == Category::Unknown && b.birth_phase != kNoPhase && b.birth_phase == current_phase)
     setCategory(b, Category::Temporary, updates);
-  const Category c = b.category;
+  const Category c = b.baseline ? Category::Unknown : b.category;
+  if (track_deaths_ && !b.baseline) deaths_.push_back({b.alloc_seq, b.free_requested_seq, seq});
   d->second.erase(it);
   return c;
 }
@@ -65,11 +73,35 @@ void LiveBlocks::unmarkSurvivors(const std::function<bool(uint32_t)>& born_in_fo
         setCategory(b, Category::Unknown, updates);
 }
 
+void LiveBlocks::startWindowAt(uint64_t first_seq, std::vector<Update>& updates) {
+  auto before = [&](uint64_t seq) { return seq == kNoSeq || seq < first_seq; };
+  auto inside = [&](uint64_t seq) { return seq != kNoSeq && seq >= first_seq; };
+  for (auto& [device, blocks] : blocks_)
+    for (auto& [addr, b] : blocks) {
+      if (b.baseline || !before(b.alloc_seq)) continue;
+      b.baseline = true;
+      if (inside(b.free_requested_seq)) updates.push_back({b.free_requested_seq, Category::Unknown});
+    }
+  // Blocks born before the window and freed inside it.
+  std::deque<Death> kept;
+  for (const Death& d : deaths_) {
+    if (!inside(d.free_completed_seq)) continue;  // died before the window: gone with it
+    if (before(d.alloc_seq)) {
+      if (inside(d.free_requested_seq)) updates.push_back({d.free_requested_seq, Category::Unknown});
+      updates.push_back({d.free_completed_seq, Category::Unknown});
+    } else {
+      kept.push_back(d);
+    }
+  }
+  deaths_.swap(kept);
+}
+
 void LiveBlocks::setCategory(Block& b, Category c, std::vector<Update>& updates) {
   if (b.category == c) return;
   b.category = c;
-  updates.push_back({b.alloc_seq, c});
-  if (b.free_requested_seq != UINT64_MAX) updates.push_back({b.free_requested_seq, c});
+  if (b.baseline) return;  // its rows in the window are part of the uncategorised baseline
+  push(updates, b.alloc_seq, c);
+  push(updates, b.free_requested_seq, c);
 }
 
 size_t LiveBlocks::size() const {

@@ -5,16 +5,25 @@
 //   born and freed inside one phase                 -> temporary;
 //   anything else                                   -> unknown.
 // A category learnt after an event was written comes back as an Update for that event row.
+//
+// Recordings of a window (the last N events, or steps A to B) start from a baseline: the blocks
+// alive at the window's start count as "bytes already there", uncategorised, exactly as a
+// PyTorch snapshot's blocks from before its trace began. Their frees in the window are therefore
+// written uncategorised too, so that every category's series stays the sum of its own blocks.
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
+#include <memory_resource>
 #include <vector>
 
 #include "core/model/action.h"
 #include "core/model/event_store.h"
 
 namespace sawtooth::capture {
+
+inline constexpr uint64_t kNoSeq = UINT64_MAX;  // an event that is not written to the file
 
 class LiveBlocks {
  public:
@@ -27,7 +36,8 @@ class LiveBlocks {
   // Category of the free_requested row; remembers its seq for later updates.
   Category onFreeRequested(int16_t device, uint64_t addr, uint64_t seq);
   // Category of the free_completed row (decides "temporary"); the block is gone afterwards.
-  Category onFreeCompleted(int16_t device, uint64_t addr, uint32_t current_phase, std::vector<Update>& updates);
+  Category onFreeCompleted(int16_t device, uint64_t addr, uint64_t seq, uint32_t current_phase,
+                           std::vector<Update>& updates);
   // Tags the live block containing addr; false when no live block contains it.
   bool tag(int16_t device, uint64_t addr, Category category, std::vector<Update>& updates);
   // Untagged blocks born in a phase for which born_in_forward(phase) holds become activations.
@@ -36,21 +46,36 @@ class LiveBlocks {
   // (a library workspace made during the first forward, a cache) and goes back to unknown.
   void unmarkSurvivors(const std::function<bool(uint32_t phase)>& born_in_forward, std::vector<Update>& updates);
 
+  // The window now starts at event `first_seq`: blocks allocated before it that are alive there
+  // become part of the baseline, and their rows from first_seq on are made uncategorised.
+  // Needs trackWindow(true) from the start, to know the blocks that died since.
+  void startWindowAt(uint64_t first_seq, std::vector<Update>& updates);
+  void trackWindow(bool on) { track_deaths_ = on; }
+
   size_t size() const;
   int64_t liveBytes(Category category) const;
 
  private:
   struct Block {
     int64_t size = 0;
-    uint64_t alloc_seq = 0;
-    uint64_t free_requested_seq = UINT64_MAX;
+    uint64_t alloc_seq = kNoSeq;
+    uint64_t free_requested_seq = kNoSeq;
     uint32_t birth_phase = kNoPhase;
     Category category = Category::Unknown;
+    bool baseline = false;  // alive when the window began: its rows stay uncategorised
+  };
+  struct Death {
+    uint64_t alloc_seq, free_requested_seq, free_completed_seq;
   };
   void setCategory(Block& b, Category c, std::vector<Update>& updates);
   Block* find(int16_t device, uint64_t addr);
 
-  std::map<int16_t, std::map<uint64_t, Block>> blocks_;  // device -> start address -> block
+  // device -> start address -> block; the nodes come from a pool (a block is born and dies at
+  // every allocation: the general heap cost more than the rest of the bookkeeping).
+  std::pmr::unsynchronized_pool_resource pool_;
+  std::map<int16_t, std::pmr::map<uint64_t, Block>> blocks_;
+  bool track_deaths_ = false;
+  std::deque<Death> deaths_;  // blocks that died since the window's start, in order of death
 };
 
 }  // namespace sawtooth::capture

@@ -1,6 +1,7 @@
 #include "workloads/capture/trace_writer.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -10,16 +11,27 @@ namespace {
 // Records stamped within this margin of "now" may still be on their way into a queue from
 // another thread; they wait for the next batch so that the stream stays in time order.
 constexpr int64_t kHoldBackNs = 2'000'000;
+// Late records (CUPTI's) older than this behind the stream are not expected any more: the
+// phases they could belong to are forgotten.
+constexpr int64_t kPhaseMemoryNs = 30'000'000'000;
+// A window of the last N events is trimmed when it has grown by a quarter (at least this many).
+constexpr uint64_t kMinWindowSlack = 4096;
 
 }  // namespace
 
-TraceWriter::TraceWriter(std::unique_ptr<NativeWriter> file, int64_t t0_ns) : file_(std::move(file)), t0_ns_(t0_ns) {}
-
-TraceWriter::~TraceWriter() {
-  if (!finished_) (void)finish();
+TraceWriter::TraceWriter(std::unique_ptr<NativeWriter> file, int64_t t0_ns, WindowOptions window)
+    : file_(std::move(file)), t0_ns_(t0_ns), window_(window) {
+  forward_name_ = internPhaseName("forward");
+  backward_name_ = internPhaseName("backward");
+  recompute_name_ = internPhaseName("recompute");
+  live_.trackWindow(window.last_events > 0);
 }
 
-void TraceWriter::addQueue(RecordQueue* queue, bool live) { queues_.emplace_back(queue, live); }
+TraceWriter::~TraceWriter() {
+  if (!finished_) (void)finish("crashed", "the writer was destroyed before the recording finished");
+}
+
+void TraceWriter::addQueue(RecordQueue* queue) { queues_.push_back(queue); }
 
 void TraceWriter::start(std::chrono::milliseconds interval) {
   thread_ = std::thread([this, interval] { run(interval); });
@@ -27,44 +39,51 @@ void TraceWriter::start(std::chrono::milliseconds interval) {
 
 void TraceWriter::run(std::chrono::milliseconds interval) {
   while (!stopping_.load()) {
-    {
-      std::unique_lock<std::mutex> lock(wake_mutex_);
-      wake_.wait_for(lock, interval, [this] { return stopping_.load(); });
-    }
+    wakeup_.sleep(interval, [this] { return stopping_.load(); });
     if (stopping_.load()) break;
     flushOnce(false);
   }
 }
 
-Status TraceWriter::finish() {
+Status TraceWriter::finish(const std::string& incomplete_reason, const std::string& detail) {
   if (finished_) return error_.empty() ? Status(Ok{}) : Status(Error{error_});
   stopping_.store(true);
-  wake_.notify_all();
+  wakeup_.wake();
   if (thread_.joinable()) thread_.join();
   flushOnce(true);
+  finished_ = true;
   // Phases still open when the recording stopped end at the last moment seen.
-  int64_t last = 0;
-  for (const auto& [id, p] : phases_) last = std::max({last, p.begin_ns, p.end_ns});
+  const int64_t last = last_t_ == INT64_MIN ? 0 : last_t_;
   for (uint32_t id : phase_stack_) {
-    phases_[id].end_ns = last;
+    phases_[id].end_ns = std::max(last, phases_[id].begin_ns);
     dirty_phases_.push_back(id);
   }
   phase_stack_.clear();
-  if (Status st = writeBatch(); !st) fail(st.error().message);
-  finished_ = true;
-  if (error_.empty())
-    if (Status st = file_->finish(); !st) fail(st.error().message);
+  if (!failed_.load()) {
+    if (Status st = writeBatch(INT64_MAX); !st) fail(st.error().message, file_->lastErrno());
+  }
+  if (!failed_.load() && window_.options().last_events > 0) {
+    Status st = slideWindow(true);
+    if (st) st = file_->renumberEventsFrom(window_.firstSeq());
+    if (!st) fail(st.error().message, file_->lastErrno());
+  }
+  if (!failed_.load())
+    if (Status st = writeSummary(); !st) fail(st.error().message, file_->lastErrno());
+  std::string reason = incomplete_reason, why = detail;
+  if (failed_.load()) {
+    // The reason a full disk gives, recorded if the disk still takes this much.
+    const std::string full = diskFullReason(error_errno_.load());
+    reason = full.empty() ? "write error" : full;
+    why = error();
+  }
+  if (Status st = file_->finish(reason, why); !st) fail(st.error().message, file_->lastErrno());
   std::lock_guard<std::mutex> lock(mutex_);
   return error_.empty() ? Status(Ok{}) : Status(Error{error_});
 }
 
-void TraceWriter::definePhase(uint32_t id, std::string name, uint16_t run) {
+void TraceWriter::definePhase(uint32_t id, std::string name, uint16_t run, PhaseKind kind) {
   std::lock_guard<std::mutex> lock(mutex_);
-  Phase p;
-  p.name = std::move(name);
-  p.kind = PhaseKind::Phase;
-  p.run = run;
-  pending_phases_[id] = std::move(p);
+  pending_phases_[id] = {std::move(name), run, kind};
 }
 
 void TraceWriter::defineRun(uint16_t id, Run run) {
@@ -77,9 +96,10 @@ void TraceWriter::setMeta(const std::string& key, const std::string& value) {
   pending_meta_[key] = value;
 }
 
-void TraceWriter::addKernels(std::vector<KernelInterval> kernels, const std::vector<std::string>& names_by_id) {
+void TraceWriter::addKernels(std::vector<KernelInterval> kernels, std::vector<std::pair<uint32_t, std::string>> names) {
+  if (failed_.load(std::memory_order_relaxed)) return;
   std::lock_guard<std::mutex> lock(mutex_);
-  if (names_by_id.size() > kernel_names_.size()) kernel_names_ = names_by_id;
+  for (auto& n : names) pending_kernel_names_.push_back(std::move(n));
   for (auto& k : kernels) {
     k.begin_ns -= t0_ns_;
     k.end_ns -= t0_ns_;
@@ -98,61 +118,128 @@ std::string TraceWriter::error() const {
   return error_;
 }
 
-void TraceWriter::fail(const std::string& message) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (error_.empty()) error_ = message;
+void TraceWriter::fail(const std::string& message, int error_number) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!error_.empty()) return;
+    // SQLite says "disk I/O error" for EFBIG and EDQUOT: the system's words say which.
+    error_ = error_number ? fmt::format("{} ({})", message, std::strerror(error_number)) : message;
+  }
+  error_errno_.store(error_number);
+  failed_.store(true);
+  file_->rollbackBatch();
+  if (on_failure_) on_failure_();
+}
+
+uint32_t TraceWriter::internPhaseName(const std::string& name) {
+  auto [it, inserted] = phase_name_ids_.try_emplace(name, static_cast<uint32_t>(phase_names_.size()));
+  if (inserted) phase_names_.push_back(name);
+  return it->second;
 }
 
 void TraceWriter::flushOnce(bool everything) {
-  std::vector<CaptureRecord> records;
-  records.swap(held_back_);
+  if (failed_.load()) {
+    // Nothing more is written: keep the queues empty so that no source waits on them.
+    CaptureRecord r;
+    for (RecordQueue* queue : queues_)
+      while (queue->tryPop(r)) {
+      }
+    return;
+  }
+  // Records stamped before this moment are in their queues by now (see kHoldBackNs).
   const int64_t cutoff = everything ? INT64_MAX : clockNs() - kHoldBackNs;
+  // The records held back last time, then each queue's: each stretch nearly in time order.
+  records_.clear();
+  for (auto& rec : held_back_) records_.push_back(std::move(rec));
+  held_back_.clear();
+  run_ends_.clear();
+  run_ends_.push_back(records_.size());
   CaptureRecord r;
-  for (auto& [queue, live] : queues_) {
-    while (queue->tryPop(r)) records.push_back(std::move(r));
+  for (RecordQueue* queue : queues_) {
+    // At most one queue's worth per pass: the batch stays bounded while producers keep going.
+    for (size_t n = queue->capacity(); n > 0 && queue->tryPop(r); --n) records_.push_back(std::move(r));
+    run_ends_.push_back(records_.size());
   }
-  // Live records newer than the cutoff wait; late sources (CUPTI) never do.
-  std::vector<CaptureRecord> now;
-  now.reserve(records.size());
-  for (auto& rec : records) {
-    if (rec.t_ns > cutoff && rec.source != Source::Driver) held_back_.push_back(std::move(rec));
-    else now.push_back(std::move(rec));
+  // Time order through an index (sorting the 64-byte records themselves cost more than the
+  // rest of the pass): each stretch sorted if it is not already, then merged; ties keep the
+  // order they came in.
+  order_.clear();
+  for (size_t i = 0; i < records_.size(); ++i) order_.emplace_back(records_[i].t_ns, i);
+  size_t begin = 0;
+  for (size_t end : run_ends_) {
+    if (!std::is_sorted(order_.begin() + begin, order_.begin() + end)) std::sort(order_.begin() + begin, order_.begin() + end);
+    if (begin > 0) std::inplace_merge(order_.begin(), order_.begin() + begin, order_.begin() + end);
+    begin = end;
   }
-  std::stable_sort(now.begin(), now.end(), [](const CaptureRecord& a, const CaptureRecord& b) { return a.t_ns < b.t_ns; });
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    batch_first_seq_ = stats_.events;
+  for (const auto& [t, i] : order_) {
+    if (t > cutoff) held_back_.push_back(std::move(records_[i]));
+    else process(records_[i]);
   }
-  for (auto& rec : now) process(rec);
-  if (Status st = writeBatch(); !st) fail(st.error().message);
+  const int64_t horizon = everything ? INT64_MAX : cutoff - t0_ns_;
+  if (Status st = writeBatch(horizon); !st) {
+    fail(st.error().message, file_->lastErrno());
+    return;
+  }
+  if (window_.options().last_events > 0)
+    if (Status st = slideWindow(false); !st) fail(st.error().message, file_->lastErrno());
 }
 
-uint32_t TraceWriter::phaseAt(int64_t t, uint16_t* run) const {
-  // Innermost (latest begun) phase covering t; late records need this, live ones use the stack.
-  uint32_t best = kNoPhase;
-  int64_t best_begin = INT64_MIN;
-  for (const auto& [id, p] : phases_) {
-    const bool open = std::find(phase_stack_.begin(), phase_stack_.end(), id) != phase_stack_.end();
-    if (p.begin_ns <= t && (open || t <= p.end_ns) && p.begin_ns >= best_begin) best = id, best_begin = p.begin_ns;
+uint32_t TraceWriter::phaseFor(int64_t t, uint16_t* run) {
+  // Records in stream order are in the phase open now; a late one is looked up at its time.
+  if (t >= last_t_) {
+    *run = current_run_;
+    return currentPhase();
   }
-  if (run) *run = best == kNoPhase ? current_run_ : phases_.at(best).run;
-  return best;
+  return phase_index_.innermostAt(t, run, current_run_);
+}
+
+uint32_t TraceWriter::fileIdOf(uint32_t phase) {
+  if (phase == kNoPhase || phase >= phases_.size() || !phases_[phase].begun) return kNoPhase;
+  PhaseInfo& p = phases_[phase];
+  if (p.file_id == kNoPhase) {
+    // Written phases are numbered densely in the order they are first needed.
+    p.file_id = next_file_phase_++;
+    dirty_phases_.push_back(phase);
+  }
+  return p.file_id;
 }
 
 std::function<bool(uint32_t)> TraceWriter::bornInForward(uint16_t run) const {
   return [this, run](uint32_t phase) {
-    auto it = phases_.find(phase);
-    return it != phases_.end() && it->second.name == "forward" && it->second.run == run;
+    return phase < phases_.size() && phases_[phase].name == forward_name_ && phases_[phase].run == run;
   };
+}
+
+void TraceWriter::openWindow(int64_t t) {
+  window_.open(t);
+  window_.setBaselineToTotals();
+  baseline_dirty_ = true;
+  window_start_ns_ = t;
+  window_.setFirstSeq(next_seq_);
+  // Everything alive now is the baseline; the driver's allocations are rows at the start.
+  live_.startWindowAt(next_seq_, updates_);
+  const std::vector<Event> driver = window_.driverRowsAt(next_seq_, t);
+  for (const Event& e : driver) pushEvent(e, nullptr);
+  window_.setRowsAtStart(driver.size());
+}
+
+void TraceWriter::pushEvent(const Event& e, std::shared_ptr<void> context) {
+  if (context) batch_contexts_.emplace_back(batch_.size(), std::move(context));
+  batch_.push(e);
+  ++next_seq_;
 }
 
 void TraceWriter::process(CaptureRecord& r) {
   const int64_t t = r.t_ns - t0_ns_;
   switch (r.kind) {
     case RecordKind::Memory:
-      processMemory(r);
+      processMemory(r, t);
       break;
     case RecordKind::Sample: {
+      if (!window_.admits(t)) {
+        ++outside_steps_;
+        break;
+      }
       Event e;
       e.t_ns = t;
       e.device = r.device;
@@ -160,43 +247,50 @@ void TraceWriter::process(CaptureRecord& r) {
       e.action = Action::Sample;
       e.size = r.size;
       e.addr = r.addr;
-      e.phase = currentPhase();
-      e.run = current_run_;
-      batch_.push(e);
+      uint16_t run = kNoRun;
+      e.phase = fileIdOf(phaseFor(t, &run));
+      e.run = run;
+      pushEvent(e, nullptr);
       break;
     }
     case RecordKind::PhaseBegin: {
-      Phase p;
+      PendingPhase defined;
       {
         std::lock_guard<std::mutex> lock(mutex_);
         auto it = pending_phases_.find(r.id);
         if (it == pending_phases_.end()) break;
-        p = std::move(it->second);
+        defined = std::move(it->second);
         pending_phases_.erase(it);
       }
+      if (phases_.size() <= r.id) phases_.resize(r.id + 1);
+      PhaseInfo& p = phases_[r.id];
+      p.name = internPhaseName(defined.name);
+      p.run = defined.run;
       p.begin_ns = p.end_ns = t;
-      phases_[r.id] = p;
+      p.kind = defined.kind;
+      p.begun = true;
+      if (window_.admits(t)) fileIdOf(r.id);
+      if (p.kind == PhaseKind::Annotation) break;  // a band only: never the phase events are attributed to
       phase_stack_.push_back(r.id);
-      dirty_phases_.push_back(r.id);
+      phase_index_.begin(r.id, t, p.run);
       // What forward made and backward still needs: the activations.
-      if (p.name == "backward") live_.markActivations(bornInForward(p.run), updates_);
+      if (p.name == backward_name_) live_.markActivations(bornInForward(p.run), updates_);
       break;
     }
     case RecordKind::PhaseEnd: {
-      auto it = phases_.find(r.id);
-      if (it == phases_.end()) break;
-      it->second.end_ns = t;
-      if (it->second.name == "backward") live_.unmarkSurvivors(bornInForward(it->second.run), updates_);
-      dirty_phases_.push_back(r.id);
-      auto pos = std::find(phase_stack_.begin(), phase_stack_.end(), r.id);
-      if (pos != phase_stack_.end()) phase_stack_.erase(pos);
+      if (r.id >= phases_.size() || !phases_[r.id].begun) break;
+      PhaseInfo& p = phases_[r.id];
+      p.end_ns = t;
+      if (p.file_id != kNoPhase) dirty_phases_.push_back(r.id);
+      if (p.kind == PhaseKind::Annotation) break;
+      phase_index_.end(r.id, t);
+      if (p.name == backward_name_) live_.unmarkSurvivors(bornInForward(p.run), updates_);
+      auto pos = std::find(phase_stack_.rbegin(), phase_stack_.rend(), r.id);
+      if (pos != phase_stack_.rend()) phase_stack_.erase(std::next(pos).base());
       break;
     }
     case RecordKind::Tag:
-      if (!live_.tag(r.device, r.addr, r.category, updates_)) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        ++stats_.untracked_tags;
-      }
+      if (!live_.tag(r.device, r.addr, r.category, updates_)) ++untracked_tags_;
       break;
     case RecordKind::RunBegin:
       current_run_ = static_cast<uint16_t>(r.id);
@@ -206,63 +300,67 @@ void TraceWriter::process(CaptureRecord& r) {
       dirty_runs_.push_back(static_cast<uint16_t>(r.id));
       current_run_ = kNoRun;
       break;
+    case RecordKind::StepBegin:
+      if (window_.onStepBegin(static_cast<int64_t>(r.addr), t)) openWindow(t);
+      break;
   }
+  last_t_ = std::max(last_t_, t);
 }
 
-void TraceWriter::processMemory(CaptureRecord& r) {
+void TraceWriter::processMemory(CaptureRecord& r, int64_t t) {
+  const bool written = window_.admits(t);
+  if (!written) ++outside_steps_;
+  const uint64_t seq = written ? next_seq_ : kNoSeq;
   Event e;
-  e.t_ns = r.t_ns - t0_ns_;
+  e.t_ns = t;
   e.device = r.device;
   e.source = r.source;
   e.action = r.action;
   e.addr = r.addr;
   e.size = r.size;
   e.stream = r.stream;
-  const uint64_t seq = batch_first_seq_ + batch_.size();
+  uint16_t run = kNoRun;
+  const uint32_t phase = phaseFor(t, &run);
+  e.run = run;
   if (r.source == Source::Driver) {
-    e.phase = phaseAt(e.t_ns, &e.run);
-  } else if (r.source == Source::Host) {
-    // The cross-check reports share addresses with the allocator's own events; only those
-    // carry categories.
-    e.phase = currentPhase();
-    e.run = current_run_;
-  } else {
-    e.phase = currentPhase();
-    e.run = current_run_;
+    window_.onDriverEvent(e, seq);
+  } else if (r.source == Source::Allocator) {
+    // (Host reports are a cross-check of the allocator's own events; only those carry categories.)
+    window_.onAllocatorEvent(r.device, r.action, r.size);
     switch (r.action) {
       case Action::Alloc: {
-        live_.onAlloc(r.device, r.addr, r.size, seq, e.phase);
+        live_.onAlloc(r.device, r.addr, r.size, seq, phase);
         // Recomputed blocks are activations brought back for backward.
-        if (e.phase != kNoPhase && phases_[e.phase].name == "recompute") {
-          std::vector<LiveBlocks::Update> ignored;
-          live_.tag(r.device, r.addr, Category::Activation, ignored);
+        if (phase != kNoPhase && phases_[phase].name == recompute_name_) {
+          live_.tag(r.device, r.addr, Category::Activation, updates_);
           e.category = Category::Activation;
         }
         break;
       }
       case Action::FreeRequested: e.category = live_.onFreeRequested(r.device, r.addr, seq); break;
-      case Action::FreeCompleted: e.category = live_.onFreeCompleted(r.device, r.addr, e.phase, updates_); break;
+      case Action::FreeCompleted: e.category = live_.onFreeCompleted(r.device, r.addr, seq, phase, updates_); break;
       default: break;
     }
   }
-  if (r.context) batch_contexts_.emplace_back(batch_.size(), std::move(r.context));
-  batch_.push(e);
+  if (!written) return;
+  e.phase = fileIdOf(phase);
+  pushEvent(e, std::move(r.context));
 }
 
 void TraceWriter::applyUpdates() {
   // Updates to rows of this batch change the buffer; older rows are updated in the file.
+  const uint64_t batch_first = next_seq_ - batch_.size();
   std::vector<LiveBlocks::Update> to_file;
   for (const auto& u : updates_) {
-    if (u.seq >= batch_first_seq_ && u.seq < batch_first_seq_ + batch_.size())
-      batch_.setCategory(u.seq - batch_first_seq_, u.category);
-    else
-      to_file.push_back(u);
+    if (u.seq >= batch_first && u.seq < next_seq_) batch_.setCategory(u.seq - batch_first, u.category);
+    else if (u.seq >= window_.firstSeq() && u.seq < batch_first) to_file.push_back(u);
   }
   updates_.swap(to_file);
 }
 
-Status TraceWriter::writeBatch() {
+Status TraceWriter::writeBatch(int64_t horizon_ns) {
   applyUpdates();
+  const uint64_t batch_first = next_seq_ - batch_.size();
   // Stacks first: the batch's events refer to them.
   if (!batch_contexts_.empty() && symbolizer_) {
     std::vector<std::shared_ptr<void>> contexts;
@@ -277,56 +375,155 @@ Status TraceWriter::writeBatch() {
   }
   batch_contexts_.clear();
 
-  std::map<uint32_t, Phase> phases;
   std::map<uint16_t, Run> runs;
   std::map<std::string, std::string> meta;
-  std::vector<KernelInterval> kernels;
-  std::vector<std::string> kernel_names;
-  size_t names_from = 0;
+  std::vector<std::pair<uint32_t, std::string>> kernel_names;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     for (uint16_t id : dirty_runs_)
       if (auto it = pending_runs_.find(id); it != pending_runs_.end()) runs[id] = it->second;
     meta.swap(pending_meta_);
-    kernels.swap(pending_kernels_);
-    kernel_names = kernel_names_;
-    names_from = kernel_names_written_;
+    kernel_names.swap(pending_kernel_names_);
+    for (auto& k : pending_kernels_) waiting_kernels_.push_back(k);
+    pending_kernels_.clear();
   }
-  for (uint32_t id : dirty_phases_) phases[id] = phases_[id];
+  // Kernels wait until the record stream has passed their start: their phase is known then.
+  std::vector<KernelInterval> kernels;
+  std::vector<KernelInterval> still_waiting;
+  for (KernelInterval& k : waiting_kernels_) {
+    if (k.begin_ns > horizon_ns) {
+      still_waiting.push_back(k);
+      continue;
+    }
+    if (!window_.admits(k.begin_ns)) continue;
+    (void)phase_index_.innermostAt(k.begin_ns, &k.run, current_run_);
+    kernels.push_back(k);
+  }
+  waiting_kernels_.swap(still_waiting);
+  if (horizon_ns != INT64_MAX) phase_index_.forgetEndedBefore(horizon_ns - kPhaseMemoryNs);
+
+  std::vector<std::pair<uint32_t, Phase>> phases;
+  std::sort(dirty_phases_.begin(), dirty_phases_.end());
+  dirty_phases_.erase(std::unique(dirty_phases_.begin(), dirty_phases_.end()), dirty_phases_.end());
+  for (uint32_t id : dirty_phases_) {
+    const PhaseInfo& p = phases_[id];
+    if (p.file_id == kNoPhase) continue;
+    Phase out;
+    out.name = phase_names_[p.name];
+    out.kind = p.kind;
+    out.run = p.run;
+    out.begin_ns = p.begin_ns;
+    out.end_ns = p.end_ns;
+    phases.emplace_back(p.file_id, std::move(out));
+  }
   dirty_phases_.clear();
   dirty_runs_.clear();
-  for (auto& k : kernels) phaseAt(k.begin_ns, &k.run);
 
   const bool nothing = batch_.empty() && updates_.empty() && phases.empty() && runs.empty() && meta.empty() &&
-                       kernels.empty() && stacks_.frameCount() == frames_written_;
+                       kernels.empty() && kernel_names.empty() && stacks_.frameCount() == frames_written_ &&
+                       !baseline_dirty_;
   if (nothing) return Ok{};
   if (Status st = file_->beginBatch(); !st) return st;
+  if (baseline_dirty_)
+    if (Status st = writeBaseline(); !st) return st;
   if (Status st = file_->writeStacks(stacks_, frames_written_, stacks_written_); !st) return st;
-  frames_written_ = stacks_.frameCount();
-  stacks_written_ = stacks_.stackCount();
   for (const auto& [id, run] : runs)
     if (Status st = file_->writeRun(id, run); !st) return st;
   for (const auto& [id, p] : phases)
     if (Status st = file_->writePhase(id, p); !st) return st;
   for (const auto& [k, v] : meta)
     if (Status st = file_->setMeta(k, v); !st) return st;
-  for (size_t i = names_from; i < kernel_names.size(); ++i)
-    if (Status st = file_->writeKernelName(static_cast<uint32_t>(i), kernel_names[i]); !st) return st;
+  for (const auto& [id, name] : kernel_names)
+    if (Status st = file_->writeKernelName(id, name); !st) return st;
   if (Status st = file_->appendKernels(kernels); !st) return st;
-  if (Status st = file_->appendEventsAt(batch_, 0, batch_.size(), batch_first_seq_); !st) return st;
+  if (Status st = file_->appendEventsAt(batch_, 0, batch_.size(), batch_first); !st) return st;
   for (const auto& u : updates_)
     if (Status st = file_->updateCategory(u.seq, u.category); !st) return st;
   if (Status st = file_->commitBatch(); !st) return st;
 
+  frames_written_ = stacks_.frameCount();
+  stacks_written_ = stacks_.stackCount();
+  baseline_dirty_ = false;
   std::lock_guard<std::mutex> lock(mutex_);
+  stats_.outside_steps = outside_steps_;
+  stats_.untracked_tags = untracked_tags_;
   stats_.events += batch_.size();
   stats_.category_updates += updates_.size();
   stats_.kernels += kernels.size();
   ++stats_.batches;
-  kernel_names_written_ = kernel_names.size();
-  batch_first_seq_ = stats_.events;
   updates_.clear();
   batch_.clear();
+  return Ok{};
+}
+
+Status TraceWriter::slideWindow(bool exact) {
+  const uint64_t keep = window_.options().last_events;
+  const uint64_t first = window_.firstSeq();
+  const uint64_t rows = next_seq_ - first;
+  if (rows <= keep) return Ok{};
+  if (!exact && rows - keep < std::max(keep / 4, kMinWindowSlack)) return Ok{};
+  uint64_t cut = next_seq_ - keep;
+  // The driver allocations alive at the cut become rows just before it (seq numbers the deleted
+  // rows leave free).
+  auto t_cut = file_->eventTime(cut);
+  if (!t_cut) return t_cut.error();
+  std::vector<Event> driver = window_.driverRowsAt(cut, *t_cut);
+  if (cut < first + driver.size()) return Ok{};  // too few rows go to make room (a tiny window)
+  auto removed = file_->allocatorNet(first, cut);
+  if (!removed) return removed.error();
+  window_.addToBaseline(*removed);
+  std::vector<LiveBlocks::Update> updates;
+  live_.startWindowAt(cut, updates);
+
+  if (Status st = file_->beginBatch(); !st) return st;
+  if (Status st = file_->deleteEventsBefore(cut); !st) return st;
+  EventStore rows_at_start;
+  for (const Event& e : driver) rows_at_start.push(e);
+  const uint64_t new_first = cut - driver.size();
+  if (Status st = file_->appendEventsAt(rows_at_start, 0, rows_at_start.size(), new_first); !st) return st;
+  for (const auto& u : updates)
+    if (Status st = file_->updateCategory(u.seq, u.category); !st) return st;
+  if (Status st = file_->deleteKernelsEndingBefore(*t_cut); !st) return st;
+  if (Status st = writeBaseline(); !st) return st;
+  window_.addDiscarded(cut - first - window_.rowsAtStart());
+  if (Status st = file_->setMeta("window.events_discarded", std::to_string(window_.discarded())); !st) return st;
+  if (Status st = file_->commitBatch(); !st) return st;
+  window_.setFirstSeq(new_first);
+  window_.setRowsAtStart(driver.size());
+  window_start_ns_ = *t_cut;
+  return Ok{};
+}
+
+Status TraceWriter::writeSummary() {
+  const WindowOptions& w = window_.options();
+  std::vector<std::pair<std::string, std::string>> meta = {
+      {"capture.events_written", std::to_string(next_seq_)},
+      {"capture.untracked_tags", std::to_string(untracked_tags_)},
+  };
+  if (w.last_events > 0) {
+    meta.emplace_back("window.last_events", std::to_string(w.last_events));
+    meta.emplace_back("window.events_discarded", std::to_string(window_.discarded()));
+  }
+  if (w.stepsLimited()) {
+    meta.emplace_back("window.steps", fmt::format("{}:{}", w.first_step,
+                                                  w.end_step == INT64_MAX ? std::string() : std::to_string(w.end_step)));
+    meta.emplace_back("window.steps_run", std::to_string(window_.steps()));
+    meta.emplace_back("window.records_outside_steps", std::to_string(outside_steps_));
+  }
+  if (window_start_ns_ != INT64_MIN) meta.emplace_back("window.start_ns", std::to_string(window_start_ns_));
+  for (const auto& [k, v] : meta)
+    if (Status st = file_->setMeta(k, v); !st) return st;
+  return Ok{};
+}
+
+Status TraceWriter::writeBaseline() {
+  for (const auto& [device, b] : window_.baseline()) {
+    DeviceInfo d;
+    d.device = device;
+    d.baseline_allocated = b.allocated;
+    d.baseline_reserved = b.reserved;
+    if (Status st = file_->writeDevice(d); !st) return st;
+  }
   return Ok{};
 }
 

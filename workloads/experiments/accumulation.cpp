@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "core/analysis/measurement_names.h"
 #include "workloads/experiments/torch_support.h"
 
 namespace sawtooth::workloads {
@@ -49,7 +50,7 @@ void exactCheck(WorkloadContext& ctx) {
   }
   auto accumulated = net->weight.grad().clone();
   const double diff = (full - accumulated).abs().max().item<double>();
-  session.endRun({{"max_grad_diff", diff, ""},
+  session.endRun({{measure::kMaxGradDiff, diff, ""},
                   {"grad_abs_max", full.abs().max().item<double>(), ""}});
   ctx.progress.report("run", "exact_check", 1, 1, 0.1, fmt::format("max gradient difference {:.3g}", diff));
 }
@@ -85,6 +86,7 @@ void scaling(WorkloadContext& ctx) {
     config.emplace_back("micro_batch", std::to_string(micro));
     session.beginRun(fmt::format("k={}", k), "accumulation", config);
     auto global_step = [&] {
+      session.beginStep();
       {
         PhaseScope phase(session, "zero_grad");
         opt.zeroGrad();
@@ -118,7 +120,7 @@ void scaling(WorkloadContext& ctx) {
       ctx.progress.report("run", fmt::format("k={}", k), s + 1, repeats, 0.1 + 0.9 * static_cast<double>(done) / static_cast<double>(total),
                           fmt::format("k={}: global batch {} of {}", k, s + 1, repeats));
     }
-    auto m = timeMeasurements("global_batch_time", timer.samplesMs());
+    auto m = timeMeasurements(measure::kGlobalBatchTime, timer.samplesMs());
     for (auto& x : peak.measurements()) m.push_back(x);
     session.endRun(std::move(m));
   }

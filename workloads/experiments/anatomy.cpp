@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "core/analysis/measurement_names.h"
+#include "core/analysis/memory_plan.h"
 #include "workloads/experiments/torch_support.h"
 
 namespace sawtooth::workloads {
@@ -42,6 +44,7 @@ void runAnatomy(WorkloadContext& ctx) {
   }
 
   auto step = [&] {
+    session.beginStep();
     {
       PhaseScope phase(session, "zero_grad");
       opt->zeroGrad();
@@ -84,26 +87,19 @@ void runAnatomy(WorkloadContext& ctx) {
                           static_cast<double>(steps + s + 1) / static_cast<double>(total), "timing steps");
   }
   const auto times = timer.samplesMs();
-  for (auto& t : timeMeasurements("step_time", times)) m.push_back(t);
+  for (auto& t : timeMeasurements(measure::kStepTime, times)) m.push_back(t);
 
-  // The plan: 4P parameters, 4P gradients, the optimizer's state, and the activations kept for
-  // backward (each layer's ReLU output, batch × width floats).
+  // The plan (core/analysis/memory_plan.h): 4P parameters, 4P gradients, the optimizer's state,
+  // and the activations kept for backward (each layer's ReLU output, batch × width floats).
   int64_t P = 0;
   for (const auto& t : params) P += t.numel();
-  const double param_bytes = 4.0 * static_cast<double>(P);
-  const double state_bytes = opt->stateFactor() * param_bytes;
-  const double activation_bytes = 4.0 * static_cast<double>(layers * batch * width);
-  const double input_bytes = 4.0 * static_cast<double>(batch * width);
-  const double plan = 2 * param_bytes + state_bytes + activation_bytes + input_bytes;
-  m.push_back({"parameters", static_cast<double>(P), "count"});
-  m.push_back({"plan_parameter_bytes", param_bytes, "bytes"});
-  m.push_back({"plan_gradient_bytes", param_bytes, "bytes"});
-  m.push_back({"plan_optimizer_state_bytes", state_bytes, "bytes"});
-  m.push_back({"plan_activation_bytes", activation_bytes, "bytes"});
-  m.push_back({"plan_input_bytes", input_bytes, "bytes"});
-  m.push_back({"plan_total_bytes", plan, "bytes"});
-  const double measured = static_cast<double>(peak.peakAllocated());
-  if (measured > 0) m.push_back({"plan_error", measured / plan - 1.0, "ratio"});
+  PlanInputs plan;
+  plan.parameters = P;
+  plan.optimizer_parameters = P;
+  plan.state_per_parameter = opt->stateFactor();
+  plan.activation_elements = layers * batch * width;
+  plan.input_elements = batch * width;
+  for (auto& x : planMemory(plan).measurements(static_cast<double>(peak.peakAllocated()))) m.push_back(std::move(x));
   session.endRun(std::move(m));
 }
 

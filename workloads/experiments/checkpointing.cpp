@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "core/analysis/measurement_names.h"
 #include "workloads/experiments/checkpoint.h"
 #include "workloads/experiments/torch_support.h"
 
@@ -136,7 +137,7 @@ void runCheckpointing(WorkloadContext& ctx) {
     for (size_t i = 0; i < grads.size(); ++i)
       for (size_t j = 0; j < grads[i].size(); ++j)
         diff = std::max(diff, static_cast<double>(std::fabs(grads[i][j] - reference[i][j])));
-    m.push_back({"grad_max_abs_diff_vs_store_all", diff, ""});
+    m.push_back({measure::kGradMaxAbsDiffVsStoreAll, diff, ""});
     grads.clear();
 
     // fwd+bwd time; gradients accumulate across repeats, as in the seed's benchmark loop.
@@ -144,6 +145,7 @@ void runCheckpointing(WorkloadContext& ctx) {
     for (int64_t r = 0; r < warmup + repeats; ++r) {
       ctx.checkStop();
       auto once = [&] {
+        session.beginStep();
         torch::Tensor loss;
         {
           PhaseScope phase(session, "forward");
@@ -158,7 +160,7 @@ void runCheckpointing(WorkloadContext& ctx) {
       ctx.progress.report("run", v.name, r + 1, warmup + repeats, static_cast<double>(done) / static_cast<double>(total),
                           fmt::format("{}: pass {} of {}", v.name, r + 1, warmup + repeats));
     }
-    for (auto& t : timeMeasurements("fwd_bwd", timer.samplesMs())) m.push_back(t);
+    for (auto& t : timeMeasurements(measure::kFwdBwd, timer.samplesMs())) m.push_back(t);
     session.endRun(std::move(m));
   }
 }

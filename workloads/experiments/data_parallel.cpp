@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <thread>
 
+#include "core/analysis/measurement_names.h"
+#include "core/analysis/memory_plan.h"
 #include "workloads/experiments/process_group.h"
 #include "workloads/experiments/torch_support.h"
 
@@ -131,6 +133,7 @@ void runDataParallel(WorkloadContext& ctx) {
   }
 
   auto step = [&] {
+    session.beginStep();
     {
       PhaseScope phase(session, "zero_grad");
       model.flat_grads.zero_();
@@ -195,38 +198,30 @@ void runDataParallel(WorkloadContext& ctx) {
       ctx.progress.report("run", variant, steps + s + 1, total,
                           static_cast<double>(steps + s + 1) / static_cast<double>(total), "timing steps");
   }
-  for (auto& t : timeMeasurements("step_time", timer.samplesMs())) m.push_back(t);
+  for (auto& t : timeMeasurements(measure::kStepTime, timer.samplesMs())) m.push_back(t);
 
   // Do the ranks agree after the last step?
   {
     PhaseScope phase(session, "verify");
     torch::NoGradGuard no_grad;
     const Agreement agreement = compareWithRankZero(*group, model.flat_params);  // the padding is zeros
-    m.push_back({"param_checksum", agreement.checksum, ""});
-    m.push_back({"param_max_abs_diff_vs_rank0", agreement.max_difference, ""});
+    m.push_back({measure::kParamChecksum, agreement.checksum, ""});
+    m.push_back({measure::kParamMaxAbsDiffVsRank0, agreement.max_difference, ""});
   }
 
-  // The plan per rank: parameters and gradients whole everywhere, Adam's two moments for the
-  // parameters the rank steps (all of them, or its 1/N), the activations kept for backward
-  // (each layer's ReLU output) and the input.
-  const double param_bytes = 4.0 * static_cast<double>(model.padded);
-  const double state_bytes = opt->stateFactor() * 4.0 * static_cast<double>(shard);
-  const double activation_bytes = 4.0 * static_cast<double>(layers * batch * width);
-  const double input_bytes = 4.0 * static_cast<double>(batch * width);
-  const double model_state = 2 * param_bytes + state_bytes;
-  const double plan = model_state + activation_bytes + input_bytes;
-  m.push_back({"parameters", static_cast<double>(model.parameters), "count"});
-  m.push_back({"optimizer_parameters", static_cast<double>(shard), "count"});
-  m.push_back({"plan_parameter_bytes", param_bytes, "bytes"});
-  m.push_back({"plan_gradient_bytes", param_bytes, "bytes"});
-  m.push_back({"plan_optimizer_state_bytes", state_bytes, "bytes"});
-  m.push_back({"plan_model_state_bytes", model_state, "bytes"});
-  m.push_back({"plan_activation_bytes", activation_bytes, "bytes"});
-  m.push_back({"plan_input_bytes", input_bytes, "bytes"});
-  m.push_back({"plan_total_bytes", plan, "bytes"});
-  m.push_back({"allreduce_bytes_per_step", param_bytes, "bytes"});
-  const double measured = static_cast<double>(peak.peakAllocated());
-  if (measured > 0) m.push_back({"plan_error", measured / plan - 1.0, "ratio"});
+  // The plan per rank (core/analysis/memory_plan.h): parameters and gradients whole everywhere,
+  // Adam's two moments for the parameters the rank steps (all of them, or its 1/N), the
+  // activations kept for backward (each layer's ReLU output) and the input.
+  PlanInputs plan;
+  plan.parameters = model.parameters;
+  plan.stored_parameters = model.padded;  // the padding is zeros
+  plan.optimizer_parameters = shard;
+  plan.state_per_parameter = opt->stateFactor();
+  plan.activation_elements = layers * batch * width;
+  plan.input_elements = batch * width;
+  const MemoryPlan planned = planMemory(plan);
+  for (auto& x : planned.measurements(static_cast<double>(peak.peakAllocated()))) m.push_back(std::move(x));
+  m.push_back({measure::kAllreduceBytesPerStep, planned.parameter_bytes, measure::kBytes});
   session.endRun(std::move(m));
 }
 

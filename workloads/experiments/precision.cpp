@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/analysis/measurement_names.h"
 #include "workloads/experiments/torch_support.h"
 
 namespace sawtooth::workloads {
@@ -76,6 +77,7 @@ void runPrecision(WorkloadContext& ctx) {
     if (mode.loss_scaling) scaler = std::make_unique<LossScaler>(dev);
     torch::Tensor last_loss;
     auto step = [&] {
+      session.beginStep();
       {
         PhaseScope phase(session, "zero_grad");
         opt.zeroGrad();
@@ -116,15 +118,15 @@ void runPrecision(WorkloadContext& ctx) {
                             fmt::format("{}: step {} of {}", mode.name, s + 1, steps));
     }
     const auto times = timer.samplesMs();
-    std::vector<Measurement> m = timeMeasurements("step_time", times);
+    std::vector<Measurement> m = timeMeasurements(measure::kStepTime, times);
     const Stats st = statsOf(times);
     for (auto& x : peak.measurements()) m.push_back(x);
-    m.push_back({"step_flops", step_flops, "FLOP"});
-    if (st.median > 0) m.push_back({"achieved_tflops", step_flops / (st.median * 1e-3) / 1e12, "TFLOP/s"});
-    m.push_back({"final_loss", last_loss.defined() ? last_loss.item<double>() : 0.0, ""});
+    m.push_back({measure::kStepFlops, step_flops, measure::kFlop});
+    if (st.median > 0) m.push_back({measure::kAchievedTflops, step_flops / (st.median * 1e-3) / 1e12, measure::kTflopPerS});
+    m.push_back({measure::kFinalLoss, last_loss.defined() ? last_loss.item<double>() : 0.0, ""});
     if (scaler) {
-      m.push_back({"final_loss_scale", scaler->currentScale(), ""});
-      m.push_back({"skipped_steps", static_cast<double>(scaler->skippedSteps()), "steps"});
+      m.push_back({measure::kFinalLossScale, scaler->currentScale(), ""});
+      m.push_back({measure::kSkippedSteps, static_cast<double>(scaler->skippedSteps()), measure::kSteps});
     }
     session.endRun(std::move(m));
     ctx.progress.report("run", mode.name, steps, steps, static_cast<double>(done) / static_cast<double>(total),

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/analysis/measurement_names.h"
 #include "core/util/format_bytes.h"
 
 namespace sawtooth::workloads {
@@ -48,11 +49,11 @@ Stats statsOf(std::vector<double> samples) {
 
 std::vector<Measurement> timeMeasurements(const std::string& name, const std::vector<double>& samples_ms) {
   std::vector<Measurement> out;
-  for (double v : samples_ms) out.push_back({name + "_sample_ms", v, "ms"});
+  for (double v : samples_ms) out.push_back({measure::timing(name, measure::kSampleMsSuffix), v, measure::kMs});
   const Stats s = statsOf(samples_ms);
-  out.push_back({name + "_median_ms", s.median, "ms"});
-  out.push_back({name + "_min_ms", s.min, "ms"});
-  out.push_back({name + "_max_ms", s.max, "ms"});
+  out.push_back({measure::timing(name, measure::kMedianMsSuffix), s.median, measure::kMs});
+  out.push_back({measure::timing(name, measure::kMinMsSuffix), s.min, measure::kMs});
+  out.push_back({measure::timing(name, measure::kMaxMsSuffix), s.max, measure::kMs});
   return out;
 }
 
@@ -111,11 +112,11 @@ int64_t PeakWindow::peakAllocated() const {
 std::vector<Measurement> PeakWindow::measurements(const std::string& prefix) const {
   std::vector<Measurement> out;
   const bool tracked = !ctx_.cuda || ctx_.session.options().allocator_tracker;
-  if (tracked) out.push_back({prefix + "peak_allocated_bytes", static_cast<double>(peakAllocated()), "bytes"});
+  if (tracked) out.push_back({prefix + measure::kPeakAllocatedBytes, static_cast<double>(peakAllocated()), measure::kBytes});
   if (ctx_.cuda) {
     const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(static_cast<c10::DeviceIndex>(ctx_.device));
-    out.push_back({prefix + "torch_peak_allocated_bytes", static_cast<double>(stats.allocated_bytes[0].peak), "bytes"});
-    out.push_back({prefix + "torch_peak_reserved_bytes", static_cast<double>(stats.reserved_bytes[0].peak), "bytes"});
+    out.push_back({prefix + measure::kTorchPeakAllocatedBytes, static_cast<double>(stats.allocated_bytes[0].peak), measure::kBytes});
+    out.push_back({prefix + measure::kTorchPeakReservedBytes, static_cast<double>(stats.reserved_bytes[0].peak), measure::kBytes});
   }
   return out;
 }

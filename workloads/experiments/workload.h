@@ -1,18 +1,16 @@
 #pragma once
-// The built-in workloads: what each is, its parameters with GPU (seed) and CPU defaults, and the
-// function that runs it inside a capture session. No LibTorch types here: the recorder's main
-// and the tests include this header cheaply.
+// The built-in workloads: each one's spec (core/recording: what it is, its parameters with GPU
+// (seed) and CPU defaults, their one check) and the function that runs it inside a capture
+// session. No LibTorch types here: the recorder's main and the tests include this header cheaply.
 
 #include <atomic>
 #include <cstdint>
-#include <limits>
-#include <map>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "core/util/result.h"
+#include "core/recording/workload_spec.h"
 
 namespace sawtooth::capture {
 class CaptureSession;
@@ -20,43 +18,10 @@ class CaptureSession;
 
 namespace sawtooth::workloads {
 
-struct ParameterSpec {
-  std::string name;
-  std::string type;  // "int", "float" or "choice"
-  std::string description;
-  std::string gpu_default;
-  std::string cpu_default;
-  std::vector<std::string> choices;
-  double min = -std::numeric_limits<double>::infinity();
-  double max = std::numeric_limits<double>::infinity();
-};
-
-struct WorkloadSpec {
-  std::string name;
-  std::string title;
-  std::string description;
-  std::vector<ParameterSpec> parameters;
-  // Runs as N processes, one per rank (sawtooth-record --ranks N starts them and merges their
-  // traces); the others run in one process.
-  bool distributed = false;
-};
-
-class Parameters {
- public:
-  int64_t integer(const std::string& name) const;
-  double real(const std::string& name) const;
-  const std::string& text(const std::string& name) const;
-  const std::map<std::string, std::string>& all() const { return values_; }
-  std::vector<std::pair<std::string, std::string>> list() const { return {values_.begin(), values_.end()}; }
-  void set(const std::string& name, std::string value) { values_[name] = std::move(value); }
-
- private:
-  std::map<std::string, std::string> values_;
-};
-
-// Defaults for the device, then the overrides; every value checked against its spec.
-Result<Parameters> resolveParameters(const WorkloadSpec& spec, bool cuda,
-                                     const std::vector<std::pair<std::string, std::string>>& overrides);
+using recording::Parameters;
+using recording::ParameterSpec;
+using recording::resolveParameters;
+using recording::WorkloadSpec;
 
 class ProgressSink {
  public:

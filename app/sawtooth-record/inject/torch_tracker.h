@@ -1,0 +1,26 @@
+#pragma once
+// The allocator tracker inside libsawtooth_torch_tracker.so (torch_tracker_api.cpp is its C face for
+// the Python shim). It receives the CUDA caching allocator's trace entries — every alloc, free,
+// segment and OOM, with the Python stack PyTorch's history recording captured — and sends them to
+// the recorder from its own thread every few tens of milliseconds. The allocator calls
+// onTraceEntry under its lock: it stamps the clock and pushes into a preallocated queue, nothing else.
+
+#include <cstdint>
+#include <string>
+
+#include <c10/core/CachingDeviceAllocator.h>
+
+namespace sawtooth::tracker {
+
+// Connects to the recorder and starts the sending thread. False with `error` set when it cannot.
+bool start(const char* socket_path, bool with_stacks, int interval_ms, std::string& error);
+// Sends what is queued (symbolizing Python frames takes the GIL: the caller must not hold it),
+// says goodbye and closes. Idempotent.
+void stop(const std::string& reason);
+// In a forked child: this process sends nothing.
+void forgetAfterFork();
+void onTraceEntry(const c10::CachingDeviceAllocator::TraceEntry& entry);
+uint64_t seen();
+uint64_t dropped();
+
+}  // namespace sawtooth::tracker

@@ -1,0 +1,119 @@
+#pragma once
+// The stream a recorded program sends to sawtooth-record over its Unix socket: the Python shim,
+// the allocator tracker and the CUPTI injection library each open a connection and send frames.
+// Plain C++ with no dependencies, so that both sides and the in-process libraries share it; the
+// Python shim writes the same bytes with struct (sawtooth_shim/wire.py). Little-endian.
+//
+//   frame   = header (8 bytes) + payload (header.length bytes, at most kMaxPayload)
+//   header  = u32 length, u16 type, u8 stream, u8 flags
+//
+// Streams: every record of one stream is in time order. A stream that sends Watermark frames
+// promises, with each, that it has sent every record stamped before that time (batched senders:
+// the tracker's drain thread, the CPU profiler's chunks); a stream that never does is sent as it
+// happens (the shim's phase markers and tags) and the recorder holds it back briefly instead.
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+namespace sawtooth::wire {
+
+inline constexpr uint32_t kMaxPayload = 8u << 20;
+inline constexpr size_t kHeaderSize = 8;
+inline constexpr uint32_t kNoStack = 0xffffffffu;
+inline constexpr uint16_t kMaxStackDepth = 256;
+
+enum class FrameType : uint16_t {
+  Hello = 1,      // JSON object: role, pid, and what the sender knows (versions, rank, argv...)
+  Meta = 2,       // JSON object of string values for the trace's meta table
+  Records = 3,    // n x Record
+  Frames = 4,     // n x {u32 id, i32 line, u16 name bytes, u16 file bytes, name, file}
+  Stacks = 5,     // n x {u32 id, u16 depth, u32 frame id[depth]} (innermost frame first)
+  Names = 6,      // n x {u32 id, u16 bytes, text}: phase, annotation and kernel names
+  Kernels = 7,    // n x Kernel
+  Watermark = 8,  // i64 t_ns: every record of this stream before t_ns has been sent
+  Idle = 9,       // i64 t_ns: as Watermark, and the stream sends nothing until its next frame
+  Notice = 10,    // JSON {level: info|warning, message}: shown to the user
+  Bye = 11,       // JSON {reason}: the sender finished its final delivery
+};
+
+enum class RecordKind : uint8_t {
+  Allocator = 0,        // action: sawtooth::Action; device -1 is the CPU
+  Driver = 1,           // CUPTI device memory: action Alloc or FreeCompleted
+  Sample = 2,           // device memory in use: size = used bytes, addr = total bytes
+  Tag = 3,              // the live block holding addr is of category `action` (sawtooth::Category)
+  PhaseBegin = 4,       // addr = name id
+  PhaseEnd = 5,         // addr = name id (ends the innermost open phase of that name)
+  AnnotationBegin = 6,  // addr = name id, stream = range id
+  AnnotationEnd = 7,    // stream = range id
+};
+inline constexpr uint8_t kRecordKindCount = 8;
+
+#pragma pack(push, 1)
+struct Record {
+  int64_t t_ns;  // CLOCK_MONOTONIC
+  uint64_t addr;
+  int64_t size;
+  uint64_t stream;
+  uint32_t stack;  // kNoStack, or an id from this connection's Stacks frames
+  int16_t device;
+  uint8_t action;
+  uint8_t kind;  // RecordKind
+};
+struct Kernel {
+  int64_t begin_ns;
+  int64_t end_ns;
+  uint32_t name;  // an id from this connection's Names frames
+  uint32_t stream;
+  int16_t device;
+  uint16_t reserved;
+  uint32_t reserved2;
+};
+#pragma pack(pop)
+static_assert(sizeof(Record) == 40, "the Python shim packs 40-byte records");
+static_assert(sizeof(Kernel) == 32);
+
+struct Header {
+  uint32_t length = 0;
+  FrameType type = FrameType::Hello;
+  uint8_t stream = 0;
+  uint8_t flags = 0;
+};
+
+inline void encodeHeader(const Header& h, char out[kHeaderSize]) {
+  const uint16_t type = static_cast<uint16_t>(h.type);
+  std::memcpy(out, &h.length, 4);
+  std::memcpy(out + 4, &type, 2);
+  out[6] = static_cast<char>(h.stream);
+  out[7] = static_cast<char>(h.flags);
+}
+
+inline Header decodeHeader(const char in[kHeaderSize]) {
+  Header h;
+  uint16_t type = 0;
+  std::memcpy(&h.length, in, 4);
+  std::memcpy(&type, in + 4, 2);
+  h.type = static_cast<FrameType>(type);
+  h.stream = static_cast<uint8_t>(in[6]);
+  h.flags = static_cast<uint8_t>(in[7]);
+  return h;
+}
+
+// Appends a whole frame (header and payload) to `out`.
+inline void appendFrame(std::string& out, FrameType type, uint8_t stream, std::string_view payload) {
+  char header[kHeaderSize];
+  encodeHeader({static_cast<uint32_t>(payload.size()), type, stream, 0}, header);
+  out.append(header, kHeaderSize);
+  out.append(payload);
+}
+
+template <typename T>
+inline void appendPod(std::string& out, const T& value) {
+  out.append(reinterpret_cast<const char*>(&value), sizeof(T));
+}
+
+// The environment variable that names the recorder's socket in the recorded program.
+inline constexpr const char* kSocketEnv = "SAWTOOTH_SOCKET";
+
+}  // namespace sawtooth::wire

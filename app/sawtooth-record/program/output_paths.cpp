@@ -1,0 +1,75 @@
+#include "app/sawtooth-record/program/output_paths.h"
+
+#include <fmt/format.h>
+
+#include "app/sawtooth-record/program/posix_files.h"
+
+namespace sawtooth::record {
+namespace {
+
+constexpr std::string_view kExtension = ".sawtooth";
+using posix::exists;
+
+}  // namespace
+
+std::string derivedPath(const std::string& out, const std::string& tag) {
+  if (out.size() > kExtension.size() && out.ends_with(kExtension))
+    return fmt::format("{}.{}{}", out.substr(0, out.size() - kExtension.size()), tag, kExtension);
+  return fmt::format("{}.{}{}", out, tag, kExtension);
+}
+
+std::string defaultOutPath(const std::vector<std::string>& command, std::time_t now) {
+  std::string stem = command.empty() ? std::string("program") : posix::fileName(command.front());
+  for (const std::string& arg : command)
+    if (arg.size() > 3 && arg.ends_with(".py")) {
+      stem = posix::stem(arg);
+      break;
+    }
+  std::tm local{};
+  localtime_r(&now, &local);
+  char when[32];
+  std::strftime(when, sizeof when, "%Y%m%d-%H%M%S", &local);
+  std::string path = fmt::format("{}-{}{}", stem, when, kExtension);
+  for (int n = 2; exists(path); ++n) path = fmt::format("{}-{}-{}{}", stem, when, n, kExtension);
+  return path;
+}
+
+std::optional<std::string> checkOutPath(const std::string& out, bool force) {
+  if (posix::isDirectory(out)) return fmt::format("--out {}: is a folder", out);
+  if (exists(out) && !force) return fmt::format("--out {}: the file exists (--force replaces it)", out);
+  const std::string parent = posix::parentOf(out);
+  if (!posix::isDirectory(parent)) return fmt::format("--out {}: the folder {} does not exist", out, parent);
+  if (!posix::writable(parent)) return fmt::format("--out {}: the folder {} is not writable", out, parent);
+  return std::nullopt;
+}
+
+std::string OutputPaths::unused(const std::string& path) {
+  std::string candidate = path;
+  for (int n = 2; claimed_.count(candidate) || (!force_ && exists(candidate)); ++n)
+    candidate = derivedPath(path, std::to_string(n));
+  claimed_.insert(candidate);
+  return candidate;
+}
+
+std::string OutputPaths::claim(int pid, int rank) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (rank >= 0) return unused(derivedPath(out_, fmt::format("rank{}", rank)));
+  if (!main_taken_) {
+    main_taken_ = true;
+    claimed_.insert(out_);
+    return out_;
+  }
+  return unused(derivedPath(out_, fmt::format("pid{}", pid)));
+}
+
+std::string OutputPaths::mergedPath() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!main_taken_) {
+    main_taken_ = true;
+    claimed_.insert(out_);
+    return out_;
+  }
+  return unused(derivedPath(out_, "ranks"));
+}
+
+}  // namespace sawtooth::record

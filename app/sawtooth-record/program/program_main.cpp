@@ -1,0 +1,272 @@
+#include "app/sawtooth-record/program/program_main.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <mutex>
+#include <set>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "app/sawtooth-record/inject/wire.h"
+#include "app/sawtooth-record/program/output_paths.h"
+#include "app/sawtooth-record/program/posix_files.h"
+#include "app/sawtooth-record/program/program_launcher.h"
+#include "app/sawtooth-record/program/shim_server.h"
+#include "app/sawtooth-record/program/support_files.h"
+#include "core/io/native_format.h"
+#include "core/io/trace_merge.h"
+
+namespace sawtooth::record {
+namespace {
+
+// The environment the recording notes down (it changes what the program allocates).
+constexpr const char* kEnvironmentOfInterest[] = {"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "CUDA_VISIBLE_DEVICES",
+                                                  "CUDA_LAUNCH_BLOCKING", "OMP_NUM_THREADS"};
+
+struct Options {
+  std::string out;
+  bool force = false;
+  std::string stacks = "python";
+  std::string cpu = "auto";
+  std::string shim = "auto";
+  std::string cupti = "on";
+  int sample_interval_ms = 50;
+  int64_t max_entries = 200'000;
+  std::string progress;
+  bool quiet = false;
+  int kill_after_s = 30;
+  int linger_s = 10;
+  std::vector<std::string> command;
+};
+
+// What the user reads on stderr, and JSON lines for the app when --progress names a file.
+class Reporter {
+ public:
+  Reporter(bool quiet, std::FILE* json) : quiet_(quiet), json_(json) {}
+  ~Reporter() {
+    if (json_) std::fclose(json_);
+  }
+  void say(const std::string& message) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!quiet_) std::fprintf(stderr, "sawtooth-record: %s\n", message.c_str());
+  }
+  void event(const std::string& stage, const std::string& message, nlohmann::json extra = nlohmann::json::object()) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!json_) return;
+    extra["stage"] = stage;
+    extra["message"] = message;
+    std::fprintf(json_, "%s\n", extra.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    std::fflush(json_);
+  }
+
+ private:
+  std::mutex mutex_;
+  bool quiet_;
+  std::FILE* json_;
+};
+
+// "python train.py --lr 3e-4" for messages: the command's name without its folder, then its arguments.
+std::string shortCommand(const std::vector<std::string>& command) {
+  std::string out = posix::fileName(command.front());
+  for (size_t i = 1; i < command.size() && out.size() < 100; ++i) out += " " + command[i];
+  return out.size() > 100 ? out.substr(0, 97) + "..." : out;
+}
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "sawtooth-record: %s\n", message.c_str());
+  return kExitRecorderFailed;
+}
+
+// Rank traces into one file, a run per rank, as the data-parallel workload's are.
+Status mergeRanks(const std::vector<RecordedProcess>& ranks, const std::string& out) {
+  std::vector<RankTrace> traces;
+  for (const RecordedProcess& p : ranks) {
+    auto trace = readNative(p.path);
+    if (!trace) return Error{fmt::format("{}: {}", p.path, trace.error().message)};
+    traces.push_back({p.rank, std::move(*trace)});
+  }
+  auto merged = mergeRankTraces(traces);
+  if (!merged) return merged.error();
+  return writeNative(*merged, out);
+}
+
+}  // namespace
+
+bool isProgramRecording(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "--") return true;
+  return false;
+}
+
+int recordProgramMain(int argc, char** argv) {
+  Options o;
+  int separator = 1;
+  while (separator < argc && std::string_view(argv[separator]) != "--") ++separator;
+  for (int i = separator + 1; i < argc; ++i) o.command.emplace_back(argv[i]);
+
+  CLI::App app{"sawtooth-record [options] -- COMMAND [ARGS...]: record the memory of any program"};
+  app.add_option("--out", o.out, "output .sawtooth file (default: named after the command, in this folder)");
+  app.add_flag("--force", o.force, "replace an existing output file");
+  app.add_option("--stacks", o.stacks, "Python stacks of each allocation")->check(CLI::IsMember({"python", "none"}));
+  app.add_option("--cpu", o.cpu, "CPU allocations: auto (until the process uses CUDA), on, off")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
+  app.add_option("--shim", o.shim,
+                 "PyTorch recording inside Python programs: auto, native (our tracker, same torch build only), "
+                 "portable (PyTorch's public history API), off")
+      ->check(CLI::IsMember({"auto", "native", "portable", "off"}));
+  app.add_option("--cupti", o.cupti, "driver allocations, kernels and device memory through CUPTI injection")
+      ->check(CLI::IsMember({"on", "off"}));
+  app.add_option("--sample-interval", o.sample_interval_ms, "device memory samples, milliseconds")->check(CLI::Range(5, 60'000));
+  app.add_option("--max-entries", o.max_entries, "PyTorch history entries kept between deliveries (portable shim)")
+      ->check(CLI::Range(int64_t{1}, int64_t{100'000'000}));
+  app.add_option("--progress", o.progress, "append JSON progress lines to this file (or FIFO, or /dev/fd/N)");
+  app.add_flag("--quiet", o.quiet, "no messages of sawtooth-record's own on stderr");
+  app.add_option("--kill-after", o.kill_after_s, "seconds between passing a signal on and SIGKILL")->check(CLI::Range(1, 86'400));
+  app.add_option("--linger", o.linger_s, "seconds to wait for the program's processes to deliver after it exits")
+      ->check(CLI::Range(0, 3'600));
+  try {
+    app.parse(separator, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return fail(std::string(e.what()) + " (see sawtooth-record --help)");
+  }
+  if (o.command.empty()) return fail("no command after --: sawtooth-record [options] -- COMMAND [ARGS...]");
+
+  const std::string cwd = posix::currentDirectory();
+  if (o.out.empty()) o.out = defaultOutPath(o.command, std::time(nullptr));
+  if (auto problem = checkOutPath(o.out, o.force)) return fail(*problem);
+
+  std::FILE* progress_file = nullptr;
+  if (!o.progress.empty() && !(progress_file = std::fopen(o.progress.c_str(), "a")))
+    return fail(fmt::format("--progress {}: cannot open it for writing", o.progress));
+  Reporter reporter(o.quiet, progress_file);
+
+  const SupportFiles support = findSupportFiles();
+  ProgramLauncher launcher;  // blocks the handled signals before any thread starts
+  OutputPaths paths(o.out, o.force);
+
+  RecordingContext context;
+  context.t0_ns = capture::clockNs();
+  context.command = o.command;
+  context.cwd = cwd;
+  context.meta = {{"stacks", o.stacks},
+                  {"cpu_allocations", o.cpu},
+                  {"shim", o.shim},
+                  {"cupti", o.cupti},
+                  {"recorder_version", SAWTOOTH_VERSION}};
+  for (const char* key : kEnvironmentOfInterest)
+    if (const char* v = std::getenv(key)) context.meta[std::string("env.") + key] = v;
+  context.claim_path = [&paths](int pid, int rank) { return paths.claim(pid, rank); };
+  context.notify = [&reporter](const std::string& level, const std::string& message) {
+    reporter.say(message);
+    reporter.event("notice", message, {{"level", level}});
+  };
+  context.file_started = [&reporter](int pid, int rank, const std::string& path) {
+    reporter.event("recording", fmt::format("pid {} records into {}", pid, path),
+                   {{"pid", pid}, {"rank", rank}, {"path", path}});
+  };
+
+  auto server = ShimServer::start(context);
+  if (!server) return fail(server.error().message);
+
+  std::map<std::string, std::string> env;
+  env[wire::kSocketEnv] = (*server)->socketPath();
+  nlohmann::json shim_options = {{"stacks", o.stacks},          {"cpu", o.cpu},
+                                 {"mode", o.shim},              {"max_entries", o.max_entries},
+                                 {"sample_interval_ms", o.sample_interval_ms}};
+  env["SAWTOOTH_OPTIONS"] = shim_options.dump();
+  if (o.shim != "off") {
+    if (support.python_dir.empty()) {
+      reporter.say(fmt::format("the Python shim is missing ({}): Python programs are recorded without PyTorch's "
+                               "allocator events", support.missing));
+    } else {
+      const char* old = std::getenv("PYTHONPATH");
+      env["PYTHONPATH"] = support.python_dir + (old && *old ? ":" + std::string(old) : std::string());
+      if (!support.tracker_library.empty()) env["SAWTOOTH_TRACKER_LIBRARY"] = support.tracker_library;
+      if (!support.tracker_torch.empty()) env["SAWTOOTH_TRACKER_TORCH"] = support.tracker_torch;
+    }
+  }
+  if (o.cupti == "on") {
+    if (const char* user = std::getenv("CUDA_INJECTION64_PATH"); user && *user) {
+      reporter.say(fmt::format("CUDA_INJECTION64_PATH is already set ({}): it is kept, so driver allocations, kernels "
+                               "and device samples are not recorded", user));
+    } else if (support.cupti_library.empty()) {
+      reporter.say("the CUPTI injection library is missing: driver allocations, kernels and device samples are not recorded");
+    } else {
+      env["CUDA_INJECTION64_PATH"] = support.cupti_library;
+      env["SAWTOOTH_CUPTI_LIBRARY"] = support.cupti_library;  // the shim asks it to make room for Kineto
+    }
+  }
+
+  reporter.say(fmt::format("recording `{}` into {}", shortCommand(o.command), o.out));
+  reporter.event("start", fmt::format("recording {}", shortCommand(o.command)),
+                 {{"command", o.command}, {"out", o.out}, {"cwd", cwd}});
+  if (auto failure = launcher.start(o.command, env)) {
+    (*server)->stop({});
+    reporter.event("finished", failure->message, {{"exit_code", failure->exit_code}, {"out", ""}});
+    std::fprintf(stderr, "sawtooth-record: %s\n", failure->message.c_str());
+    return failure->exit_code;
+  }
+  reporter.event("program_started", fmt::format("pid {}", launcher.pid()), {{"pid", launcher.pid()}});
+
+  ProgramLauncher::WaitOptions wait;
+  wait.kill_after = std::chrono::seconds(o.kill_after_s);
+  wait.linger = std::chrono::seconds(o.linger_s);
+  wait.busy = [s = server->get()] { return s->openConnections() > 0; };
+  wait.notify = [&reporter](const std::string& m) { reporter.say(m); };
+  const ProgramExit exit = launcher.wait(wait);
+  reporter.event("program_exit", exit.description, {{"exit_code", exit.exit_code}, {"signalled", exit.signalled}});
+
+  std::vector<RecordedProcess> processes = (*server)->stop({{launcher.pid(), exit.description}});
+  const bool had_connections = (*server)->connectionsMade() > 0;
+  server->reset();
+
+  // One file per recorded process; ranks are merged into one, a run per rank.
+  bool recording_failed = false;
+  std::vector<RecordedProcess> ranks;
+  std::vector<std::string> files;
+  for (const RecordedProcess& p : processes) {
+    if (!p.error.empty()) {
+      recording_failed = true;
+      reporter.say(fmt::format("pid {}: writing {} failed: {}", p.pid, p.path, p.error));
+    }
+    if (p.path.empty()) continue;
+    reporter.say(p.summary);
+    files.push_back(p.path);
+    if (p.rank >= 0 && p.error.empty()) ranks.push_back(p);
+  }
+  std::sort(ranks.begin(), ranks.end(), [](const auto& a, const auto& b) { return a.rank < b.rank; });
+  std::string out = files.empty() ? std::string() : files.front();
+  if (!ranks.empty()) {
+    out = paths.mergedPath();
+    reporter.event("merge", fmt::format("merging {} rank traces into {}", ranks.size(), out));
+    if (Status st = mergeRanks(ranks, out); !st) {
+      recording_failed = true;
+      reporter.say(fmt::format("merging the ranks' traces into {} failed: {}", out, st.error().message));
+      out.clear();
+    } else {
+      files.insert(files.begin(), out);
+    }
+  }
+  if (files.empty())
+    reporter.say(had_connections ? "the program's processes recorded nothing (no PyTorch allocations, no CUDA)"
+                                 : "nothing was recorded: no process of the program loaded the shim or CUDA (a Python "
+                                   "program started with -I, -E or -S does not load it)");
+  else
+    reporter.say(fmt::format("`{}` ended ({}); recorded into {}", shortCommand(o.command), exit.description, out));
+
+  int code = exit.exit_code;
+  if (code == 0 && recording_failed) code = kExitRecorderFailed;
+  reporter.event("finished", exit.description,
+                 {{"out", out}, {"files", files}, {"exit_code", code}, {"program_exit_code", exit.exit_code},
+                  {"interrupted", launcher.interrupted()}});
+  return code;
+}
+
+}  // namespace sawtooth::record

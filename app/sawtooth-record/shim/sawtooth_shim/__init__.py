@@ -1,0 +1,101 @@
+"""Sawtooth's start-up shim: records a PyTorch program that knows nothing of Sawtooth.
+
+sawtooth-record puts this package's folder on the program's PYTHONPATH and names its socket in
+SAWTOOTH_SOCKET; sitecustomize.py calls activate() at interpreter start-up. Nothing happens until
+the program imports torch (the shim never imports it first: a program may set its environment
+before it does), and nothing the shim does may break the program: every failure becomes a
+notice for the user.
+"""
+import importlib.abc
+import importlib.util
+import json
+import os
+import sys
+
+from . import channel, lifecycle, torch_hooks  # loaded now: our folder leaves sys.path afterwards
+
+_LAUNCHERS = ("torch.distributed.run", "torch.distributed.launch")
+
+
+def _role():
+    argv = getattr(sys, "orig_argv", sys.argv)
+    if os.path.basename(sys.argv[0] if sys.argv else "") == "torchrun" or any(
+            argv[i] == "-m" and argv[i + 1] in _LAUNCHERS for i in range(len(argv) - 1)):
+        return "launcher"  # torchrun itself: its workers are the ranks
+    if "RANK" in os.environ:
+        return "worker"
+    parent = os.environ.get("SAWTOOTH_PARENT_PID")
+    if parent and parent != str(os.getpid()):
+        return "helper"  # started by a recorded process (a spawned DataLoader worker...): CUDA only
+    return "main"
+
+
+def _env_int(name):
+    try:
+        return int(os.environ[name])
+    except (KeyError, ValueError):
+        return -1
+
+
+class _TorchWatcher(importlib.abc.MetaPathFinder):
+    """Calls back once `import torch` has finished, without importing it first."""
+
+    def __init__(self, on_import):
+        self.on_import = on_import
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "torch":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec("torch")
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        exec_module = spec.loader.exec_module
+        on_import = self.on_import
+
+        def exec_and_report(module):
+            exec_module(module)
+            on_import(module)
+
+        spec.loader.exec_module = exec_and_report
+        return spec
+
+
+def _guarded(ch, what, fn):
+    def run(*args):
+        try:
+            fn(*args)
+        except Exception as e:  # never the program's problem
+            ch.notice("warning", f"{what} failed ({type(e).__name__}: {e}); the program carries on partly recorded")
+    return run
+
+
+def activate():
+    path = os.environ.get("SAWTOOTH_SOCKET")
+    if not path:
+        return
+    options = json.loads(os.environ.get("SAWTOOTH_OPTIONS") or "{}")
+    role = _role()
+    hello = {"role": "shim", "process_role": role, "pid": os.getpid(), "ppid": os.getppid(),
+             "argv": list(getattr(sys, "orig_argv", sys.argv)), "python": sys.version.split()[0]}
+    for key in ("RANK", "LOCAL_RANK", "WORLD_SIZE"):
+        if key in os.environ:
+            hello[key.lower()] = _env_int(key)
+    try:
+        ch = channel.Channel(path, hello)
+    except OSError:
+        return  # no recorder listening: run unrecorded
+    os.environ["SAWTOOTH_PARENT_PID"] = str(os.getpid())
+    if role == "launcher":
+        ch.bye("launcher")
+        ch.close()
+        return
+    shim = torch_hooks.Shim(ch, options, role)
+    shim.on_cuda_init = _guarded(ch, "recording PyTorch's CUDA allocator", shim.on_cuda_init)
+    shim.quiet_point = _guarded(ch, "a delivery at a step boundary", shim.quiet_point)
+    lifecycle.Lifecycle(shim).install()
+    on_torch = _guarded(ch, "setting up the recording of PyTorch", shim.on_torch)
+    if "torch" in sys.modules:
+        on_torch(sys.modules["torch"])
+    else:
+        sys.meta_path.insert(0, _TorchWatcher(on_torch))

@@ -1,0 +1,190 @@
+"""The shim's connection to sawtooth-record (a Unix socket named by SAWTOOTH_SOCKET).
+
+Every send is whole frames under one lock (the OOM observer and atexit may send from other
+threads). When the recorder is gone the channel closes quietly: the program carries on unrecorded.
+
+A signal handler runs in the main thread between any two bytecodes, possibly while that thread
+holds the lock half-way through a send: the handler must not send then (the lock is not
+reentrant, and a frame may be half written), so it asks `when_free` to run its work as the lock
+is let go.
+"""
+import json
+import socket
+import struct
+import sys
+import threading
+import time
+
+from . import wire
+
+
+class SendLock:
+    """A lock that knows whether the current thread is inside it and runs deferred work on leaving."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._inside = threading.local()  # set before acquiring, cleared after releasing: no gap
+        self._deferred = []
+
+    def __enter__(self):
+        self._inside.yes = True
+        self._lock.acquire()
+
+    def __exit__(self, *exc):
+        self._lock.release()
+        self._inside.yes = False
+        while self._deferred and not getattr(self._inside, "yes", False):
+            self._deferred.pop(0)()
+
+    def when_free(self, work):
+        """Runs work now, or — when this thread is inside the lock — as soon as it leaves it."""
+        if getattr(self._inside, "yes", False):
+            self._deferred.append(work)
+        else:
+            work()
+
+
+class Channel:
+    def __init__(self, path, hello):
+        self._lock = SendLock()
+        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._sock.settimeout(60)  # a stopped recorder must not hang the program for ever
+        self._sock.connect(path)
+        self._names = {}
+        self._unsent_names = []
+        self._frames = {}
+        self._stacks = {}
+        self._unsent_frames = []
+        self._unsent_stacks = []
+        self.lost = False
+        self._send(wire.frame(wire.HELLO, json.dumps(hello).encode()))
+
+    @property
+    def open(self):
+        return self._sock is not None
+
+    def close(self):
+        with self._lock:
+            if self._sock is not None:
+                try:
+                    self._sock.close()
+                except OSError:
+                    pass
+            self._sock = None
+
+    def forget(self):
+        """In a forked child: the connection is the parent's; close our copy of it, say nothing."""
+        sock, self._sock = self._sock, None
+        self._lock = SendLock()
+        if sock is not None:
+            try:
+                sock.close()
+            except OSError:
+                pass
+
+    def _send(self, data):
+        if self._sock is None:
+            return False
+        try:
+            self._sock.sendall(data)
+            return True
+        except OSError as e:
+            self._sock = None
+            if not self.lost:
+                self.lost = True
+                print(f"sawtooth-record: lost the connection to the recorder ({e}); the program carries on "
+                      f"unrecorded", file=sys.stderr)
+            return False
+
+    def when_free(self, work):
+        """For a signal handler: work that sends runs once this thread is not half-way through a send."""
+        self._lock.when_free(work)
+
+    def send_frame(self, frame_type, payload, stream=0):
+        with self._lock:
+            self._send(wire.frame(frame_type, payload, stream))
+
+    def meta(self, values):
+        self.send_frame(wire.META, json.dumps({k: str(v) for k, v in values.items()}).encode())
+
+    def notice(self, level, message):
+        self.send_frame(wire.NOTICE, json.dumps({"level": level, "message": message}).encode())
+
+    def watermark(self, stream, t_ns, idle=False):
+        self.send_frame(wire.IDLE if idle else wire.WATERMARK, wire.TIME.pack(t_ns), stream)
+
+    def bye(self, reason):
+        self.send_frame(wire.BYE, json.dumps({"reason": reason}).encode())
+
+    # Names (phases, annotations) and stacks are sent once; records then name them by id.
+    def name_id(self, text):
+        with self._lock:
+            i = self._names.get(text)
+            if i is None:
+                i = self._names[text] = len(self._names)
+                data = text.encode("utf-8", "replace")[:0xFFFF]
+                self._unsent_names.append(struct_name(i, data))
+            return i
+
+    def frame_id(self, name, file, line):
+        with self._lock:
+            return self._frame_id((name, file, line))
+
+    def _frame_id(self, f):
+        i = self._frames.get(f)
+        if i is None:
+            i = self._frames[f] = len(self._frames)
+            name = str(f[0]).encode("utf-8", "replace")[:0xFFFF]
+            file = str(f[1]).encode("utf-8", "replace")[:0xFFFF]
+            self._unsent_frames.append(struct.pack("<IiHH", i, int(f[2] or 0) & 0x7FFFFFFF, len(name), len(file)) +
+                                       name + file)
+        return i
+
+    def stack_id(self, frame_ids):
+        """frame_ids: a tuple of frame_id()s, innermost first."""
+        key = frame_ids[:wire.MAX_STACK_DEPTH]
+        with self._lock:
+            s = self._stacks.get(key)
+            if s is None:
+                s = self._stacks[key] = len(self._stacks)
+                self._unsent_stacks.append(struct.pack(f"<IH{len(key)}I", s, len(key), *key))
+            return s
+
+    def _definitions(self, stream):
+        out = []
+        for frame_type, pending in ((wire.NAMES, self._unsent_names), (wire.FRAMES, self._unsent_frames),
+                                    (wire.STACKS, self._unsent_stacks)):
+            chunk, size = [], 0
+            for entry in pending:
+                if size + len(entry) > wire.MAX_PAYLOAD // 2 and chunk:
+                    out.append(wire.frame(frame_type, b"".join(chunk), stream))
+                    chunk, size = [], 0
+                chunk.append(entry)
+                size += len(entry)
+            if chunk:
+                out.append(wire.frame(frame_type, b"".join(chunk), stream))
+            pending.clear()
+        return out
+
+    def records(self, stream, records, watermark=None):
+        """records: (t_ns, addr, size, stream, stack, device, action, kind) tuples in time order."""
+        pack = wire.RECORD.pack
+        with self._lock:
+            if self._sock is None:
+                return
+            parts = self._definitions(stream)
+            n = wire.RECORDS_PER_FRAME
+            for start in range(0, len(records), n):
+                payload = b"".join([pack(*r) for r in records[start:start + n]])
+                parts.append(wire.frame(wire.RECORDS, payload, stream))
+            if watermark is not None:
+                parts.append(wire.frame(wire.WATERMARK, wire.TIME.pack(watermark), stream))
+            self._send(b"".join(parts))
+
+    def record(self, kind, addr=0, size=0, device=0, action=0, range_id=0):
+        """One record on the live stream, stamped now."""
+        self.records(wire.LIVE, [(time.monotonic_ns(), addr, size, range_id, wire.NO_STACK, device, action, kind)])
+
+
+def struct_name(i, data):
+    return struct.pack("<IH", i, len(data)) + data

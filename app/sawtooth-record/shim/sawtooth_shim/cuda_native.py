@@ -1,0 +1,69 @@
+"""The native path for PyTorch's CUDA allocator: our tracker library, attached to the allocator's
+trace, streams every event with its Python stack from its own thread. Loaded only into the very
+torch build it was compiled against (version and git commit compared first); otherwise the
+portable path (cuda_portable.py) records instead.
+"""
+import ctypes
+import os
+
+
+def load(torch, library, build_file):
+    """(library, None) or (None, why not)."""
+    if not library or not os.path.exists(library):
+        return None, "the tracker library is not installed"
+    try:
+        with open(build_file) as f:
+            version, git = (f.read().split("\n") + ["", ""])[:2]
+    except OSError:
+        return None, "the tracker's torch build is unknown"
+    mine = (torch.__version__, getattr(torch.version, "git_version", ""))
+    if mine != (version, git):
+        return None, f"the tracker was built for torch {version} ({git[:10]}), the program has {mine[0]} ({mine[1][:10]})"
+    try:
+        lib = ctypes.CDLL(library)
+    except OSError as e:
+        return None, f"the tracker library does not load: {e}"
+    lib.sawtooth_tracker_start.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_int]
+    lib.sawtooth_tracker_start.restype = ctypes.c_int
+    lib.sawtooth_tracker_stop.argtypes = [ctypes.c_char_p]
+    lib.sawtooth_tracker_stop.restype = None
+    lib.sawtooth_tracker_after_fork_child.restype = None
+    lib.sawtooth_tracker_error.restype = ctypes.c_char_p
+    lib.sawtooth_tracker_dropped.restype = ctypes.c_ulonglong
+    return lib, None
+
+
+class NativeCuda:
+    mode = "native"
+
+    def __init__(self, lib, history, socket_path, interval_ms):
+        self.lib = lib
+        self.history = history
+        self.socket_path = socket_path
+        self.interval_ms = interval_ms
+        self.started = False
+
+    def start(self):
+        # The tracker first, then history: the allocator calls trackers only while history is on.
+        rc = self.lib.sawtooth_tracker_start(self.socket_path.encode(), 1 if self.history.stacks else 0, self.interval_ms)
+        if rc != 0:
+            raise RuntimeError(f"the tracker did not start: {self.lib.sawtooth_tracker_error().decode(errors='replace')}")
+        self.started = True
+        self.history.max_entries = 1  # the tracker streams everything: the ring only has to exist
+        try:
+            self.history.enable()
+        except Exception:
+            self.final("PyTorch's history could not be turned on")
+            raise
+
+    def poll(self, final=False, force=False):
+        pass
+
+    def final(self, reason):
+        if self.started:
+            self.lib.sawtooth_tracker_stop(reason.encode())  # ctypes lets the GIL go: the last drain needs it
+            self.started = False
+
+    def after_fork(self):
+        self.lib.sawtooth_tracker_after_fork_child()
+        self.started = False

@@ -1,0 +1,206 @@
+"""What the shim does once the program has imported torch: phases and categories (phases.py),
+CPU allocations (cpu_allocations.py), and — when the program first uses CUDA — PyTorch's CUDA
+allocator (cuda_native.py, or cuda_portable.py) and its OOM observer. It also notices a program
+that runs torch.profiler itself: the profiler is one per thread and Kineto needs CUPTI, so ours
+step aside while it runs and the user is told.
+"""
+import ctypes
+import os
+import platform
+
+from . import cuda_native, wire
+from .cpu_allocations import CpuAllocations
+from .cuda_portable import PortableCuda
+from .history import History
+from .phases import Phases
+
+
+class Shim:
+    def __init__(self, channel, options, role):
+        self.ch = channel
+        self.options = options
+        self.role = role
+        self.torch = None
+        self.phases = None
+        self.cpu = None
+        self.cpu_stop_pending = False
+        self.cuda = None
+        self.profiling = False
+        self.finished = False
+
+    # -- start -------------------------------------------------------------------------------------
+    def on_torch(self, torch):
+        self.torch = torch
+        self.ch.meta({"torch_version": torch.__version__, "torch_cuda_version": torch.version.cuda or "",
+                      "python_version": platform.python_version(), "shim_role": self.role})
+        self.phases = Phases(torch, self.ch, self.quiet_point)
+        self.phases.install()
+        self._patch_profiler()
+        cpu = self.options.get("cpu", "auto")
+        if cpu != "off" and self.role != "helper":
+            self.cpu = CpuAllocations(torch, self.ch)
+            self.cpu.start()
+        if self.options.get("mode", "auto") != "off" and hasattr(torch, "cuda"):
+            torch.cuda._lazy_call(self.on_cuda_init)
+
+    def on_cuda_init(self):
+        torch = self.torch
+        try:
+            history = History(torch, self.ch, self.options.get("stacks", "python") == "python",
+                              int(self.options.get("max_entries", 200_000)))
+            history.install_patch()
+            mode = self.options.get("mode", "auto")
+            if mode in ("auto", "native"):
+                lib, why = cuda_native.load(torch, os.environ.get("SAWTOOTH_TRACKER_LIBRARY"),
+                                            os.environ.get("SAWTOOTH_TRACKER_LIBRARY", "")[:-3] + ".torch")
+                if lib is not None:
+                    try:
+                        native = cuda_native.NativeCuda(lib, history, os.environ["SAWTOOTH_SOCKET"],
+                                                        int(self.options.get("delivery_ms", 50)))
+                        native.start()
+                        self.cuda = native
+                    except Exception as e:
+                        why = str(e)
+                if self.cuda is None:
+                    self.ch.notice("info" if mode == "auto" else "warning",
+                                   f"PyTorch's allocator is recorded through its public history API ({why})")
+            if self.cuda is None:
+                self.cuda = PortableCuda(torch, self.ch, history)
+                self.cuda.start()
+            self.ch.meta({"shim_mode": self.cuda.mode})
+            torch._C._cuda_attach_out_of_memory_observer(self.on_oom)
+        except Exception as e:  # e.g. the cudaMallocAsync backend has no history
+            self.ch.notice("warning", f"PyTorch's CUDA allocator is not recorded ({type(e).__name__}: {e}); driver "
+                                      "allocations and device memory still are")
+        if self.cpu is not None and self.options.get("cpu", "auto") == "auto":
+            self.cpu_stop_pending = True  # at the next step boundary: not inside the operator that started CUDA
+
+    # -- during the run ------------------------------------------------------------------------------
+    def quiet_point(self):
+        if self.cpu is not None:
+            if self.cpu_stop_pending:
+                self.cpu_stop_pending = False
+                self.cpu.cut(final=True)
+                self.cpu = None
+            else:
+                self.cpu.cut()
+        if self.cuda is not None:
+            self.cuda.poll()
+
+    def on_oom(self, device, alloc, device_allocated, device_free):
+        try:
+            free, total = self.torch.cuda.mem_get_info(device)
+        except Exception:
+            free, total = device_free, 0
+        self.ch.meta({"result": "out_of_memory", "oom.device": device, "oom.requested_bytes": alloc,
+                      "oom.allocated_bytes": device_allocated, "oom.device_free_bytes": device_free,
+                      "oom.device_total_bytes": total or device_free})
+        self.ch.notice("warning", f"CUDA out of memory on cuda:{device}: {alloc} bytes asked for, {device_free} free "
+                                  f"({device_allocated} allocated by PyTorch)")
+        if self.cuda is not None:
+            self.cuda.poll(force=True)  # the history up to the failure, in case the program dies now
+
+    def _patch_profiler(self):
+        profiler = self.torch.autograd.profiler
+        prepare, enable, disable = profiler._prepare_profiler, profiler._enable_profiler, profiler._disable_profiler
+        shim = self
+
+        def _prepare_profiler(config, activities, *a, **k):
+            shim.program_profiler_starting(activities)
+            return prepare(config, activities, *a, **k)
+
+        def _enable_profiler(config, activities, *a, **k):
+            shim.program_profiler_starting(activities)
+            return enable(config, activities, *a, **k)
+
+        def _disable_profiler(*a, **k):
+            result = disable(*a, **k)
+            shim.program_profiler_stopped()
+            return result
+
+        profiler._prepare_profiler, profiler._enable_profiler = _prepare_profiler, _enable_profiler
+        profiler._disable_profiler = _disable_profiler
+
+    def _cupti_library(self):
+        path = os.environ.get("SAWTOOTH_CUPTI_LIBRARY")
+        if not path or os.environ.get("CUDA_INJECTION64_PATH") != path:
+            return None
+        try:
+            return ctypes.CDLL(path, mode=os.RTLD_NOLOAD | os.RTLD_LAZY)
+        except OSError:
+            return None  # CUDA has not started: the library is not loaded yet
+
+    def program_profiler_starting(self, activities):
+        if self.profiling:
+            return
+        self.profiling = True
+        if self.cpu is not None:
+            self.cpu.pause()
+        names = {str(a).rsplit(".", 1)[-1] for a in activities or ()}
+        if "CUDA" in names:
+            os.environ["SAWTOOTH_CUPTI_YIELD"] = "1"  # read by our CUPTI library if CUDA starts later
+            lib = self._cupti_library()
+            if lib is not None:
+                lib.sawtooth_cupti_yield()
+            self.ch.notice("warning", "the program runs torch.profiler with CUDA activity: Kineto needs CUPTI, so "
+                                      "driver allocations, kernels and NVTX ranges pause until it stops; PyTorch's "
+                                      "allocator events are still recorded")
+
+    def program_profiler_stopped(self):
+        if not self.profiling:
+            return
+        self.profiling = False
+        if os.environ.pop("SAWTOOTH_CUPTI_YIELD", None):
+            lib = self._cupti_library()
+            if lib is not None:
+                lib.sawtooth_cupti_resume()
+        if self.cpu is not None:
+            self.cpu.resume()
+
+    # -- end -----------------------------------------------------------------------------------------
+    def final(self, reason):
+        if self.finished:
+            return
+        self.finished = True
+        try:
+            if self.cpu is not None:
+                self.cpu.cut(final=True)
+            if self.cuda is not None:
+                self.cuda.final(reason)
+            self._allocator_statistics()
+        finally:
+            self.ch.bye(reason)
+            self.ch.close()
+
+    def _allocator_statistics(self):
+        """What the program itself would read from torch.cuda, for comparison with the trace."""
+        torch = self.torch
+        if torch is None or not torch.cuda.is_initialized():
+            return
+        values = {}
+        for d in range(torch.cuda.device_count()):
+            stats = torch.cuda.memory_stats(d)
+            if not stats:
+                continue
+            for key, name in (("allocated_bytes.all.peak", "max_memory_allocated"),
+                              ("requested_bytes.all.peak", "max_requested_bytes"),
+                              ("reserved_bytes.all.peak", "max_memory_reserved"),
+                              ("num_ooms", "num_ooms")):
+                if key in stats:
+                    values[f"program.cuda:{d}.{name}"] = stats[key]
+        if values:
+            self.ch.meta(values)
+
+    def after_fork(self):
+        """In a forked child (a DataLoader worker): nothing of this is ours to send."""
+        self.finished = True
+        self.ch.forget()
+        if self.cuda is not None:
+            self.cuda.after_fork()
+        if self.cpu is not None and self.cpu.running:
+            try:
+                self.torch._C._autograd._disable_profiler()
+            except Exception:
+                pass
+        self.cpu = None
+

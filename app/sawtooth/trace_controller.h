@@ -1,0 +1,44 @@
+#pragma once
+// The jobs of one trace tab (JobRunner): loading the file into its report, the events table's
+// filter and sort, the rank lanes, the allocator views' replay, segment maps and live bytes
+// (AllocatorController), and the tab's exports. The tab (views/) only draws what it is
+// handed; every computation and every file access happens here, off the GUI thread. A newer
+// filter or sort supersedes the one still running; closing the tab cancels its jobs.
+
+#include <QObject>
+#include <QString>
+
+#include "app/sawtooth/allocator_controller.h"
+#include "app/sawtooth/job_runner.h"
+#include "views/trace_tab.h"
+
+namespace sawtooth::app {
+
+class TraceController : public QObject {
+  Q_OBJECT
+ public:
+  // Lives as long as the tab (its child).
+  TraceController(JobRunner& jobs, views::TraceTab* tab);
+
+  void load();
+  void cancelLoading();
+  // The current view's chart (drawn now, written in a job) or CSV ("series", "events", "table").
+  // False when there is nothing to export; the result comes with exportFinished.
+  bool exportChart(const QString& path);
+  bool exportCsv(const QString& what, const QString& path);
+
+ signals:
+  void exportFinished(QString path, QString error);  // error empty on success
+
+ private:
+  QString slot(const char* what) const;
+  void queryEvents(const EventQuery& query);
+  void loadRankLanes();
+  void runExport(const QString& path, std::function<Result<Ok>(Progress&)> work);
+
+  JobRunner& jobs_;
+  views::TraceTab* tab_;
+  AllocatorController* allocator_;
+};
+
+}  // namespace sawtooth::app

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""A real training script for sawtooth-record -- COMMAND on the H200: GPT-2 small built from
+transformers' GPT2Config (no download), bf16 autocast, batch 8 x 512 tokens, AdamW.
+
+It knows nothing of Sawtooth. It prints its own step times and what torch.cuda says about memory,
+as one JSON line, so that the recording can be checked against the program's own numbers:
+  max_memory_allocated  the allocator's block sizes (what users read)
+  max_requested_bytes   the requested sizes (what a snapshot's trace carries)
+--history python|none-stacks turns on PyTorch's own history recording instead, for the overhead
+comparison. --profile N runs torch.profiler with CUDA activity for N steps in the middle.
+"""
+import argparse
+import json
+import statistics
+import time
+
+import torch
+from transformers import GPT2Config, GPT2LMHeadModel
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--steps", type=int, default=30)
+parser.add_argument("--warmup", type=int, default=5)
+parser.add_argument("--batch", type=int, default=8)
+parser.add_argument("--seq", type=int, default=512)
+parser.add_argument("--layers", type=int, default=12)
+parser.add_argument("--history", choices=["off", "python", "python-all", "none-stacks"], default="off")
+parser.add_argument("--profile", type=int, default=0, help="steps run under torch.profiler with CUDA activity")
+parser.add_argument("--json", help="also write the result here")
+parser.add_argument("--device", default="cuda", help="cpu: a dry run of the stage's logic on a machine without a GPU")
+args = parser.parse_args()
+
+if args.history != "off" and args.device == "cuda":
+    torch.cuda.memory._record_memory_history(
+        enabled="all", context={"python": "alloc", "python-all": "all", "none-stacks": None}[args.history],
+        stacks="python", max_entries=1_000_000)
+
+torch.manual_seed(0)
+device = torch.device("cuda", 0) if args.device == "cuda" else torch.device("cpu")
+cuda = device.type == "cuda"
+model = GPT2LMHeadModel(GPT2Config(n_layer=args.layers)).to(device)
+model.train()
+opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=cuda)
+tokens = torch.randint(0, model.config.vocab_size, (args.batch, args.seq), device=device)
+
+times = []
+profile_kernels = None
+prof = None
+for step in range(args.steps):
+    if args.profile and step == args.warmup:
+        from torch.profiler import ProfilerActivity, profile
+        prof = profile(activities=[ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else []))
+        prof.__enter__()
+    if cuda:
+        torch.cuda.synchronize()
+    t = time.perf_counter()
+    with torch.autocast(device.type, dtype=torch.bfloat16, enabled=cuda):
+        loss = model(tokens, labels=tokens).loss
+    loss.backward()
+    opt.step()
+    opt.zero_grad(set_to_none=True)
+    if cuda:
+        torch.cuda.synchronize()
+    times.append((time.perf_counter() - t) * 1e3)
+    if prof is not None and step == args.warmup + args.profile - 1:
+        prof.__exit__(None, None, None)
+        # Kineto's own view: GPU events it collected (0 would mean CUPTI was not its to use).
+        profile_kernels = sum(1 for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA)
+        if not cuda:
+            profile_kernels = len(prof.events())
+        prof = None
+
+stats = torch.cuda.memory_stats(device) if cuda else {}
+timed = times[args.warmup:]
+result = {
+    "script": "gpt2_train.py",
+    "history": args.history,
+    "steps": args.steps,
+    "warmup": args.warmup,
+    "batch": args.batch,
+    "seq": args.seq,
+    "parameters": sum(p.numel() for p in model.parameters()),
+    "step_ms_median": statistics.median(timed),
+    "step_ms_min": min(timed),
+    "step_ms_max": max(timed),
+    "step_ms": [round(x, 3) for x in times],
+    "max_memory_allocated": torch.cuda.max_memory_allocated(device) if cuda else None,
+    "max_requested_bytes": stats.get("requested_bytes.all.peak"),
+    "max_memory_reserved": torch.cuda.max_memory_reserved(device) if cuda else None,
+    "torch": torch.__version__,
+    "loss": loss.item(),
+}
+if args.profile:
+    result["profiler_cuda_events"] = profile_kernels
+print("RESULT " + json.dumps(result), flush=True)
+if args.json:
+    with open(args.json, "w") as f:
+        json.dump(result, f, indent=1)

@@ -1,0 +1,81 @@
+# Stages for recording foreign programs (sawtooth-record -- COMMAND), sourced by run_gpu.sh.
+# Run after `build`, on nvidia-h200-x2 (the torchrun case uses NCCL with a GPU per rank; on one GPU
+# it falls back to Gloo, both ranks on GPU 0).
+#   foreign         everything below, then the report: about 3.5 minutes (12 Python starts that import
+#                   torch + transformers, ~8 s each; GPT-2 small, bf16, batch 8x512, 40 steps each)
+#   foreign_quick   the GPT-2 overhead cases only: about 2 minutes
+# Success prints (report.py, also $R/foreign/report.md):
+#   - step time per case: ours (native, Python stacks) within +1 % of PyTorch's _record_memory_history
+#     (alloc stacks), ours with --stacks none within 1.01x of the unrecorded script;
+#   - trace peak (requested sizes) == the script's max_requested_bytes, and the trace's peak in blocks
+#     (sawtooth-trace info's allocator replay) == max_memory_allocated ("blocks vs script" +0.00 %);
+#     categories at the peak (parameter/gradient/optimizer_state/activation);
+#   - CUPTI: kernels > 0, driver events > 0, device samples > 0 in the recorded GPT-2;
+#   - oom: exit 1, one oom event, result=out_of_memory and oom.* in the meta;
+#   - profiler: a notice that torch.profiler holds CUPTI, Kineto's CUDA events > 0, allocator events kept;
+#   - torchrun: exit 0, runs "rank 0" and "rank 1", each rank's RESULT peak beside its trace's;
+#   - libtorch: the built-in anatomy workload under the injection, kernels and driver events > 0.
+# Dry run of the logic on a machine without a GPU (transformers needed):
+#   R=/tmp/r REC=build/ci/bin/sawtooth-record TRACE=build/ci/bin/sawtooth-trace FOREIGN_PY=venv/bin/python \
+#   FOREIGN_GPT2_ARGS="--device cpu --steps 3 --warmup 1 --layers 1 --batch 2 --seq 32" \
+#   bash -c 'source bench/gpu/stages/foreign.sh; stage_foreign_quick'
+
+FOREIGN=bench/gpu/foreign
+FOREIGN_PY=${FOREIGN_PY:-python3}
+FOREIGN_GPT2_ARGS=${FOREIGN_GPT2_ARGS:---steps 40 --warmup 10}
+
+foreign_record() {  # foreign_record NAME [recorder options] -- COMMAND...: records, keeps the summary, drops the trace
+  local name=$1
+  shift
+  local out=$R/foreign/$name.sawtooth t0=$SECONDS
+  timeout 150 $REC --out "$out" --progress "$R/foreign/$name.progress.jsonl" "$@" \
+    > "$R/foreign/$name.stdout" 2> "$R/foreign/$name.stderr"
+  local rc=$?
+  echo "$name: exit $rc in $((SECONDS - t0)) s; $(grep -h '^RESULT' "$R/foreign/$name.stdout" | head -1 | cut -c1-160)"
+  grep -h "sawtooth-record:" "$R/foreign/$name.stderr" | grep -v "recording into" | tail -4 | cut -c1-240
+  for f in "$out" "${out%.sawtooth}".rank*.sawtooth; do
+    [ -f "$f" ] || continue
+    $TRACE info --json "$f" > "${f%.sawtooth}.info.json" 2> "${f%.sawtooth}.info.err"
+    python3 $FOREIGN/trace_facts.py "$f" > "${f%.sawtooth}.facts.json" 2>&1
+    rm -f "$f" "$f-wal" "$f-shm"
+  done
+  return $rc
+}
+
+foreign_gpt2() {
+  local args=$FOREIGN_GPT2_ARGS py=$FOREIGN_PY
+  # Side by side, alternating: unrecorded, PyTorch's own history (alloc stacks, as ours), ours.
+  for round in 1 2; do
+    timeout 120 $py $FOREIGN/gpt2_train.py $args --json "$R/foreign/plain-$round.json" > /dev/null 2>&1
+    echo "plain $round: $(python3 -c "import json;d=json.load(open('$R/foreign/plain-$round.json'));print(d['step_ms_median'],'ms', d['max_memory_allocated'], d['max_requested_bytes'])" 2>&1)"
+    timeout 120 $py $FOREIGN/gpt2_train.py $args --history python --json "$R/foreign/torch-history-$round.json" > /dev/null 2>&1
+    echo "torch history $round: $(python3 -c "import json;print(json.load(open('$R/foreign/torch-history-$round.json'))['step_ms_median'],'ms')" 2>&1)"
+    foreign_record "ours-native-$round" -- $py $FOREIGN/gpt2_train.py $args
+  done
+  foreign_record ours-nostacks --stacks none -- $py $FOREIGN/gpt2_train.py $args
+  foreign_record ours-portable --shim portable -- $py $FOREIGN/gpt2_train.py $args
+  timeout 120 $py $FOREIGN/gpt2_train.py $args --history python-all --json "$R/foreign/torch-history-all.json" > /dev/null 2>&1
+}
+
+stage_foreign_quick() {
+  mkdir -p "$R/foreign"
+  foreign_gpt2
+  python3 $FOREIGN/report.py "$R/foreign" | tee "$R/foreign/report.md"
+}
+
+stage_foreign() {
+  mkdir -p "$R/foreign"
+  nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
+  foreign_gpt2
+  foreign_record oom -- python3 $FOREIGN/oom_script.py
+  foreign_record profiler -- $FOREIGN_PY $FOREIGN/gpt2_train.py --steps 10 --warmup 3 --profile 2 --layers 2
+  local gpus
+  gpus=$(nvidia-smi --list-gpus | wc -l)
+  foreign_record torchrun -- python3 -m torch.distributed.run --nproc-per-node 2 --master-addr 127.0.0.1 \
+    --master-port 29533 $FOREIGN/ddp_train.py
+  foreign_record libtorch -- $REC --workload anatomy --device cuda --capture none --set timed_steps=5 \
+    --out "$R/foreign/libtorch-inner.sawtooth"
+  rm -f "$R/foreign/libtorch-inner.sawtooth"
+  echo "GPUs: $gpus"
+  python3 $FOREIGN/report.py "$R/foreign" | tee "$R/foreign/report.md"
+}

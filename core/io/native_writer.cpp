@@ -1,0 +1,509 @@
+#include "core/io/native_writer.h"
+
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <optional>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "core/io/sqlite_db.h"
+
+namespace sawtooth {
+namespace {
+
+constexpr int kRowsPerInsert = 32;  // one statement step stores this many events (measured: bench_writer)
+
+const char* phaseKindName(PhaseKind kind) { return kind == PhaseKind::Annotation ? "annotation" : "phase"; }
+
+// With the seq given, or (numbered) left to SQLite: the next rowid, one past the largest, which
+// is the seq the rows must have when they are appended in order — and saves SQLite the check
+// that a given rowid is free (a fifth of the insert, measured).
+std::string eventInsertSql(int rows, bool numbered) {
+  const char* row = numbered ? "(?,?,?,?,?,?,?,?,?,?,?)" : "(?,?,?,?,?,?,?,?,?,?,?,?)";
+  std::string sql = numbered ? "INSERT INTO events(t_ns, device, source, action, addr, size, stream, category, phase, "
+                               "stack, run) VALUES"
+                             : "INSERT INTO events VALUES";
+  for (int r = 0; r < rows; ++r) sql += (r ? "," : "") + std::string(row);
+  return sql;
+}
+
+// Binds event i at parameter p + 1 on; its seq first unless SQLite numbers the row.
+void bindEventRow(sqlite3_stmt* st, int p, const EventStore& ev, size_t i, std::optional<uint64_t> seq) {
+  if (seq) sqlite3_bind_int64(st, ++p, static_cast<int64_t>(*seq));
+  sqlite3_bind_int64(st, p + 1, ev.tNs()[i]);
+  sqlite3_bind_int64(st, p + 2, ev.device()[i]);
+  sqlite3_bind_int64(st, p + 3, static_cast<int64_t>(ev.source()[i]));
+  sqlite3_bind_int64(st, p + 4, static_cast<int64_t>(ev.action()[i]));
+  sqlite3_bind_int64(st, p + 5, static_cast<int64_t>(ev.addr()[i]));
+  sqlite3_bind_int64(st, p + 6, ev.sizes()[i]);
+  sqlite3_bind_int64(st, p + 7, static_cast<int64_t>(ev.stream()[i]));
+  sqlite3_bind_int64(st, p + 8, static_cast<int64_t>(ev.category()[i]));
+  // NULL for "none" (no phase, stack or run): what readers and sqlite3 users expect.
+  if (ev.phase()[i] == kNoPhase) sqlite3_bind_null(st, p + 9);
+  else sqlite3_bind_int64(st, p + 9, ev.phase()[i]);
+  if (ev.stack()[i] == kNoStack) sqlite3_bind_null(st, p + 10);
+  else sqlite3_bind_int64(st, p + 10, ev.stack()[i]);
+  if (ev.run()[i] == kNoRun) sqlite3_bind_null(st, p + 11);
+  else sqlite3_bind_int64(st, p + 11, ev.run()[i]);
+}
+
+struct RawStatement {
+  sqlite3_stmt* stmt = nullptr;
+  RawStatement() = default;
+  RawStatement(const RawStatement&) = delete;
+  RawStatement& operator=(const RawStatement&) = delete;
+  ~RawStatement() { sqlite3_finalize(stmt); }
+};
+
+}  // namespace
+
+struct NativeWriter::Impl {
+  Impl(OutputClaim c, sql::Database database) : claim(std::move(c)), db(std::move(database)) {}
+  ~Impl() {
+    if (wal_fd >= 0) ::close(wal_fd);
+  }
+  // Declared first, destroyed last: SQLite closes its descriptors before the lock goes.
+  OutputClaim claim;
+  sql::Database db;
+  sql::Statement meta, erase_meta, device, run, config, measurement, phase, frame, stack, counter, kernel, kernel_name;
+  sql::Statement update_category, allocator_net, event_time, delete_events, delete_kernels;
+  RawStatement events_numbered_many, events_numbered_one, events_one;
+  uint64_t rowid_end = 0;  // one past the largest seq in the events table (0: none yet)
+  int wal_fd = -1;         // the WAL file, for keeping room reserved after it
+  bool recording = false;
+  bool in_batch = false;
+  int last_errno = 0;
+
+  // The system's error number of a failed write. SQLite keeps it (sqlite3_system_errno) only
+  // until its own clean-up after a failed COMMIT; errno still has it then (EFBIG, measured).
+  int systemErrno(int errno_after_call) const {
+    const int kept = sqlite3_system_errno(db.handle());
+    if (kept != 0) return kept;
+    if (errno_after_call != 0) return errno_after_call;
+    return sqlite3_errcode(db.handle()) == SQLITE_FULL ? ENOSPC : 0;
+  }
+  Status failed(const std::string& what) {
+    const int saved = errno;
+    last_errno = systemErrno(saved);
+    return Error{fmt::format("{}: {}: {}", db.path(), what, sqlite3_errmsg(db.handle()))};
+  }
+  // Keeps the errno of a statement's failure for lastErrno().
+  Status check(Status st) {
+    const int saved = errno;
+    if (!st) last_errno = systemErrno(saved);
+    return st;
+  }
+};
+
+NativeWriter::NativeWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+NativeWriter::~NativeWriter() {
+  if (impl_ && impl_->in_batch) (void)commitBatch();
+}
+
+Result<std::unique_ptr<NativeWriter>> NativeWriter::create(const std::string& path, OutputClaim::Existing existing,
+                                                           NativeWriterOptions options) {
+  auto claim = OutputClaim::claim(path, existing);
+  if (!claim) return claim.error();
+  return create(std::move(*claim), options);
+}
+
+Result<std::unique_ptr<NativeWriter>> NativeWriter::create(OutputClaim claim, NativeWriterOptions options) {
+  const std::string path = claim.path();
+  if (Status st = claim.empty(); !st) return st.error();
+  auto db = sql::Database::open(path, sql::Database::Mode::Create);
+  if (!db) return db.error();
+  // SQLite's default 4 KiB pages: 64 KiB ones were no faster to append to (bench_writer), and
+  // made every file at least 1 MiB and every small commit a 64 KiB write.
+  for (std::string_view pragma : {"PRAGMA page_size=4096", "PRAGMA journal_mode=WAL", "PRAGMA synchronous=OFF",
+                                  "PRAGMA cache_size=-32768", "PRAGMA temp_store=MEMORY"})
+    if (Status st = db->exec(pragma); !st) return st.error();
+  if (Status st = db->exec(fmt::format("PRAGMA application_id={}; PRAGMA user_version={};", native::kApplicationId,
+                                       native::kFormatVersion));
+      !st)
+    return st.error();
+  if (Status st = db->exec(native::schemaSql()); !st) return st.error();
+
+  std::string names = "BEGIN;";
+  for (int i = 0; i < kActionCount; ++i)
+    names += fmt::format("INSERT INTO action_names VALUES({}, '{}');", i, name(static_cast<Action>(i)));
+  for (int i = 0; i < kSourceCount; ++i)
+    names += fmt::format("INSERT INTO source_names VALUES({}, '{}');", i, name(static_cast<Source>(i)));
+  for (int i = 0; i < kCategoryCount; ++i)
+    names += fmt::format("INSERT INTO category_names VALUES({}, '{}');", i, name(static_cast<Category>(i)));
+  names += fmt::format("INSERT INTO meta VALUES('{}', '{}');", native::kMetaFormatVersion, native::kFormatVersion);
+  // Until the recorder says otherwise, a recording is what a killed one leaves.
+  if (options.recording)
+    names += fmt::format("INSERT INTO meta VALUES('{}', 'false'); INSERT INTO meta VALUES('{}', 'killed');",
+                         native::kMetaComplete, native::kMetaIncompleteReason);
+  names += "COMMIT;";
+  if (Status st = db->exec(names); !st) return st.error();
+
+  auto impl = std::make_unique<Impl>(std::move(claim), std::move(*db));
+  impl->recording = options.recording;
+  struct Prep {
+    sql::Statement* target;
+    const char* sql;
+  };
+  const Prep preps[] = {
+      {&impl->meta, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)"},
+      {&impl->erase_meta, "DELETE FROM meta WHERE key = ?"},
+      {&impl->device, "INSERT OR REPLACE INTO devices VALUES(?, ?, ?, ?, ?)"},
+      {&impl->run, "INSERT OR REPLACE INTO runs VALUES(?, ?, ?)"},
+      {&impl->config, "INSERT INTO run_config VALUES(?, ?, ?)"},
+      {&impl->measurement, "INSERT INTO measurements VALUES(?, ?, ?, ?)"},
+      {&impl->phase, "INSERT OR REPLACE INTO phases VALUES(?, ?, ?, ?, ?, ?, ?)"},
+      {&impl->frame, "INSERT OR REPLACE INTO frames VALUES(?, ?, ?, ?)"},
+      {&impl->stack, "INSERT OR REPLACE INTO stacks VALUES(?, ?, ?)"},
+      {&impl->counter, "INSERT INTO counters VALUES(?, ?, ?, ?)"},
+      {&impl->kernel, "INSERT INTO kernels VALUES(?, ?, ?, ?, ?, ?)"},
+      {&impl->kernel_name, "INSERT OR REPLACE INTO kernel_names VALUES(?, ?)"},
+      {&impl->update_category, "UPDATE events SET category = ? WHERE seq = ?"},
+      {&impl->allocator_net,
+       "SELECT device, action, sum(size) FROM events WHERE seq >= ? AND seq < ? AND source = 0 GROUP BY device, action"},
+      {&impl->event_time, "SELECT t_ns FROM events WHERE seq = ?"},
+      {&impl->delete_events, "DELETE FROM events WHERE seq < ?"},
+      {&impl->delete_kernels, "DELETE FROM kernels WHERE end_ns < ?"},
+  };
+  for (const auto& p : preps) {
+    auto st = impl->db.prepare(p.sql);
+    if (!st) return st.error();
+    *p.target = std::move(*st);
+  }
+  sqlite3* handle = impl->db.handle();
+  for (auto [statement, rows, numbered] : {std::tuple{&impl->events_numbered_many, kRowsPerInsert, true},
+                                           std::tuple{&impl->events_numbered_one, 1, true},
+                                           std::tuple{&impl->events_one, 1, false}}) {
+    const std::string sql = eventInsertSql(rows, numbered);
+    if (sqlite3_prepare_v3(handle, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &statement->stmt, nullptr) != SQLITE_OK)
+      return Error{fmt::format("{}: {}", path, sqlite3_errmsg(handle))};
+  }
+  return std::unique_ptr<NativeWriter>(new NativeWriter(std::move(impl)));
+}
+
+const std::string& NativeWriter::path() const { return impl_->db.path(); }
+int NativeWriter::lastErrno() const { return impl_->last_errno; }
+
+Status NativeWriter::beginBatch() {
+  if (impl_->in_batch) return Ok{};
+  if (Status st = impl_->check(impl_->db.exec("BEGIN")); !st) return st;
+  impl_->in_batch = true;
+  return Ok{};
+}
+
+Status NativeWriter::commitBatch() {
+  if (!impl_->in_batch) return Ok{};
+  impl_->in_batch = false;
+  Status st = impl_->check(impl_->db.exec("COMMIT"));
+  if (!st && sqlite3_get_autocommit(impl_->db.handle()) == 0) (void)impl_->db.exec("ROLLBACK");
+  if (st && impl_->recording) keepWalReserve();
+  return st;
+}
+
+void NativeWriter::keepWalReserve() {
+  // Disk blocks held past the end of the WAL (the file's size unchanged): when the disk fills,
+  // the batch that fails has used them, and the few pages that say why the recording stopped
+  // fit where its frames were. (A file size limit is no disk: finish() folds the WAL in then.)
+  constexpr off_t kReserve = 1 << 20;
+  Impl& im = *impl_;
+  if (im.wal_fd < 0) im.wal_fd = ::open((im.db.path() + "-wal").c_str(), O_WRONLY | O_CLOEXEC);
+  struct stat st {};
+  if (im.wal_fd < 0 || ::fstat(im.wal_fd, &st) != 0) return;
+  (void)::fallocate(im.wal_fd, FALLOC_FL_KEEP_SIZE, st.st_size, kReserve);
+}
+
+void NativeWriter::rollbackBatch() {
+  if (sqlite3_get_autocommit(impl_->db.handle()) == 0) (void)impl_->db.exec("ROLLBACK");
+  impl_->in_batch = false;
+}
+
+Status NativeWriter::finish(const std::string& incomplete_reason, const std::string& detail) {
+  Status ended = impl_->recording ? recordEnding(incomplete_reason, detail) : commitBatch();
+  if (!ended && impl_->recording) {
+    // No room for even that: fold the WAL into the database and empty it (under a file size
+    // limit the database still has room), then say it again.
+    rollbackBatch();
+    (void)impl_->db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    ended = recordEnding(incomplete_reason, detail);
+  }
+  if (!ended) return ended;
+  if (impl_->wal_fd >= 0) ::close(std::exchange(impl_->wal_fd, -1));
+  // A finished file leaves WAL mode so that it opens read-only anywhere (no -wal/-shm needed),
+  // synced once. A reader that has the file open (a live view) keeps it in WAL mode: still valid.
+  (void)impl_->db.exec("PRAGMA synchronous=NORMAL");
+  if (Status mode = impl_->db.exec("PRAGMA journal_mode=DELETE"); !mode) {
+    if (sqlite3_errcode(impl_->db.handle()) == SQLITE_BUSY) return Ok{};
+    return impl_->check(mode);
+  }
+  return Ok{};
+}
+
+Status NativeWriter::recordEnding(const std::string& incomplete_reason, const std::string& detail) {
+  if (Status st = beginBatch(); !st) return st;
+  const std::string complete(native::kMetaComplete), reason(native::kMetaIncompleteReason),
+      detail_key(native::kMetaIncompleteDetail);
+  Status st = setMeta(complete, incomplete_reason.empty() ? "true" : "false");
+  if (st) st = incomplete_reason.empty() ? eraseMeta(reason) : setMeta(reason, incomplete_reason);
+  if (st) st = detail.empty() ? eraseMeta(detail_key) : setMeta(detail_key, detail);
+  if (!st) {
+    rollbackBatch();
+    return st;
+  }
+  return commitBatch();
+}
+
+Status NativeWriter::setMeta(const std::string& key, const std::string& value) {
+  return impl_->check(impl_->meta.bind(1, key).bind(2, value).run());
+}
+
+Status NativeWriter::eraseMeta(const std::string& key) { return impl_->check(impl_->erase_meta.bind(1, key).run()); }
+
+Status NativeWriter::writeDevice(const DeviceInfo& d) {
+  return impl_->check(impl_->device.bind(1, int64_t{d.device})
+                          .bind(2, d.name)
+                          .bind(3, d.total_bytes)
+                          .bind(4, d.baseline_allocated)
+                          .bind(5, d.baseline_reserved)
+                          .run());
+}
+
+Status NativeWriter::writeRun(uint16_t id, const Run& run) {
+  if (Status st = impl_->run.bind(1, int64_t{id}).bind(2, run.name).bind(3, run.workload).run(); !st)
+    return impl_->check(st);
+  if (Status st = impl_->db.exec(fmt::format("DELETE FROM run_config WHERE run_id={0}; DELETE FROM measurements "
+                                             "WHERE run_id={0};",
+                                             id));
+      !st)
+    return impl_->check(st);
+  for (const auto& [k, v] : run.config)
+    if (Status st = impl_->config.bind(1, int64_t{id}).bind(2, k).bind(3, v).run(); !st) return impl_->check(st);
+  for (const auto& m : run.measurements)
+    if (Status st = impl_->measurement.bind(1, int64_t{id}).bind(2, m.name).bind(3, m.value).bind(4, m.unit).run(); !st)
+      return impl_->check(st);
+  return Ok{};
+}
+
+Status NativeWriter::writePhase(uint32_t id, const Phase& p) {
+  auto& st = impl_->phase;
+  st.bind(1, int64_t{id}).bind(2, p.name).bind(3, std::string_view(phaseKindName(p.kind)));
+  if (p.device == kAllDevices) st.bindNull(4);
+  else st.bind(4, int64_t{p.device});
+  if (p.run == kNoRun) st.bindNull(5);
+  else st.bind(5, int64_t{p.run});
+  return impl_->check(st.bind(6, p.begin_ns).bind(7, p.end_ns).run());
+}
+
+Status NativeWriter::writeStacks(const StackTable& stacks, size_t first_frame, size_t first_stack) {
+  for (size_t i = first_frame; i < stacks.frameCount(); ++i) {
+    const FrameView f = stacks.frame(static_cast<uint32_t>(i));
+    if (Status st = impl_->frame.bind(1, static_cast<int64_t>(i)).bind(2, f.name).bind(3, f.file).bind(4, f.line).run(); !st)
+      return impl_->check(st);
+  }
+  for (size_t s = first_stack; s < stacks.stackCount(); ++s) {
+    auto frames = stacks.stack(static_cast<uint32_t>(s));
+    for (size_t depth = 0; depth < frames.size(); ++depth)
+      if (Status st = impl_->stack.bind(1, static_cast<int64_t>(s))
+                          .bind(2, static_cast<int64_t>(depth))
+                          .bind(3, int64_t{frames[depth]})
+                          .run();
+          !st)
+        return impl_->check(st);
+  }
+  return Ok{};
+}
+
+Status NativeWriter::writeCounter(const Counter& c) {
+  for (size_t i = 0; i < c.value.size(); ++i)
+    if (Status st = impl_->counter.bind(1, int64_t{c.device})
+                        .bind(2, c.name)
+                        .bind(3, static_cast<int64_t>(c.after_event[i]))
+                        .bind(4, c.value[i])
+                        .run();
+        !st)
+      return impl_->check(st);
+  return Ok{};
+}
+
+Status NativeWriter::writeKernelName(uint32_t id, const std::string& kernel_name) {
+  return impl_->check(impl_->kernel_name.bind(1, int64_t{id}).bind(2, kernel_name).run());
+}
+
+Status NativeWriter::appendKernels(std::span<const KernelInterval> kernels) {
+  auto& st = impl_->kernel;
+  for (const KernelInterval& k : kernels) {
+    st.bind(1, int64_t{k.device}).bind(2, int64_t{k.stream}).bind(3, k.begin_ns).bind(4, k.end_ns).bind(5, int64_t{k.name});
+    if (k.run == kNoRun) st.bindNull(6);
+    else st.bind(6, int64_t{k.run});
+    if (Status s = st.run(); !s) return impl_->check(s);
+  }
+  return Ok{};
+}
+
+Status NativeWriter::writeSegments(const std::vector<SnapshotSegment>& segments) {
+  auto seg = impl_->db.prepare("INSERT INTO segments VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  if (!seg) return seg.error();
+  auto block = impl_->db.prepare("INSERT INTO segment_blocks VALUES(?, ?, ?, ?, ?, ?)");
+  if (!block) return block.error();
+  auto stackOrNull = [](sql::Statement& st, int index, uint32_t stack) -> sql::Statement& {
+    return stack == kNoStack ? st.bindNull(index) : st.bind(index, int64_t{stack});
+  };
+  for (size_t i = 0; i < segments.size(); ++i) {
+    const SnapshotSegment& s = segments[i];
+    seg->bind(1, static_cast<int64_t>(i)).bind(2, int64_t{s.device}).bind(3, static_cast<int64_t>(s.address));
+    seg->bind(4, s.total_size).bind(5, static_cast<int64_t>(s.stream)).bind(6, std::string_view(s.small_pool ? "small" : "large"));
+    seg->bind(7, int64_t{s.expandable}).bind(8, s.pool_id.first).bind(9, s.pool_id.second);
+    if (Status st = impl_->check(stackOrNull(*seg, 10, s.stack).run()); !st) return st;
+    for (const SnapshotBlock& b : s.blocks) {
+      block->bind(1, static_cast<int64_t>(i)).bind(2, static_cast<int64_t>(b.address)).bind(3, b.size);
+      block->bind(4, b.requested_size).bind(5, name(b.state));
+      if (Status st = impl_->check(stackOrNull(*block, 6, b.stack).run()); !st) return st;
+    }
+  }
+  return setMeta(std::string(native::kMetaSegmentsKnown), "true");
+}
+
+Status NativeWriter::updateCategory(size_t seq, Category category) {
+  return impl_->check(
+      impl_->update_category.bind(1, static_cast<int64_t>(category)).bind(2, static_cast<int64_t>(seq)).run());
+}
+
+Status NativeWriter::appendEvents(const EventStore& ev, size_t begin, size_t end, Progress* progress) {
+  return appendEventsAt(ev, begin, end, begin, progress);
+}
+
+Status NativeWriter::appendEventsAt(const EventStore& ev, size_t begin, size_t end, uint64_t first_seq,
+                                    Progress* progress) {
+  auto step = [&](sqlite3_stmt* st) -> Status {
+    const int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) return impl_->failed("writing events");
+    return Ok{};
+  };
+  Impl& im = *impl_;
+  size_t i = begin;
+  size_t next_report = begin;
+  while (i < end) {
+    const uint64_t seq = first_seq + (i - begin);
+    // SQLite numbers rows appended right after the largest seq; others carry theirs (the first
+    // row of a file: SQLite would start at 1; rows put back before a window's start).
+    const bool appended = im.rowid_end > 0 && seq == im.rowid_end;
+    if (appended && end - i >= static_cast<size_t>(kRowsPerInsert)) {
+      for (int r = 0; r < kRowsPerInsert; ++r) bindEventRow(im.events_numbered_many.stmt, r * 11, ev, i + r, std::nullopt);
+      if (Status st = step(im.events_numbered_many.stmt); !st) return st;
+      i += kRowsPerInsert;
+    } else if (appended) {
+      bindEventRow(im.events_numbered_one.stmt, 0, ev, i, std::nullopt);
+      if (Status st = step(im.events_numbered_one.stmt); !st) return st;
+      ++i;
+    } else {
+      bindEventRow(im.events_one.stmt, 0, ev, i, seq);
+      if (Status st = step(im.events_one.stmt); !st) return st;
+      ++i;
+    }
+    im.rowid_end = std::max(im.rowid_end, first_seq + (i - begin));
+    if (progress && i >= next_report) {
+      next_report = i + 0x10000;
+      if (progress->cancelled()) return Error{"cancelled"};
+      progress->report(i - begin, end - begin);
+    }
+  }
+  // The numbering SQLite chose is the one asked for (the writer is the table's only writer).
+  const uint64_t last = first_seq + (end - begin) - 1;
+  if (end > begin && im.rowid_end == last + 1 &&
+      static_cast<uint64_t>(sqlite3_last_insert_rowid(im.db.handle())) != last)
+    return Error{fmt::format("{}: events were numbered {} instead of {}", im.db.path(),
+                             sqlite3_last_insert_rowid(im.db.handle()), last)};
+  return Ok{};
+}
+
+Result<std::vector<AllocatorNet>> NativeWriter::allocatorNet(uint64_t from_seq, uint64_t to_seq) {
+  std::vector<AllocatorNet> out;
+  auto& st = impl_->allocator_net;
+  st.bind(1, static_cast<int64_t>(from_seq)).bind(2, static_cast<int64_t>(to_seq));
+  while (st.step()) {
+    const auto device = static_cast<int16_t>(st.int64(0));
+    const int64_t action = st.int64(1), bytes = st.int64(2);
+    if (action < 0 || action >= kActionCount) continue;
+    if (out.empty() || out.back().device != device) out.push_back(AllocatorNet{device, 0, 0});
+    out.back().allocated += allocatedSign(static_cast<Action>(action)) * bytes;
+    out.back().reserved += reservedSign(static_cast<Action>(action)) * bytes;
+  }
+  const bool failed = st.failed();
+  const std::string error = st.error();
+  st.reset();
+  if (failed) {
+    impl_->last_errno = sqlite3_system_errno(impl_->db.handle());
+    return Error{error};
+  }
+  return out;
+}
+
+Result<int64_t> NativeWriter::eventTime(uint64_t seq) {
+  auto& st = impl_->event_time;
+  st.bind(1, static_cast<int64_t>(seq));
+  const bool found = st.step();
+  const int64_t t = found ? st.int64(0) : 0;
+  const std::string error = st.error();
+  st.reset();
+  if (!error.empty()) {
+    impl_->last_errno = sqlite3_system_errno(impl_->db.handle());
+    return Error{error};
+  }
+  if (!found) return Error{fmt::format("{}: no event {}", impl_->db.path(), seq)};
+  return t;
+}
+
+Status NativeWriter::deleteEventsBefore(uint64_t seq) {
+  return impl_->check(impl_->delete_events.bind(1, static_cast<int64_t>(seq)).run());
+}
+
+Status NativeWriter::deleteKernelsEndingBefore(int64_t t_ns) {
+  return impl_->check(impl_->delete_kernels.bind(1, t_ns).run());
+}
+
+Status NativeWriter::renumberEventsFrom(uint64_t first_seq) {
+  if (first_seq == 0) return Ok{};
+  // A new table filled in order (a rowid cannot be shifted in place without collisions), and
+  // the view over it made again.
+  const native::Table* events = native::findTable("events");
+  std::string ddl = native::createTableSql(*events, "events_renumbered");
+  Status st = impl_->check(impl_->db.exec(fmt::format(
+      "DROP VIEW IF EXISTS events_named; {} INSERT INTO events_renumbered SELECT seq - {}, t_ns, device, source, action, "
+      "addr, size, stream, category, phase, stack, run FROM events ORDER BY seq; DROP TABLE events; ALTER TABLE "
+      "events_renumbered RENAME TO events; {}",
+      ddl, first_seq, native::eventsNamedViewSql())));
+  impl_->rowid_end -= std::min(impl_->rowid_end, first_seq);
+  return st;
+}
+
+std::string diskFullReason(int error_number) {
+  switch (error_number) {
+    case ENOSPC: return "disk full";
+    case EDQUOT: return "disk quota exceeded";
+    case EFBIG: return "file size limit reached";
+    default: return {};
+  }
+}
+
+Status markIncomplete(const std::string& path, const std::string& reason, const std::string& detail) {
+  auto db = sql::Database::open(path, sql::Database::Mode::Create);
+  if (!db) return db.error();
+  if (!db->hasTable("meta")) return Error{fmt::format("{}: not a Sawtooth recording (no meta table)", path)};
+  auto set = db->prepare("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)");
+  if (!set) return set.error();
+  Status st = db->exec("BEGIN");
+  if (st) st = set->bind(1, native::kMetaComplete).bind(2, std::string_view("false")).run();
+  if (st) st = set->bind(1, native::kMetaIncompleteReason).bind(2, reason).run();
+  if (st && !detail.empty()) st = set->bind(1, native::kMetaIncompleteDetail).bind(2, detail).run();
+  if (st) st = db->exec("COMMIT");
+  if (!st) return st;
+  (void)db->exec("PRAGMA journal_mode=DELETE");
+  return Ok{};
+}
+
+}  // namespace sawtooth

@@ -1,0 +1,26 @@
+#include "core/io/recording_status.h"
+
+#include <fmt/format.h>
+
+#include "core/io/native_schema.h"
+
+namespace sawtooth {
+
+RecordingStatus recordingStatus(const std::map<std::string, std::string>& meta) {
+  RecordingStatus s;
+  const auto complete = meta.find(std::string(native::kMetaComplete));
+  if (complete == meta.end() || complete->second != "false") return s;
+  s.complete = false;
+  if (auto it = meta.find(std::string(native::kMetaIncompleteReason)); it != meta.end()) s.reason = it->second;
+  if (auto it = meta.find(std::string(native::kMetaIncompleteDetail)); it != meta.end()) s.detail = it->second;
+  if (s.reason.empty()) s.reason = "unknown";
+  return s;
+}
+
+std::string incompleteNotice(const RecordingStatus& s) {
+  if (s.complete) return {};
+  if (s.detail.empty()) return "incomplete recording: " + s.reason;
+  return fmt::format("incomplete recording: {} ({})", s.reason, s.detail);
+}
+
+}  // namespace sawtooth

@@ -1,0 +1,26 @@
+#pragma once
+// Whether a recording is complete, from the meta keys its recorder writes (native_schema.h:
+// complete, incomplete_reason, incomplete_detail), in the words info and the app show:
+// "incomplete recording: killed (the recording process was killed by signal 9 ...)".
+
+#include <map>
+#include <string>
+
+namespace sawtooth {
+
+struct RecordingStatus {
+  bool complete = true;  // also for traces that are not recordings (no `complete` key)
+  std::string reason;    // interrupted, killed, crashed, disk full, ...
+  std::string detail;
+};
+
+RecordingStatus recordingStatus(const std::map<std::string, std::string>& meta);
+
+// Empty for a complete trace.
+std::string incompleteNotice(const RecordingStatus& status);
+
+// The reason a file that a recorder holds right now gets (its meta still says what a killed
+// recording would keep).
+inline constexpr const char* kStillRecording = "still being recorded";
+
+}  // namespace sawtooth

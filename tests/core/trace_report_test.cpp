@@ -1,0 +1,137 @@
+// What a trace's tab shows, computed in core: the header, the plan line, the out-of-memory
+// report, the runs and precision tables, and the ranks.
+
+#include <gtest/gtest.h>
+
+#include "core/analysis/measurement_names.h"
+#include "core/analysis/memory_plan.h"
+#include "core/analysis/trace_report.h"
+#include "core/io/trace_loader.h"
+#include "core/model/trace_merge.h"
+#include "tests/core/analysis_test_data.h"
+#include "tests/core/test_data.h"
+
+namespace sawtooth {
+namespace {
+
+// One data-parallel rank on the CPU that peaks at `peak` bytes, with its plan.
+RankTrace cpuRank(int rank, int64_t peak) {
+  RankTrace r;
+  r.rank = rank;
+  Trace& t = r.trace;
+  t.meta["t0_clock_ns"] = "1000";
+  t.meta["workload"] = "data-parallel";
+  PlanInputs in;
+  in.parameters = 100000;
+  in.optimizer_parameters = 50000;
+  Run run{"sharded", "data-parallel", {{"variant", "sharded"}, {"world_size", "2"}}, planMemory(in).measurements(0)};
+  t.runs.push_back(std::move(run));
+  for (int64_t i = 0; i < 3; ++i) {
+    Event e;
+    e.t_ns = 10 * i;
+    e.device = kCpuDevice;
+    e.action = i < 2 ? Action::Alloc : Action::FreeCompleted;
+    e.size = i < 2 ? peak / 2 : peak / 2;
+    e.run = 0;
+    t.events.push(e);
+  }
+  return r;
+}
+
+TEST(TraceReport, RanksOnOneDeviceAreNotSummed) {
+  // Two CPU ranks, 5.3 MB each: the header said "cpu: peak 10.6 MB".
+  const std::vector<RankTrace> ranks = {cpuRank(0, 5'300'000), cpuRank(1, 5'300'000)};
+  auto merged = mergeRankTraces(ranks);
+  ASSERT_TRUE(merged);
+  const auto report = buildTraceReport(test::analyse(std::move(*merged)));
+  ASSERT_TRUE(report->ranks);
+  ASSERT_EQ(report->headline.items.size(), 2u);
+  EXPECT_EQ(report->headline.items[0].who, "rank 0 (cpu)");
+  EXPECT_EQ(report->headline.items[0].peak_allocated, 5'300'000);
+  EXPECT_EQ(report->headline.items[1].peak_allocated, 5'300'000);
+  const RankComparison& rc = *report->ranks;
+  EXPECT_EQ(rc.world_size, 2);
+  EXPECT_EQ(rc.variant, "sharded");
+  EXPECT_DOUBLE_EQ(rc.imbalance, 1.0);
+  EXPECT_EQ(rc.parameter_bytes, 400000);
+  EXPECT_EQ(rc.replicated_bytes, 16 * 100000);
+  EXPECT_EQ(rc.sharded_bytes, 8 * 100000 + 8 * 100000 / 2);
+  EXPECT_EQ(rc.ranks[1].planned_optimizer_state, 400000);
+  EXPECT_DOUBLE_EQ(rc.ranks[1].relative_to_lowest, 1.0);
+  auto lanes = rankLanes(report->analysis->trace());
+  ASSERT_TRUE(lanes);
+  ASSERT_EQ(lanes->size(), 2u);
+  EXPECT_EQ((*lanes)[1].rank, 1);
+  EXPECT_EQ((*lanes)[1].analysis->device(kCpuDevice)->line(SeriesKind::Allocated)->peak.value, 5'300'000);
+}
+
+TEST(TraceReport, AnatomySnapshotHeadline) {
+  const auto report = buildTraceReport(test::loadAnalysis(test::dataPath("anatomy_adam_snapshot.pickle")));
+  ASSERT_EQ(report->headline.items.size(), 1u);
+  const HeadlineItem& h = report->headline.items[0];
+  EXPECT_EQ(h.who, "cuda:0");
+  EXPECT_EQ(h.peak_allocated, 572522496);
+  EXPECT_EQ(h.peak_event_index, 105);
+  EXPECT_EQ(h.peak_reserved, 576716800);
+  EXPECT_FALSE(h.out_of_memory);
+  EXPECT_EQ(report->headline.events, 352u);
+  EXPECT_FALSE(report->ranks);
+  EXPECT_FALSE(report->oom);
+  EXPECT_TRUE(report->plan_lines.empty());  // a snapshot has no plan
+}
+
+TEST(TraceReport, ThePlanLineOfARecording) {
+  const auto report = buildTraceReport(test::loadAnalysis(test::samplePath("anatomy.sawtooth")));
+  ASSERT_EQ(report->plan_lines.size(), 1u);
+  EXPECT_NE(report->plan_lines[0].label.find("= 16P = "), std::string::npos) << report->plan_lines[0].label;
+  ASSERT_FALSE(report->plan_rows.empty());
+  EXPECT_EQ(report->plan_rows[0].what, "parameters");
+  EXPECT_EQ(report->plan_device, 0);
+}
+
+TEST(TraceReport, OutOfMemoryPostMortem) {
+  const auto report = buildTraceReport(test::loadAnalysis(test::dataPath("oom_mlp_snapshot_protocol2.pickle.gz")));
+  ASSERT_TRUE(report->oom);
+  const OomReport& o = *report->oom;
+  EXPECT_EQ(o.requested, 67108864);
+  EXPECT_EQ(o.blocks.rowCount(), 8u);
+  EXPECT_EQ(o.blocks.columns[0].unit, Unit::Bytes);
+  EXPECT_FALSE(o.blocks.at(0, 5).text()->empty());  // frames
+  EXPECT_GE(o.allocated, o.itemised);
+  EXPECT_TRUE(report->headline.items[0].out_of_memory);
+}
+
+TEST(TraceReport, HostileMetaIsDataNotACrash) {
+  Trace t = *loadTrace(test::dataPath("oom_mlp_snapshot_protocol2.pickle.gz"));
+  t.meta["oom.device_free_bytes"] = "lots";
+  t.meta["oom.device_total_bytes"] = "99999999999999999999999";
+  const auto report = buildTraceReport(test::analyse(std::move(t)));
+  ASSERT_TRUE(report->oom);
+  EXPECT_FALSE(report->oom->reported_free);
+  EXPECT_FALSE(report->oom->reported_total);
+}
+
+TEST(TraceReport, RunsTableWritesRawNumbersWithUnits) {
+  const auto report = buildTraceReport(test::loadAnalysis(test::samplePath("precision.sawtooth")));
+  const Table& runs = report->runs;
+  ASSERT_EQ(runs.rowCount(), 4u);
+  bool found_peak = false, found_tflops = false;
+  for (size_t c = 0; c < runs.columnCount(); ++c) {
+    if (csvHeader(runs.columns[c]) == "peak allocated bytes (bytes)") found_peak = true;
+    if (runs.columns[c].name == "achieved tflops") {
+      found_tflops = true;
+      EXPECT_EQ(runs.columns[c].unit, Unit::FlopPerSecond);
+      EXPECT_GT(*runs.at(0, c).number(), 1e12);  // FLOP/s, not TFLOP/s
+    }
+    EXPECT_FALSE(runs.columns[c].name.ends_with("sample ms"));  // samples are summarised, not listed
+  }
+  EXPECT_TRUE(found_peak);
+  EXPECT_TRUE(found_tflops);
+  const Table& precision = report->precision_table;
+  ASSERT_EQ(precision.rowCount(), 4u);
+  EXPECT_EQ(precision.columns[4].unit, Unit::Speedup);
+  EXPECT_NE(precision.at(2, 8).text()->find("autocast=BFloat16"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sawtooth

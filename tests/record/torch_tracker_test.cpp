@@ -1,0 +1,117 @@
+// The allocator tracker of libsawtooth_torch_tracker.so without a GPU: trace entries as the CUDA
+// caching allocator hands them over (with C++ stack contexts, since no Python runs here) go
+// through its queue and thread to a socket, and come out as the recorder decodes them: actions
+// mapped, stacks defined before the records that name them, watermarks, and a goodbye that counts.
+
+#include <gtest/gtest.h>
+
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+#include <torch/csrc/profiler/combined_traceback.h>
+
+#include "app/sawtooth-record/inject/torch_tracker.h"
+#include "app/sawtooth-record/program/wire_reader.h"
+#include "core/model/action.h"
+
+namespace sawtooth::record {
+namespace {
+
+using c10::CachingDeviceAllocator::TraceEntry;
+
+c10::CachingDeviceAllocator::TraceEntry entry(TraceEntry::Action a, size_t addr, size_t size,
+                                              std::shared_ptr<c10::GatheredContext> context = nullptr) {
+  return TraceEntry(a, 0, addr, size, reinterpret_cast<void*>(0x77), {0, 0}, 0, std::move(context));
+}
+
+TEST(TorchTracker, SendsTheAllocatorsEntriesWithTheirStacks) {
+  const std::string path = (std::filesystem::temp_directory_path() / "sawtooth-tracker-test.sock").string();
+  unlink(path.c_str());
+  const int listener = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(listen(listener, 1), 0);
+
+  tracker::onTraceEntry(entry(TraceEntry::ALLOC, 0x10, 8));  // before start: ignored
+  EXPECT_EQ(tracker::seen(), 0u);
+  std::string error;
+  ASSERT_TRUE(tracker::start(path.c_str(), /*with_stacks*/ true, /*interval_ms*/ 5, error)) << error;
+  const int peer = accept(listener, nullptr, nullptr);
+  ASSERT_GE(peer, 0);
+
+  auto stack = torch::CapturedTraceback::gather(/*python*/ false, /*script*/ false, /*cpp*/ true);
+  tracker::onTraceEntry(entry(TraceEntry::ALLOC, 0x1000, 512, stack));
+  tracker::onTraceEntry(entry(TraceEntry::FREE_REQUESTED, 0x1000, 512));
+  tracker::onTraceEntry(entry(TraceEntry::FREE_COMPLETED, 0x1000, 512));
+  tracker::onTraceEntry(entry(TraceEntry::SEGMENT_ALLOC, 0x1000, 2 << 20));
+  tracker::onTraceEntry(entry(TraceEntry::OOM, 1234, 4096));
+  tracker::stop("done");
+  tracker::onTraceEntry(entry(TraceEntry::ALLOC, 0x20, 8));  // after stop: ignored
+  EXPECT_EQ(tracker::seen(), 5u);
+
+  std::string bytes;
+  char buffer[1 << 16];
+  for (ssize_t n; (n = read(peer, buffer, sizeof buffer)) > 0;) bytes.append(buffer, static_cast<size_t>(n));
+  close(peer);
+  close(listener);
+  unlink(path.c_str());
+
+  FrameReader reader;
+  std::vector<wire::Record> records;
+  std::vector<FrameDef> frames;
+  std::vector<StackDef> stacks;
+  nlohmann::json hello, bye;
+  int watermarks = 0;
+  bool stack_before_use = true;
+  Status st = reader.feed(bytes, [&](const wire::Header& h, std::string_view p) -> Status {
+    switch (h.type) {
+      case wire::FrameType::Hello: hello = nlohmann::json::parse(p); return Ok{};
+      case wire::FrameType::Bye: bye = nlohmann::json::parse(p); return Ok{};
+      case wire::FrameType::Watermark: ++watermarks; return Ok{};
+      case wire::FrameType::Frames: return decodeFrames(p, frames);
+      case wire::FrameType::Stacks: return decodeStacks(p, stacks);
+      case wire::FrameType::Records: {
+        const size_t first = records.size();
+        Status s = decodeRecords(p, records);
+        for (size_t i = first; i < records.size(); ++i)
+          if (records[i].stack != wire::kNoStack && records[i].stack >= stacks.size()) stack_before_use = false;
+        return s;
+      }
+      default: return Error{"unexpected frame"};
+    }
+  });
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  EXPECT_EQ(hello.value("role", ""), "tracker");
+  EXPECT_EQ(bye.value("reason", ""), "done");
+  EXPECT_EQ(bye.value("events", 0), 5);
+  EXPECT_EQ(bye.value("dropped", -1), 0);
+  EXPECT_GE(watermarks, 2) << "one at the start, one with each delivery";
+  ASSERT_EQ(records.size(), 5u);
+  const std::vector<Action> actions = {Action::Alloc, Action::FreeRequested, Action::FreeCompleted, Action::SegmentAlloc,
+                                       Action::Oom};
+  for (size_t i = 0; i < records.size(); ++i) {
+    EXPECT_EQ(records[i].action, static_cast<uint8_t>(actions[i]));
+    EXPECT_EQ(records[i].kind, static_cast<uint8_t>(wire::RecordKind::Allocator));
+    EXPECT_EQ(records[i].stream, 0x77u);
+    if (i > 0) {
+      EXPECT_GE(records[i].t_ns, records[i - 1].t_ns);
+    }
+  }
+  EXPECT_EQ(records[0].addr, 0x1000u);
+  EXPECT_EQ(records[0].size, 512);
+  EXPECT_EQ(records[4].addr, 1234u) << "an OOM's addr is the device's free bytes";
+  EXPECT_TRUE(stack_before_use);
+  ASSERT_NE(records[0].stack, wire::kNoStack) << "the allocation's C++ stack was symbolized";
+  EXPECT_FALSE(stacks.at(records[0].stack).frames.empty());
+  EXPECT_EQ(records[1].stack, wire::kNoStack);
+  EXPECT_FALSE(frames.empty());
+}
+
+}  // namespace
+}  // namespace sawtooth::record

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Runs `sawtooth-trace info --json` on every file of the hostile corpus (tests/make_hostile_corpus.py)
+as an attacker's victim would: with a 1 GB address-space limit and a 10 s timeout. Each file must be
+refused with its message, or flagged, or read, as manifest.json says; never a crash, a signal, a
+timeout, or a file written beside the input.
+
+Usage: check_hostile_corpus.py SAWTOOTH_TRACE SAMPLES_DIR CORPUS_DIR
+(the corpus is generated into CORPUS_DIR first, when its manifest is missing or older than the generator)
+"""
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+
+LIMIT_BYTES = 1 << 30
+TIMEOUT_S = 10
+
+failures = []
+
+
+def limit():
+    resource.setrlimit(resource.RLIMIT_AS, (LIMIT_BYTES, LIMIT_BYTES))
+
+
+def listing(folder):
+    return sorted(os.listdir(folder))
+
+
+def check(entry, tool, corpus):
+    path = os.path.join(corpus, entry["file"])
+    folder = os.path.dirname(path)
+    before = listing(folder)
+    start = time.monotonic()
+    try:
+        r = subprocess.run([tool, "info", "--json", path], capture_output=True, text=True, timeout=TIMEOUT_S,
+                           preexec_fn=limit)
+    except subprocess.TimeoutExpired:
+        return f"did not finish within {TIMEOUT_S} s"
+    seconds = time.monotonic() - start
+    after = listing(folder)
+    if after != before:
+        return f"files appeared or went beside the input: {sorted(set(after) ^ set(before))}"
+    if r.returncode < 0:
+        return f"killed by signal {-r.returncode}: {r.stderr.strip()[-300:]}"
+    want = entry["expect"]
+    if want == "refused":
+        if r.returncode != 1:
+            return f"expected a refusal (exit 1), got exit {r.returncode}"
+        if entry["message"] not in r.stderr:
+            return f"expected a message containing {entry['message']!r}, got {r.stderr.strip()!r}"
+        if not r.stderr.startswith("sawtooth-trace: " + path):
+            return f"the message does not name the file: {r.stderr.strip()!r}"
+    else:
+        if r.returncode != 0:
+            return f"expected exit 0, got {r.returncode}: {r.stderr.strip()[-300:]}"
+        info = json.loads(r.stdout)
+        if "anomaly" in entry:
+            kinds = [a["kind"] for a in info.get("anomalies", [])]
+            if entry["anomaly"] not in kinds:
+                return f"expected anomaly {entry['anomaly']}, got {kinds}"
+        if "warning" in entry and entry["warning"] not in info.get("meta", {}).get("warnings", ""):
+            return f"expected a warning containing {entry['warning']!r}, got {info.get('meta', {}).get('warnings')!r}"
+        label = entry.get("label", "")
+        if label.startswith("events:") and info["events"] != int(label.split(":")[1]):
+            return f"expected {label.split(':')[1]} events, got {info['events']}"
+        if label and not label.startswith("events:") and label not in [d["label"] for d in info["devices"]]:
+            return f"expected a device labelled {label}, got {[d['label'] for d in info['devices']]}"
+    print(f"ok  {seconds:5.2f} s  {entry['file']}: {want}"
+          + (f" ({r.stderr.strip()[len('sawtooth-trace: '):][:110]})" if want == "refused" else ""))
+    return None
+
+
+def main():
+    if len(sys.argv) != 4:
+        print(__doc__, file=sys.stderr)
+        return 2
+    tool, samples, corpus = sys.argv[1:]
+    generator = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "make_hostile_corpus.py")
+    manifest = os.path.join(corpus, "manifest.json")
+    if not os.path.exists(manifest) or os.path.getmtime(manifest) < os.path.getmtime(generator):
+        subprocess.run([sys.executable, generator, samples, corpus], check=True)
+    entries = json.load(open(manifest))
+    for entry in entries:
+        why = check(entry, tool, corpus)
+        if why:
+            failures.append(f"{entry['file']}: {why}")
+            print(f"FAIL {entry['file']}: {why}")
+    print(f"{len(entries) - len(failures)} of {len(entries)} hostile files handled as expected")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""The recording shim's logic that a CPU-only CI cannot reach through a real program: the
+portable path's reading of PyTorch's CUDA history (entries, stacks, the OOM entry, and the
+skipping of entries already sent when the history cannot be cleared) and the history settings,
+each against fakes of the few torch functions involved; and SIGTERM arriving while the main
+thread is half-way through a send (the delivery waits until the send is done, it does not
+deadlock on the channel's lock). No torch needed.
+
+Usage: check_shim_logic.py SHIM_PYTHON_DIR"""
+import inspect
+import sys
+import types
+
+sys.path.insert(0, sys.argv[1])
+from sawtooth_shim import channel, cuda_portable, history, lifecycle, wire  # noqa: E402
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what, flush=True)
+
+
+class FakeChannel:
+    def __init__(self):
+        self.sent, self.notices, self.watermarks = [], [], []
+        self.frames, self.stacks = {}, {}
+
+    def records(self, stream, records, watermark=None):
+        self.sent.append((stream, list(records)))
+        if watermark is not None:
+            self.watermarks.append((stream, watermark))
+
+    def watermark(self, stream, t, idle=False):
+        self.watermarks.append((stream, t, idle))
+
+    def notice(self, level, message):
+        self.notices.append(message)
+
+    def frame_id(self, name, file, line):
+        return self.frames.setdefault((name, file, line), len(self.frames))
+
+    def stack_id(self, ids):
+        return self.stacks.setdefault(ids, len(self.stacks))
+
+
+def fake_torch(traces, can_clear=True):
+    calls = []
+
+    def record(enabled="all", context="all", stacks="all", max_entries=0, clear_history=False):
+        calls.append(dict(enabled=enabled, context=context, stacks=stacks, max_entries=max_entries,
+                          clear_history=clear_history))
+        if clear_history:
+            traces["cleared"] += 1
+
+    def record_old(enabled="all", context="all", stacks="all", max_entries=0):
+        calls.append(dict(enabled=enabled, context=context, stacks=stacks, max_entries=max_entries))
+
+    memory = types.SimpleNamespace(_record_memory_history=record if can_clear else record_old,
+                                   _snapshot=lambda: {"device_traces": traces["now"], "segments": []})
+    torch = types.SimpleNamespace(cuda=types.SimpleNamespace(memory=memory),
+                                  _C=types.SimpleNamespace(_cuda_isHistoryEnabled=lambda: traces.get("on", True)))
+    return torch, calls
+
+
+def entry(action, t_us, addr=0x1000, size=512, frames=None, **extra):
+    e = {"action": action, "addr": addr, "size": size, "stream": 0, "time_us": t_us}
+    if frames is not None:
+        e["frames"] = frames
+    e.update(extra)
+    return e
+
+
+# One poll: entries become records in time order with shared stacks; the OOM's addr is the free bytes.
+f_model = {"filename": "model.py", "line": 3, "name": "forward"}
+f_main = {"filename": "train.py", "line": 9, "name": "<module>"}
+traces = {"now": [[entry("alloc", 100, frames=[f_model, f_main]), entry("free_requested", 102),
+                   entry("oom", 105, size=1 << 40, device_free=77),
+                   entry("alloc", 101, addr=0x2000, frames=[f_model, f_main])],
+                  [entry("segment_alloc", 103, addr=0x9000, size=2 << 20)]],
+          "cleared": 0}
+torch, calls = fake_torch(traces)
+ch = FakeChannel()
+h = history.History(torch, ch, stacks=True, max_entries=1000)
+check(h.can_clear, "clear_history is seen in the signature")
+p = cuda_portable.PortableCuda(torch, ch, h)
+p.start()
+check(calls[-1] == dict(enabled="all", context="alloc", stacks="python", max_entries=1000, clear_history=True),
+      f"history turned on with alloc stacks, cleared: {calls[-1]}")
+p.poll(force=True)
+stream, records = ch.sent[-1]
+check(stream == wire.CUDA_HISTORY, f"stream {stream}")
+check(len(records) == 5, f"{len(records)} records")
+times = [r[0] for r in records]
+check(times == sorted(times), "records in time order")
+actions = sorted(r[6] for r in records)
+check(actions == sorted([wire.ACTIONS[a] for a in ("alloc", "free_requested", "oom", "alloc", "segment_alloc")]),
+      f"actions {actions}")
+oom = [r for r in records if r[6] == wire.OOM][0]
+check(oom[1] == 77 and oom[2] == 1 << 40, f"OOM record {oom}")
+allocs = [r for r in records if r[6] == wire.ACTIONS["alloc"]]
+check(allocs[0][4] == allocs[1][4] != wire.NO_STACK, "one stack for the same frames")
+check(len(ch.frames) == 2, f"frames {ch.frames}")
+check([r[5] for r in records if r[6] == wire.ACTIONS["segment_alloc"]] == [1], "device from the trace's position")
+check(traces["cleared"] == 2, f"history cleared after the poll ({traces['cleared']})")
+check(ch.watermarks[-1][0] == wire.CUDA_HISTORY, "each delivery ends with a watermark")
+
+# Without clear_history: a second snapshot holds the first's entries again; only new ones go.
+traces = {"now": [[entry("alloc", 10), entry("alloc", 20, addr=0x2), entry("alloc", 20, addr=0x3)]], "cleared": 0}
+torch, calls = fake_torch(traces, can_clear=False)
+ch = FakeChannel()
+h = history.History(torch, ch, stacks=False, max_entries=1000)
+check(not h.can_clear, "an older torch without clear_history")
+p = cuda_portable.PortableCuda(torch, ch, h)
+p.start()
+check(calls[-1]["context"] is None and "clear_history" not in calls[-1], f"no stacks, no clearing: {calls[-1]}")
+p.poll(force=True)
+check(len(ch.sent[-1][1]) == 3, f"first delivery {len(ch.sent[-1][1])}")
+traces["now"] = [[entry("alloc", 10), entry("alloc", 20, addr=0x2), entry("alloc", 20, addr=0x3),
+                  entry("alloc", 20, addr=0x4), entry("alloc", 30, addr=0x5)]]
+p.poll(force=True)
+check([r[1] for r in ch.sent[-1][1]] == [0x4, 0x5], f"second delivery {[hex(r[1]) for r in ch.sent[-1][1]]}")
+p.final("exit")
+check(ch.watermarks[-1][2] is True, "the stream goes idle at the end")
+
+# A full history is reported once.
+traces = {"now": [[entry("alloc", t) for t in range(4)]], "cleared": 0}
+torch, calls = fake_torch(traces)
+ch = FakeChannel()
+p = cuda_portable.PortableCuda(torch, ch, history.History(torch, ch, stacks=False, max_entries=4))
+p.start()
+p.poll(force=True)
+p.poll(force=True)
+check(len(ch.notices) == 1 and "--max-entries" in ch.notices[0], f"overflow notices {ch.notices}")
+
+# The program calling _record_memory_history itself: honoured, then ours again if it turned it off.
+traces = {"now": [[]], "cleared": 0, "on": True}
+torch, calls = fake_torch(traces)
+ch = FakeChannel()
+h = history.History(torch, ch, stacks=True, max_entries=10)
+h.install_patch()
+h.enable()
+traces["on"] = False
+torch.cuda.memory._record_memory_history(enabled=None)
+check(calls[-2]["enabled"] is None and calls[-1]["enabled"] == "all", f"re-enabled after the program's call: {calls[-2:]}")
+check(h.program_uses_it and len(ch.notices) == 1, "the user is told once")
+check(inspect.unwrap(torch.cuda.memory._record_memory_history) is not None, "the patch keeps __wrapped__")
+
+# SIGTERM inside a send: the handler runs in the main thread between two bytecodes, possibly with
+# the channel's lock held. The last delivery must wait for the send to finish, then the process dies.
+lock = channel.SendLock()
+order = []
+with lock:
+    order.append("send starts")
+    lock.when_free(lambda: order.append("deferred work"))
+    order.append("send ends")
+lock.when_free(lambda: order.append("immediate work"))
+check(order == ["send starts", "send ends", "deferred work", "immediate work"], f"deferred order {order}")
+
+
+class LockedChannel:
+    def __init__(self):
+        self.lock = channel.SendLock()
+        self.sent = []
+
+    def when_free(self, work):
+        self.lock.when_free(work)
+
+    def bye(self, reason):
+        with self.lock:  # a plain threading.Lock here would hang if called from inside a send
+            self.sent.append(("bye", reason))
+
+
+class FinalShim:
+    def __init__(self, ch):
+        self.ch = ch
+
+    def final(self, reason):
+        self.ch.bye(reason)
+
+
+killed = []
+real_kill, real_signal = lifecycle.os.kill, lifecycle.signal.signal
+lifecycle.os.kill = lambda pid, sig: killed.append(sig)
+lifecycle.signal.signal = lambda sig, handler: None
+try:
+    ch = LockedChannel()
+    life = lifecycle.Lifecycle(FinalShim(ch))
+    with ch.lock:
+        life._on_sigterm(15, None)  # as if the signal came while the main thread was sending
+        check(ch.sent == [] and killed == [], "nothing is sent from inside a send")
+    check(ch.sent == [("bye", "killed by SIGTERM")], f"delivered after the send: {ch.sent}")
+    check(killed == [lifecycle.signal.SIGTERM], f"and then dies by SIGTERM: {killed}")
+finally:
+    lifecycle.os.kill, lifecycle.signal.signal = real_kill, real_signal
+
+if failures:
+    print(f"{len(failures)} check(s) failed")
+    sys.exit(1)
+print("shim logic checks passed")

@@ -1,0 +1,24 @@
+#pragma once
+// How the timeline looks: a colour pair per device drawn (allocated and reserved in clearly
+// different hues), the driver and device-used lines, the category colours, and the axes' ticks.
+
+#include <QColor>
+#include <QPen>
+#include <QValueAxis>
+
+#include "core/analysis/series.h"
+
+namespace sawtooth::views {
+
+// `device_index`: the device's position among those drawn (the first gets blue and orange).
+QPen seriesPen(SeriesKind kind, int device_index);
+QColor categoryColor(Category category);
+QString categoryTitle(Category category);  // "optimizer state"
+QColor peakColor();
+QColor oomColor();
+
+// Ticks at a step of 1, 2 or 5 × 10^k, about `ticks` intervals over [lo, hi]; whole numbers only
+// when `integral` (an event index).
+void applyTicks(QValueAxis* axis, double lo, double hi, int ticks, bool integral);
+
+}  // namespace sawtooth::views

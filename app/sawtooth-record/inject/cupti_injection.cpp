@@ -8,6 +8,9 @@
 // When the program runs torch.profiler with CUDA activities, Kineto needs CUPTI's activity API
 // (one client per process): the Python shim calls sawtooth_cupti_yield() first, or sets
 // SAWTOOTH_CUPTI_YIELD before CUDA starts, and sawtooth_cupti_resume() once Kineto is done.
+// Kineto also takes the activity API for a CPU-only session (the shim's own, for CPU
+// allocations): the shim calls sawtooth_cupti_reclaim() once that one has stopped for good.
+// SAWTOOTH_CUPTI_DEBUG=1 prints what CUPTI answered and the buffers it handed back on stderr.
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -15,6 +18,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -87,6 +91,19 @@ struct State {
 
 State* g = nullptr;
 std::once_flag g_init, g_finish;
+const bool g_debug = [] {
+  const char* v = std::getenv("SAWTOOTH_CUPTI_DEBUG");
+  return v && *v == '1';
+}();
+std::atomic<int> g_debug_buffers{0};
+
+template <typename... Args>
+void debug(const char* format, Args... args) {
+  if (!g_debug) return;
+  std::fprintf(stderr, "sawtooth-cupti[%d]: ", static_cast<int>(getpid()));
+  std::fprintf(stderr, format, args...);
+  std::fputc('\n', stderr);
+}
 
 uint64_t CUPTIAPI monotonicClock() { return static_cast<uint64_t>(wire::monotonicNs()); }
 
@@ -94,6 +111,7 @@ void CUPTIAPI bufferRequested(uint8_t** buffer, size_t* size, size_t* max_record
   *buffer = static_cast<uint8_t*>(std::aligned_alloc(kAlignment, kBufferSize));
   *size = *buffer ? kBufferSize : 0;
   *max_records = 0;
+  if (g_debug_buffers.load(std::memory_order_relaxed) < 3) debug("buffer requested");
 }
 
 std::string timePayload(int64_t t) { return std::string(reinterpret_cast<const char*>(&t), sizeof t); }
@@ -151,6 +169,9 @@ void CUPTIAPI bufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* bu
         break;
     }
   }
+  if (g_debug && g_debug_buffers.fetch_add(1) < 3)
+    debug("buffer completed: %zu bytes; totals: %llu kernels, %llu memory", valid,
+          static_cast<unsigned long long>(g ? g->kernels.load() : 0), static_cast<unsigned long long>(g ? g->memory.load() : 0));
   size_t dropped = 0;
   if (g && cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS) g->dropped.fetch_add(dropped);
   std::free(buffer);
@@ -173,15 +194,19 @@ const CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_MEMORY2, CUPTI_ACTIVITY
 
 std::string enableActivities() {
   std::string problems;
-  if (cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted) != CUPTI_SUCCESS)
-    return "CUPTI refused our activity buffers";
-  for (CUpti_ActivityKind kind : kKinds)
-    if (CUptiResult rc = cuptiActivityEnable(kind); rc != CUPTI_SUCCESS && kind != CUPTI_ACTIVITY_KIND_MARKER) {
+  const CUptiResult registered = cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
+  debug("register activity callbacks: %d", static_cast<int>(registered));
+  if (registered != CUPTI_SUCCESS) return "CUPTI refused our activity buffers";
+  for (CUpti_ActivityKind kind : kKinds) {
+    const CUptiResult rc = cuptiActivityEnable(kind);
+    debug("enable kind %d: %d", static_cast<int>(kind), static_cast<int>(rc));
+    if (rc != CUPTI_SUCCESS && kind != CUPTI_ACTIVITY_KIND_MARKER) {
       const char* text = nullptr;
       cuptiGetResultString(rc, &text);
       problems += std::string(problems.empty() ? "" : "; ") + "activity kind " + std::to_string(static_cast<int>(kind)) +
                   ": " + (text ? text : "error");
     }
+  }
   g->collecting.store(true);
   return problems;
 }
@@ -279,6 +304,8 @@ void finish() {
     g->wake.notify_all();
     if (g->sampler.joinable()) g->sampler.join();
     if (g->collecting.load()) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    debug("exit: %llu kernels, %llu memory records", static_cast<unsigned long long>(g->kernels.load()),
+          static_cast<unsigned long long>(g->memory.load()));
     std::string out;
     wire::appendFrame(out, wire::FrameType::Bye, 0,
                       "{\"reason\": \"exit\", \"dropped\": " + std::to_string(g->dropped.load()) +
@@ -313,6 +340,7 @@ void initialize() {
   const std::string hello = "{\"role\": \"cupti\", \"pid\": " + std::to_string(getpid()) +
                             ", \"cupti_version\": " + std::to_string(version) + "}";
   if (!g->connection.open(socket_path, hello)) return;
+  debug("injected, CUPTI %u", version);
   if (cuptiActivityRegisterTimestampCallback(monotonicClock) != CUPTI_SUCCESS)
     notice("warning", "CUPTI did not take our clock: driver allocations and kernels may be misplaced in time");
   // NVTX ranges reach CUPTI only through NVTX's own injection hook, which it reads when the
@@ -344,15 +372,28 @@ __attribute__((visibility("default"))) int InitializeInjection(void) {
 // Kineto is about to take CUPTI's activity API: deliver what we have and let go of it.
 __attribute__((visibility("default"))) void sawtooth_cupti_yield(void) {
   if (!g || g->yielded.exchange(true)) return;
+  debug("yield to torch.profiler");
   if (g->collecting.exchange(false)) {
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     for (CUpti_ActivityKind kind : kKinds) cuptiActivityDisable(kind);
   }
 }
 
+// The shim's own CPU-only profiler session (Kineto) has stopped for good: Kineto may have put its
+// buffer callbacks in place of ours, or finalized CUPTI; register and enable again.
+__attribute__((visibility("default"))) void sawtooth_cupti_reclaim(void) {
+  if (!g || g->yielded.load() || g->forked.load()) return;
+  debug("reclaim after the shim's CPU profiler");
+  // Buffers handed out under Kineto's callbacks go back to Kineto first: each side frees only its own.
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  if (std::string problems = enableActivities(); !problems.empty()) notice("warning", "CUPTI after the CPU profiler: " + problems);
+}
+
 // Kineto is done: take the activity API back.
 __attribute__((visibility("default"))) void sawtooth_cupti_resume(void) {
   if (!g || !g->yielded.exchange(false)) return;
+  debug("resume after torch.profiler");
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // Kineto's buffers back to Kineto first
   if (std::string problems = enableActivities(); !problems.empty())
     notice("warning", "CUPTI after torch.profiler: " + problems);
   else

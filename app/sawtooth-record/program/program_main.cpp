@@ -113,7 +113,7 @@ int recordProgramMain(int argc, char** argv) {
   app.add_option("--out", o.out, "output .sawtooth file (default: named after the command, in this folder)");
   app.add_flag("--force", o.force, "replace an existing output file");
   app.add_option("--stacks", o.stacks, "Python stacks of each allocation")->check(CLI::IsMember({"python", "none"}));
-  app.add_option("--cpu", o.cpu, "CPU allocations: auto (until the process uses CUDA), on, off")
+  app.add_option("--cpu", o.cpu, "CPU allocations: auto (until the process uses CUDA; off where an NVIDIA driver is and CUPTI is recorded), on, off")
       ->check(CLI::IsMember({"auto", "on", "off"}));
   app.add_option("--shim", o.shim,
                  "PyTorch recording inside Python programs: auto, native (our tracker, same torch build only), "
@@ -201,6 +201,11 @@ int recordProgramMain(int argc, char** argv) {
     } else {
       env["CUDA_INJECTION64_PATH"] = support.cupti_library;
       env["SAWTOOTH_CUPTI_LIBRARY"] = support.cupti_library;  // the shim asks it to make room for Kineto
+      // Kineto (CUDA >= 12.6) calls cuptiFinalize when a profiling session ends, which detaches every
+      // CUPTI client in the process, ours included (and crashed a GPT-2 script on the H200).
+      if (const char* teardown = std::getenv("TEARDOWN_CUPTI"); teardown && std::string(teardown) != "0")
+        reporter.say("TEARDOWN_CUPTI=0 for the recording: Kineto's CUPTI teardown would detach the recorder's CUPTI");
+      env["TEARDOWN_CUPTI"] = "0";
     }
   }
 

@@ -79,3 +79,35 @@ stage_foreign() {
   echo "GPUs: $gpus"
   python3 $FOREIGN/report.py "$R/foreign" | tee "$R/foreign/report.md"
 }
+
+# CUPTI inside Python programs (the 0-kernel failure of 2026-11-30): about 1.5 minutes. Each case
+# prints the recorder's source line (driver events, kernels) and what the injection saw
+# (SAWTOOTH_CUPTI_DEBUG=1: CUPTI's answers, the buffers it handed back). Success: kernels > 0 and
+# driver events > 0 in every case (cupti-teardown-on: even when the user asks Kineto to finalize
+# CUPTI after each session); the profiler case also needs Kineto's CUDA events > 0.
+stage_cupti_python() {
+  mkdir -p "$R/foreign"
+  local tiny=$FOREIGN/tiny_cuda_train.py
+  SAWTOOTH_CUPTI_DEBUG=1 foreign_record cupti-default -- python3 $tiny
+  grep -h "sawtooth-cupti" "$R/foreign/cupti-default.stderr" | head -16
+  SAWTOOTH_CUPTI_DEBUG=1 foreign_record cupti-cpu-on --cpu on -- python3 $tiny
+  grep -h "sawtooth-cupti" "$R/foreign/cupti-cpu-on.stderr" | grep -v "enable kind" | head -12
+  SAWTOOTH_CUPTI_DEBUG=1 TEARDOWN_CUPTI=1 foreign_record cupti-teardown-on -- python3 $tiny
+  grep -h "sawtooth-cupti" "$R/foreign/cupti-teardown-on.stderr" | head -16
+  SAWTOOTH_CUPTI_DEBUG=1 foreign_record cupti-gpt2 -- $FOREIGN_PY $FOREIGN/gpt2_train.py --steps 10 --warmup 3 --layers 2
+  grep -h "sawtooth-cupti" "$R/foreign/cupti-gpt2.stderr" | head -8
+  SAWTOOTH_CUPTI_DEBUG=1 foreign_record profiler -- $FOREIGN_PY $FOREIGN/gpt2_train.py --steps 10 --warmup 3 --profile 2 --layers 2
+  grep -h "sawtooth-cupti\|RESULT\|Kineto\|profiler" "$R/foreign/profiler.stderr" "$R/foreign/profiler.stdout" | head -16
+  for f in "$R"/foreign/cupti-*.info.json "$R"/foreign/profiler.info.json; do
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); m=d['meta']; print(sys.argv[1].rsplit('/',1)[-1], m.get('capture.sources'), m.get('capture.cupti'))" "$f"
+  done
+}
+
+# The three cases that decide it, for a short device budget: about 50 s.
+stage_cupti_python_quick() {
+  mkdir -p "$R/foreign"
+  SAWTOOTH_CUPTI_DEBUG=1 foreign_record cupti-default -- python3 $FOREIGN/tiny_cuda_train.py
+  SAWTOOTH_CUPTI_DEBUG=1 foreign_record cupti-cpu-on --cpu on -- python3 $FOREIGN/tiny_cuda_train.py
+  grep -h "sawtooth-cupti" "$R/foreign/cupti-cpu-on.stderr" | grep -v "enable kind" | head -12
+  SAWTOOTH_CUPTI_DEBUG=1 foreign_record cupti-gpt2 -- $FOREIGN_PY $FOREIGN/gpt2_train.py --steps 10 --warmup 3 --layers 2
+}

@@ -62,12 +62,12 @@ class CpuAllocations:
             self.ch.watermark(wire.CPU, self.started_ns)
 
     def cut(self, final=False, force=False):
-        """Sends the chunk's allocations; starts the next chunk unless final."""
+        """Sends the chunk's allocations; starts the next chunk unless final. True if it cut."""
         if not self.running:
-            return
+            return False
         now = time.monotonic_ns()
         if not final and not force and now - self.started_ns < _MIN_CHUNK_NS:
-            return
+            return False
         result = self.torch._C._autograd._disable_profiler()
         cut_ns = time.monotonic_ns()
         self.running = False
@@ -83,6 +83,7 @@ class CpuAllocations:
         self.ch.records(wire.CPU, records, watermark=cut_ns)
         if final:
             self.ch.watermark(wire.CPU, cut_ns, idle=True)
+        return True
 
     def pause(self):
         """Until resume(): the program's own profiler takes over."""

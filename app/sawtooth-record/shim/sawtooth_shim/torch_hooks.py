@@ -5,8 +5,10 @@ that runs torch.profiler itself: the profiler is one per thread and Kineto needs
 step aside while it runs and the user is told.
 """
 import ctypes
+import importlib
 import os
 import platform
+import sys
 
 from . import cuda_native, wire
 from .cpu_allocations import CpuAllocations
@@ -37,6 +39,13 @@ class Shim:
         self.phases.install()
         self._patch_profiler()
         cpu = self.options.get("cpu", "auto")
+        if cpu == "auto" and self._cupti_injected() and os.path.exists("/proc/driver/nvidia/version"):
+            # Kineto takes CUPTI's activity buffers even for a CPU-only session, and handing them
+            # back and forth lost kernels or crashed programs at exit on the H200.
+            cpu = "off"
+            self.ch.notice("info", "CPU allocations are not recorded on a machine with a GPU (--cpu auto): the "
+                                   "profiler that reports them shares CUPTI with the recording of kernels and "
+                                   "driver allocations; pass --cpu on to record them anyway")
         if cpu != "off" and self.role != "helper":
             self.cpu = CpuAllocations(torch, self.ch)
             self.cpu.start()
@@ -50,6 +59,8 @@ class Shim:
                               int(self.options.get("max_entries", 200_000)))
             history.install_patch()
             mode = self.options.get("mode", "auto")
+            if history.stacks:
+                self._import_stack_symbolizer()
             if mode in ("auto", "native"):
                 lib, why = cuda_native.load(torch, os.environ.get("SAWTOOTH_TRACKER_LIBRARY"),
                                             os.environ.get("SAWTOOTH_TRACKER_LIBRARY", "")[:-3] + ".torch")
@@ -74,6 +85,20 @@ class Shim:
                                       "allocations and device memory still are")
         if self.cpu is not None and self.options.get("cpu", "auto") == "auto":
             self.cpu_stop_pending = True  # at the next step boundary: not inside the operator that started CUDA
+        self._reclaim_cupti()  # from Kineto's CPU-only session, for the allocations before that boundary
+
+    def _import_stack_symbolizer(self):
+        """PyTorch's stack symbolizer imports torch._inductor.codecache the first time it runs. Our
+        tracker symbolizes on its own thread, where that import would race the program's own
+        imports, and Python then hands one of them a half-initialised module (an ImportError in
+        the program, seen on the H200). So it is imported here, once, on the program's thread."""
+        if "torch._inductor.codecache" in sys.modules:
+            return
+        try:
+            importlib.import_module("torch._inductor.codecache")
+        except Exception as e:
+            self.ch.notice("warning", f"torch._inductor.codecache did not import ({type(e).__name__}: {e}); "
+                                      "Python stacks may be incomplete")
 
     # -- during the run ------------------------------------------------------------------------------
     def quiet_point(self):
@@ -82,8 +107,9 @@ class Shim:
                 self.cpu_stop_pending = False
                 self.cpu.cut(final=True)
                 self.cpu = None
-            else:
-                self.cpu.cut()
+                self._reclaim_cupti()
+            elif self.cpu.cut() and self.cuda is not None:
+                self._reclaim_cupti()
         if self.cuda is not None:
             self.cuda.poll()
 
@@ -121,14 +147,26 @@ class Shim:
         profiler._prepare_profiler, profiler._enable_profiler = _prepare_profiler, _enable_profiler
         profiler._disable_profiler = _disable_profiler
 
+    @staticmethod
+    def _cupti_injected():
+        path = os.environ.get("SAWTOOTH_CUPTI_LIBRARY")
+        return bool(path) and os.environ.get("CUDA_INJECTION64_PATH") == path
+
     def _cupti_library(self):
         path = os.environ.get("SAWTOOTH_CUPTI_LIBRARY")
-        if not path or os.environ.get("CUDA_INJECTION64_PATH") != path:
+        if not self._cupti_injected():
             return None
         try:
             return ctypes.CDLL(path, mode=os.RTLD_NOLOAD | os.RTLD_LAZY)
         except OSError:
             return None  # CUDA has not started: the library is not loaded yet
+
+    def _reclaim_cupti(self):
+        """Our profiler session (CPU only) has ended or restarted: Kineto may have taken CUPTI's
+        activity buffers from the CUPTI library, or finalized CUPTI; it takes them back."""
+        lib = self._cupti_library()
+        if lib is not None:
+            lib.sawtooth_cupti_reclaim()
 
     def program_profiler_starting(self, activities):
         if self.profiling:
@@ -150,12 +188,14 @@ class Shim:
         if not self.profiling:
             return
         self.profiling = False
+        if self.cpu is not None:
+            self.cpu.resume()
         if os.environ.pop("SAWTOOTH_CUPTI_YIELD", None):
             lib = self._cupti_library()
             if lib is not None:
                 lib.sawtooth_cupti_resume()
-        if self.cpu is not None:
-            self.cpu.resume()
+        else:  # a CPU-only session of the program's: Kineto may still have taken CUPTI's buffers
+            self._reclaim_cupti()
 
     # -- end -----------------------------------------------------------------------------------------
     def final(self, reason):

@@ -9,6 +9,8 @@
 
 #include "bench/allocator_trace_gen.h"
 #include "core/analysis/allocator_history.h"
+#include "core/analysis/fragmentation_series.h"
+#include "core/analysis/segment_map.h"
 
 namespace sawtooth::bench {
 namespace {
@@ -91,6 +93,33 @@ void BM_AllocatorStateFromCheckpoint(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(h.stateAfter(position));
 }
 BENCHMARK(BM_AllocatorStateFromCheckpoint)->Arg(1)->Arg(5)->Arg(9)->Unit(benchmark::kMillisecond);
+
+// What the segment map view is handed at a random event (the state, grouped by pool and stream,
+// with the call site of every stack): the state above plus what the view needs.
+void BM_SegmentMapScrub(benchmark::State& state) {
+  const AllocatorHistory& h = history();
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<int64_t> pick(0, static_cast<int64_t>(h.events().size()) - 1);
+  for (auto _ : state) benchmark::DoNotOptimize(segmentMapAt(trace(), h, pick(rng)));
+}
+BENCHMARK(BM_SegmentMapScrub)->Unit(benchmark::kMillisecond);
+
+// The fragmentation chart's points for a 1500-pixel plot: the whole trace (Arg 0) or a zoomed
+// tenth of it (Arg 1), on the time axis.
+void BM_FragmentationQuery(benchmark::State& state) {
+  static const FragmentationSeries f(std::shared_ptr<const Trace>(&trace(), [](const Trace*) {}),
+                                     std::shared_ptr<const AllocatorHistory>(&history(), [](const AllocatorHistory*) {}));
+  const double lo = f.xMin(true), hi = f.xMax(true);
+  const double x0 = state.range(0) ? lo + (hi - lo) * 0.45 : lo, x1 = state.range(0) ? lo + (hi - lo) * 0.55 : hi;
+  size_t points = 0;
+  for (auto _ : state) {
+    points = 0;
+    for (int line = 0; line < FragmentationSeries::kLines; ++line) points += f.query(line, true, x0, x1, 1500).size();
+    benchmark::DoNotOptimize(points);
+  }
+  state.counters["points"] = static_cast<double>(points);
+}
+BENCHMARK(BM_FragmentationQuery)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace sawtooth::bench

@@ -28,6 +28,12 @@ shot oom tests/data/oom_mlp_snapshot_protocol2.pickle.gz
 shot ladder --view ladder "$s/anatomy.sawtooth" "$s/checkpointing.sawtooth" "$s/precision.sawtooth" "$s/accumulation.sawtooth"
 shot compare --view compare --align step "$s/anatomy.sawtooth" tests/data/anatomy_adam_snapshot.pickle
 shot snapshot --x-axis time tests/data/anatomy_adam_snapshot.pickle
+# The allocator's views on H200 snapshots: a real out-of-memory's segment map, the fragmentation
+# chart under the timeline, live bytes at the peak by call site, and a call-site diff.
+shot allocator --view allocator tests/data/h200_allocator_oom.pickle
+shot fragmentation tests/data/h200_allocator_roundup.pickle
+shot live --view live tests/data/anatomy_adam_snapshot.pickle
+shot sites --view sites tests/data/h200_allocator_window.pickle tests/data/h200_allocator_expandable.pickle
 SAWTOOTH_PALETTE=dark shot dark "$s/precision.sawtooth"
 # Recorded now on this machine's CPU (the one-GPU machine has no second GPU for the ranks).
 rec=$(dirname "$app")/sawtooth-record

@@ -110,12 +110,15 @@ QWidget* TraceTab::buildContentPage() {
   auto* split = new QSplitter(Qt::Vertical, timeline_page_);
   timeline_ = new TimelineChart(split);
   timeline_->setMinimumHeight(260);
+  fragmentation_ = new FragmentationChart(split);  // shown once the allocator's replay arrives
+  fragmentation_->hide();
   events_ = new EventsView(split);
   split->addWidget(timeline_);
+  split->addWidget(fragmentation_);
   split->addWidget(events_);
   split->setStretchFactor(0, 2);
-  split->setStretchFactor(1, 1);
-  split->setSizes({620, 300});
+  split->setStretchFactor(2, 1);
+  split->setSizes({470, 230, 230});
   tl->addWidget(split, 1);
 
   peaks_ = new BarChart;
@@ -124,6 +127,8 @@ QWidget* TraceTab::buildContentPage() {
   runs_ = new RunsView;
   oom_ = new OomView;
   ranks_ = new RanksView;
+  allocator_ = new AllocatorStateView;
+  live_ = new LiveBytesView;
 
   connect(x_axis_, &QComboBox::currentIndexChanged, this, [this](int i) { timeline_->setXAxisByTime(i == 1); });
   connect(bands_, &QCheckBox::toggled, timeline_, &TimelineChart::setBandsVisible);
@@ -226,6 +231,8 @@ void TraceTab::showReport(std::shared_ptr<const TraceReport> report) {
     addView(View::Runs, runs_, tr("Runs"));
   }
   if (oom_->setReport(*report_)) addView(View::OutOfMemory, oom_, tr("Out of memory"));
+  if (trace.segments_known) addView(View::Allocator, allocator_, tr("Allocator"));
+  addView(View::LiveBytes, live_, tr("Live bytes"));
 
   // The view that answers this trace's question first.
   if (hasView(View::OutOfMemory)) showView(View::OutOfMemory);
@@ -283,12 +290,23 @@ void TraceTab::setStackedCategories(bool stacked) {
 QGraphicsView* TraceTab::currentChart() const {
   if (state_ != State::Ready) return nullptr;
   switch (currentView()) {
+    case View::Allocator:
+    case View::LiveBytes: return nullptr;  // painted, not charts: currentPicture()
     case View::Peaks: return peaks_;
     case View::Plan: return plan_;
     case View::Precision: return precision_->chart();
     case View::Ranks: return ranks_->peaks();
     case View::OutOfMemory: return oom_->timeline();
     default: return timeline_;
+  }
+}
+
+PaintedWidget TraceTab::currentPicture() const {
+  if (state_ != State::Ready) return {};
+  switch (currentView()) {
+    case View::Allocator: return allocator_->picture();
+    case View::LiveBytes: return live_->picture();
+    default: return {};
   }
 }
 
@@ -302,6 +320,9 @@ TraceTab::TableExport TraceTab::currentTable() const {
     case View::Precision: out.table = std::make_shared<const Table>(report_->precision_table); break;
     case View::OutOfMemory:
       if (report_->oom) out.table = std::make_shared<const Table>(report_->oom->blocks);
+      break;
+    case View::LiveBytes:
+      out.table = live_->tableData();
       break;
     default:
       out.events = events_->model()->rows();

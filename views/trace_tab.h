@@ -19,8 +19,11 @@
 #include <memory>
 
 #include "core/analysis/trace_report.h"
+#include "views/allocator_state_view.h"
 #include "views/bar_chart.h"
 #include "views/events_view.h"
+#include "views/fragmentation_chart.h"
+#include "views/live_bytes_view.h"
 #include "views/oom_view.h"
 #include "views/precision_view.h"
 #include "views/ranks_view.h"
@@ -33,7 +36,7 @@ class TraceTab : public QWidget {
   Q_OBJECT
  public:
   enum class State { Loading, Failed, Cancelled, Ready };
-  enum class View { Timeline, Peaks, Plan, Precision, Ranks, Runs, OutOfMemory };
+  enum class View { Timeline, Peaks, Plan, Precision, Ranks, Runs, OutOfMemory, Allocator, LiveBytes };
 
   explicit TraceTab(QString path, QWidget* parent = nullptr);
   ~TraceTab() override;
@@ -60,6 +63,9 @@ class TraceTab : public QWidget {
   RunsView* runsView() const { return runs_; }
   OomView* oomView() const { return oom_; }
   RanksView* ranksView() const { return ranks_; }
+  AllocatorStateView* allocatorView() const { return allocator_; }
+  FragmentationChart* fragmentationChart() const { return fragmentation_; }
+  LiveBytesView* liveBytesView() const { return live_; }
   QProgressBar* progressBar() const { return progress_; }
   QCheckBox* stackedBox() const { return stacked_; }
   QCheckBox* yFromZeroBox() const { return y_from_zero_; }
@@ -74,6 +80,9 @@ class TraceTab : public QWidget {
   void setStackedCategories(bool stacked);
   // The chart of the current view (for PNG and SVG exports).
   QGraphicsView* currentChart() const;
+  // The current view's picture when it is painted rather than charted (the segment map, the flame
+  // graph); no widget otherwise.
+  PaintedWidget currentPicture() const;
   // What "Export table" writes for the current view: a table, or the events table's rows.
   struct TableExport {
     std::shared_ptr<const Table> table;
@@ -120,6 +129,9 @@ class TraceTab : public QWidget {
   RunsView* runs_ = nullptr;
   OomView* oom_ = nullptr;
   RanksView* ranks_ = nullptr;
+  AllocatorStateView* allocator_ = nullptr;
+  FragmentationChart* fragmentation_ = nullptr;
+  LiveBytesView* live_ = nullptr;
   std::vector<std::pair<View, QWidget*>> view_pages_;
 };
 

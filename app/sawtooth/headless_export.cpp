@@ -76,7 +76,8 @@ int saveScreenshotWhenLoaded(MainWindow& window, const ScreenshotOptions& option
   using View = views::TraceTab::View;
   const std::pair<const char*, View> views[] = {{"timeline", View::Timeline}, {"plan", View::Plan},
                                                 {"peaks", View::Peaks},       {"precision", View::Precision},
-                                                {"runs", View::Runs},         {"oom", View::OutOfMemory}};
+                                                {"runs", View::Runs},         {"oom", View::OutOfMemory},
+                                                {"allocator", View::Allocator}, {"live", View::LiveBytes}};
   for (const auto& [name, view] : views)
     if (options.view == QLatin1String(name))
       for (auto* tab : tabs) tab->showView(view);
@@ -88,12 +89,14 @@ int saveScreenshotWhenLoaded(MainWindow& window, const ScreenshotOptions& option
       tab->timeline()->zoomTo(range[0].toDouble() * scale, range[1].toDouble() * scale);
     }
   if (options.view == QLatin1String("ladder")) window.showLadder();
-  if (options.view == QLatin1String("compare") && tabs.size() >= 2)
+  if ((options.view == QLatin1String("compare") || options.view == QLatin1String("sites")) && tabs.size() >= 2)
     if (auto* compare = window.compare(tabs[0], tabs[1])) {
       if (options.align == QLatin1String("time")) compare->setAlignment(Alignment::Time);
       if (options.align == QLatin1String("step")) compare->setAlignment(Alignment::Step);
+      if (options.view == QLatin1String("sites")) window.tabs()->setCurrentIndex(window.tabs()->count() - 1);
     }
-  // Let the window settle (layouts, first paint, the comparison or lanes a view asked for).
+  // Let the window settle (layouts, first paint, the comparison, call sites, lanes or allocator
+  // state a view asked for: every such job runs in the window's runner).
   QElapsedTimer settle;
   settle.start();
   while ((settle.elapsed() < 500 || !window.jobs()->isIdle()) && settle.elapsed() < 120000)

@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
                                                "the window to OUT and exit (README and docs screenshots)."),
                                 QStringLiteral("OUT"));
   QCommandLineOption view(QStringLiteral("view"),
-                          QStringLiteral("With --screenshot: timeline, plan, peaks, precision, runs, oom, ladder or compare."),
+                          QStringLiteral("With --screenshot: timeline, plan, peaks, precision, runs, oom, allocator, live, ladder, compare or sites."),
                           QStringLiteral("VIEW"));
   QCommandLineOption stacked(QStringLiteral("stacked"), QStringLiteral("With --screenshot: stack the timeline by category."));
   QCommandLineOption align(QStringLiteral("align"),

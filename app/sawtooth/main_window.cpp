@@ -22,6 +22,8 @@
 #include "app/sawtooth/app_logging.h"
 #include "app/sawtooth/recent_files.h"
 #include "app/sawtooth/trace_jobs.h"
+#include "core/analysis/site_tables.h"
+#include "core/analysis/trace_diff.h"
 #include "views/chart_export.h"
 #include "views/qt_format.h"
 
@@ -256,6 +258,9 @@ views::CompareView* MainWindow::compare(views::TraceTab* a, views::TraceTab* b) 
   connect(view, &views::CompareView::alignmentChanged, this,
           [this, view, analysis_a, name_a, analysis_b, name_b] { runComparison(view, analysis_a, name_a, analysis_b, name_b); });
   runComparison(view, analysis_a, name_a, analysis_b, name_b);
+  auto* sites = new views::DiffSitesView(tabs_);
+  tabs_->addTab(sites, tr("Call sites"));
+  runSiteDiff(sites, analysis_a, name_a, analysis_b, name_b);
   updateActions();
   return view;
 }
@@ -274,6 +279,20 @@ void MainWindow::runComparison(views::CompareView* view, std::shared_ptr<const T
       },
       [view](std::shared_ptr<const Comparison> c) { view->setComparison(std::move(c)); },
       [view](const QString& error) { view->setFailed(error); });
+}
+
+void MainWindow::runSiteDiff(views::DiffSitesView* view, std::shared_ptr<const TraceAnalysis> a, QString name_a,
+                             std::shared_ptr<const TraceAnalysis> b, QString name_b) {
+  view->setMessage(tr("Matching the call sites of %1 and %2…").arg(name_a, name_b));
+  jobs_.run<std::shared_ptr<const CallSiteDiff>>(
+      QStringLiteral("sites %1").arg(reinterpret_cast<quintptr>(view), 0, 16), tr("Diffing by call site"), view,
+      [a, b, na = name_a.toStdString(), nb = name_b.toStdString()](Progress&) -> Result<std::shared_ptr<const CallSiteDiff>> {
+        auto diff = diffTraces(a->trace(), na, b->trace(), nb);
+        if (!diff) return diff.error();
+        return std::make_shared<const CallSiteDiff>(callSiteDiff(std::move(*diff), views::DivergingBarChart::kSites));
+      },
+      [view](std::shared_ptr<const CallSiteDiff> diff) { view->setDiff(std::move(diff)); },
+      [view](const QString& error) { view->setMessage(error); });
 }
 
 void MainWindow::compareDialog() {
@@ -333,8 +352,10 @@ void MainWindow::updateActions() {
   auto* tab = currentTab();
   const bool ready = tab && tab->state() == views::TraceTab::State::Ready;
   const bool compare = qobject_cast<views::CompareView*>(tabs_->currentWidget()) != nullptr;
+  const bool sites = qobject_cast<views::DiffSitesView*>(tabs_->currentWidget()) != nullptr;
   for (QAction* a : needs_trace_) a->setEnabled(ready);
-  if (compare) needs_trace_.front()->setEnabled(true);
+  if (compare || sites) needs_trace_.front()->setEnabled(true);
+  if (sites) needs_trace_[1]->setEnabled(true);
   if (tab && by_time_) {
     const QSignalBlocker block(by_time_);
     by_time_->setChecked(tab->timeline()->xAxisByTime());
@@ -359,7 +380,8 @@ void MainWindow::watchExport(const QString& path, bool interactive) {
 bool MainWindow::exportChart(const QString& given) {
   auto* tab = currentTab();
   auto* compare = qobject_cast<views::CompareView*>(tabs_->currentWidget());
-  if ((!tab || tab->state() != views::TraceTab::State::Ready) && !compare) return false;
+  auto* sites = qobject_cast<views::DiffSitesView*>(tabs_->currentWidget());
+  if ((!tab || tab->state() != views::TraceTab::State::Ready) && !compare && !sites) return false;
   QString path = given;
   if (path.isEmpty()) {
     const QString base = tab ? QFileInfo(tab->path()).completeBaseName() : QStringLiteral("comparison");
@@ -371,21 +393,34 @@ bool MainWindow::exportChart(const QString& given) {
     watchExport(path, given.isEmpty());
     return true;
   }
-  // A comparison: drawn now, written in a job.
+  // A comparison or its call sites: drawn now, written in a job.
+  QGraphicsView* chart = compare ? static_cast<QGraphicsView*>(compare->timeline()) : sites->chart();
   const bool svg = QFileInfo(path).suffix().compare(QStringLiteral("svg"), Qt::CaseInsensitive) == 0;
-  const QImage image = svg ? QImage() : views::renderViewImage(compare->timeline());
-  const QByteArray vector = svg ? views::renderViewSvg(compare->timeline(), {}, tr("Comparison")) : QByteArray();
-  jobs_.run<Ok>(
-      QString(), tr("Writing %1").arg(path), this,
-      [svg, image, vector, path](Progress&) { return svg ? writeFile(vector, path) : writePng(image, path); },
-      [this, path](Ok) { emit exportFinished(path, QString()); },
-      [this, path](const QString& error) { emit exportFinished(path, error); });
-  watchExport(path, given.isEmpty());
+  const QImage image = svg ? QImage() : views::renderViewImage(chart);
+  const QByteArray vector = svg ? views::renderViewSvg(chart, {}, compare ? tr("Comparison") : tr("Call sites")) : QByteArray();
+  runExport(path, given.isEmpty(), [svg, image, vector, path](Progress&) { return svg ? writeFile(vector, path) : writePng(image, path); });
   return true;
+}
+
+void MainWindow::runExport(const QString& path, bool interactive, std::function<Result<Ok>(Progress&)> work) {
+  // Exports never supersede each other: each writes its own file.
+  jobs_.run<Ok>(
+      QString(), tr("Writing %1").arg(QFileInfo(path).fileName()), this, std::move(work),
+      [this, path](Ok) { emit exportFinished(path, QString()); }, [this, path](const QString& error) { emit exportFinished(path, error); });
+  watchExport(path, interactive);
 }
 
 bool MainWindow::exportCsv(const QString& what, const QString& given) {
   auto* tab = currentTab();
+  if (auto* sites = qobject_cast<views::DiffSitesView*>(tabs_->currentWidget()); sites && what == QLatin1String("table")) {
+    const auto table = sites->tableData();
+    if (!table) return false;
+    const QString path = given.isEmpty() ? QFileDialog::getSaveFileName(this, tr("Export call sites as CSV"), QStringLiteral("call-sites.csv"), tr("CSV (*.csv)")) : given;
+    if (path.isEmpty()) return false;
+    showStatus(tr("Writing %1…").arg(path));
+    runExport(path, given.isEmpty(), [table, out = path.toStdString()](Progress&) { return exportTableCsv(table, out); });
+    return true;
+  }
   if (!tab || tab->state() != views::TraceTab::State::Ready) return false;
   QString path = given;
   if (path.isEmpty()) {

@@ -12,6 +12,7 @@
 #include "app/sawtooth/trace_controller.h"
 #include "app/sawtooth/workload_panel.h"
 #include "views/compare_view.h"
+#include "views/diff_sites_view.h"
 #include "views/ladder_view.h"
 #include "views/trace_tab.h"
 
@@ -67,7 +68,12 @@ class MainWindow : public QMainWindow {
   void maybeOpenSamplesAtFirstStart();
   void runComparison(views::CompareView* view, std::shared_ptr<const TraceAnalysis> a, QString name_a,
                      std::shared_ptr<const TraceAnalysis> b, QString name_b);
+  // The comparison's "Call sites" tab: the two traces diffed by call site (core's diffTraces).
+  void runSiteDiff(views::DiffSitesView* view, std::shared_ptr<const TraceAnalysis> a, QString name_a,
+                   std::shared_ptr<const TraceAnalysis> b, QString name_b);
   void watchExport(const QString& path, bool interactive);
+  // Writes a file a chart or table was turned into, in a job; its outcome goes to exportFinished.
+  void runExport(const QString& path, bool interactive, std::function<Result<Ok>(Progress&)> work);
 
   JobRunner jobs_;
   QTabWidget* tabs_;

@@ -5,10 +5,16 @@
 #include "app/sawtooth/app_logging.h"
 #include "app/sawtooth/trace_jobs.h"
 #include "views/chart_export.h"
+#include "views/widget_export.h"
 
 namespace sawtooth::app {
 
-TraceController::TraceController(JobRunner& jobs, views::TraceTab* tab) : QObject(tab), jobs_(jobs), tab_(tab) {
+TraceController::TraceController(JobRunner& jobs, views::TraceTab* tab)
+    : QObject(tab),
+      jobs_(jobs),
+      tab_(tab),
+      allocator_(new AllocatorController(
+          jobs, slot("allocator"), {tab->timeline(), tab->allocatorView(), tab->fragmentationChart(), tab->liveBytesView()}, this)) {
   connect(tab_, &views::TraceTab::cancelRequested, this, &TraceController::cancelLoading);
   connect(tab_, &views::TraceTab::eventQueryChanged, this, &TraceController::queryEvents);
 }
@@ -25,6 +31,7 @@ void TraceController::load() {
       [this](std::shared_ptr<const TraceReport> report) {
         tab_->showReport(std::move(report));
         if (tab_->report()->ranks) loadRankLanes();
+        allocator_->setAnalysis(tab_->analysis());
       },
       [this](const QString& error) { tab_->showError(error); }, [this](int permille) { tab_->setLoadProgress(permille); });
 }
@@ -60,13 +67,15 @@ void TraceController::runExport(const QString& path, std::function<Result<Ok>(Pr
 }
 
 bool TraceController::exportChart(const QString& path) {
+  // Drawn now (a widget can only be drawn on the GUI thread), written in a job.
   QGraphicsView* chart = tab_->currentChart();
-  if (!chart) return false;
+  const views::PaintedWidget picture = chart ? views::PaintedWidget{} : tab_->currentPicture();
+  if (!chart && !picture.widget) return false;
   if (QFileInfo(path).suffix().compare(QStringLiteral("svg"), Qt::CaseInsensitive) == 0) {
-    const QByteArray svg = views::renderViewSvg(chart, {}, tab_->title());
+    const QByteArray svg = chart ? views::renderViewSvg(chart, {}, tab_->title()) : views::renderWidgetSvg(picture, tab_->title());
     runExport(path, [svg, path](Progress&) { return writeFile(svg, path); });
   } else {
-    const QImage image = views::renderViewImage(chart);
+    const QImage image = chart ? views::renderViewImage(chart) : views::renderWidgetImage(picture);
     runExport(path, [image, path](Progress&) { return writePng(image, path); });
   }
   return true;

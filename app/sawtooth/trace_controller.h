@@ -1,12 +1,14 @@
 #pragma once
 // The jobs of one trace tab (JobRunner): loading the file into its report, the events table's
-// filter and sort, the rank lanes, and the tab's exports. The tab (views/) only draws what it is
+// filter and sort, the rank lanes, the allocator views' replay, segment maps and live bytes
+// (AllocatorController), and the tab's exports. The tab (views/) only draws what it is
 // handed; every computation and every file access happens here, off the GUI thread. A newer
 // filter or sort supersedes the one still running; closing the tab cancels its jobs.
 
 #include <QObject>
 #include <QString>
 
+#include "app/sawtooth/allocator_controller.h"
 #include "app/sawtooth/job_runner.h"
 #include "views/trace_tab.h"
 
@@ -36,6 +38,7 @@ class TraceController : public QObject {
 
   JobRunner& jobs_;
   views::TraceTab* tab_;
+  AllocatorController* allocator_;
 };
 
 }  // namespace sawtooth::app

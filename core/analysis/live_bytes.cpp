@@ -1,0 +1,29 @@
+#include "core/analysis/live_bytes.h"
+
+#include "core/analysis/live_allocations.h"
+#include "core/analysis/site_tables.h"
+#include "core/util/format_bytes.h"
+
+namespace sawtooth {
+
+LiveBytes liveBytesAt(const Trace& trace, int16_t device, std::optional<int64_t> position, FrameSelection selection) {
+  LiveBytes out;
+  out.device = device;
+  out.at_peak = !position.has_value();
+  out.position = position ? *position : scopePeak(trace, device).position;
+  const LiveSet live = liveAllocationsAt(trace, device, out.position);
+  out.position = live.position;
+  out.total = live.total;
+  out.allocations = live.allocations.size();
+  SiteNamer names(trace.stacks);
+  out.flame = buildFlameGraph(trace, live, names, selection);
+  out.sites = siteTable(live, names);
+  out.table = liveSitesTable(out);
+  out.headline = std::string(out.at_peak ? "Live at the peak on " : "Live on ") + trace.deviceName(device) +
+                 (out.position < 0 ? " (before the first allocator event)" : " (after allocator event " + std::to_string(out.position) + ")") +
+                 ": " + formatBytes(out.total) + " in " + std::to_string(out.allocations) + " allocations";
+  if (live.unattributed != 0) out.headline += ", " + formatBytes(live.unattributed) + " of it with no allocation on record";
+  return out;
+}
+
+}  // namespace sawtooth

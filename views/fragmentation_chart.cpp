@@ -1,0 +1,116 @@
+#include "views/fragmentation_chart.h"
+
+#include <QMouseEvent>
+#include <QPen>
+
+#include "views/chart_export.h"
+
+namespace sawtooth::views {
+namespace {
+
+constexpr double kBytesPerUnit = 1e6;  // MB, as the timeline
+const QColor kColors[FragmentationSeries::kLines] = {{0x9c, 0x27, 0xb0}, {0xd6, 0x27, 0x28}, {0x2c, 0xa0, 0x2c}};
+
+}  // namespace
+
+FragmentationChart::FragmentationChart(QWidget* parent) : QChartView(parent) {
+  QChart* chart = installThemedChart(this);
+  chart->legend()->setAlignment(Qt::AlignTop);  // the plot spans the timeline's width
+  x_ = new QValueAxis(chart);
+  y_ = new QValueAxis(chart);
+  y_->setTitleText(tr("MB"));
+  y_->setLabelFormat(QStringLiteral("%.0f"));
+  chart->addAxis(x_, Qt::AlignBottom);
+  chart->addAxis(y_, Qt::AlignLeft);
+  for (int i = 0; i < FragmentationSeries::kLines; ++i) {
+    lines_[i] = new QLineSeries(chart);
+    lines_[i]->setName(QString::fromUtf8(FragmentationSeries::lineName(i).data()));
+    lines_[i]->setPen(QPen(kColors[i], 1.5));
+    chart->addSeries(lines_[i]);
+    lines_[i]->attachAxis(x_);
+    lines_[i]->attachAxis(y_);
+  }
+  marker_ = new QGraphicsLineItem(chart);
+  marker_->setPen(QPen(QColor(0x60, 0x60, 0x60), 1, Qt::DashLine));
+  marker_->setZValue(20);
+  marker_->hide();
+  setMinimumHeight(140);
+  setXAxisByTime(false);
+}
+
+void FragmentationChart::setSeries(std::shared_ptr<const FragmentationSeries> series) {
+  series_ = std::move(series);
+  if (series_) {
+    lo_ = series_->xMin(by_time_);
+    hi_ = std::max(lo_ + 1, series_->xMax(by_time_));
+    int64_t top = 0;
+    for (int i = 0; i < FragmentationSeries::kLines; ++i) top = std::max(top, series_->maxValue(i));
+    y_->setRange(0, std::max(1.0, static_cast<double>(top) / kBytesPerUnit * 1.05));
+    y_->applyNiceNumbers();
+  }
+  refresh();
+}
+
+void FragmentationChart::setXAxisByTime(bool by_time) {
+  by_time_ = by_time;
+  x_->setTitleText(by_time ? tr("time (ms)") : tr("allocator event"));
+  x_->setLabelFormat(by_time ? QStringLiteral("%.1f") : QStringLiteral("%.0f"));
+  if (series_) {
+    lo_ = series_->xMin(by_time_);
+    hi_ = std::max(lo_ + 1, series_->xMax(by_time_));
+  }
+  refresh();
+}
+
+void FragmentationChart::setWindow(double lo, double hi) {
+  if (!(hi > lo)) return;
+  lo_ = lo;
+  hi_ = hi;
+  refresh();
+}
+
+void FragmentationChart::setMarker(qint64 position) {
+  marker_position_ = position;
+  placeMarker();
+}
+
+void FragmentationChart::refresh() {
+  const int columns = std::max(16, static_cast<int>(chart()->plotArea().width()));
+  for (int i = 0; i < FragmentationSeries::kLines; ++i) {
+    QList<QPointF> points;
+    if (series_)
+      for (const LodPoint& p : series_->query(i, by_time_, lo_, hi_, columns))
+        points.append({toDisplayX(p.x), p.y / kBytesPerUnit});
+    lines_[i]->replace(points);
+  }
+  x_->setRange(toDisplayX(lo_), toDisplayX(hi_));
+  placeMarker();
+}
+
+void FragmentationChart::placeMarker() {
+  if (!series_ || marker_position_ < -1) {
+    marker_->hide();
+    return;
+  }
+  const double x = toDisplayX(series_->xOf(std::max<qint64>(0, marker_position_), by_time_));
+  const QRectF plot = chart()->plotArea();
+  const QPointF px = chart()->mapToPosition(QPointF(x, 0), lines_[0]);
+  marker_->setLine(px.x(), plot.top(), px.x(), plot.bottom());
+  marker_->setVisible(px.x() >= plot.left() && px.x() <= plot.right());
+}
+
+void FragmentationChart::resizeEvent(QResizeEvent* event) {
+  QChartView::resizeEvent(event);
+  refresh();
+}
+
+void FragmentationChart::mousePressEvent(QMouseEvent* event) {
+  if (series_ && event->button() == Qt::LeftButton && chart()->plotArea().contains(event->position())) {
+    const double x = chart()->mapToValue(event->position(), lines_[0]).x();
+    emit positionClicked(series_->positionAt(by_time_ ? x * 1e6 : x, by_time_));
+    return;
+  }
+  QChartView::mousePressEvent(event);
+}
+
+}  // namespace sawtooth::views

@@ -1,0 +1,56 @@
+#pragma once
+// The allocator's fragmentation under the timeline, on the timeline's x axis (ms or allocator-event
+// index) and the same visible range (legend on top, so that the plot spans about the timeline's width): reserved − allocated, external fragmentation and the largest
+// free block (MB). Each range is re-decimated from the series' pyramids (about two points per
+// pixel column). A vertical line marks the event the segment map shows.
+
+#include <QChartView>
+#include <QGraphicsLineItem>
+#include <QLineSeries>
+#include <QValueAxis>
+#include <memory>
+
+#include "core/analysis/fragmentation_series.h"
+
+namespace sawtooth::views {
+
+class FragmentationChart : public QChartView {
+  Q_OBJECT
+ public:
+  explicit FragmentationChart(QWidget* parent = nullptr);
+
+  void setSeries(std::shared_ptr<const FragmentationSeries> series);
+  const std::shared_ptr<const FragmentationSeries>& series() const { return series_; }
+  void setXAxisByTime(bool by_time);
+  bool xAxisByTime() const { return by_time_; }
+  // The visible range in data units (ns or index), as the timeline's windowChanged gives it.
+  void setWindow(double lo, double hi);
+  void setMarker(qint64 position);  // -2: none
+
+  QLineSeries* line(int index) const { return lines_[index]; }
+  QValueAxis* xAxis() const { return x_; }
+
+ signals:
+  // A click on the chart: the allocator event there.
+  void positionClicked(qint64 position);
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+
+ private:
+  void refresh();
+  void placeMarker();
+  double toDisplayX(double x) const { return by_time_ ? x / 1e6 : x; }
+
+  std::shared_ptr<const FragmentationSeries> series_;
+  QLineSeries* lines_[FragmentationSeries::kLines] = {};
+  QValueAxis* x_ = nullptr;
+  QValueAxis* y_ = nullptr;
+  QGraphicsLineItem* marker_ = nullptr;
+  bool by_time_ = false;
+  double lo_ = 0, hi_ = 0;
+  qint64 marker_position_ = -2;
+};
+
+}  // namespace sawtooth::views

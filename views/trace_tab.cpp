@@ -73,6 +73,12 @@ QWidget* TraceTab::buildContentPage() {
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   summary_->setWordWrap(true);
   layout->addWidget(summary_);
+  notices_ = new QLabel(page);
+  notices_->setObjectName(QStringLiteral("notices"));
+  notices_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  notices_->setWordWrap(true);
+  notices_->hide();
+  layout->addWidget(notices_);
 
   views_ = new QTabWidget(page);
   views_->setDocumentMode(true);
@@ -210,6 +216,8 @@ void TraceTab::showReport(std::shared_ptr<const TraceReport> report) {
   stacked_->setVisible(timeline_->hasCategories());
   events_->setTrace(analysis.sharedTrace());
   summary_->setText(summarize());
+  notices_->setText(notices());
+  notices_->setVisible(!notices_->text().isEmpty());
 
   views_->clear();
   view_pages_.clear();
@@ -279,6 +287,20 @@ QString TraceTab::summarize() const {
   if (!h.workload.empty()) head += tr(" · workload <b>%1</b>").arg(toQString(h.workload).toHtmlEscaped());
   parts << head;
   return parts.join(QStringLiteral(" &nbsp;│&nbsp; "));
+}
+
+QString TraceTab::notices() const {
+  const Headline& h = report_->headline;
+  QStringList lines;
+  if (!h.incomplete.empty())
+    lines << QStringLiteral("<span style=\"color:#b71c1c\"><b>%1</b></span>").arg(toQString(h.incomplete).toHtmlEscaped());
+  constexpr size_t kShown = 3;  // the rest: sawtooth-trace info lists them all
+  for (size_t i = 0; i < h.warnings.size() && i < kShown; ++i)
+    lines << QStringLiteral("<span style=\"color:#8a5300\">⚠ %1</span>").arg(toQString(h.warnings[i]).toHtmlEscaped());
+  if (h.warnings.size() > kShown)
+    lines << tr("<span style=\"color:#8a5300\">and %n more (sawtooth-trace info lists them)</span>", nullptr,
+                static_cast<int>(h.warnings.size() - kShown));
+  return lines.join(QStringLiteral("<br>"));
 }
 
 void TraceTab::setXAxisByTime(bool by_time) { x_axis_->setCurrentIndex(by_time ? 1 : 0); }

@@ -53,6 +53,8 @@ class TraceTab : public QWidget {
   QString errorText() const { return error_label_->text(); }
   QString errorMessage() const { return error_message_; }  // plain text, for a terminal
   QString summaryText() const { return summary_->text(); }
+  // An incomplete recording, what the import skipped and anomalies; empty when there are none.
+  QString noticeText() const { return notices_->text(); }
   std::shared_ptr<const TraceReport> report() const { return report_; }
   std::shared_ptr<const TraceAnalysis> analysis() const { return report_ ? report_->analysis : nullptr; }
   TimelineChart* timeline() const { return timeline_; }
@@ -102,6 +104,7 @@ class TraceTab : public QWidget {
   QWidget* buildContentPage();
   void setState(State state);
   QString summarize() const;
+  QString notices() const;
   void addView(View view, QWidget* page, const QString& title);
   std::set<int16_t> defaultDevices() const;
 
@@ -114,6 +117,7 @@ class TraceTab : public QWidget {
   QProgressBar* progress_ = nullptr;
   QLabel* error_label_ = nullptr;
   QLabel* summary_ = nullptr;
+  QLabel* notices_ = nullptr;
   QComboBox* x_axis_ = nullptr;
   QComboBox* devices_ = nullptr;
   QCheckBox* bands_ = nullptr;

@@ -23,7 +23,7 @@
 #include "core/io/csv_export.h"
 #include "core/io/native_format.h"
 #include "core/io/output_claim.h"
-#include "core/io/recording_status.h"
+#include "core/model/recording_status.h"
 #include "core/io/read_limits.h"
 #include "core/io/summary_json.h"
 #include "core/io/trace_loader.h"

@@ -20,6 +20,7 @@
 #include <QStatusBar>
 
 #include "app/sawtooth/app_logging.h"
+#include "app/sawtooth/program_dialog.h"
 #include "app/sawtooth/recent_files.h"
 #include "app/sawtooth/trace_jobs.h"
 #include "core/analysis/site_tables.h"
@@ -92,6 +93,8 @@ void MainWindow::buildMenus() {
   rebuildRecentMenu();
   file->addAction(tr("Open the &samples recorded on an H200"), this, [this] { openSamples(); });
   file->addAction(tr("&Compare two traces…"), QKeySequence(tr("Ctrl+Shift+C")), this, &MainWindow::compareDialog);
+  record_program_ = file->addAction(tr("Record a &program…"), QKeySequence(tr("Ctrl+Shift+R")), this,
+                                    &MainWindow::recordProgramDialog);
   file->addSeparator();
   needs_trace_ << file->addAction(tr("Export chart as PNG or SVG…"), QKeySequence(tr("Ctrl+E")), this, [this] { exportChart(); });
   needs_trace_ << file->addAction(tr("Export table as CSV…"), QKeySequence(tr("Ctrl+Shift+E")), this,
@@ -295,6 +298,12 @@ void MainWindow::runSiteDiff(views::DiffSitesView* view, std::shared_ptr<const T
       [view](const QString& error) { view->setMessage(error); });
 }
 
+void MainWindow::recordProgramDialog() {
+  ProgramDialog dialog(this);
+  if (dialog.exec() != QDialog::Accepted) return;
+  panel_->runProgram(dialog.request());
+}
+
 void MainWindow::compareDialog() {
   QList<views::TraceTab*> ready;
   for (views::TraceTab* t : traceTabs())
@@ -362,6 +371,7 @@ void MainWindow::updateActions() {
   }
   run_->setEnabled(panel_->catalog().has_value() && !panel_->isRunning());
   cancel_->setEnabled(panel_->isRunning());
+  record_program_->setEnabled(panel_->runner() && !panel_->isRunning());
 }
 
 void MainWindow::showStatus(const QString& text) { statusBar()->showMessage(text, 10000); }

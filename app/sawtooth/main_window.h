@@ -59,6 +59,7 @@ class MainWindow : public QMainWindow {
   void buildMenus();
   void openDialog();
   void compareDialog();
+  void recordProgramDialog();
   void rebuildRecentMenu();
   void closeTab(int index);
   void updateActions();
@@ -85,6 +86,7 @@ class MainWindow : public QMainWindow {
   QAction* by_time_ = nullptr;
   QAction* run_ = nullptr;
   QAction* cancel_ = nullptr;
+  QAction* record_program_ = nullptr;
 };
 
 }  // namespace sawtooth::app

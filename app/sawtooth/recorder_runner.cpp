@@ -13,6 +13,9 @@ QString fromStd(std::string_view text) { return QString::fromUtf8(text.data(), s
 
 RecorderRunner::RecorderRunner(QString recorder, QObject* parent) : QObject(parent), recorder_(std::move(recorder)) {
   connect(&process_, &QProcess::readyReadStandardOutput, this, &RecorderRunner::readOutput);
+  connect(&process_, &QProcess::readyReadStandardError, this, &RecorderRunner::readErrors);
+  progress_timer_.setInterval(200);
+  connect(&progress_timer_, &QTimer::timeout, this, &RecorderRunner::readProgress);
   connect(&process_, &QProcess::finished, this, &RecorderRunner::onFinished);
   connect(&process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
     if (e == QProcess::FailedToStart) {
@@ -27,6 +30,10 @@ RecorderRunner::RecorderRunner(QString recorder, QObject* parent) : QObject(pare
 }
 
 RecorderRunner::~RecorderRunner() {
+  // Whoever listens may be half destroyed already (the window closing with a recording running):
+  // the recorder is stopped without telling anyone.
+  process_.disconnect(this);
+  blockSignals(true);
   if (isRunning()) {
     process_.terminate();
     if (!process_.waitForFinished(5000)) process_.kill();
@@ -37,6 +44,9 @@ RecorderRunner::~RecorderRunner() {
 bool RecorderRunner::isRunning() const { return process_.state() != QProcess::NotRunning; }
 
 QStringList RecorderRunner::arguments(const Request& request) {
+  if (request.isProgram())
+    return QStringList{QStringLiteral("--out"), request.out, QStringLiteral("--progress"), progressPath(request.out)} +
+           request.program_options + QStringList{QStringLiteral("--")} + request.command;
   QStringList args{QStringLiteral("--workload"), request.workload, QStringLiteral("--device"), request.device,
                    QStringLiteral("--out"), request.out};
   for (const auto& [k, v] : request.parameters) args << QStringLiteral("--set") << QStringLiteral("%1=%2").arg(k, v);
@@ -52,9 +62,23 @@ bool RecorderRunner::start(const Request& request) {
   cancel_requested_ = false;
   const QStringList args = arguments(request);
   qCDebug(lcRecorder) << "starting" << recorder_ << args;
+  stderr_tail_.clear();
+  progress_file_.close();
   process_.setProgram(recorder_);
   process_.setArguments(args);
   process_.setProcessChannelMode(QProcess::SeparateChannels);
+  process_.setWorkingDirectory(request.working_dir);
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  for (const QString& entry : request.environment) {
+    const qsizetype eq = entry.indexOf(QLatin1Char('='));
+    if (eq > 0) env.insert(entry.left(eq), entry.mid(eq + 1));
+  }
+  process_.setProcessEnvironment(env);
+  if (request.isProgram()) {
+    progress_file_.setFileName(progressPath(request.out));
+    QFile::remove(progress_file_.fileName());
+    progress_timer_.start();
+  }
   process_.start();
   return true;
 }
@@ -66,7 +90,28 @@ void RecorderRunner::cancel(int grace_ms) {
   kill_timer_.start(grace_ms);
 }
 
+void RecorderRunner::readErrors() {
+  constexpr qsizetype kTail = 4096;
+  stderr_tail_ += process_.readAllStandardError();
+  if (stderr_tail_.size() > kTail) stderr_tail_ = stderr_tail_.right(kTail);
+}
+
+void RecorderRunner::readProgress() {
+  if (!progress_file_.isOpen() && !progress_file_.open(QIODevice::ReadOnly)) return;  // not written yet
+  buffer_ += progress_file_.readAll();
+  qsizetype nl;
+  while ((nl = buffer_.indexOf('\n')) >= 0) {
+    handleLine(buffer_.left(nl).trimmed());
+    buffer_.remove(0, nl + 1);
+  }
+  if (static_cast<size_t>(buffer_.size()) > recording::kMaxProgressLineBytes) buffer_.clear();
+}
+
 void RecorderRunner::readOutput() {
+  if (request_.isProgram()) {
+    (void)process_.readAllStandardOutput();  // the program's own output: not ours to keep
+    return;
+  }
   buffer_ += process_.readAllStandardOutput();
   qsizetype nl;
   while ((nl = buffer_.indexOf('\n')) >= 0) {
@@ -96,6 +141,15 @@ void RecorderRunner::handleLine(const QByteArray& bytes) {
   }
 }
 
+RecorderRunner::Outcome RecorderRunner::programOutcomeOf(int exit_code, bool cancel_requested) {
+  if (exit_code == 0) return Outcome::Ok;
+  if (exit_code == recording::kProgramNotRecorded) return Outcome::Failed;
+  if (exit_code == recording::kProgramCannotExecute || exit_code == recording::kProgramNotFound)
+    return Outcome::BadArguments;
+  if (cancel_requested && exit_code > 128) return Outcome::Cancelled;  // the program died by our Stop
+  return Outcome::ProgramExited;
+}
+
 RecorderRunner::Outcome RecorderRunner::outcomeOf(int exit_code, bool cancel_requested) {
   using recording::ExitCode;
   switch (recording::exitCodeFrom(exit_code).value_or(ExitCode::Internal)) {
@@ -112,7 +166,13 @@ RecorderRunner::Outcome RecorderRunner::outcomeOf(int exit_code, bool cancel_req
 void RecorderRunner::onFinished(int exit_code, QProcess::ExitStatus status) {
   kill_timer_.stop();
   readOutput();
-  const QString stderr_text = QString::fromUtf8(process_.readAllStandardError()).trimmed();
+  if (request_.isProgram()) {
+    progress_timer_.stop();
+    readProgress();
+    progress_file_.close();
+  }
+  readErrors();
+  const QString stderr_text = QString::fromUtf8(stderr_tail_).trimmed();
   const QString last_stderr = stderr_text.section('\n', -1);
   qCDebug(lcRecorder) << "recorder ended" << exit_code << status << last_stderr;
   Outcome outcome;
@@ -123,8 +183,11 @@ void RecorderRunner::onFinished(int exit_code, QProcess::ExitStatus status) {
                                 : tr("the recorder crashed (%1)").arg(process_.errorString());
     if (!stderr_text.isEmpty() && outcome == Outcome::Crashed) message += QStringLiteral(": ") + last_stderr;
   } else {
-    outcome = outcomeOf(exit_code, cancel_requested_);
+    outcome = request_.isProgram() ? programOutcomeOf(exit_code, cancel_requested_) : outcomeOf(exit_code, cancel_requested_);
     message = error_message_;
+    if (outcome == Outcome::ProgramExited)
+      message = exit_code > 128 ? tr("the program was killed by signal %1").arg(exit_code - 128)
+                                : tr("the program exited with status %1").arg(exit_code);
     if (message.isEmpty()) {
       const QByteArray utf8 = last_stderr.toUtf8();
       message = fromStd(recording::recorderMessage(std::string_view(utf8.constData(), static_cast<size_t>(utf8.size()))));
@@ -142,13 +205,14 @@ QString RecorderRunner::describe(Outcome outcome) {
     case Outcome::BadArguments: return tr("refused its parameters");
     case Outcome::Failed: return tr("failed");
     case Outcome::Crashed: return tr("crashed");
+    case Outcome::ProgramExited: return tr("ended with the program's failure");
   }
   return {};
 }
 
 bool RecorderRunner::leavesTrace(Outcome outcome) {
   return outcome == Outcome::Ok || outcome == Outcome::OutOfMemory || outcome == Outcome::Cancelled ||
-         outcome == Outcome::Interrupted || outcome == Outcome::Crashed;
+         outcome == Outcome::Interrupted || outcome == Outcome::Crashed || outcome == Outcome::ProgramExited;
 }
 
 }  // namespace sawtooth::app

@@ -4,6 +4,7 @@
 // so the partial recording still opens). Progress arrives as the recorder's JSON lines, read with
 // core/recording's parser; the outcome comes from its exit code (core/recording/exit_code.h).
 
+#include <QFile>
 #include <QObject>
 #include <QPair>
 #include <QProcess>
@@ -15,7 +16,9 @@ namespace sawtooth::app {
 class RecorderRunner : public QObject {
   Q_OBJECT
  public:
-  enum class Outcome { Ok, OutOfMemory, Cancelled, Interrupted, BadArguments, Failed, Crashed };
+  // ProgramExited: a recorded program ended with a non-zero status or a signal of its own; its
+  // trace is kept (and opened), the status is in the message.
+  enum class Outcome { Ok, OutOfMemory, Cancelled, Interrupted, BadArguments, Failed, Crashed, ProgramExited };
   Q_ENUM(Outcome)
 
   struct Request {
@@ -25,6 +28,14 @@ class RecorderRunner : public QObject {
     QString out;
     int ranks = 1;  // distributed workloads: processes, one per rank
     QStringList capture;  // --steps, --window-events, --sample-interval (CaptureOptionsForm)
+    // A program to record instead of a workload (sawtooth-record -- COMMAND): its argv, the folder
+    // it starts in, KEY=VALUE entries added to the app's environment, and recorder options
+    // (--stacks none, --cpu on). Progress lines go to out + ".progress.jsonl", read as they come.
+    QStringList command;
+    QString working_dir;
+    QStringList environment;
+    QStringList program_options;
+    bool isProgram() const { return !command.isEmpty(); }
   };
 
   explicit RecorderRunner(QString recorder, QObject* parent = nullptr);
@@ -44,6 +55,9 @@ class RecorderRunner : public QObject {
   static bool leavesTrace(Outcome outcome);
   // The outcome of a recorder that exited normally with `exit_code`.
   static Outcome outcomeOf(int exit_code, bool cancel_requested);
+  // The outcome of `sawtooth-record -- COMMAND` that exited normally with `exit_code`.
+  static Outcome programOutcomeOf(int exit_code, bool cancel_requested);
+  static QString progressPath(const QString& out) { return out + QStringLiteral(".progress.jsonl"); }
 
  signals:
   void started(QString message);
@@ -53,12 +67,17 @@ class RecorderRunner : public QObject {
 
  private:
   void readOutput();
+  void readProgress();
+  void readErrors();
   void handleLine(const QByteArray& line);
   void onFinished(int exit_code, QProcess::ExitStatus status);
 
   QString recorder_;
   QProcess process_;
   QTimer kill_timer_;
+  QTimer progress_timer_;  // a recorded program's progress file, polled
+  QFile progress_file_;
+  QByteArray stderr_tail_;  // the last few KB: a program may print without end
   Request request_;
   QByteArray buffer_;
   QString error_message_;

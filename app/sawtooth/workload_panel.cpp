@@ -2,6 +2,7 @@
 
 #include <QDateTime>
 #include <QDir>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QProcess>
 #include <QSettings>
@@ -92,6 +93,7 @@ WorkloadPanel::WorkloadPanel(QString recorder, QString out_dir, QWidget* parent)
     connect(runner_.get(), &RecorderRunner::finished, this,
             [this](RecorderRunner::Outcome outcome, const QString& path, const QString& message) {
               const bool ok = outcome == RecorderRunner::Outcome::Ok;
+              progress_->setRange(0, 1000);
               if (ok) progress_->setValue(1000);
               QString text = tr("The recording %1.").arg(RecorderRunner::describe(outcome));
               if (!message.isEmpty() && !ok) text += QStringLiteral(" ") + message;
@@ -345,6 +347,37 @@ bool WorkloadPanel::run() {
   runner_->start(request);
   updateButtons();
   emit recordingStarted(request.workload);
+  return true;
+}
+
+bool WorkloadPanel::runProgram(RecorderRunner::Request request) {
+  if (!runner_) {
+    setStatus(tr("sawtooth-record is not available: this build has no recorder."), true);
+    return false;
+  }
+  if (runner_->isRunning()) {
+    setStatus(tr("A recording is already running."), true);
+    return false;
+  }
+  if (request.command.isEmpty()) return false;
+  if (!QDir().mkpath(out_dir_)) {
+    setStatus(tr("Cannot create %1 for the recording.").arg(out_dir_), true);
+    return false;
+  }
+  // Named after the script when there is one ("python train.py" → train), else the program.
+  QString name = QFileInfo(request.command.first()).completeBaseName();
+  for (const QString& arg : request.command.mid(1))
+    if (arg.endsWith(QLatin1String(".py"))) {
+      name = QFileInfo(arg).completeBaseName();
+      break;
+    }
+  request.out = QDir(out_dir_).filePath(
+      QStringLiteral("%1-%2.sawtooth").arg(name, QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss-zzz"))));
+  progress_->setRange(0, 0);  // a program has no step count: busy until it ends
+  setStatus(tr("Recording %1…").arg(request.command.join(QLatin1Char(' '))));
+  runner_->start(request);
+  updateButtons();
+  emit recordingStarted(name);
   return true;
 }
 

@@ -49,6 +49,9 @@ class WorkloadPanel : public QWidget {
   QStringList validationErrors() const;
 
   bool run();     // false (with the reason in the status line) when it cannot start
+  // Records a program (sawtooth-record -- COMMAND) with this panel's runner, progress and Cancel;
+  // `request` holds the program part (ProgramDialog::request()).
+  bool runProgram(RecorderRunner::Request request);
   void cancel();
   bool isRunning() const { return runner_ && runner_->isRunning(); }
   RecorderRunner* runner() const { return runner_.get(); }

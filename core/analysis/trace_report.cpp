@@ -10,6 +10,7 @@
 #include "core/analysis/frame_filter.h"
 #include "core/analysis/measurement_names.h"
 #include "core/analysis/memory_plan.h"
+#include "core/model/recording_status.h"
 #include "core/util/format_bytes.h"
 
 namespace sawtooth {
@@ -45,12 +46,35 @@ std::string framesText(const Trace& t, uint32_t stack) {
 
 }  // namespace
 
+std::vector<std::string> traceWarnings(const Trace& trace) {
+  std::vector<std::string> out;
+  if (auto it = trace.meta.find("warnings"); it != trace.meta.end()) {
+    // The importers' notes, "...; ...; " joined.
+    std::string_view rest = it->second;
+    while (!rest.empty()) {
+      const size_t end = rest.find("; ");
+      const std::string_view note = rest.substr(0, end);
+      if (!note.empty()) out.emplace_back(note);
+      if (end == std::string_view::npos) break;
+      rest.remove_prefix(end + 2);
+    }
+  }
+  for (const Anomaly& a : trace.anomalies) {
+    std::string line = fmt::format("{} {} (kept as recorded)", a.count, describe(a.kind));
+    if (!a.first_events.empty()) line += fmt::format("; first at event {}", a.first_events.front());
+    out.push_back(std::move(line));
+  }
+  return out;
+}
+
 Headline headlineOf(const TraceAnalysis& analysis, const std::optional<RankComparison>& ranks) {
   const Trace& t = analysis.trace();
   Headline h;
   h.events = t.events.size();
   if (auto it = t.meta.find("device_name"); it != t.meta.end()) h.recorded_on = it->second;
   h.workload = workloadOf(t);
+  h.incomplete = incompleteNotice(recordingStatus(t.meta));
+  h.warnings = traceWarnings(t);
   if (ranks) {
     for (const RankPeak& r : ranks->ranks) {
       HeadlineItem item;

@@ -32,8 +32,12 @@ struct Headline {
   size_t events = 0;
   std::string recorded_on;  // the GPU's name, when the file says
   std::string workload;
+  std::string incomplete;             // "incomplete recording: killed (...)"; empty when complete
+  std::vector<std::string> warnings;  // what the import skipped, and anomalies kept as recorded
 };
 Headline headlineOf(const TraceAnalysis& analysis, const std::optional<RankComparison>& ranks);
+// One line per thing the import skipped (meta "warnings") and per kind of anomaly.
+std::vector<std::string> traceWarnings(const Trace& trace);
 
 // A horizontal line across the timeline: the plan's model state ("= 16P").
 struct PlanLine {

@@ -6,7 +6,7 @@
 
 #include "core/analysis/allocator_history.h"
 #include "core/analysis/measurement_names.h"
-#include "core/io/recording_status.h"
+#include "core/model/recording_status.h"
 #include "core/util/format_bytes.h"
 
 namespace sawtooth {

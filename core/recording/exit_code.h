@@ -20,6 +20,12 @@ constexpr int code(ExitCode c) { return static_cast<int>(c); }
 // The code's meaning, or nothing for a code the recorder never returns (a crash, a killed rank).
 std::optional<ExitCode> exitCodeFrom(int status);
 
+// `sawtooth-record -- COMMAND` ends with the program's own exit status (128 + N when signal N
+// killed it), or with one of these, as a shell would.
+inline constexpr int kProgramNotRecorded = 125;    // the recorder could not record (bad option, output exists, ...)
+inline constexpr int kProgramCannotExecute = 126;
+inline constexpr int kProgramNotFound = 127;
+
 inline constexpr std::string_view kRecorderProgram = "sawtooth-record";
 inline constexpr std::string_view kMessagePrefix = "sawtooth-record: ";
 // The message of a recorder's stderr line, without its program prefix.

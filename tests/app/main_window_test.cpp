@@ -80,6 +80,7 @@ class MainWindowTest : public QObject {
     QVERIFY2(tab->summaryText().contains(QStringLiteral("572.5 MB")), qPrintable(tab->summaryText()));
     QVERIFY(tab->summaryText().contains(QStringLiteral("at event 105")));
     QCOMPARE(tab->events()->model()->rowCount(), 352);
+    QVERIFY(tab->noticeText().isEmpty());
     QVERIFY(app::RecentFiles::load().contains(QFileInfo(data("anatomy_adam_snapshot.pickle")).absoluteFilePath()));
 
     QTemporaryDir dir;
@@ -126,6 +127,18 @@ class MainWindowTest : public QObject {
     QVERIFY(lines[0].contains("t_ns"));
     QVERIFY2(!lines[1].contains(" MB") && !lines[1].contains("µs"), lines[1].constData());
     QCOMPARE(lines[1].split(',')[0].toLongLong(), tab->events()->model()->eventAt(0));
+  }
+
+  void anomaliesAreShownUnderTheSummary() {
+    app::MainWindow w{QString()};
+    TraceTab* tab = w.openFile(data("synthetic_window_streams.pickle"));
+    QTRY_COMPARE_WITH_TIMEOUT(tab->state(), TraceTab::State::Ready, 20000);
+    const auto& anomalies = tab->analysis()->trace().anomalies;
+    QVERIFY(!anomalies.empty());
+    const QString first = QString::fromUtf8(describe(anomalies.front().kind).data(),
+                                            static_cast<qsizetype>(describe(anomalies.front().kind).size()));
+    QVERIFY2(tab->noticeText().contains(first), qPrintable(tab->noticeText()));
+    QVERIFY(tab->noticeText().contains(QStringLiteral("kept as recorded")));
   }
 
   void showsTheReasonWhenAFileCannotBeOpened() {

@@ -11,6 +11,7 @@
 #include <csignal>
 
 #include "app/sawtooth/main_window.h"
+#include "app/sawtooth/program_dialog.h"
 #include "core/analysis/axis_scale.h"
 #include "core/analysis/experiment_results.h"
 #include "core/analysis/result_text.h"
@@ -212,6 +213,7 @@ class WorkloadRunTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(tab->state() == TraceTab::State::Ready, 30000);
     QVERIFY(tab->analysis()->trace().events.size() > 100);
     QCOMPARE(QString::fromStdString(tab->analysis()->trace().meta.at("result")), QStringLiteral("interrupted"));
+    QVERIFY2(tab->noticeText().contains(QStringLiteral("incomplete recording: interrupted")), qPrintable(tab->noticeText()));
   }
 
   void aKilledRecorderLeavesTheAppAlive() {
@@ -229,6 +231,76 @@ class WorkloadRunTest : public QObject {
     // The app is alive and can run again.
     QVERIFY(!panel->isRunning());
     QVERIFY(w->isEnabled());
+  }
+
+  void recordsAProgramFromTheDialog() {
+    const QString python = QStringLiteral(SAWTOOTH_TORCH_PYTHON);
+    if (python.isEmpty() || !QFileInfo(python).isExecutable()) QSKIP("no Python with torch (scripts/setup.sh makes one)");
+    QFile script(out_.filePath(QStringLiteral("train_small.py")));
+    QVERIFY(script.open(QIODevice::WriteOnly));
+    script.write("import os, sys, torch\n"
+                 "assert os.environ['SAWTOOTH_APP_TEST'] == 'yes'\n"
+                 "m = torch.nn.Linear(32, 32)\n"
+                 "opt = torch.optim.Adam(m.parameters())\n"
+                 "for _ in range(3):\n"
+                 "    opt.zero_grad(); m(torch.randn(8, 32)).sum().backward(); opt.step()\n"
+                 "sys.exit(int(sys.argv[1]))\n");
+    script.close();
+
+    app::ProgramDialog dialog;
+    dialog.setCommandLine(QStringLiteral("%1 train_small.py 0").arg(python));
+    dialog.setWorkingFolder(QStringLiteral("/no/such/folder"));
+    QVERIFY2(dialog.problem().contains(QStringLiteral("does not exist")), qPrintable(dialog.problem()));
+    dialog.setWorkingFolder(out_.path());
+    dialog.setEnvironment(QStringLiteral("not an entry"));
+    QVERIFY(dialog.problem().contains(QStringLiteral("KEY=VALUE")));
+    dialog.setEnvironment(QStringLiteral("# the test's own\nSAWTOOTH_APP_TEST=yes\n"));
+    dialog.setStacks(QStringLiteral("none"));
+    QVERIFY2(dialog.problem().isEmpty(), qPrintable(dialog.problem()));
+    RecorderRunner::Request request = dialog.request();
+    QCOMPARE(request.command, (QStringList{python, "train_small.py", "0"}));
+    QCOMPARE(request.environment, QStringList{"SAWTOOTH_APP_TEST=yes"});
+    QVERIFY(request.program_options.join(' ').contains(QStringLiteral("--stacks none")));
+    dialog.remember();
+    QCOMPARE(app::ProgramDialog::recentCommands().first(), QStringLiteral("%1 train_small.py 0").arg(python));
+
+    auto w = window();
+    auto* panel = w->workloadPanel();
+    QSignalSpy opened(w.get(), &MainWindow::recordingOpened);
+    QVERIFY(panel->runProgram(request));
+    QVERIFY(opened.wait(180000));
+    QCOMPARE(opened.first().at(1).value<RecorderRunner::Outcome>(), RecorderRunner::Outcome::Ok);
+    auto* tab = opened.first().at(0).value<TraceTab*>();
+    QTRY_VERIFY_WITH_TIMEOUT(tab->state() == TraceTab::State::Ready, 60000);
+    QVERIFY(tab->analysis()->trace().events.size() > 10);
+    QCOMPARE(QString::fromStdString(tab->analysis()->trace().meta.at("program.exit")), QStringLiteral("exit 0"));
+    QVERIFY(tab->noticeText().isEmpty());
+
+    // A program that fails: its trace still opens, and the status says how it ended.
+    request.command.last() = QStringLiteral("3");
+    opened.clear();
+    QVERIFY(panel->runProgram(request));
+    QVERIFY(opened.wait(180000));
+    QCOMPARE(opened.first().at(1).value<RecorderRunner::Outcome>(), RecorderRunner::Outcome::ProgramExited);
+    QVERIFY2(panel->statusText().contains(QStringLiteral("exited with status 3")), qPrintable(panel->statusText()));
+
+    // A command that does not exist: refused, nothing opens.
+    QSignalSpy finished(panel, &app::WorkloadPanel::recordingFinished);
+    request.command = {QStringLiteral("no-such-command-sawtooth")};
+    QVERIFY(panel->runProgram(request));
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(finished.first().at(0).value<RecorderRunner::Outcome>(), RecorderRunner::Outcome::BadArguments);
+  }
+
+  void closingTheWindowStopsItsRecording() {
+    auto w = window();
+    auto* panel = w->workloadPanel();
+    selectEndlessCpuAnatomy(panel);
+    QVERIFY(panel->run());
+    QTRY_VERIFY_WITH_TIMEOUT(panel->progressBar()->value() > 0, 60000);
+    const auto pid = static_cast<pid_t>(panel->runner()->processId());
+    w.reset();  // nothing may report to the window being destroyed
+    QVERIFY(::kill(pid, 0) != 0);  // the recorder is gone (reaped)
   }
 
   void badParametersAreRefusedBeforeRunning() {
@@ -254,7 +326,7 @@ class WorkloadRunTest : public QObject {
     capture->setWindowEvents(QStringLiteral("400"));
     capture->setSampleInterval(20);
     QCOMPARE(capture->recorderArguments(), (QStringList{"--steps", "1:3", "--window-events", "400", "--sample-interval", "20"}));
-    TraceTab* tab = record(*w, QStringLiteral("anatomy"));
+    TraceTab* tab = record(*w, QStringLiteral("anatomy"), {{"steps", "4"}, {"width", "64"}});
     QVERIFY(tab);
     const auto& meta = tab->analysis()->trace().meta;
     QCOMPARE(QString::fromStdString(meta.at("window.steps")), QStringLiteral("1:3"));

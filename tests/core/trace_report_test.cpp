@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "core/analysis/measurement_names.h"
 #include "core/analysis/memory_plan.h"
 #include "core/analysis/trace_report.h"
@@ -131,6 +133,32 @@ TEST(TraceReport, RunsTableWritesRawNumbersWithUnits) {
   ASSERT_EQ(precision.rowCount(), 4u);
   EXPECT_EQ(precision.columns[4].unit, Unit::Speedup);
   EXPECT_NE(precision.at(2, 8).text()->find("autocast=BFloat16"), std::string::npos);
+}
+
+
+TEST(TraceReport, IncompleteRecordingsAndWarningsReachTheHeadline) {
+  Trace t = *loadTrace(test::dataPath("synthetic_window_streams.pickle"));
+  ASSERT_FALSE(t.anomalies.empty());
+  t.meta["complete"] = "false";
+  t.meta["incomplete_reason"] = "killed";
+  t.meta["incomplete_detail"] = "the recording process was killed by signal 9 (Killed)";
+  t.meta["warnings"] = "skipped 2 event(s) of unknown action 'teleport'; segment 3 has no blocks; ";
+  const size_t anomalies = t.anomalies.size();
+  const Anomaly first = t.anomalies.front();
+  const auto report = buildTraceReport(test::analyse(std::move(t)));
+  const Headline& h = report->headline;
+  EXPECT_EQ(h.incomplete.rfind("incomplete recording: killed", 0), 0u) << h.incomplete;
+  ASSERT_EQ(h.warnings.size(), 2 + anomalies);
+  EXPECT_EQ(h.warnings[0], "skipped 2 event(s) of unknown action 'teleport'");
+  EXPECT_EQ(h.warnings[1], "segment 3 has no blocks");
+  EXPECT_NE(h.warnings[2].find(std::string(describe(first.kind))), std::string::npos) << h.warnings[2];
+  EXPECT_NE(h.warnings[2].find(fmt::format("first at event {}", first.first_events.front())), std::string::npos);
+}
+
+TEST(TraceReport, ACompleteTraceHasNoNotices) {
+  const auto report = buildTraceReport(test::loadAnalysis(test::dataPath("anatomy_adam_snapshot.pickle")));
+  EXPECT_TRUE(report->headline.incomplete.empty());
+  EXPECT_TRUE(report->headline.warnings.empty());
 }
 
 }  // namespace

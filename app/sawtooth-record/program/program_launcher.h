@@ -14,14 +14,15 @@
 #include <string>
 #include <vector>
 
+#include "core/recording/exit_code.h"
 #include "core/util/result.h"
 
 namespace sawtooth::record {
 
 // The shell's conventions, which sawtooth-record's own failures follow too.
-inline constexpr int kExitRecorderFailed = 125;
-inline constexpr int kExitCannotExecute = 126;
-inline constexpr int kExitNotFound = 127;
+inline constexpr int kExitRecorderFailed = recording::kProgramNotRecorded;
+inline constexpr int kExitCannotExecute = recording::kProgramCannotExecute;
+inline constexpr int kExitNotFound = recording::kProgramNotFound;
 
 struct LaunchFailure {
   int exit_code = kExitRecorderFailed;

@@ -1,4 +1,4 @@
-#include "core/io/recording_status.h"
+#include "core/model/recording_status.h"
 
 #include <fmt/format.h>
 

@@ -8,6 +8,7 @@
 #include <QPixmap>
 
 #include "app/sawtooth/main_window.h"
+#include "app/sawtooth/reading_limits.h"
 #include "app/sawtooth/trace_jobs.h"
 #include "views/timeline_chart.h"
 
@@ -22,7 +23,7 @@ int exportTimeline(const ExportOptions& options) {
   };
   // No window to keep responsive: the load runs here, on this thread.
   Progress progress;
-  const auto report = loadTraceReport(options.input.toStdString(), progress);
+  const auto report = loadTraceReport(options.input.toStdString(), progress, readingLimitsFromSettings());
   stage("load");
   if (!report) {
     std::fprintf(stderr, "sawtooth: %s\n", report.error().message.c_str());

@@ -21,6 +21,7 @@
 
 #include "app/sawtooth/app_logging.h"
 #include "app/sawtooth/program_dialog.h"
+#include "app/sawtooth/reading_limits.h"
 #include "app/sawtooth/recent_files.h"
 #include "app/sawtooth/trace_jobs.h"
 #include "core/analysis/site_tables.h"
@@ -122,6 +123,9 @@ void MainWindow::buildMenus() {
     if (auto* tab = currentTab()) tab->timeline()->resetZoom();
   });
   view->addAction(tr("The &ladder, measured here"), QKeySequence(tr("Ctrl+L")), this, [this] { showLadder(); });
+
+  QMenu* settings = menuBar()->addMenu(tr("&Settings"));
+  settings->addAction(tr("&Reading limits…"), this, [this] { ReadingLimitsDialog(this).exec(); });
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About Sawtooth"), this, [this] { QMessageBox::about(this, tr("About Sawtooth"), aboutText()); });

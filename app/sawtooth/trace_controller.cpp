@@ -3,6 +3,7 @@
 #include <QFileInfo>
 
 #include "app/sawtooth/app_logging.h"
+#include "app/sawtooth/reading_limits.h"
 #include "app/sawtooth/trace_jobs.h"
 #include "views/chart_export.h"
 #include "views/widget_export.h"
@@ -27,13 +28,14 @@ void TraceController::load() {
   const std::string path = tab_->path().toStdString();
   jobs_.run<std::shared_ptr<const TraceReport>>(
       slot("load"), tr("Loading %1").arg(tab_->title()), tab_,
-      [path](Progress& p) { return loadTraceReport(path, p); },
+      [path, limits = readingLimitsFromSettings()](Progress& p) { return loadTraceReport(path, p, limits); },
       [this](std::shared_ptr<const TraceReport> report) {
         tab_->showReport(std::move(report));
         if (tab_->report()->ranks) loadRankLanes();
         allocator_->setAnalysis(tab_->analysis());
       },
-      [this](const QString& error) { tab_->showError(error); }, [this](int permille) { tab_->setLoadProgress(permille); });
+      [this](const QString& error) { tab_->showError(withAppRaiseHint(error)); },
+      [this](int permille) { tab_->setLoadProgress(permille); });
 }
 
 void TraceController::cancelLoading() {

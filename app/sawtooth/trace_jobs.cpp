@@ -8,10 +8,11 @@
 
 namespace sawtooth::app {
 
-Result<std::shared_ptr<const TraceReport>> loadTraceReport(const std::string& path, Progress& progress) {
+Result<std::shared_ptr<const TraceReport>> loadTraceReport(const std::string& path, Progress& progress,
+                                                            const ReadLimits& limits) {
   // Reading is most of the bar, the analysis and the report the rest.
   Progress reading = progress.sub(0, 850);
-  auto trace = loadTrace(path, &reading);
+  auto trace = loadTrace(path, &reading, limits);
   if (!trace) return trace.error();
   if (progress.cancelled()) return Error{"cancelled"};
   Progress analysing = progress.sub(850, 990);

@@ -13,13 +13,15 @@
 #include "core/analysis/event_query.h"
 #include "core/analysis/table.h"
 #include "core/analysis/trace_report.h"
+#include "core/io/read_limits.h"
 #include "core/util/cancel.h"
 #include "core/util/result.h"
 
 namespace sawtooth::app {
 
 // Reads the file, analyses it and builds the report every view of its tab draws from.
-Result<std::shared_ptr<const TraceReport>> loadTraceReport(const std::string& path, Progress& progress);
+Result<std::shared_ptr<const TraceReport>> loadTraceReport(const std::string& path, Progress& progress,
+                                                            const ReadLimits& limits = {});
 
 // "series" or "events" of the whole trace (sawtooth-trace export's formats).
 Result<Ok> exportTraceCsv(const std::shared_ptr<const Trace>& trace, const std::string& what, const std::string& path,

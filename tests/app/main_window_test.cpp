@@ -10,6 +10,7 @@
 
 #include "app/sawtooth/headless_export.h"
 #include "app/sawtooth/main_window.h"
+#include "app/sawtooth/reading_limits.h"
 #include "app/sawtooth/recent_files.h"
 #include "core/recording/workload_list.h"
 
@@ -139,6 +140,32 @@ class MainWindowTest : public QObject {
                                             static_cast<qsizetype>(describe(anomalies.front().kind).size()));
     QVERIFY2(tab->noticeText().contains(first), qPrintable(tab->noticeText()));
     QVERIFY(tab->noticeText().contains(QStringLiteral("kept as recorded")));
+  }
+
+  void readingLimitsComeFromTheSettings() {
+    app::ReadingLimitsDialog dialog;
+    dialog.setMemory(QStringLiteral("lots"));
+    QVERIFY2(dialog.problem().contains(QStringLiteral("not a size")), qPrintable(dialog.problem()));
+    dialog.setMemory(QStringLiteral("64K"));
+    dialog.setOthers(QStringLiteral("frames=abc"));
+    QVERIFY(!dialog.problem().isEmpty());
+    dialog.setOthers(QStringLiteral("frames=1000\n"));
+    QVERIFY2(dialog.problem().isEmpty(), qPrintable(dialog.problem()));
+    dialog.save();
+    QCOMPARE(app::readingLimitsFromSettings().max_memory, uint64_t{64 * 1024});
+    QCOMPARE(app::readingLimitsFromSettings().max_frames, uint64_t{1000});
+
+    app::MainWindow w{QString()};
+    TraceTab* tab = w.openFile(data("anatomy_adam_snapshot.pickle"));
+    QTRY_COMPARE_WITH_TIMEOUT(tab->state(), TraceTab::State::Failed, 20000);
+    QVERIFY2(tab->errorMessage().contains(QStringLiteral("Settings ▸ Reading limits")), qPrintable(tab->errorMessage()));
+
+    dialog.setMemory(QString());
+    dialog.setOthers(QString());
+    dialog.save();
+    QCOMPARE(app::readingLimitsFromSettings().max_memory, uint64_t{0});  // the default again
+    TraceTab* again = w.openFile(data("anatomy_adam_snapshot.pickle"));
+    QTRY_COMPARE_WITH_TIMEOUT(again->state(), TraceTab::State::Ready, 20000);
   }
 
   void showsTheReasonWhenAFileCannotBeOpened() {

@@ -70,7 +70,10 @@ MainWindow::MainWindow(QString recorder, QString out_dir, QWidget* parent)
   connect(tabs_, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
   connect(tabs_, &QTabWidget::currentChanged, this, [this] { updateActions(); });
   connect(panel_, &WorkloadPanel::recordingFinished, this, &MainWindow::onRecordingFinished);
-  connect(panel_, &WorkloadPanel::recordingStarted, this, [this] { updateActions(); });
+  connect(panel_, &WorkloadPanel::recordingStarted, this, [this](const QString& name) {
+    openLiveTab(name);
+    updateActions();
+  });
   // Run (F5) becomes possible once the recorder has listed its workloads, whatever tab is current.
   connect(panel_, &WorkloadPanel::catalogLoaded, this, [this] { updateActions(); });
   connect(panel_, &WorkloadPanel::catalogFailed, this, [this] { updateActions(); });
@@ -336,7 +339,26 @@ void MainWindow::compareDialog() {
   if (dialog.exec() == QDialog::Accepted) compare(ready[a->currentIndex()], ready[b->currentIndex()]);
 }
 
+void MainWindow::openLiveTab(const QString& name) {
+  closeLiveTab();
+  if (!panel_->isRunning()) return;
+  live_ = new LiveRecordingTab(panel_->runner()->outPath(), &jobs_);
+  connect(live_, &LiveRecordingTab::stopRequested, panel_, &WorkloadPanel::cancel);
+  tabs_->setCurrentIndex(tabs_->addTab(live_, tr("● %1 (recording)").arg(name)));
+  qCInfo(lcWindow) << "following" << live_->path() << "live";
+}
+
+void MainWindow::closeLiveTab() {
+  if (!live_) return;
+  live_->stopFollowing();
+  const int index = tabs_->indexOf(live_);
+  if (index >= 0) tabs_->removeTab(index);
+  live_->deleteLater();
+  live_ = nullptr;
+}
+
 void MainWindow::onRecordingFinished(RecorderRunner::Outcome outcome, const QString& path, const QString& message) {
+  closeLiveTab();
   updateActions();
   showStatus(tr("The recording %1. %2").arg(RecorderRunner::describe(outcome), message));
   if (!RecorderRunner::leavesTrace(outcome) || !QFileInfo::exists(path)) return;
@@ -357,6 +379,10 @@ void MainWindow::closeTab(int index) {
   if (!w) return;
   tabs_->removeTab(index);
   w->deleteLater();
+  if (w == live_) {  // the recording goes on; only its live view closes
+    live_->stopFollowing();
+    live_ = nullptr;
+  }
   if (w != ladder_) QMetaObject::invokeMethod(this, [this] { refreshLadder(); }, Qt::QueuedConnection);
   updateActions();
 }
@@ -463,6 +489,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   settings.setValue("window/geometry", saveGeometry());
   settings.setValue("window/state", saveState());
   if (panel_->isRunning()) panel_->cancel();
+  closeLiveTab();
   jobs_.cancelAll();
   QMainWindow::closeEvent(event);
 }

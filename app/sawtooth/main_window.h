@@ -9,6 +9,7 @@
 #include <QTabWidget>
 
 #include "app/sawtooth/job_runner.h"
+#include "app/sawtooth/live_recording_tab.h"
 #include "app/sawtooth/trace_controller.h"
 #include "app/sawtooth/workload_panel.h"
 #include "views/compare_view.h"
@@ -30,6 +31,8 @@ class MainWindow : public QMainWindow {
   int tabCount() const { return tabs_->count(); }
   QList<views::TraceTab*> traceTabs() const;
   WorkloadPanel* workloadPanel() const { return panel_; }
+  // The tab that shows the running recording growing; null when none runs (or it was closed).
+  LiveRecordingTab* liveTab() const { return live_; }
 
   // The bundled traces recorded on an H200, in tabs named "Sample: …". Returns how many opened.
   int openSamples();
@@ -66,6 +69,8 @@ class MainWindow : public QMainWindow {
   void refreshLadder();
   void showStatus(const QString& text);
   void onRecordingFinished(RecorderRunner::Outcome outcome, const QString& path, const QString& message);
+  void openLiveTab(const QString& name);
+  void closeLiveTab();
   void maybeOpenSamplesAtFirstStart();
   void runComparison(views::CompareView* view, std::shared_ptr<const TraceAnalysis> a, QString name_a,
                      std::shared_ptr<const TraceAnalysis> b, QString name_b);
@@ -81,6 +86,7 @@ class MainWindow : public QMainWindow {
   WorkloadPanel* panel_;
   QDockWidget* dock_;
   views::LadderView* ladder_ = nullptr;
+  LiveRecordingTab* live_ = nullptr;
   QMenu* recent_menu_ = nullptr;
   QList<QAction*> needs_trace_;
   QAction* by_time_ = nullptr;

@@ -24,24 +24,33 @@ Envelope single(int64_t v) { return Envelope{v, v, true}; }
 
 }  // namespace
 
-LodPyramid::LodPyramid(std::span<const int64_t> values) : values_(values) {
+LodPyramid::LodPyramid(std::span<const int64_t> values) { extend(values); }
+
+void LodPyramid::extend(std::span<const int64_t> values) {
   size_t n = values.size();
+  // First entry of the level below that changed: raw points from the old size on.
+  size_t dirty = std::min(values_.size(), n);
+  values_ = values;
   // Level 0 aggregates the raw points by 4; each next level aggregates the one below by 4.
-  const Level* below = nullptr;
-  while (n > 1) {
+  for (size_t k = 0; n > 1; ++k) {
     const size_t m = (n + kFanout - 1) / kFanout;
-    Level level;
+    if (k == levels_.size()) {
+      levels_.emplace_back();
+      dirty = 0;  // a new level is computed whole
+    }
+    const Level* below = k == 0 ? nullptr : &levels_[k - 1];
+    Level& level = levels_[k];
+    const size_t from = dirty / kFanout;  // the block holding the first changed entry below
     level.min_max.resize(m);
     level.min_first.resize(m);
-    for (size_t j = 0; j < m; ++j) {
+    for (size_t j = from; j < m; ++j) {
       const size_t b = j * kFanout, e = std::min(n, b + kFanout);
       Envelope acc = below ? below->at(b) : single(values[b]);
-      for (size_t k = b + 1; k < e; ++k) acc = combine(acc, below ? below->at(k) : single(values[k]));
+      for (size_t i = b + 1; i < e; ++i) acc = combine(acc, below ? below->at(i) : single(values[i]));
       level.min_max[j] = {acc.min, acc.max};
       level.min_first[j] = acc.min_first;
     }
-    levels_.push_back(std::move(level));
-    below = &levels_.back();
+    dirty = from;
     n = m;
   }
 }

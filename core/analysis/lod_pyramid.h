@@ -3,7 +3,9 @@
 // (4 points per bucket per level, about a third of the points in all), it answers a visible range
 // split into pixel columns with the exact envelope of each column: the smallest and largest value
 // the step function takes in it (the value carried in from the left included), in the order they
-// occur. Two points per column look identical to drawing every point.
+// occur. Two points per column look identical to drawing every point. A pyramid can grow with
+// its series (extend): only the blocks the new points fall in are recomputed, so a live recording
+// costs in proportion to what it added.
 
 #include <cstdint>
 #include <span>
@@ -27,6 +29,10 @@ class LodPyramid {
   LodPyramid() = default;
   // `values` must outlive the pyramid.
   explicit LodPyramid(std::span<const int64_t> values);
+
+  // The series grew (or moved): `values` holds every point, the first size() of them unchanged.
+  // Recomputes the last block of each level and adds the new ones: O(new points + levels).
+  void extend(std::span<const int64_t> values);
 
   size_t size() const { return values_.size(); }
   // Envelope of points [begin, end); requires begin < end <= size().

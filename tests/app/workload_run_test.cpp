@@ -216,6 +216,51 @@ class WorkloadRunTest : public QObject {
     QVERIFY2(tab->noticeText().contains(QStringLiteral("incomplete recording: interrupted")), qPrintable(tab->noticeText()));
   }
 
+  // Issue 12's live view: while the real recorder writes, a tab shows the timeline growing at
+  // 4 refreshes a second, keeps the user's zoom, offers Stop, and gives way to the finished trace.
+  void theTimelineGrowsWhileTheRecordingRuns() {
+    auto w = window();
+    auto* panel = w->workloadPanel();
+    selectEndlessCpuAnatomy(panel);
+    QSignalSpy opened(w.get(), &MainWindow::recordingOpened);
+    QVERIFY(panel->run());
+    app::LiveRecordingTab* live = w->liveTab();
+    QVERIFY(live);
+    QCOMPARE(w->tabs()->currentWidget(), live);
+    QCOMPARE(live->path(), panel->runner()->outPath());
+    const LiveTimeline& timeline = live->follower()->timeline();
+    QTRY_VERIFY_WITH_TIMEOUT(timeline.events() > 0, 60000);
+    const uint64_t first = timeline.events();
+    QTRY_VERIFY_WITH_TIMEOUT(timeline.events() > first, 10000);  // it grows without reopening
+    QVERIFY(live->chart()->line(kCpuDevice, SeriesKind::Allocated));
+    QVERIFY(live->chart()->line(kCpuDevice, SeriesKind::Allocated)->count() > 0);
+    QVERIFY(live->chart()->followsLiveEdge());
+    QVERIFY2(live->statusText().contains(QStringLiteral("events")), qPrintable(live->statusText()));
+
+    // At least 4 refreshes a second.
+    const int refreshes = live->follower()->refreshes();
+    QTest::qWait(2000);
+    QVERIFY2(live->follower()->refreshes() - refreshes >= 7, qPrintable(QString::number(live->follower()->refreshes() - refreshes)));
+
+    // The user's zoom is kept while the edge moves on.
+    live->chart()->zoomTo(0, live->chart()->liveEdge() / 2);
+    const double lo = live->chart()->window().lo(), hi = live->chart()->window().hi(), edge = live->chart()->liveEdge();
+    QTRY_VERIFY_WITH_TIMEOUT(live->chart()->liveEdge() > edge, 10000);
+    QCOMPARE(live->chart()->window().lo(), lo);
+    QCOMPARE(live->chart()->window().hi(), hi);
+    QVERIFY(!live->chart()->followsLiveEdge());
+
+    // Stop, from the live tab: the finished trace replaces it and holds at least what was seen.
+    const uint64_t seen = timeline.events();
+    emit live->stopRequested();
+    QVERIFY(opened.wait(30000));
+    QVERIFY(!w->liveTab());
+    auto* tab = opened.first().at(0).value<TraceTab*>();
+    QTRY_VERIFY_WITH_TIMEOUT(tab->state() == TraceTab::State::Ready, 30000);
+    QVERIFY(tab->analysis()->trace().events.size() >= seen);
+    QCOMPARE(w->tabs()->indexOf(live), -1);
+  }
+
   void aKilledRecorderLeavesTheAppAlive() {
     auto w = window();
     auto* panel = w->workloadPanel();

@@ -36,6 +36,41 @@ TEST(LodPyramid, RangeEnvelopeIsTheTrueMinAndMax) {
   }
 }
 
+// A pyramid grown in pieces (a live recording's refreshes) answers exactly as one built at once,
+// whatever the pieces' sizes and wherever they cut the blocks.
+TEST(LodPyramid, GrownInPiecesEqualsBuiltAtOnce) {
+  const auto all = randomWalk(70001, 7);
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 6; ++trial) {
+    std::vector<int64_t> grown;
+    LodPyramid lod;
+    while (grown.size() < all.size()) {
+      const size_t piece = std::min(all.size() - grown.size(), static_cast<size_t>(rng() % (trial < 3 ? 7 : 5000)) + 1);
+      grown.insert(grown.end(), all.begin() + static_cast<ptrdiff_t>(grown.size()),
+                   all.begin() + static_cast<ptrdiff_t>(grown.size() + piece));
+      lod.extend(grown);  // the vector may have moved: the pyramid follows it
+      if (rng() % 50 == 0 || grown.size() == all.size()) {
+        const LodPyramid whole(grown);
+        ASSERT_EQ(lod.size(), whole.size());
+        for (int q = 0; q < 50; ++q) {
+          size_t a = rng() % grown.size(), b = rng() % grown.size();
+          if (a > b) std::swap(a, b);
+          ++b;
+          const auto x = lod.range(a, b), y = whole.range(a, b);
+          ASSERT_EQ(x.min, y.min);
+          ASSERT_EQ(x.max, y.max);
+          ASSERT_EQ(x.min_first, y.min_first);
+        }
+        const auto qa = lod.query({}, 0, 0, static_cast<double>(grown.size()), 300);
+        const auto qb = whole.query({}, 0, 0, static_cast<double>(grown.size()), 300);
+        ASSERT_EQ(qa.size(), qb.size());
+        for (size_t i = 0; i < qa.size(); ++i) ASSERT_EQ(qa[i].y, qb[i].y);
+        ASSERT_EQ(lod.bytesResident() > 0, grown.size() > 1);
+      }
+    }
+  }
+}
+
 TEST(LodPyramid, EachColumnHoldsTheStepFunctionsExtremes) {
   const size_t n = 100000;
   const auto v = randomWalk(n, 7);

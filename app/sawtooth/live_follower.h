@@ -1,0 +1,64 @@
+#pragma once
+// Follows a recording while the recorder writes it: every interval (250 ms: 4 refreshes a second)
+// a job reads the events committed since the last poll (core/io/live_tail.h, off the GUI thread),
+// and the GUI thread appends them to the live timeline (core/analysis/live_timeline.h; cost in
+// proportion to the new events) before telling the chart. One poll at a time; a poll that stopped
+// at its row limit is followed at once by the next.
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QPointer>
+#include <QTimer>
+#include <memory>
+
+#include "app/sawtooth/job_runner.h"
+#include "core/analysis/live_timeline.h"
+
+namespace sawtooth {
+class LiveTail;
+}
+
+namespace sawtooth::app {
+
+class LiveFollower : public QObject {
+  Q_OBJECT
+ public:
+  LiveFollower(QString path, JobRunner* jobs, QObject* parent = nullptr);
+  ~LiveFollower() override;
+
+  void start(int interval_ms = 250);
+  // Stops polling; a poll in flight is dropped.
+  void stop();
+  // One more poll now (the recording ended: read what it committed last).
+  void pollNow();
+
+  const LiveTimeline& timeline() const { return timeline_; }
+  const QString& path() const { return path_; }
+  bool recordingComplete() const { return complete_; }
+  int refreshes() const { return refreshes_; }
+  // The last refresh: reading the new rows (worker thread) and appending them (GUI thread).
+  double lastReadMs() const { return last_read_ms_; }
+  double lastAppendMs() const { return last_append_ms_; }
+  QString error() const { return error_; }
+
+ signals:
+  void grew();
+  void failed(QString message);
+
+ private:
+  void poll();
+
+  QString path_;
+  QPointer<JobRunner> jobs_;  // the window's: it may go before this
+  std::shared_ptr<LiveTail> tail_;
+  LiveTimeline timeline_;
+  QTimer timer_;
+  bool in_flight_ = false;
+  bool complete_ = false;
+  int refreshes_ = 0;
+  double last_read_ms_ = 0;
+  double last_append_ms_ = 0;
+  QString error_;
+};
+
+}  // namespace sawtooth::app

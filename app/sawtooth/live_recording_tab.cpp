@@ -1,0 +1,59 @@
+#include "app/sawtooth/live_recording_tab.h"
+
+#include <QHBoxLayout>
+#include <QLocale>
+#include <QVBoxLayout>
+
+namespace sawtooth::app {
+
+LiveRecordingTab::LiveRecordingTab(const QString& path, JobRunner* jobs, QWidget* parent)
+    : QWidget(parent),
+      follower_(new LiveFollower(path, jobs, this)),
+      chart_(new views::LiveTimelineChart(this)),
+      status_(new QLabel(tr("Waiting for the recorder's first events…"), this)),
+      stop_(new QPushButton(tr("Stop"), this)) {
+  setObjectName(QStringLiteral("liveRecording"));
+  stop_->setToolTip(tr("Stop the recording: the recorder closes its file and the trace opens."));
+  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* top = new QHBoxLayout;
+  top->addWidget(status_, 1);
+  top->addWidget(stop_);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(top);
+  layout->addWidget(chart_, 1);
+  chart_->setTimeline(&follower_->timeline());
+  chart_->setToolTip(tr("Wheel: zoom · drag: pan · double click or End: show everything and follow the live edge"));
+  connect(stop_, &QPushButton::clicked, this, [this] {
+    stop_->setEnabled(false);
+    stop_->setText(tr("Stopping…"));
+    emit stopRequested();
+  });
+  connect(follower_, &LiveFollower::grew, this, [this] {
+    chart_->refresh();
+    updateStatus();
+  });
+  connect(follower_, &LiveFollower::failed, this, [this](const QString& message) {
+    status_->setText(tr("The live view stopped: %1 (the recording goes on; its trace opens when it ends)").arg(message));
+  });
+  follower_->start();
+}
+
+void LiveRecordingTab::stopFollowing() {
+  follower_->stop();
+  stop_->setEnabled(false);
+}
+
+void LiveRecordingTab::updateStatus() {
+  const LiveTimeline& t = follower_->timeline();
+  if (!t.firstTime()) return;
+  const QLocale locale;
+  const double seconds = static_cast<double>(t.lastTime() - *t.firstTime()) / 1e9;
+  status_->setText(tr("Recording %1 — %2 events, %3 s · %4 · last refresh: read %5 ms, added in %6 ms")
+                       .arg(follower_->path(), locale.toString(static_cast<qulonglong>(t.events())),
+                            QString::number(seconds, 'f', 1),
+                            chart_->followsLiveEdge() ? tr("following the live edge") : tr("zoom kept (End: follow)"),
+                            QString::number(follower_->lastReadMs(), 'f', 1),
+                            QString::number(follower_->lastAppendMs(), 'f', 1)));
+}
+
+}  // namespace sawtooth::app

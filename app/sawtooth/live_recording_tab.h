@@ -1,0 +1,38 @@
+#pragma once
+// The tab a recording shows while it runs: the timeline growing (views/live_timeline_chart.h, fed
+// by a LiveFollower), a line saying how far it has got and how long a refresh takes, and Stop.
+// When the recording ends the main window replaces it with the finished trace's tab.
+
+#include <QLabel>
+#include <QPushButton>
+#include <QWidget>
+
+#include "app/sawtooth/live_follower.h"
+#include "views/live_timeline_chart.h"
+
+namespace sawtooth::app {
+
+class LiveRecordingTab : public QWidget {
+  Q_OBJECT
+ public:
+  LiveRecordingTab(const QString& path, JobRunner* jobs, QWidget* parent = nullptr);
+
+  views::LiveTimelineChart* chart() const { return chart_; }
+  LiveFollower* follower() const { return follower_; }
+  const QString& path() const { return follower_->path(); }
+  QString statusText() const { return status_->text(); }
+  void stopFollowing();
+
+ signals:
+  void stopRequested();
+
+ private:
+  void updateStatus();
+
+  LiveFollower* follower_;
+  views::LiveTimelineChart* chart_;
+  QLabel* status_;
+  QPushButton* stop_;
+};
+
+}  // namespace sawtooth::app

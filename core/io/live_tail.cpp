@@ -1,0 +1,113 @@
+#include "core/io/live_tail.h"
+
+#include <sqlite3.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "core/io/native_open.h"
+#include "core/io/native_schema.h"
+#include "core/io/native_schema_check.h"
+#include "core/io/output_claim.h"
+
+namespace sawtooth {
+namespace {
+
+// A recorder claims its path first and makes the database a moment later: until the header is
+// there, there is nothing to read yet (not an error).
+bool looksLikeDatabase(const std::string& path) {
+  char header[16] = {};
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  const size_t got = std::fread(header, 1, sizeof header, f);
+  std::fclose(f);
+  return got == sizeof header && std::memcmp(header, native::kSqliteMagic.data(), native::kSqliteMagic.size()) == 0;
+}
+
+bool isRetryable(const std::string& message) {
+  // The writer may hold the file for a moment (a checkpoint, leaving WAL mode at the end).
+  return message.find("locked") != std::string::npos || message.find("busy") != std::string::npos;
+}
+
+Status readDevices(sql::Database& db, const std::string& path, std::vector<LiveDevice>& out) {
+  auto st = db.prepare(
+      "SELECT device, ifnull(name, ''), ifnull(baseline_allocated, 0), ifnull(baseline_reserved, 0) FROM devices "
+      "ORDER BY device LIMIT 4096");
+  if (!st) return st.error();
+  while (st->step()) {
+    if (st->type(0) != SQLITE_INTEGER || st->type(1) != SQLITE_TEXT || st->type(2) != SQLITE_INTEGER ||
+        st->type(3) != SQLITE_INTEGER)
+      return Error{fmt::format("{}: a row of the devices table holds a value of the wrong type", path)};
+    const int64_t device = st->int64(0);
+    if (device < kCpuDevice || device > INT32_MAX)
+      return Error{fmt::format("{}: device {} is not a device (-1 for the CPU, 0 and up for GPUs)", path, device)};
+    out.push_back(LiveDevice{static_cast<DeviceId>(device), std::string(st->text(1).substr(0, 256)), st->int64(2),
+                             st->int64(3)});
+  }
+  if (st->failed()) return Error{st->error()};
+  return Ok{};
+}
+
+}  // namespace
+
+LiveTail::LiveTail(std::string path, size_t max_rows, double max_seconds)
+    : path_(std::move(path)), max_rows_(max_rows), max_seconds_(max_seconds) {}
+
+Result<LiveBatch> LiveTail::poll() {
+  LiveBatch batch;
+  // Asked first: a recorder that has let go of its file committed everything before it did, so
+  // the rows read after this are all there will be.
+  const bool writer_gone = !isBeingWritten(path_);
+  if (!looksLikeDatabase(path_)) return batch;
+  auto source = native::planOpen(path_);
+  if (!source) return source.error();
+  auto guard = std::make_shared<sql::Guard>();
+  guard->deadline = std::chrono::steady_clock::now() +
+                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(max_seconds_));
+  guard->time_message = fmt::format("{}: reading the new events took more than {} s", path_, max_seconds_);
+  auto db = native::openSource(*source, guard, ReadLimits{});
+  if (!db) return isRetryable(db.error().message) ? Result<LiveBatch>(batch) : Result<LiveBatch>(db.error());
+  auto tables = native::checkSchema(*db);
+  if (!tables) {
+    // Tables not made yet: the recorder is still setting the file up.
+    if (isRetryable(tables.error().message) || tables.error().message.find("(no '") != std::string::npos)
+      return batch;
+    return tables.error();
+  }
+  if (!tables->count("events")) return batch;
+  // One read transaction: the rows and the devices come from the same commit.
+  if (Status begin = db->exec("BEGIN"); !begin) return isRetryable(begin.error().message) ? Result<LiveBatch>(batch) : begin.error();
+  batch.ready = true;
+  if (tables->count("devices"))
+    if (Status st = readDevices(*db, path_, batch.devices); !st) return st.error();
+  auto st = db->prepare("SELECT seq, t_ns, device, source, action, size FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2");
+  if (!st) return st.error();
+  st->bind(1, last_seq_).bind(2, static_cast<int64_t>(max_rows_));
+  static constexpr const char* kColumns[] = {"seq", "t_ns", "device", "source", "action", "size"};
+  while (st->step()) {
+    for (int column = 0; column < 6; ++column)
+      if (st->type(column) != SQLITE_INTEGER && !(column == 5 && st->type(column) == SQLITE_NULL))
+        return Error{fmt::format("{}: event {}: '{}' is not an integer", path_, rows_read_, kColumns[column])};
+    const int64_t seq = st->int64(0), device = st->int64(2), source_code = st->int64(3), action = st->int64(4);
+    if (device < kCpuDevice || device > INT32_MAX)
+      return Error{fmt::format("{}: event {}: device {} is not a device", path_, seq, device)};
+    if (source_code < 0 || source_code >= kSourceCount || action < 0 || action >= kActionCount)
+      return Error{fmt::format("{}: event {} has an unknown source or action code", path_, seq)};
+    const int64_t size = st->isNull(5) ? 0 : st->int64(5);
+    if (size < 0) return Error{fmt::format("{}: event {} has a negative size ({} bytes)", path_, seq, size)};
+    batch.rows.push_back(LiveRow{st->int64(1), static_cast<DeviceId>(device), static_cast<Source>(source_code),
+                                 static_cast<Action>(action), size});
+    last_seq_ = seq;
+  }
+  if (st->failed()) return Error{st->error()};
+  (void)db->exec("COMMIT");
+  rows_read_ += batch.rows.size();
+  batch.more = batch.rows.size() == max_rows_;
+  batch.complete = writer_gone && !batch.more;
+  return batch;
+}
+
+}  // namespace sawtooth

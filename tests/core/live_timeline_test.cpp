@@ -1,0 +1,188 @@
+// A recording followed while it is written: the live tail reads each committed batch once, and
+// the live timeline built from those pieces is the finished trace's own series, point for point.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/analysis/live_timeline.h"
+#include "core/analysis/trace_analysis.h"
+#include "core/io/live_tail.h"
+#include "core/io/native_writer.h"
+#include "core/io/trace_loader.h"
+#include "core/io/sqlite_db.h"
+#include "tests/core/analysis_test_data.h"
+#include "tests/core/test_data.h"
+
+namespace sawtooth {
+namespace {
+
+namespace fs = std::filesystem;
+
+void removeFile(const std::string& path) {
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(path + suffix);
+}
+
+// Polls until the tail has nothing more, appending what it reads.
+size_t drain(LiveTail& tail, LiveTimeline& live, bool* complete = nullptr) {
+  size_t rows = 0;
+  for (;;) {
+    auto batch = tail.poll();
+    EXPECT_TRUE(batch.ok()) << batch.error().message;
+    if (!batch.ok()) return rows;
+    live.setDevices(batch->devices);
+    live.append(batch->rows);
+    rows += batch->rows.size();
+    if (complete) *complete = batch->complete;
+    if (!batch->more) return rows;
+  }
+}
+
+TEST(LiveTail, FollowsARecordingBatchByBatchAndMatchesTheFinishedSeries) {
+  auto trace = loadTrace(test::samplePath("anatomy.sawtooth"));
+  ASSERT_TRUE(trace.ok()) << trace.error().message;
+  const std::string path = test::tempPath("live_follow.sawtooth");
+  removeFile(path);
+
+  LiveTail tail(path, /*max_rows=*/700);
+  LiveTimeline live;
+  auto nothing = tail.poll();  // before the recorder made the file
+  ASSERT_TRUE(nothing.ok());
+  EXPECT_FALSE(nothing->ready);
+
+  auto writer = NativeWriter::create(path, OutputClaim::Existing::Replace, NativeWriterOptions{.recording = true});
+  ASSERT_TRUE(writer.ok()) << writer.error().message;
+  auto empty = tail.poll();
+  ASSERT_TRUE(empty.ok()) << empty.error().message;
+  EXPECT_TRUE(empty->rows.empty());
+  EXPECT_FALSE(empty->complete);
+
+  ASSERT_TRUE((*writer)->beginBatch());
+  for (const DeviceInfo& d : trace->devices) ASSERT_TRUE((*writer)->writeDevice(d));
+  ASSERT_TRUE((*writer)->commitBatch());
+
+  const size_t n = trace->events.size(), batch = 1000;
+  size_t seen = 0;
+  for (size_t b = 0; b < n; b += batch) {
+    ASSERT_TRUE((*writer)->beginBatch());
+    ASSERT_TRUE((*writer)->appendEventsAt(trace->events, b, std::min(n, b + batch), b));
+    // Rows of a batch not yet committed are not read.
+    EXPECT_EQ(drain(tail, live), 0u);
+    ASSERT_TRUE((*writer)->commitBatch());
+    bool complete = true;
+    seen += drain(tail, live, &complete);
+    EXPECT_EQ(seen, std::min(n, b + batch));
+    EXPECT_FALSE(complete);
+  }
+  // Reading created nothing beside the file but the writer's own -wal and -shm.
+  EXPECT_FALSE(fs::exists(path + "-journal"));
+
+  ASSERT_TRUE((*writer)->finish());
+  writer->reset();
+  bool complete = false;
+  EXPECT_EQ(drain(tail, live, &complete), 0u);
+  EXPECT_TRUE(complete);
+  EXPECT_EQ(live.events(), n);
+  EXPECT_EQ(tail.eventsRead(), n);
+
+  const TraceAnalysis analysis(std::make_shared<const Trace>(std::move(*trace)));
+  ASSERT_EQ(live.devices().size(), analysis.devices().size());
+  for (const auto& d : analysis.devices()) {
+    const LiveTimeline::Device* l = live.device(d->device);
+    ASSERT_NE(l, nullptr);
+    const DeviceSeries& s = d->series;
+    EXPECT_EQ(l->allocator_t, s.allocator->t_ns);
+    EXPECT_EQ(l->allocated.start, s.allocated.start);
+    EXPECT_EQ(l->allocated.value, s.allocated.value);
+    EXPECT_EQ(l->reserved.value, s.reserved.value);
+    EXPECT_EQ(l->allocated.peak, d->line(SeriesKind::Allocated)->peak.value);
+    ASSERT_EQ(l->device_used.value.size(), s.device_used ? s.device_used->size() : 0u);
+    EXPECT_EQ(live.maxValue() >= l->reserved.peak, true);
+    // What is drawn: the live pyramid's columns are the finished analysis' columns.
+    const double t0 = static_cast<double>(s.allocator->t_ns.front()), t1 = static_cast<double>(s.allocator->t_ns.back());
+    for (SeriesKind kind : {SeriesKind::Allocated, SeriesKind::Reserved}) {
+      const SeriesAnalysis* line = d->line(kind);
+      const auto want = line->lod.query(s.allocator->t_ns, line->series->start, t0, t1, 333);
+      const auto got = live.query(*l, kind, t0, t1, 333);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i].y, want[i].y) << i;
+    }
+  }
+  EXPECT_GT(live.bytesResident(), 0u);
+  removeFile(path);
+}
+
+TEST(LiveTail, AFileThatIsNotATraceYetIsWaitedFor) {
+  const std::string path = test::tempPath("live_not_yet.sawtooth");
+  removeFile(path);
+  std::ofstream(path).close();  // claimed, empty
+  LiveTail tail(path);
+  auto batch = tail.poll();
+  ASSERT_TRUE(batch.ok());
+  EXPECT_FALSE(batch->ready);
+  removeFile(path);
+}
+
+TEST(LiveTail, RefusesRowsThatAreNotWhatSawtoothWrites) {
+  const std::string path = test::tempPath("live_hostile.sawtooth");
+  removeFile(path);
+  {
+    auto writer = NativeWriter::create(path, OutputClaim::Existing::Replace, NativeWriterOptions{.recording = true});
+    ASSERT_TRUE(writer.ok());
+    ASSERT_TRUE((*writer)->finish());
+  }
+  auto db = sql::Database::open(path, sql::Database::Mode::Create);
+  ASSERT_TRUE(db.ok());
+  ASSERT_TRUE(db->exec("INSERT INTO events(seq, t_ns, device, source, action, size) VALUES(0, 1, 'gpu', 0, 0, 16)"));
+  LiveTail tail(path);
+  auto text_device = tail.poll();
+  ASSERT_FALSE(text_device.ok());
+  EXPECT_NE(text_device.error().message.find("'device' is not an integer"), std::string::npos) << text_device.error().message;
+
+  ASSERT_TRUE(db->exec("UPDATE events SET device = 0, size = -5"));
+  auto negative = LiveTail(path).poll();
+  ASSERT_FALSE(negative.ok());
+  EXPECT_NE(negative.error().message.find("negative size"), std::string::npos) << negative.error().message;
+
+  ASSERT_TRUE(db->exec("UPDATE events SET size = 5, action = 99"));
+  auto unknown = LiveTail(path).poll();
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().message.find("unknown source or action"), std::string::npos);
+
+  // A view in place of the events table is refused before it is read (a recursive CTE would hang).
+  ASSERT_TRUE(db->exec("DROP TABLE events"));
+  ASSERT_TRUE(db->exec("CREATE VIEW events AS WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) "
+                       "SELECT x AS seq, 0 AS t_ns, 0 AS device, 0 AS source, 0 AS action, 0 AS addr, 0 AS size, 0 AS stream, "
+                       "0 AS category, 0 AS phase, 0 AS stack, 0 AS run FROM r"));
+  auto view = LiveTail(path).poll();
+  ASSERT_FALSE(view.ok());
+  EXPECT_NE(view.error().message.find("not a table"), std::string::npos) << view.error().message;
+  removeFile(path);
+}
+
+TEST(LiveTimeline, DevicesSeenOnlyInEventsStartAtZeroAndTimesNeverRunBackwards) {
+  LiveTimeline live;
+  const LiveRow rows[] = {{10, 1, Source::Allocator, Action::SegmentAlloc, 100},
+                          {20, 1, Source::Allocator, Action::Alloc, 40},
+                          {15, 0, Source::Allocator, Action::Alloc, 8},  // another device, earlier
+                          {12, 1, Source::Allocator, Action::FreeCompleted, 40},
+                          {30, 1, Source::Sample, Action::Sample, 500},
+                          {31, 1, Source::Driver, Action::Alloc, 1 << 20}};  // not drawn live
+  live.append(rows);
+  ASSERT_EQ(live.devices().size(), 2u);
+  const auto* d1 = live.device(1);
+  ASSERT_NE(d1, nullptr);
+  EXPECT_EQ(d1->allocator_t, (std::vector<int64_t>{10, 20, 20}));
+  EXPECT_EQ(d1->allocated.value, (std::vector<int64_t>{0, 40, 0}));
+  EXPECT_EQ(d1->reserved.value, (std::vector<int64_t>{100, 100, 100}));
+  EXPECT_EQ(d1->device_used.value, (std::vector<int64_t>{500}));
+  EXPECT_EQ(live.device(0)->allocated.value, (std::vector<int64_t>{8}));
+  EXPECT_EQ(live.events(), 6u);
+  EXPECT_EQ(*live.firstTime(), 10);
+  EXPECT_EQ(live.lastTime(), 31);
+  EXPECT_EQ(live.maxValue(), 500);
+}
+
+}  // namespace
+}  // namespace sawtooth

@@ -67,7 +67,7 @@ Result<LiveBatch> LiveTail::poll() {
   auto guard = std::make_shared<sql::Guard>();
   guard->deadline = std::chrono::steady_clock::now() +
                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(max_seconds_));
-  guard->time_message = fmt::format("{}: reading the new events took more than {} s", path_, max_seconds_);
+  guard->time_message = fmt::format("reading the new events took more than {} s", max_seconds_);
   auto db = native::openSource(*source, guard, ReadLimits{});
   if (!db) return isRetryable(db.error().message) ? Result<LiveBatch>(batch) : Result<LiveBatch>(db.error());
   auto tables = native::checkSchema(*db);

@@ -10,6 +10,7 @@
 
 #include "views/chart_export.h"
 #include "views/qt_format.h"
+#include "views/timeline_style.h"
 
 namespace sawtooth::views {
 namespace {
@@ -51,8 +52,8 @@ void DivergingBarChart::setDiff(std::shared_ptr<const CallSiteDiff> diff) {
   series_ = new QHorizontalStackedBarSeries(c);
   grew_ = new QBarSet(tr("grew"), series_);
   shrank_ = new QBarSet(tr("shrank"), series_);
-  grew_->setColor(QColor(0xd6, 0x27, 0x28));
-  shrank_->setColor(QColor(0x2c, 0xa0, 0x2c));
+  grew_->setColor(growthColor());
+  shrank_->setColor(shrinkColor());
   QStringList categories;
   double extent = 1;
   // A horizontal bar chart draws its first category at the bottom: add the largest growth last.

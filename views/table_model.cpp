@@ -1,6 +1,9 @@
 #include "views/table_model.h"
 
+#include <QColor>
+
 #include "views/qt_format.h"
+#include "views/timeline_style.h"
 #include "views/views_logging.h"
 
 namespace sawtooth::views {
@@ -47,6 +50,12 @@ QVariant TableModel::data(const QModelIndex& index, int role) const {
       if (const double* n = cell.number()) return *n;
       if (const std::string* t = cell.text()) return toQString(*t);
       return {};
+    case Qt::ForegroundRole: {
+      // Growth in red, shrinkage in green, as the diff's bar chart draws them.
+      const double* n = cell.number();
+      if (!column.is_change || !n || *n == 0) return {};
+      return *n > 0 ? growthColor() : shrinkColor();
+    }
     case Qt::TextAlignmentRole:
       return cell.number() ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
     case Qt::ToolTipRole:

@@ -1,7 +1,7 @@
 #pragma once
 // A core table (core/analysis/table.h) as a Qt model: each cell shown as a person reads it
 // ("474.8 MB", "1.7× faster"), sorted by its raw value (Qt::UserRole), numbers aligned right, the
-// exact value in the tooltip. The precision, runs, out-of-memory and comparison tables are all
+// exact value in the tooltip; a change column's growth in red and shrinkage in green. The precision, runs, out-of-memory and comparison tables are all
 // this model with different tables.
 
 #include <QAbstractTableModel>

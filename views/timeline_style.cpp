@@ -42,6 +42,10 @@ QColor categoryColor(Category category) {
 QString categoryTitle(Category c) { return toQString(name(c)).replace(QLatin1Char('_'), QLatin1Char(' ')); }
 
 QColor peakColor() { return QColor(0xd6, 0x27, 0x28); }
+QColor growthColor() { return QColor(0xd6, 0x27, 0x28); }
+
+QColor shrinkColor() { return QColor(0x2c, 0xa0, 0x2c); }
+
 QColor oomColor() { return QColor(0xb7, 0x1c, 0x1c); }
 
 void applyTicks(QValueAxis* axis, double lo, double hi, int ticks, bool integral) {

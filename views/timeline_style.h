@@ -16,6 +16,9 @@ QColor categoryColor(Category category);
 QString categoryTitle(Category category);  // "optimizer state"
 QColor peakColor();
 QColor oomColor();
+// A change that grew (more memory: worse) and one that shrank, in the diff's chart and table.
+QColor growthColor();
+QColor shrinkColor();
 
 // Ticks at a step of 1, 2 or 5 × 10^k, about `ticks` intervals over [lo, hi]; whole numbers only
 // when `integral` (an event index).

@@ -19,12 +19,13 @@ double number(int64_t v) { return static_cast<double>(v); }
 
 Table liveSitesTable(const LiveBytes& live) {
   Table t;
-  t.columns = {{"call site", Unit::Text}, {"category", Unit::Text}, {"live", Unit::Bytes}, {"allocations", Unit::Count},
-               {"file", Unit::Text},      {"line", Unit::Count},    {"function", Unit::Text}};
+  t.columns = {{"call site", Unit::Text}, {"category", Unit::Text}, {"live", Unit::Bytes}, {"share", Unit::Share},
+               {"allocations", Unit::Count}, {"file", Unit::Text}, {"line", Unit::Count}, {"function", Unit::Text}};
   t.rows.reserve(live.sites.size());
   for (const SiteRow& r : live.sites)
-    t.rows.push_back({r.site, categoryText(r.category), number(r.bytes), number(r.count), r.file,
-                      r.line > 0 ? Cell(number(r.line)) : Cell(), r.function});
+    t.rows.push_back({r.site, categoryText(r.category), number(r.bytes),
+                      live.total > 0 ? Cell(static_cast<double>(r.bytes) / static_cast<double>(live.total)) : Cell(),
+                      number(r.count), r.file, r.line > 0 ? Cell(number(r.line)) : Cell(), r.function});
   return t;
 }
 
@@ -35,6 +36,7 @@ Table diffSitesTable(const TraceDiff& diff) {
                {"change", Unit::Bytes},            {"A allocated in all", Unit::Bytes},
                {"B allocated in all", Unit::Bytes}, {"A allocations", Unit::Count},
                {"B allocations", Unit::Count}};
+  t.columns[4].is_change = true;
   t.rows.reserve(diff.rows.size());
   for (const DiffRow& r : diff.rows)
     t.rows.push_back({r.site, categoryText(r.category), number(r.a_bytes), number(r.b_bytes), number(r.growth()),

@@ -15,6 +15,7 @@ std::string_view unitName(Unit unit) {
     case Unit::Nanoseconds: return "ns";
     case Unit::Milliseconds: return "ms";
     case Unit::Ratio: return "ratio";
+    case Unit::Share: return "fraction";
     case Unit::Speedup: return "speed-up";
     case Unit::FlopPerSecond: return "FLOP/s";
     case Unit::Text:
@@ -53,6 +54,7 @@ std::string displayText(const Cell& cell, Unit unit) {
     case Unit::Nanoseconds: return formatDuration(static_cast<int64_t>(v));
     case Unit::Milliseconds: return fmt::format("{:.3f} ms", v);
     case Unit::Ratio: return signedPercentText(v);
+    case Unit::Share: return fmt::format("{:.1f} %", v * 100);
     case Unit::Speedup: return speedupText(v);
     case Unit::FlopPerSecond: return flopRateText(v);
     case Unit::Count: return integral(v) ? fmt::format("{}", static_cast<int64_t>(v)) : fmt::format("{:.6g}", v);

@@ -19,6 +19,7 @@ enum class Unit : uint8_t {
   Nanoseconds,   // a time since the trace began, or a duration
   Milliseconds,
   Ratio,         // a fraction: 0.25 reads "+25 %"
+  Share,         // a part of a whole: 0.25 reads "25.0 %"
   Speedup,       // reference time / this time: 1.7 reads "1.7× faster"
   FlopPerSecond,
   Number,        // a plain number without a unit
@@ -44,6 +45,7 @@ struct TableColumn {
   std::string name;
   Unit unit = Unit::Text;
   std::string unit_label;  // a Number's own unit ("steps", "FLOP"), shown and written in the header
+  bool is_change = false;  // a growth (more is worse) or a shrinkage: views colour its sign
 };
 
 struct Table {

@@ -247,14 +247,20 @@ TEST(SiteTables, LiveTableHoldsTheRowsRawNumbers) {
   ASSERT_EQ(table.rowCount(), peak.sites.size());
   ASSERT_EQ(table.columns[2].name, "live");
   EXPECT_EQ(csvHeader(table.columns[2]), "live (bytes)");
-  double sum = 0;
+  ASSERT_EQ(table.columns[3].name, "share");
+  double sum = 0, shares = 0;
   for (size_t r = 0; r < table.rowCount(); ++r) {
     ASSERT_NE(table.at(r, 2).number(), nullptr);
     sum += *table.at(r, 2).number();
+    shares += *table.at(r, 3).number();
     EXPECT_EQ(*table.at(r, 0).text(), peak.sites[r].site);
-    EXPECT_EQ(*table.at(r, 3).number(), static_cast<double>(peak.sites[r].count));
+    EXPECT_EQ(*table.at(r, 4).number(), static_cast<double>(peak.sites[r].count));
   }
   EXPECT_EQ(static_cast<int64_t>(sum), peak.total);
+  // Each site's share of what lives there: the shares make the whole.
+  EXPECT_NEAR(shares, 1.0, 1e-9);
+  EXPECT_EQ(displayText(Cell(0.25), Unit::Share), "25.0 %");
+  EXPECT_EQ(csvHeader(table.columns[3]), "share (fraction)");
   // The same numbers written as CSV: integers, never "572.5 MB".
   EXPECT_EQ(csvValue(table.at(0, 2), Unit::Bytes), std::to_string(peak.sites[0].bytes));
 }

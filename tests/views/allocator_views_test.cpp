@@ -18,6 +18,7 @@
 #include "views/fragmentation_chart.h"
 #include "views/live_bytes_view.h"
 #include "views/qt_format.h"
+#include "views/timeline_style.h"
 
 using namespace sawtooth;
 using namespace sawtooth::views;
@@ -176,6 +177,16 @@ class AllocatorViewsTest : public QObject {
     QCOMPARE(a_sum, static_cast<qlonglong>(shared->diff.a.peak_allocated_bytes));
     QCOMPARE(b_sum, static_cast<qlonglong>(shared->diff.b.peak_allocated_bytes));
     QCOMPARE(view.tableData().get(), &shared->table);
+    // The change column in the chart's colours: growth red, shrinkage green, no change plain.
+    constexpr int kChange = 4;
+    for (int r = 0; r < view.model()->rowCount(); ++r) {
+      const double change = view.model()->data(view.model()->index(r, kChange), TableModel::RawRole).toDouble();
+      const QVariant colour = view.model()->data(view.model()->index(r, kChange), Qt::ForegroundRole);
+      if (change > 0) QCOMPARE(colour.value<QColor>(), growthColor());
+      else if (change < 0) QCOMPARE(colour.value<QColor>(), shrinkColor());
+      else QVERIFY(!colour.isValid());
+      QVERIFY(!view.model()->data(view.model()->index(r, kABytes), Qt::ForegroundRole).isValid());
+    }
     DivergingBarChart* chart = view.chart();
     QVERIFY(!chart->sites().isEmpty());
     QVERIFY(chart->sites().size() <= static_cast<int>(DivergingBarChart::kSites));

@@ -361,16 +361,32 @@ void TraceWriter::applyUpdates() {
 Status TraceWriter::writeBatch(int64_t horizon_ns) {
   applyUpdates();
   const uint64_t batch_first = next_seq_ - batch_.size();
-  // Stacks first: the batch's events refer to them.
+  // Stacks first: the batch's events refer to them. Each distinct context is symbolized once:
+  // a program's records share a few stacks, and copying its frames per event cost 0.6 GB
+  // for a 256 k-record batch (bench/results/cpu-program-ingest-2026-11-30.md).
   if (!batch_contexts_.empty() && symbolizer_) {
-    std::vector<std::shared_ptr<void>> contexts;
-    for (auto& [i, c] : batch_contexts_) contexts.push_back(c);
-    const auto frames = symbolizer_(contexts);
-    std::vector<uint32_t> ids;
-    for (size_t k = 0; k < batch_contexts_.size() && k < frames.size(); ++k) {
-      ids.clear();
-      for (const Frame& f : frames[k]) ids.push_back(stacks_.internFrame(f.name, f.file, f.line));
-      if (!ids.empty()) batch_.setStack(batch_contexts_[k].first, stacks_.internStack(ids));
+    constexpr size_t kMaxKnownStacks = size_t{1} << 16;
+    if (known_stacks_.size() + batch_contexts_.size() > kMaxKnownStacks) known_stacks_.clear();
+    std::vector<std::shared_ptr<void>> unknown;
+    std::unordered_map<const void*, size_t> batch_stacks;  // the batch's own, by context
+    for (const auto& [row, c] : batch_contexts_)
+      if (!known_stacks_.count(c.get()) && batch_stacks.emplace(c.get(), unknown.size()).second) unknown.push_back(c);
+    std::vector<uint32_t> unknown_ids(unknown.size(), kNoStack);
+    if (!unknown.empty()) {
+      const auto frames = symbolizer_(unknown);
+      std::vector<uint32_t> ids;
+      for (size_t k = 0; k < unknown.size() && k < frames.size(); ++k) {
+        ids.clear();
+        for (const Frame& f : frames[k]) ids.push_back(stacks_.internFrame(f.name, f.file, f.line));
+        if (!ids.empty()) unknown_ids[k] = stacks_.internStack(ids);
+        // use_count 2: the batch's entry and `unknown` — nobody else keeps it.
+        if (unknown[k].use_count() > 2) known_stacks_.emplace(unknown[k].get(), std::make_pair(unknown[k], unknown_ids[k]));
+      }
+    }
+    for (const auto& [row, c] : batch_contexts_) {
+      auto known = known_stacks_.find(c.get());
+      const uint32_t id = known != known_stacks_.end() ? known->second.second : unknown_ids[batch_stacks.at(c.get())];
+      if (id != kNoStack) batch_.setStack(row, id);
     }
   }
   batch_contexts_.clear();

@@ -150,6 +150,10 @@ class TraceWriter {
   EventStore batch_;
   uint64_t next_seq_ = 0;  // seq of the next row written
   std::vector<std::pair<size_t, std::shared_ptr<void>>> batch_contexts_;  // batch index, context
+  // Stack ids of contexts symbolized before, by address. Only contexts someone else also holds
+  // (a recorded program's stack, shared by every record from it) are kept: a context made for
+  // one event would only be held alive here. Bounded; emptied when full.
+  std::unordered_map<const void*, std::pair<std::shared_ptr<void>, uint32_t>> known_stacks_;
   StackTable stacks_;
   size_t frames_written_ = 0, stacks_written_ = 0;
   std::vector<uint32_t> dirty_phases_;

@@ -101,6 +101,56 @@ TEST(TraceWriter, AttributesPhasesRunsAndCategoriesAcrossBatches) {
   EXPECT_EQ(peaks.peak[static_cast<size_t>(Category::Activation)], 64);
 }
 
+// A program's records share a few stacks: each distinct one is symbolized once, and one that its
+// sender also holds keeps its stack id in later batches; a context made for one event (C++
+// stacks) is symbolized with its batch and not kept.
+TEST(TraceWriter, SymbolizesEachDistinctStackOnce) {
+  const std::string path = tempFile("stacks.sawtooth");
+  auto file = NativeWriter::create(path);
+  ASSERT_TRUE(file.ok());
+  RecordQueue q(4096);
+  TraceWriter writer(std::move(*file), 0);
+  writer.addQueue(&q);
+  std::atomic<int> contexts_symbolized{0};
+  writer.setSymbolizer([&](const std::vector<std::shared_ptr<void>>& contexts) {
+    contexts_symbolized += static_cast<int>(contexts.size());
+    std::vector<std::vector<Frame>> out;
+    for (const auto& c : contexts) {
+      const int n = *static_cast<const int*>(c.get());
+      out.push_back({Frame{"f" + std::to_string(n), "train.py", n}, Frame{"main", "train.py", 1}});
+    }
+    return out;
+  });
+  // Held by the "connection", as the program recorder's stack table holds them.
+  std::vector<std::shared_ptr<void>> shared_stacks;
+  for (int n = 0; n < 3; ++n) shared_stacks.push_back(std::make_shared<int>(10 + n));
+  int64_t t = 1;
+  for (int batch = 0; batch < 3; ++batch) {
+    for (int k = 0; k < 300; ++k) {
+      CaptureRecord r = memory(t++, Action::Alloc, 0x1000 + static_cast<uint64_t>(t), 16);
+      r.context = shared_stacks[static_cast<size_t>(k % 3)];
+      ASSERT_TRUE(q.tryPush(std::move(r)));
+    }
+    CaptureRecord own = memory(t++, Action::Alloc, 0x900000 + static_cast<uint64_t>(t), 16);
+    own.context = std::make_shared<int>(99);  // this event's alone
+    ASSERT_TRUE(q.tryPush(std::move(own)));
+    writer.flushOnce(true);
+  }
+  ASSERT_TRUE(writer.finish().ok()) << writer.error();
+  // 3 shared stacks once, plus each batch's own context.
+  EXPECT_EQ(contexts_symbolized.load(), 3 + 3);
+  auto trace = readNative(path);
+  ASSERT_TRUE(trace.ok()) << trace.error().message;
+  ASSERT_EQ(trace->events.size(), 903u);
+  EXPECT_EQ(trace->stacks.stackCount(), 4u);
+  for (size_t i = 0; i < trace->events.size(); ++i) {
+    const auto frames = trace->stacks.stack(trace->events.stack()[i]);
+    ASSERT_EQ(frames.size(), 2u) << i;
+    const int expected = i % 301 == 300 ? 99 : 10 + static_cast<int>((i % 301) % 3);
+    EXPECT_EQ(trace->stacks.frame(frames[0]).line, expected) << i;
+  }
+}
+
 TEST(TraceWriter, HoldsBackTheNewestRecordsUntilTheNextBatch) {
   const std::string path = tempFile("holdback.sawtooth");
   auto file = NativeWriter::create(path);

@@ -8,6 +8,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/io/read_limits.h"
+
 namespace sawtooth::cli {
 
 struct SegmentsOptions {
@@ -19,7 +21,7 @@ struct SegmentsOptions {
   bool json = false;
 };
 void addSegmentsCommand(CLI::App& app, SegmentsOptions& options);
-int runSegmentsCommand(const SegmentsOptions& options);
+int runSegmentsCommand(const SegmentsOptions& options, const ReadLimits& limits);
 
 struct DiffOptions {
   CLI::App* command = nullptr;
@@ -28,6 +30,7 @@ struct DiffOptions {
   bool json = false;
 };
 void addDiffCommand(CLI::App& app, DiffOptions& options);
-int runDiffCommand(const DiffOptions& options);
+// Each file is read within `limits`.
+int runDiffCommand(const DiffOptions& options, const ReadLimits& limits);
 
 }  // namespace sawtooth::cli

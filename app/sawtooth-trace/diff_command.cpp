@@ -28,16 +28,16 @@ void addDiffCommand(CLI::App& app, DiffOptions& o) {
   o.command->add_flag("--json", o.json, "print one JSON object");
 }
 
-int runDiffCommand(const DiffOptions& o) {
+int runDiffCommand(const DiffOptions& o, const ReadLimits& limits) {
   if (o.runs.size() > 2) {
     fmt::print(stderr, "sawtooth-trace diff: --run at most twice (A's run, then B's)\n");
     return 2;
   }
-  auto a = loadTrace(o.a);
+  auto a = loadTrace(o.a, nullptr, limits);
   if (!a) return fail(a.error().message);
   std::optional<Result<Trace>> b;  // B is loaded only when it is another file
   if (o.b != o.a) {
-    b = loadTrace(o.b);
+    b = loadTrace(o.b, nullptr, limits);
     if (!*b) return fail(b->error().message);
   }
   const Trace& tb = b ? b->value() : *a;

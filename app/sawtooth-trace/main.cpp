@@ -77,8 +77,10 @@ int main(int argc, char** argv) {
 
   sawtooth::cli::SegmentsOptions segments;
   sawtooth::cli::addSegmentsCommand(app, segments);
+  addLimits(segments.command);
   sawtooth::cli::DiffOptions diff;
   sawtooth::cli::addDiffCommand(app, diff);
+  addLimits(diff.command);  // each of the two files within them
 
   app.footer("Exit codes: 0 ok, 1 unreadable input or failed output, 2 bad arguments.");
   try {
@@ -87,8 +89,6 @@ int main(int argc, char** argv) {
     // app.exit prints the help, the version or the error; CLI11's own error codes (104-109) are ours: 2.
     return app.exit(e) == 0 ? 0 : kExitUsage;
   }
-  if (segments.command->parsed()) return sawtooth::cli::runSegmentsCommand(segments);
-  if (diff.command->parsed()) return sawtooth::cli::runDiffCommand(diff);
   if (exporter->parsed()) {
     if (csv_kind.empty() && chrome_out.empty()) {
       fmt::print(stderr, "sawtooth-trace export: choose --csv series|events OUT.csv or --chrome-trace OUT.json\n");
@@ -115,6 +115,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  if (segments.command->parsed()) return sawtooth::cli::runSegmentsCommand(segments, limits);
+  if (diff.command->parsed()) return sawtooth::cli::runDiffCommand(diff, limits);
   auto trace = sawtooth::loadTrace(input, nullptr, limits);
   if (!trace) return failWith(trace.error());
 

@@ -43,8 +43,8 @@ void addSegmentsCommand(CLI::App& app, SegmentsOptions& o) {
   o.command->add_flag("--json", o.json, "print one JSON object");
 }
 
-int runSegmentsCommand(const SegmentsOptions& o) {
-  auto trace = loadTrace(o.file);
+int runSegmentsCommand(const SegmentsOptions& o, const ReadLimits& limits) {
+  auto trace = loadTrace(o.file, nullptr, limits);
   if (!trace) return fail(trace.error().message);
   std::vector<int16_t> devices;
   if (!o.device.empty()) {

@@ -59,7 +59,7 @@ struct Function {
 
 class ProfileReader {
  public:
-  explicit ProfileReader(Progress* progress) : progress_(progress) {}
+  ProfileReader(Progress* progress, ReadBudget& budget) : progress_(progress), budget_(budget), charge_(budget) {}
 
   Result<Trace> read(const std::string& bytes) {
     trace_.format = "jax-memory-profile";
@@ -353,6 +353,8 @@ class ProfileReader {
     e.stack = stack;
     e.run = 0;
     for (uint64_t b = 0; b < buffers; ++b) {
+      // One sample of a few bytes may stand for millions of buffers: each is a row, counted.
+      if (Status st = charge_.admit(trace_.events.size()); !st) return Error{fmt::format("sample {}: {}", index, st.error().message)};
       e.size = bytes / static_cast<int64_t>(buffers) + (b + 1 == buffers ? bytes % static_cast<int64_t>(buffers) : 0);
       trace_.events.push(e);
     }
@@ -391,6 +393,8 @@ class ProfileReader {
   }
 
   Progress* progress_;
+  ReadBudget& budget_;
+  EventCharge charge_;
   Trace trace_;
   std::string warnings_;
   std::vector<std::pair<uint64_t, uint64_t>> sample_types_;
@@ -469,8 +473,10 @@ Status addJaxMemoryAnalysis(Trace& trace, const std::string& json) {
   return Ok{};
 }
 
-Result<Trace> importJaxMemoryProfile(const std::string& bytes, const std::string& path, Progress* progress) {
-  auto trace = ProfileReader(progress).read(bytes);
+Result<Trace> importJaxMemoryProfile(const std::string& bytes, const std::string& path, Progress* progress,
+                                     ReadBudget* budget) {
+  ReadBudget local;
+  auto trace = ProfileReader(progress, budget ? *budget : local).read(bytes);
   if (!trace || path.empty()) return trace;
   const std::string sidecar = jaxMemoryAnalysisPath(path);
   std::error_code ec;

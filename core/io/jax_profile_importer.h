@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/io/read_limits.h"
 #include "core/model/trace.h"
 #include "core/util/cancel.h"
 #include "core/util/result.h"
@@ -24,7 +25,9 @@ namespace sawtooth {
 bool looksLikePprof(std::string_view bytes);
 // `path` (may be empty) is where the profile was read from: the memory_analysis file is looked
 // for beside it.
-Result<Trace> importJaxMemoryProfile(const std::string& bytes, const std::string& path, Progress* progress = nullptr);
+// Within the budget's limits (memory, events) when one is given.
+Result<Trace> importJaxMemoryProfile(const std::string& bytes, const std::string& path, Progress* progress = nullptr,
+                                     ReadBudget* budget = nullptr);
 
 // "DIR/NAME.prof", "DIR/NAME.prof.gz", "DIR/NAME.pb.gz" → "DIR/NAME.memory_analysis.json".
 std::string jaxMemoryAnalysisPath(const std::string& profile_path);

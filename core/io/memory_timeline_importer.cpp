@@ -58,10 +58,12 @@ struct RawEvent {
 
 class TimelineReader {
  public:
-  explicit TimelineReader(Progress* progress) : progress_(progress) {}
+  TimelineReader(Progress* progress, ReadBudget& budget) : progress_(progress), budget_(budget), charge_(budget) {}
 
   Result<Trace> read(const std::string& json) {
     trace_.format = "torch-memory-timeline";
+    // simdjson's document: its tape and strings take about twice the text.
+    if (!budget_.take(uint64_t{json.size()} * 2)) return budget_.memoryError("the JSON document");
     dom::parser parser;
     dom::element doc;
     const bool copy = json.capacity() < json.size() + simdjson::SIMDJSON_PADDING;
@@ -95,8 +97,9 @@ class TimelineReader {
     return false;
   }
 
-  void push(int64_t t_ns, int64_t delta, Category category) {
-    if (delta == 0) return;
+  Status push(int64_t t_ns, int64_t delta, Category category) {
+    if (delta == 0) return Ok{};
+    if (Status st = charge_.admit(trace_.events.size()); !st) return st;
     Event e;
     e.t_ns = t_ns;
     e.device = 0;
@@ -105,6 +108,7 @@ class TimelineReader {
     e.size = delta > 0 ? delta : wrappingSub(0, delta);
     e.category = category;
     trace_.events.push(e);
+    return Ok{};
   }
 
   Status readPlot(dom::element times_element, dom::array rows) {
@@ -114,6 +118,7 @@ class TimelineReader {
       return Error{fmt::format("[times, sizes]: {} times but {} rows of sizes", times_array.size(), rows.size())};
     if (rows.size() == 0) return Error{"a memory timeline without time points ([[], []])"};
     std::vector<int64_t> times;
+    if (!budget_.take(uint64_t{times_array.size()} * sizeof(int64_t))) return budget_.memoryError("the times");
     times.reserve(times_array.size());
     for (dom::element t : times_array) {
       int64_t v = 0;
@@ -132,7 +137,7 @@ class TimelineReader {
 
     std::array<int64_t, kPlotColumns> previous{}, row{};
     size_t i = 0, negative_rows = 0;
-    trace_.events.reserve(rows.size() * 2);
+    trace_.events.reserve(std::min<size_t>(rows.size() * 2, budget_.limits().max_events));
     for (dom::element r : rows) {
       dom::array cols;
       if (r.get_array().get(cols) || cols.size() != kPlotColumns)
@@ -157,7 +162,8 @@ class TimelineReader {
       for (int pass = 0; pass < 2; ++pass)
         for (size_t k = 1; k < kPlotColumns; ++k) {
           const int64_t delta = wrappingSub(row[k], previous[k]);
-          if ((pass == 0) == (delta < 0)) push(t_ns, delta, kTorchCategories[k - 1]);
+          if ((pass == 0) == (delta < 0))
+            if (Status st = push(t_ns, delta, kTorchCategories[k - 1]); !st) return st;
         }
       previous = row;
       if (cancelled(++i, rows.size())) return Error{"cancelled"};
@@ -168,6 +174,7 @@ class TimelineReader {
 
   Status readRaw(dom::array items) {
     std::vector<RawEvent> raw;
+    if (!budget_.take(uint64_t{items.size()} * sizeof(RawEvent))) return budget_.memoryError("the raw events");
     raw.reserve(items.size());
     int64_t t0 = std::numeric_limits<int64_t>::max();
     for (dom::element item : items) {
@@ -199,7 +206,7 @@ class TimelineReader {
 
     size_t bumps = 0, backwards = 0;
     int64_t last_ns = 0;
-    trace_.events.reserve(raw.size());
+    trace_.events.reserve(std::min<size_t>(raw.size(), budget_.limits().max_events));
     for (size_t i = 0; i < raw.size(); ++i) {
       const RawEvent& e = raw[i];
       // Memory that existed before profiling began has timestamp -1: it starts the timeline.
@@ -218,7 +225,7 @@ class TimelineReader {
           continue;
         }
       }
-      push(t_ns, e.bytes, kTorchCategories[static_cast<size_t>(e.category)]);
+      if (Status st = push(t_ns, e.bytes, kTorchCategories[static_cast<size_t>(e.category)]); !st) return st;
       if (cancelled(i + 1, raw.size())) return Error{"cancelled"};
     }
     trace_.meta["memory_timeline.version_bumps_within_a_category"] = std::to_string(bumps);
@@ -227,6 +234,8 @@ class TimelineReader {
   }
 
   Progress* progress_;
+  ReadBudget& budget_;
+  EventCharge charge_;
   Trace trace_;
   std::string warnings_;
 };
@@ -247,8 +256,9 @@ bool looksLikeMemoryTimeline(std::string_view bytes) {
   return i < bytes.size() && bytes[i] == '[';
 }
 
-Result<Trace> importMemoryTimeline(const std::string& json, Progress* progress) {
-  return TimelineReader(progress).read(json);
+Result<Trace> importMemoryTimeline(const std::string& json, Progress* progress, ReadBudget* budget) {
+  ReadBudget local;
+  return TimelineReader(progress, budget ? *budget : local).read(json);
 }
 
 bool looksLikeHtml(std::string_view bytes) {

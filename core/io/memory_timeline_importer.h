@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/io/read_limits.h"
 #include "core/model/trace.h"
 #include "core/util/cancel.h"
 #include "core/util/result.h"
@@ -25,7 +26,8 @@ namespace sawtooth {
 // a Chrome trace (whose array form holds objects).
 bool looksLikeMemoryTimeline(std::string_view bytes);
 // `json` may carry simdjson's padding in its capacity (readFileBytes leaves it); else it is copied.
-Result<Trace> importMemoryTimeline(const std::string& json, Progress* progress = nullptr);
+// Within the budget's limits (memory, events) when one is given.
+Result<Trace> importMemoryTimeline(const std::string& json, Progress* progress = nullptr, ReadBudget* budget = nullptr);
 
 // An HTML document ("<" after whitespace): never a trace. The error says what to export instead.
 bool looksLikeHtml(std::string_view bytes);

@@ -130,4 +130,14 @@ Error ReadBudget::timeError() const {
                            raiseHint("seconds"))};
 }
 
+Status EventCharge::admit(uint64_t rows) {
+  if (rows >= budget_.limits().max_events)
+    return Error{fmt::format("more than {} events (the events limit; {})", budget_.limits().max_events, raiseHint("events"))};
+  if (rows < charged_) return Ok{};
+  constexpr uint64_t kStep = 65536, kRowBytes = 49;
+  if (!budget_.take(kStep * kRowBytes)) return budget_.memoryError("the events");
+  charged_ += kStep;
+  return Ok{};
+}
+
 }  // namespace sawtooth

@@ -78,4 +78,18 @@ class ReadBudget {
   std::chrono::steady_clock::time_point deadline_;
 };
 
+// An importer's growing event store charged against the budget in steps of 64 K rows (49 bytes a
+// row in the store) and held to the events limit: a few bytes of input that stand for millions of
+// events (a pprof sample with a huge count) stop at the limit with an error value.
+class EventCharge {
+ public:
+  explicit EventCharge(ReadBudget& budget) : budget_(budget) {}
+  // Before adding a row to a store that holds `rows`.
+  Status admit(uint64_t rows);
+
+ private:
+  ReadBudget& budget_;
+  uint64_t charged_ = 0;
+};
+
 }  // namespace sawtooth

@@ -61,12 +61,12 @@ Result<Trace> fromBytes(std::shared_ptr<const void> owner, std::string_view byte
     }
     // These two importers read a std::string (simdjson's padding, protobuf's views): a copy.
     case TraceFormat::MemoryTimeline: {
-      auto trace = importMemoryTimeline(std::string(bytes), progress);
+      auto trace = importMemoryTimeline(std::string(bytes), progress, &budget);
       if (!trace) return withFile(label, trace.error());
       return checked(std::move(trace), label, budget);
     }
     case TraceFormat::JaxMemoryProfile: {
-      auto trace = importJaxMemoryProfile(std::string(bytes), label, progress);
+      auto trace = importJaxMemoryProfile(std::string(bytes), label, progress, &budget);
       if (!trace) return withFile(label, trace.error());
       return checked(std::move(trace), label, budget);
     }

@@ -208,6 +208,24 @@ TEST(JaxProfile, SamplesBecomeOneEventPerBufferOnTheirDevice) {
       << *run.configValue("executable 001");
 }
 
+// Four bytes of a sample may claim 16 million buffers: each is an event, counted against the
+// memory and events limits, so the import stops with an error value instead of growing.
+TEST(JaxProfile, ASampleClaimingMillionsOfBuffersStopsAtTheLimits) {
+  const std::string profile = profileHeader() + buffer((uint64_t{1} << 24) - 1, uint64_t{1} << 40, 9) + stringTable();
+  ASSERT_LT(profile.size(), 200u);
+  ReadLimits small;
+  small.max_memory = 64 << 20;
+  auto trace = loadTraceFromBytes(profile, "bomb.prof", nullptr, small);
+  ASSERT_FALSE(trace.ok());
+  EXPECT_NE(trace.error().message.find("memory"), std::string::npos) << trace.error().message;
+  EXPECT_NE(trace.error().message.find("sample 0"), std::string::npos) << trace.error().message;
+  ReadLimits few;
+  few.max_events = 1000;
+  auto counted = loadTraceFromBytes(profile, "bomb.prof", nullptr, few);
+  ASSERT_FALSE(counted.ok());
+  EXPECT_NE(counted.error().message.find("more than 1000 events"), std::string::npos) << counted.error().message;
+}
+
 TEST(JaxProfile, OddSamplesAreKeptAndFlagged) {
   const std::string profile = profileHeader() + buffer(3, 301, 9) + len(2, packed(2, {1, 50})) + stringTable();
   auto trace = importJaxMemoryProfile(profile, "");

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 #include "core/analysis/category_series.h"
@@ -98,6 +100,23 @@ TEST(MemoryTimeline, ThePlotFormsDecreasesComeFirstSoNoFalsePeak) {
   EXPECT_EQ(trace->events.action()[2], Action::Alloc);
   EXPECT_EQ(trace->events.category()[2], Category::Activation);
   EXPECT_EQ(trace->events.tNs()[2], 10'000);  // µs in the file
+}
+
+TEST(MemoryTimeline, TheLimitsBoundTheImport) {
+  std::string text = "[";
+  for (int i = 0; i < 20000; ++i) text += fmt::format("{}[{}, 2, {}, 5]", i ? ", " : "", 1000 + i, i % 2 ? -32 : 32);
+  text += "]";
+  ReadLimits few;
+  few.max_events = 100;
+  auto counted = loadTraceFromBytes(text, "timeline.raw.json", nullptr, few);
+  ASSERT_FALSE(counted.ok());
+  EXPECT_NE(counted.error().message.find("more than 100 events"), std::string::npos) << counted.error().message;
+  ReadLimits small;
+  small.max_memory = 256 << 10;
+  auto tiny = loadTraceFromBytes(text, "timeline.raw.json", nullptr, small);
+  ASSERT_FALSE(tiny.ok());
+  EXPECT_NE(tiny.error().message.find("memory"), std::string::npos) << tiny.error().message;
+  EXPECT_TRUE(loadTraceFromBytes(text, "timeline.raw.json").ok());
 }
 
 TEST(MemoryTimeline, RawVersionBumpsWithinACategoryMoveNothing) {

@@ -122,6 +122,17 @@ for args in (["frobnicate"], ["info"], ["info", "a", "b"], ["--no-such-option"],
              ["export", os.path.join(data, "anatomy_adam_snapshot.pickle"), "--csv", "nope", "x.csv"]):
     r = run(*args)
     check(r.returncode == 2 and r.stderr.strip(), f"{args}: exit {r.returncode}, {r.stderr.strip()!r}")
+# Every command reads within the limits it is given, segments and diff included.
+snapshot = os.path.join(data, "h200_allocator_window.pickle")
+for args in (["segments", snapshot], ["diff", snapshot, os.path.join(data, "h200_allocator_expandable.pickle")],
+             ["info", snapshot]):
+    r = run(*args, "--limit", "events=10")
+    check(r.returncode == 1 and "the events limit" in r.stderr and "--limit events=" in r.stderr,
+          f"{args[0]} with --limit events=10: exit {r.returncode}, {r.stderr.strip()!r}")
+    r = run(*args, "--max-memory", "64K")
+    check(r.returncode == 1 and "--max-memory" in r.stderr, f"{args[0]} --max-memory 64K: exit {r.returncode}, {r.stderr.strip()!r}")
+    r = run(*args, "--max-memory", "lots")
+    check(r.returncode == 2, f"{args[0]} --max-memory lots: exit {r.returncode}")
 r = run("--help")
 check(r.returncode == 0 and "Exit codes: 0 ok, 1 " in r.stdout, f"--help: exit {r.returncode}, no exit codes")
 

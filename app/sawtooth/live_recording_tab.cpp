@@ -52,8 +52,8 @@ void LiveRecordingTab::updateStatus() {
                        .arg(follower_->path(), locale.toString(static_cast<qulonglong>(t.events())),
                             QString::number(seconds, 'f', 1),
                             chart_->followsLiveEdge() ? tr("following the live edge") : tr("zoom kept (End: follow)"),
-                            QString::number(follower_->lastReadMs(), 'f', 1),
-                            QString::number(follower_->lastAppendMs(), 'f', 1)));
+                            QString::number(follower_->lastReadMs(), 'f', 2),
+                            QString::number(follower_->lastAppendMs(), 'f', 2)));
 }
 
 }  // namespace sawtooth::app

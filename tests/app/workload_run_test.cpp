@@ -250,6 +250,15 @@ class WorkloadRunTest : public QObject {
     QCOMPARE(live->chart()->window().hi(), hi);
     QVERIFY(!live->chart()->followsLiveEdge());
 
+    // SAWTOOTH_SCREENSHOT_DIR set: the live tab as a user sees it, for the README.
+    if (const QByteArray dir = qgetenv("SAWTOOTH_SCREENSHOT_DIR"); !dir.isEmpty()) {
+      w->resize(1500, 950);
+      w->show();
+      live->chart()->followLiveEdge();
+      QTest::qWait(1500);
+      QVERIFY(w->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/live-recording.png")));
+    }
+
     // Stop, from the live tab: the finished trace replaces it and holds at least what was seen.
     const uint64_t seen = timeline.events();
     emit live->stopRequested();

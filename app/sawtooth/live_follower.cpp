@@ -60,6 +60,11 @@ void LiveFollower::poll() {
                        << last_append_ms_ << "ms;" << timeline_.events() << "in all";
         if (!polled.batch.rows.empty() || refreshes_ == 1) emit grew();
         if (polled.batch.more && timer_.isActive()) QTimer::singleShot(0, this, &LiveFollower::poll);
+        if (complete_ && !ended_) {
+          ended_ = true;
+          timer_.stop();
+          emit recordingEnded();
+        }
       },
       [this](QString message) {
         in_flight_ = false;

@@ -44,6 +44,8 @@ class LiveFollower : public QObject {
  signals:
   void grew();
   void failed(QString message);
+  // No recorder holds the file any more and every event has been read (once).
+  void recordingEnded();
 
  private:
   void poll();
@@ -55,6 +57,7 @@ class LiveFollower : public QObject {
   QTimer timer_;
   bool in_flight_ = false;
   bool complete_ = false;
+  bool ended_ = false;
   int refreshes_ = 0;
   double last_read_ms_ = 0;
   double last_append_ms_ = 0;

@@ -38,6 +38,8 @@ LiveRecordingTab::LiveRecordingTab(const QString& path, JobRunner* jobs, QWidget
   follower_->start();
 }
 
+void LiveRecordingTab::setStoppable(bool stoppable) { stop_->setVisible(stoppable); }
+
 void LiveRecordingTab::stopFollowing() {
   follower_->stop();
   stop_->setEnabled(false);

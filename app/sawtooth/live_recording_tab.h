@@ -22,6 +22,8 @@ class LiveRecordingTab : public QWidget {
   const QString& path() const { return follower_->path(); }
   QString statusText() const { return status_->text(); }
   void stopFollowing();
+  // Stop ends a recording the app started; for another process's recording it is hidden.
+  void setStoppable(bool stoppable);
 
  signals:
   void stopRequested();

@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
   }
 
   sawtooth::app::MainWindow window;
-  for (const QString& path : parser.positionalArguments()) window.openFile(path);
+  for (const QString& path : parser.positionalArguments()) window.openOrFollow(path);
   if (parser.isSet(screenshot)) {
     const auto m = QRegularExpression(QStringLiteral("^(\\d+)x(\\d+)$")).match(parser.value(size));
     if (m.hasMatch()) window.resize(m.captured(1).toInt(), m.captured(2).toInt());

@@ -18,6 +18,7 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTabBar>
 
 #include "app/sawtooth/app_logging.h"
 #include "app/sawtooth/program_dialog.h"
@@ -26,6 +27,7 @@
 #include "app/sawtooth/trace_jobs.h"
 #include "core/analysis/site_tables.h"
 #include "core/analysis/trace_diff.h"
+#include "core/io/output_claim.h"
 #include "views/chart_export.h"
 #include "views/qt_format.h"
 
@@ -156,7 +158,7 @@ QString MainWindow::aboutText() const {
 void MainWindow::rebuildRecentMenu() {
   recent_menu_->clear();
   const QStringList files = RecentFiles::load();
-  for (const QString& f : files) recent_menu_->addAction(f, this, [this, f] { openFile(f); });
+  for (const QString& f : files) recent_menu_->addAction(f, this, [this, f] { openOrFollow(f); });
   if (files.isEmpty()) recent_menu_->addAction(tr("(none)"))->setEnabled(false);
   recent_menu_->addSeparator();
   recent_menu_->addAction(tr("Clear"), this, [this] {
@@ -188,6 +190,35 @@ views::TraceTab* MainWindow::openFile(const QString& path, const QString& title)
   });
   controller->load();
   return tab;
+}
+
+void MainWindow::openOrFollow(const QString& path) {
+  if (!followRecording(path)) openFile(path);
+}
+
+LiveRecordingTab* MainWindow::followRecording(const QString& path) {
+  const QString absolute = QFileInfo(path).absoluteFilePath();
+  if (!isBeingWritten(absolute.toStdString())) return nullptr;
+  auto* live = new LiveRecordingTab(absolute, &jobs_);
+  live->setStoppable(false);  // another process's recording: stopped where it was started
+  const int index = tabs_->addTab(live, tr("● %1 (recording)").arg(QFileInfo(path).completeBaseName()));
+  tabs_->setTabToolTip(index, absolute);
+  tabs_->setCurrentIndex(index);
+  connect(live->follower(), &LiveFollower::recordingEnded, this, [this, live, absolute] {
+    const int at = tabs_->indexOf(live);
+    if (at < 0) return;
+    QWidget* current = tabs_->currentWidget() == live ? nullptr : tabs_->currentWidget();
+    live->stopFollowing();
+    tabs_->removeTab(at);
+    live->deleteLater();
+    auto* tab = openFile(absolute);  // in the live tab's place, the user's current tab kept
+    tabs_->tabBar()->moveTab(tabs_->indexOf(tab), at);
+    if (current) tabs_->setCurrentWidget(current);
+    showStatus(tr("The recording %1 ended; it is open as a trace.").arg(absolute));
+  });
+  showStatus(tr("%1 is being recorded: following it live.").arg(absolute));
+  qCInfo(lcWindow) << "following" << absolute << "written by another process";
+  return live;
 }
 
 views::TraceTab* MainWindow::currentTab() const { return qobject_cast<views::TraceTab*>(tabs_->currentWidget()); }
@@ -370,7 +401,7 @@ void MainWindow::openDialog() {
   QSettings settings;
   const QStringList files = QFileDialog::getOpenFileNames(this, tr("Open memory traces"),
                                                           settings.value("lastDirectory").toString(), kTraceFilter);
-  for (const QString& f : files) openFile(f);
+  for (const QString& f : files) openOrFollow(f);
   if (!files.isEmpty()) settings.setValue("lastDirectory", QFileInfo(files.first()).absolutePath());
 }
 
@@ -480,7 +511,7 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
 
 void MainWindow::dropEvent(QDropEvent* event) {
   for (const QUrl& url : event->mimeData()->urls())
-    if (url.isLocalFile()) openFile(url.toLocalFile());
+    if (url.isLocalFile()) openOrFollow(url.toLocalFile());
   event->acceptProposedAction();
 }
 

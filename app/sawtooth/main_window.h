@@ -26,6 +26,12 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(QString recorder = findRecorder(), QString out_dir = {}, QWidget* parent = nullptr);
 
   views::TraceTab* openFile(const QString& path, const QString& title = {});
+  // What a user's open does (menu, recent files, drop, command line): a file that a recorder is
+  // writing right now (started anywhere: a terminal, a script) is followed live, and opens as a
+  // trace when the recorder lets go of it; any other file opens as a trace.
+  void openOrFollow(const QString& path);
+  // Follows a recording another process writes; null when `path` is not being written.
+  LiveRecordingTab* followRecording(const QString& path);
   views::TraceTab* currentTab() const;
   QTabWidget* tabs() const { return tabs_; }
   int tabCount() const { return tabs_->count(); }

@@ -12,6 +12,8 @@
 #include "app/sawtooth/main_window.h"
 #include "app/sawtooth/reading_limits.h"
 #include "app/sawtooth/recent_files.h"
+#include "core/io/native_writer.h"
+#include "core/io/trace_loader.h"
 #include "core/recording/workload_list.h"
 
 using namespace sawtooth;
@@ -140,6 +142,46 @@ class MainWindowTest : public QObject {
                                             static_cast<qsizetype>(describe(anomalies.front().kind).size()));
     QVERIFY2(tab->noticeText().contains(first), qPrintable(tab->noticeText()));
     QVERIFY(tab->noticeText().contains(QStringLiteral("kept as recorded")));
+  }
+
+  // A recording started anywhere else (a terminal, a script) is followed live when opened, and
+  // opens as a trace in the same place once its recorder lets go of the file.
+  void aFileBeingRecordedIsFollowedLiveThenOpens() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("elsewhere.sawtooth"));
+    auto writer = NativeWriter::create(path.toStdString(), OutputClaim::Existing::Refuse, NativeWriterOptions{.recording = true});
+    QVERIFY(writer.ok());
+    auto source = loadTrace(data("anatomy_adam_snapshot.pickle").toStdString());
+    QVERIFY(source.ok());
+    QVERIFY((*writer)->beginBatch());
+    for (const DeviceInfo& d : source->devices) QVERIFY((*writer)->writeDevice(d));
+    QVERIFY((*writer)->appendEventsAt(source->events, 0, 100, 0));
+    QVERIFY((*writer)->commitBatch());
+
+    app::MainWindow w{QString()};
+    w.openFile(data("anatomy_adam_snapshot.pickle"));
+    w.openOrFollow(path);
+    QCOMPARE(w.tabCount(), 2);
+    auto* live = qobject_cast<app::LiveRecordingTab*>(w.tabs()->widget(1));
+    QVERIFY(live);
+    QCOMPARE(w.tabs()->currentWidget(), live);
+    QVERIFY(w.tabs()->tabText(1).contains(QStringLiteral("recording")));
+    QTRY_COMPARE_WITH_TIMEOUT(live->follower()->timeline().events(), uint64_t{100}, 10000);
+    QVERIFY((*writer)->beginBatch());
+    QVERIFY((*writer)->appendEventsAt(source->events, 100, source->events.size(), 100));
+    QVERIFY((*writer)->commitBatch());
+    QTRY_COMPARE_WITH_TIMEOUT(live->follower()->timeline().events(), uint64_t{source->events.size()}, 10000);
+    QVERIFY(w.tabs()->widget(1) == live);  // still recording: still live
+
+    QVERIFY((*writer)->finish());
+    writer->reset();  // the recorder lets go
+    QTRY_VERIFY_WITH_TIMEOUT(qobject_cast<TraceTab*>(w.tabs()->widget(1)) != nullptr, 10000);
+    QCOMPARE(w.tabCount(), 2);
+    auto* tab = qobject_cast<TraceTab*>(w.tabs()->widget(1));
+    QTRY_COMPARE_WITH_TIMEOUT(tab->state(), TraceTab::State::Ready, 20000);
+    QCOMPARE(tab->analysis()->trace().events.size(), source->events.size());
+    // A file nobody writes opens as a trace at once.
+    QVERIFY(!w.followRecording(data("anatomy_adam_snapshot.pickle")));
   }
 
   void readingLimitsComeFromTheSettings() {

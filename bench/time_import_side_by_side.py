@@ -3,7 +3,7 @@
 so that both see the same machine load:
 
   - `sawtooth-trace info --json FILE` as a new process (start, map, decode, check, summarise, print,
-    exit), wall time and peak resident memory (wait4's ru_maxrss);
+    exit), wall time and peak resident memory (GNU time's %M, /usr/bin/time being its parent);
   - `sawtooth --export-png OUT FILE` as a new process, when --gui is given;
   - `pickle.loads` of the same bytes in this process (the bytes already in memory; reading the file
     not timed), with the garbage collector disabled (the stricter reference) and enabled (Python's
@@ -25,19 +25,25 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 
 def run_process(argv, env=None):
-    start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    _, status, usage = os.wait4(proc.pid, 0)
-    seconds = time.perf_counter() - start
-    err = proc.stderr.read().decode(errors="replace")
-    proc.stderr.close()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"{argv}: exit {os.waitstatus_to_exitcode(status)}: {err.strip()[-300:]}")
-    return seconds, usage.ru_maxrss * 1024
+    # The peak resident memory comes from GNU time, the tool's parent: a child of this process
+    # would report this process's own memory (the file's bytes, the unpickled objects) as its peak,
+    # because the kernel keeps the peak of the image the child had before exec.
+    with tempfile.NamedTemporaryFile("r") as rss:
+        start = time.perf_counter()
+        proc = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", rss.name, *argv], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, env=env)
+        _, status, _ = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - start
+        err = proc.stderr.read().decode(errors="replace")
+        proc.stderr.close()
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise RuntimeError(f"{argv}: exit {os.waitstatus_to_exitcode(status)}: {err.strip()[-300:]}")
+        return seconds, int(rss.read().split()[-1]) * 1024
 
 
 def time_loads(raw, gc_enabled):

@@ -37,12 +37,13 @@ void LiveFollower::poll() {
   if (in_flight_ || !jobs_) return;
   in_flight_ = true;
   auto tail = tail_;
+  const uint64_t room = max_events_ > timeline_.events() ? max_events_ - timeline_.events() : 0;
   jobs_->run<Polled>(
       QStringLiteral("live: ") + path_, tr("Following %1").arg(path_), this,
-      [tail](Progress&) -> Result<Polled> {
+      [tail, room](Progress&) -> Result<Polled> {
         QElapsedTimer clock;
         clock.start();
-        auto batch = tail->poll();
+        auto batch = tail->poll(room);
         if (!batch) return batch.error();
         return Polled{std::move(*batch), clock.nsecsElapsed() / 1e6};
       },
@@ -59,7 +60,11 @@ void LiveFollower::poll() {
         qCDebug(lcRecorder) << "live:" << polled.batch.rows.size() << "new events read in" << last_read_ms_ << "ms, appended in"
                        << last_append_ms_ << "ms;" << timeline_.events() << "in all";
         if (!polled.batch.rows.empty() || refreshes_ == 1) emit grew();
-        if (polled.batch.more && timer_.isActive()) QTimer::singleShot(0, this, &LiveFollower::poll);
+        if (timeline_.events() >= max_events_ && !capped_) {
+          capped_ = true;  // later polls read no rows, only whether the recording has ended
+          emit reachedLimit();
+        }
+        if (polled.batch.more && !capped_ && timer_.isActive()) QTimer::singleShot(0, this, &LiveFollower::poll);
         if (complete_ && !ended_) {
           ended_ = true;
           timer_.stop();

@@ -23,6 +23,10 @@ namespace sawtooth::app {
 class LiveFollower : public QObject {
   Q_OBJECT
  public:
+  // The live timeline holds about 32 bytes an event; past this many it stops growing (the whole
+  // recording opens when it ends) instead of taking the machine's memory during a long run.
+  static constexpr uint64_t kDefaultMaxEvents = 20'000'000;
+
   LiveFollower(QString path, JobRunner* jobs, QObject* parent = nullptr);
   ~LiveFollower() override;
 
@@ -33,6 +37,9 @@ class LiveFollower : public QObject {
   void pollNow();
 
   const LiveTimeline& timeline() const { return timeline_; }
+  void setMaxEvents(uint64_t events) { max_events_ = events; }
+  // The timeline reached max events and stopped growing.
+  bool capped() const { return capped_; }
   const QString& path() const { return path_; }
   bool recordingComplete() const { return complete_; }
   int refreshes() const { return refreshes_; }
@@ -46,6 +53,8 @@ class LiveFollower : public QObject {
   void failed(QString message);
   // No recorder holds the file any more and every event has been read (once).
   void recordingEnded();
+  // The timeline reached its event limit and stops growing (once); polling goes on for the end.
+  void reachedLimit();
 
  private:
   void poll();
@@ -58,6 +67,8 @@ class LiveFollower : public QObject {
   bool in_flight_ = false;
   bool complete_ = false;
   bool ended_ = false;
+  bool capped_ = false;
+  uint64_t max_events_ = kDefaultMaxEvents;
   int refreshes_ = 0;
   double last_read_ms_ = 0;
   double last_append_ms_ = 0;

@@ -32,6 +32,11 @@ LiveRecordingTab::LiveRecordingTab(const QString& path, JobRunner* jobs, QWidget
     chart_->refresh();
     updateStatus();
   });
+  connect(follower_, &LiveFollower::reachedLimit, this, [this] {
+    status_->setText(tr("The live view holds the first %L1 events and stops growing here; the whole recording opens "
+                        "when it ends.")
+                         .arg(follower_->timeline().events()));
+  });
   connect(follower_, &LiveFollower::failed, this, [this](const QString& message) {
     status_->setText(tr("The live view stopped: %1 (the recording goes on; its trace opens when it ends)").arg(message));
   });
@@ -47,7 +52,7 @@ void LiveRecordingTab::stopFollowing() {
 
 void LiveRecordingTab::updateStatus() {
   const LiveTimeline& t = follower_->timeline();
-  if (!t.firstTime()) return;
+  if (!t.firstTime() || follower_->capped()) return;
   const QLocale locale;
   const double seconds = static_cast<double>(t.lastTime() - *t.firstTime()) / 1e9;
   status_->setText(tr("Recording %1 — %2 events, %3 s · %4 · last refresh: read %5 ms, added in %6 ms")

@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -56,7 +57,7 @@ Status readDevices(sql::Database& db, const std::string& path, std::vector<LiveD
 LiveTail::LiveTail(std::string path, size_t max_rows, double max_seconds)
     : path_(std::move(path)), max_rows_(max_rows), max_seconds_(max_seconds) {}
 
-Result<LiveBatch> LiveTail::poll() {
+Result<LiveBatch> LiveTail::poll(size_t max_rows) {
   LiveBatch batch;
   // Asked first: a recorder that has let go of its file committed everything before it did, so
   // the rows read after this are all there will be.
@@ -85,7 +86,8 @@ Result<LiveBatch> LiveTail::poll() {
     if (Status st = readDevices(*db, path_, batch.devices); !st) return st.error();
   auto st = db->prepare("SELECT seq, t_ns, device, source, action, size FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2");
   if (!st) return st.error();
-  st->bind(1, last_seq_).bind(2, static_cast<int64_t>(max_rows_));
+  const size_t limit = std::min(max_rows, max_rows_);
+  st->bind(1, last_seq_).bind(2, static_cast<int64_t>(limit));
   static constexpr const char* kColumns[] = {"seq", "t_ns", "device", "source", "action", "size"};
   while (st->step()) {
     for (int column = 0; column < 6; ++column)
@@ -105,7 +107,7 @@ Result<LiveBatch> LiveTail::poll() {
   if (st->failed()) return Error{st->error()};
   (void)db->exec("COMMIT");
   rows_read_ += batch.rows.size();
-  batch.more = batch.rows.size() == max_rows_;
+  batch.more = batch.rows.size() == limit && limit > 0;
   batch.complete = writer_gone && !batch.more;
   return batch;
 }

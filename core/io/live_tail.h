@@ -29,7 +29,8 @@ class LiveTail {
   // At most max_rows events per poll (their memory), each poll's queries bounded by max_seconds.
   explicit LiveTail(std::string path, size_t max_rows = size_t{1} << 20, double max_seconds = 2.0);
 
-  Result<LiveBatch> poll();
+  // At most `max_rows` this time as well (0: none, only whether the file is ready and complete).
+  Result<LiveBatch> poll(size_t max_rows = SIZE_MAX);
   const std::string& path() const { return path_; }
   // Events read so far (the next poll starts after them).
   uint64_t eventsRead() const { return rows_read_; }

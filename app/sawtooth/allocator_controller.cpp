@@ -33,7 +33,7 @@ void AllocatorController::setAnalysis(std::shared_ptr<const TraceAnalysis> analy
     return;
   }
   auto trace = analysis_->sharedTrace();
-  device_ = static_cast<int16_t>(largestPeakDevice(*trace));
+  device_ = static_cast<int16_t>(largestPeakDevice(*analysis_));  // from the peaks: no pass over the events here
   views_.state->setMessage(tr("Replaying the allocator…"));
   views_.live->setMessage(tr("Finding what is alive at the peak…"));
   jobs_.run<AllocatorReplay>(

@@ -16,6 +16,17 @@ DeviceId largestPeakDevice(const Trace& trace) {
   return best;
 }
 
+DeviceId largestPeakDevice(const TraceAnalysis& analysis) {
+  DeviceId best = 0;
+  int64_t top = -1;
+  for (const auto& d : analysis.devices()) {
+    const SeriesAnalysis* allocated = d->line(SeriesKind::Allocated);
+    const int64_t peak = allocated ? allocated->peak.value : -1;
+    if (peak > top) top = peak, best = d->device;
+  }
+  return best;
+}
+
 Result<AllocatorReplay> replayAllocator(std::shared_ptr<const Trace> trace, DeviceId device, Progress* progress) {
   auto history = AllocatorHistory::build(*trace, static_cast<int16_t>(device), {}, progress);
   if (!history.ok()) return history.error();

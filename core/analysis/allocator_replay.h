@@ -9,6 +9,7 @@
 
 #include "core/analysis/allocator_history.h"
 #include "core/analysis/fragmentation_series.h"
+#include "core/analysis/trace_analysis.h"
 #include "core/model/trace.h"
 #include "core/util/cancel.h"
 #include "core/util/result.h"
@@ -23,6 +24,8 @@ struct AllocatorReplay {
 
 // The device whose allocated bytes peak highest (the one a user asks about first); 0 with no device.
 DeviceId largestPeakDevice(const Trace& trace);
+// The same from an analysis' peaks, without a pass over the events (for the GUI thread).
+DeviceId largestPeakDevice(const TraceAnalysis& analysis);
 
 Result<AllocatorReplay> replayAllocator(std::shared_ptr<const Trace> trace, DeviceId device, Progress* progress = nullptr);
 

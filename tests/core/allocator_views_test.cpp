@@ -291,6 +291,10 @@ TEST(SiteTables, DiffTableSumsToEachPeakAndChartsTheLargestChanges) {
 TEST(AllocatorReplay, OpensAtTheOutOfMemoryElseThePeak) {
   const auto oom = load("oom_mlp_snapshot_protocol2.pickle.gz");
   const DeviceId device = largestPeakDevice(*oom);
+  // The app asks the analysis (no pass over the events on the GUI thread): the same device.
+  EXPECT_EQ(largestPeakDevice(TraceAnalysis(oom)), device);
+  const auto ranks = load("synthetic_window_streams.pickle");
+  EXPECT_EQ(largestPeakDevice(TraceAnalysis(ranks)), largestPeakDevice(*ranks));
   auto r = replayAllocator(oom, device);
   ASSERT_TRUE(r.ok()) << r.error().message;
   ASSERT_GE(r->open_at, 0);

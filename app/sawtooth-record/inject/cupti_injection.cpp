@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdarg>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -97,11 +98,14 @@ const bool g_debug = [] {
 }();
 std::atomic<int> g_debug_buffers{0};
 
-template <typename... Args>
-void debug(const char* format, Args... args) {
+// printf-checked, so that hardened builds (-Werror=format-security) accept a format alone.
+[[gnu::format(printf, 1, 2)]] void debug(const char* format, ...) {
   if (!g_debug) return;
   std::fprintf(stderr, "sawtooth-cupti[%d]: ", static_cast<int>(getpid()));
-  std::fprintf(stderr, format, args...);
+  va_list args;
+  va_start(args, format);
+  std::vfprintf(stderr, format, args);
+  va_end(args);
   std::fputc('\n', stderr);
 }
 

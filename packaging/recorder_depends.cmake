@@ -3,7 +3,9 @@
 # sawtooth package. CPack's own run cannot be used: it would stop at the libraries that link the
 # NVIDIA driver's libcuda.so.1 (LibTorch's NVRTC wrapper), which no Debian package provides (the
 # driver comes from NVIDIA, and the recorder runs on the CPU without it). Those are left out here;
-# what they need besides libcuda.so.1 is the C library, which the others need too.
+# what they need besides libcuda.so.1 is the C library, which the others need too. So are NVSHMEM's
+# bootstrap plugins for MPI, OpenSHMEM and PMIx (nvidia-nvshmem wheel): NVSHMEM loads one only when
+# a job is launched by that runtime, which brings its own libmpi / liboshmem / libpmix.
 # (CPack runs this without a project's policies: no IN_LIST, list(FIND) instead.)
 list(FIND CPACK_COMPONENTS_ALL recorder _packaged)
 if(NOT CPACK_GENERATOR STREQUAL "DEB" OR _packaged EQUAL -1)
@@ -25,7 +27,8 @@ foreach(_f IN LISTS _candidates)
   if(NOT _rc EQUAL 0)
     continue()
   endif()
-  if(_dynamic MATCHES "Shared library: \\[libcuda\\.so\\.1\\]")
+  if(_dynamic MATCHES "Shared library: \\[libcuda\\.so\\.1\\]" OR
+     _dynamic MATCHES "Shared library: \\[(libmpi|liboshmem|libpmix)\\.so[^]]*\\]")
     list(APPEND _left_out "${_f}")
     continue()
   endif()

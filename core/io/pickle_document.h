@@ -28,6 +28,10 @@
 
 namespace sawtooth::pickle {
 
+// The end of the error a parse with Shapes gives when the pickle changes a container after the
+// shapes read it (valid pickle, but not one a reader of shapes can follow: read it generically).
+inline constexpr std::string_view kChangedAfterRead = "that was already read";
+
 class Document {
  public:
   const Value& root() const { return root_; }

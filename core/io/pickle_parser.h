@@ -478,7 +478,7 @@ class Parser {
     if (target.kind != want)
       return fail(m_.op_pos, fmt::format("{} onto a {} (expected a {})", opcode, kindName(target.kind), kindName(want)));
     Document::Container& c = doc_.containers_[target.container];
-    if (c.frozen) return fail(m_.op_pos, fmt::format("{} onto a {} that was already read", opcode, kindName(want)));
+    if (c.frozen) return fail(m_.op_pos, fmt::format("{} onto a {} {}", opcode, kindName(want), kChangedAfterRead));
     const size_t size = c.size + count;
     if (size > limits_.max_container_items || size > std::numeric_limits<uint32_t>::max())
       return fail(m_.op_pos, fmt::format("a {} of more than {} items (the items limit; {})", kindName(want),

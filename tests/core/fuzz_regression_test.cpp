@@ -70,7 +70,7 @@ TEST(FuzzRegression, SelfReferencingSettingIsRenderedInBoundedWork) {
 // A pickle that adds items to a dict after the snapshot decoder has read it: the decoder gives way
 // to the generic reader, so both paths answer alike (fuzz_snapshot found them disagreeing).
 TEST(FuzzRegression, AContainerChangedAfterTheDecoderReadItIsReadGenerically) {
-  const auto bytes = readFileBytes(test::dataPath("fuzz_changed_after_read.pickle"));
+  const auto bytes = readFileBytes(test::dataPath("fuzz_changed_after_read.bin"));
   ASSERT_TRUE(bytes.ok());
   auto owner = std::make_shared<const std::string>(*bytes);
   ReadBudget budget;

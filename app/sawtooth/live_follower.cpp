@@ -31,8 +31,6 @@ void LiveFollower::stop() {
   in_flight_ = false;
 }
 
-void LiveFollower::pollNow() { poll(); }
-
 void LiveFollower::poll() {
   if (in_flight_ || !jobs_) return;
   in_flight_ = true;
@@ -55,7 +53,6 @@ void LiveFollower::poll() {
         timeline_.append(polled.batch.rows);
         last_append_ms_ = clock.nsecsElapsed() / 1e6;
         last_read_ms_ = polled.read_ms;
-        complete_ = polled.batch.complete;
         ++refreshes_;
         qCDebug(lcRecorder) << "live:" << polled.batch.rows.size() << "new events read in" << last_read_ms_ << "ms, appended in"
                        << last_append_ms_ << "ms;" << timeline_.events() << "in all";
@@ -65,7 +62,7 @@ void LiveFollower::poll() {
           emit reachedLimit();
         }
         if (polled.batch.more && !capped_ && timer_.isActive()) QTimer::singleShot(0, this, &LiveFollower::poll);
-        if (complete_ && !ended_) {
+        if (polled.batch.complete && !ended_) {
           ended_ = true;
           timer_.stop();
           emit recordingEnded();

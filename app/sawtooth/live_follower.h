@@ -33,15 +33,12 @@ class LiveFollower : public QObject {
   void start(int interval_ms = 250);
   // Stops polling; a poll in flight is dropped.
   void stop();
-  // One more poll now (the recording ended: read what it committed last).
-  void pollNow();
 
   const LiveTimeline& timeline() const { return timeline_; }
   void setMaxEvents(uint64_t events) { max_events_ = events; }
   // The timeline reached max events and stopped growing.
   bool capped() const { return capped_; }
   const QString& path() const { return path_; }
-  bool recordingComplete() const { return complete_; }
   int refreshes() const { return refreshes_; }
   // The last refresh: reading the new rows (worker thread) and appending them (GUI thread).
   double lastReadMs() const { return last_read_ms_; }
@@ -65,7 +62,6 @@ class LiveFollower : public QObject {
   LiveTimeline timeline_;
   QTimer timer_;
   bool in_flight_ = false;
-  bool complete_ = false;
   bool ended_ = false;
   bool capped_ = false;
   uint64_t max_events_ = kDefaultMaxEvents;

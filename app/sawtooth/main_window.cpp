@@ -199,11 +199,8 @@ void MainWindow::openOrFollow(const QString& path) {
 LiveRecordingTab* MainWindow::followRecording(const QString& path) {
   const QString absolute = QFileInfo(path).absoluteFilePath();
   if (!isBeingWritten(absolute.toStdString())) return nullptr;
-  auto* live = new LiveRecordingTab(absolute, &jobs_);
+  auto* live = addLiveTab(absolute, QFileInfo(path).completeBaseName());
   live->setStoppable(false);  // another process's recording: stopped where it was started
-  const int index = tabs_->addTab(live, tr("● %1 (recording)").arg(QFileInfo(path).completeBaseName()));
-  tabs_->setTabToolTip(index, absolute);
-  tabs_->setCurrentIndex(index);
   connect(live->follower(), &LiveFollower::recordingEnded, this, [this, live, absolute] {
     const int at = tabs_->indexOf(live);
     if (at < 0) return;
@@ -373,10 +370,17 @@ void MainWindow::compareDialog() {
 void MainWindow::openLiveTab(const QString& name) {
   closeLiveTab();
   if (!panel_->isRunning()) return;
-  live_ = new LiveRecordingTab(panel_->runner()->outPath(), &jobs_);
+  live_ = addLiveTab(panel_->runner()->outPath(), name);
   connect(live_, &LiveRecordingTab::stopRequested, panel_, &WorkloadPanel::cancel);
-  tabs_->setCurrentIndex(tabs_->addTab(live_, tr("● %1 (recording)").arg(name)));
   qCInfo(lcWindow) << "following" << live_->path() << "live";
+}
+
+LiveRecordingTab* MainWindow::addLiveTab(const QString& path, const QString& name) {
+  auto* live = new LiveRecordingTab(path, &jobs_);
+  const int index = tabs_->addTab(live, tr("● %1 (recording)").arg(name));
+  tabs_->setTabToolTip(index, path);
+  tabs_->setCurrentIndex(index);
+  return live;
 }
 
 void MainWindow::closeLiveTab() {

@@ -76,6 +76,8 @@ class MainWindow : public QMainWindow {
   void showStatus(const QString& text);
   void onRecordingFinished(RecorderRunner::Outcome outcome, const QString& path, const QString& message);
   void openLiveTab(const QString& name);
+  // A live tab following `path`, titled after `name`, made current.
+  LiveRecordingTab* addLiveTab(const QString& path, const QString& name);
   void closeLiveTab();
   void maybeOpenSamplesAtFirstStart();
   void runComparison(views::CompareView* view, std::shared_ptr<const TraceAnalysis> a, QString name_a,

@@ -14,6 +14,7 @@
 
 #include <torch/csrc/profiler/combined_traceback.h>
 
+#include "app/sawtooth-record/inject/delivery_pace.h"
 #include "app/sawtooth-record/inject/wire.h"
 #include "app/sawtooth-record/inject/wire_connection.h"
 #include "core/model/action.h"
@@ -71,7 +72,7 @@ class Tracker {
       return false;
     }
     with_stacks_ = with_stacks;
-    interval_ = std::chrono::milliseconds(interval_ms > 0 ? interval_ms : 50);
+    pace_.floor = std::chrono::milliseconds(interval_ms > 0 ? interval_ms : 50);
     stopping_ = false;
     // Nothing of this stream is older than now: the recorder need not wait for it.
     std::string first;
@@ -114,18 +115,27 @@ class Tracker {
 
   void run() {
     std::unique_lock<std::mutex> lock(wake_mutex_);
+    int64_t since = wire::monotonicNs();
     for (;;) {
       const bool last = stopping_;
       lock.unlock();
-      drain();  // when the recorder is gone this only empties the queue
+      const Delivery d = drain();  // when the recorder is gone this only empties the queue
+      const int64_t now = wire::monotonicNs();
+      const auto wait = nextDeliveryWait(pace_, d.symbolize_ns, d.events, now - since, kQueueCapacity);
+      since = now;
       lock.lock();
       if (last) break;
-      wake_.wait_for(lock, interval_, [this] { return stopping_; });
+      wake_.wait_for(lock, wait, [this] { return stopping_; });
     }
   }
 
-  // Sends everything queued before now; false when the recorder is gone.
-  bool drain() {
+  struct Delivery {
+    size_t events = 0;
+    int64_t symbolize_ns = 0;
+  };
+
+  // Sends everything queued before now (a recorder that is gone only empties the queue).
+  Delivery drain() {
     const int64_t mark = wire::monotonicNs();
     batch_.clear();
     Pending p;
@@ -133,8 +143,14 @@ class Tracker {
       batch_.push_back(std::move(p));
       if (batch_.size() >= kQueueCapacity) break;
     }
+    Delivery delivery;
+    delivery.events = batch_.size();
     std::vector<uint32_t> stack_of(batch_.size(), wire::kNoStack);
-    if (with_stacks_) symbolize(stack_of);
+    if (with_stacks_) {
+      const int64_t t0 = wire::monotonicNs();
+      symbolize(stack_of);
+      delivery.symbolize_ns = wire::monotonicNs() - t0;
+    }
     std::string out;
     stacks_.appendNew(out, 0);
     std::string payload;
@@ -151,7 +167,8 @@ class Tracker {
     if (!payload.empty()) wire::appendFrame(out, wire::FrameType::Records, 0, payload);
     wire::appendFrame(out, wire::FrameType::Watermark, 0, timePayload(mark));
     batch_.clear();  // the contexts go now, off the allocator's lock
-    return connection_.send(out);
+    connection_.send(out);
+    return delivery;
   }
 
   void symbolize(std::vector<uint32_t>& stack_of) {
@@ -186,7 +203,7 @@ class Tracker {
   bool stopping_ = false;
   bool forked_ = false;
   bool with_stacks_ = false;
-  std::chrono::milliseconds interval_{50};
+  DeliveryPace pace_;
   std::vector<Pending> batch_;
   wire::StackTable stacks_;
 };

@@ -2,7 +2,7 @@
 // The allocator tracker inside libsawtooth_torch_tracker.so (torch_tracker_api.cpp is its C face for
 // the Python shim). It receives the CUDA caching allocator's trace entries — every alloc, free,
 // segment and OOM, with the Python stack PyTorch's history recording captured — and sends them to
-// the recorder from its own thread every few tens of milliseconds. The allocator calls
+// the recorder from its own thread, every 50 ms or, with stacks, as delivery_pace.h paces it. The allocator calls
 // onTraceEntry under its lock: it stamps the clock and pushes into a preallocated queue, nothing else.
 
 #include <cstdint>

@@ -67,12 +67,14 @@ torch_history = median([(load(os.path.basename(f)) or {}).get("step_ms_median")
 torch_all = (load("torch-history-all.json") or {}).get("step_ms_median")
 ours = {name: median([(result_line(os.path.basename(f)[:-7]) or {}).get("step_ms_median")
                       for f in sorted(glob.glob(os.path.join(d, f"{name}*.stdout")))])
-        for name in ("ours-native", "ours-nostacks", "ours-portable")}
+        for name in ("ours-native", "ours-nocupti", "ours-nostacks", "ours-portable")}
 out += ["## GPT-2 small, bf16, batch 8 x 512, AdamW (median step time after warm-up, median over rounds)", "",
         "| run | ms / step | vs unrecorded | vs PyTorch's history |", "|---|---:|---:|---:|"]
 rows = [("unrecorded", plain), ("PyTorch `_record_memory_history` (alloc stacks, python)", torch_history),
         ("PyTorch `_record_memory_history` (all: alloc and free stacks)", torch_all),
         ("sawtooth-record, native tracker, Python stacks", ours["ours-native"]),
+        ("sawtooth-record, native tracker, Python stacks, no CUPTI (no kernels, driver events, samples)",
+         ours["ours-nocupti"]),
         ("sawtooth-record, native tracker, no stacks", ours["ours-nostacks"]),
         ("sawtooth-record, portable (history read at step boundaries)", ours["ours-portable"])]
 for label, v in rows:

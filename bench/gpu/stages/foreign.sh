@@ -45,12 +45,13 @@ foreign_record() {  # foreign_record NAME [recorder options] -- COMMAND...: reco
 foreign_gpt2() {
   local args=$FOREIGN_GPT2_ARGS py=$FOREIGN_PY
   # Side by side, alternating: unrecorded, PyTorch's own history (alloc stacks, as ours), ours.
-  for round in 1 2; do
+  for round in 1 2 3; do
     timeout 120 $py $FOREIGN/gpt2_train.py $args --json "$R/foreign/plain-$round.json" > /dev/null 2>&1
     echo "plain $round: $(python3 -c "import json;d=json.load(open('$R/foreign/plain-$round.json'));print(d['step_ms_median'],'ms', d['max_memory_allocated'], d['max_requested_bytes'])" 2>&1)"
     timeout 120 $py $FOREIGN/gpt2_train.py $args --history python --json "$R/foreign/torch-history-$round.json" > /dev/null 2>&1
     echo "torch history $round: $(python3 -c "import json;print(json.load(open('$R/foreign/torch-history-$round.json'))['step_ms_median'],'ms')" 2>&1)"
     foreign_record "ours-native-$round" -- $py $FOREIGN/gpt2_train.py $args
+    foreign_record "ours-nocupti-$round" --cupti off -- $py $FOREIGN/gpt2_train.py $args
   done
   foreign_record ours-nostacks --stacks none -- $py $FOREIGN/gpt2_train.py $args
   foreign_record ours-portable --shim portable -- $py $FOREIGN/gpt2_train.py $args

@@ -73,7 +73,11 @@ void LiveTimelineChart::ensureLines() {
       if (!has || line(d.device, kind)) continue;
       auto* s = new QLineSeries(this);
       QString title = toQString(name(kind)).replace('_', ' ');
-      if (several) title = QStringLiteral("%1 %2").arg(d.device < 0 ? QStringLiteral("cpu") : QStringLiteral("cuda:%1").arg(d.device), title);
+      if (several) {
+        const QString device = d.source_device < 0 ? QStringLiteral("cpu") : QStringLiteral("cuda:%1").arg(d.source_device);
+        title = d.label.empty() ? QStringLiteral("%1 %2").arg(device, title)
+                                : QStringLiteral("%1 · %2 %3").arg(toQString(d.label), device, title);
+      }
       s->setName(title);
       s->setPen(seriesPen(kind, device_index));
       chart()->addSeries(s);

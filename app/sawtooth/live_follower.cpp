@@ -1,5 +1,7 @@
 #include "app/sawtooth/live_follower.h"
 
+#include <algorithm>
+
 #include "app/sawtooth/app_logging.h"
 #include "core/io/live_tail.h"
 
@@ -7,15 +9,34 @@ namespace sawtooth::app {
 namespace {
 
 struct Polled {
-  LiveBatch batch;
+  std::vector<std::pair<size_t, LiveBatch>> batches;  // by source
+  bool more = false;
   double read_ms = 0;
 };
 
 }  // namespace
 
 LiveFollower::LiveFollower(QString path, JobRunner* jobs, QObject* parent)
-    : QObject(parent), path_(std::move(path)), jobs_(jobs), tail_(std::make_shared<LiveTail>(path_.toStdString())) {
+    : QObject(parent), path_(std::move(path)), jobs_(jobs) {
+  sources_.push_back(Source{path_, {}, std::make_shared<LiveTail>(path_.toStdString())});
   connect(&timer_, &QTimer::timeout, this, &LiveFollower::poll);
+}
+
+void LiveFollower::addFile(const QString& path, const QString& label) {
+  for (Source& s : sources_)
+    if (s.path == path) {
+      s.dropped = false;  // the recording writes the first file after all
+      if (s.label.empty()) s.label = label.toStdString();
+      return;
+    }
+  if (sources_.size() >= kMaxFiles) return;
+  if (!sources_.front().ready) sources_.front().dropped = true;
+  sources_.push_back(Source{path, label.toStdString(), std::make_shared<LiveTail>(path.toStdString())});
+  qCInfo(lcRecorder) << "live: following" << path << "as" << label;
+}
+
+int LiveFollower::files() const {
+  return static_cast<int>(std::count_if(sources_.begin(), sources_.end(), [](const Source& s) { return !s.dropped; }));
 }
 
 LiveFollower::~LiveFollower() { stop(); }
@@ -34,35 +55,56 @@ void LiveFollower::stop() {
 void LiveFollower::poll() {
   if (in_flight_ || !jobs_) return;
   in_flight_ = true;
-  auto tail = tail_;
+  std::vector<std::pair<size_t, std::shared_ptr<LiveTail>>> tails;
+  for (size_t i = 0; i < sources_.size(); ++i)
+    if (!sources_[i].dropped && !sources_[i].complete) tails.emplace_back(i, sources_[i].tail);
   const uint64_t room = max_events_ > timeline_.events() ? max_events_ - timeline_.events() : 0;
   jobs_->run<Polled>(
       QStringLiteral("live: ") + path_, tr("Following %1").arg(path_), this,
-      [tail, room](Progress&) -> Result<Polled> {
+      [tails, room](Progress&) -> Result<Polled> {
         QElapsedTimer clock;
         clock.start();
-        auto batch = tail->poll(room);
-        if (!batch) return batch.error();
-        return Polled{std::move(*batch), clock.nsecsElapsed() / 1e6};
+        Polled polled;
+        uint64_t left = room;
+        for (const auto& [index, tail] : tails) {
+          auto batch = tail->poll(left);
+          if (!batch) return batch.error();
+          left -= std::min<uint64_t>(left, batch->rows.size());
+          polled.more = polled.more || batch->more;
+          polled.batches.emplace_back(index, std::move(*batch));
+        }
+        polled.read_ms = clock.nsecsElapsed() / 1e6;
+        return polled;
       },
       [this](Polled polled) {
         in_flight_ = false;
         QElapsedTimer clock;
         clock.start();
-        timeline_.setDevices(polled.batch.devices);
-        timeline_.append(polled.batch.rows);
+        size_t new_rows = 0;
+        for (auto& [index, batch] : polled.batches) {
+          Source& source = sources_[index];
+          source.ready = source.ready || batch.ready;
+          source.complete = batch.complete;
+          if (source.dropped) continue;
+          if (sources_.size() > 1) source_map_.remap(index, source.label, batch.devices, batch.rows);
+          timeline_.setDevices(batch.devices);
+          timeline_.append(batch.rows);
+          new_rows += batch.rows.size();
+        }
         last_append_ms_ = clock.nsecsElapsed() / 1e6;
         last_read_ms_ = polled.read_ms;
         ++refreshes_;
-        qCDebug(lcRecorder) << "live:" << polled.batch.rows.size() << "new events read in" << last_read_ms_ << "ms, appended in"
+        qCDebug(lcRecorder) << "live:" << new_rows << "new events read in" << last_read_ms_ << "ms, appended in"
                        << last_append_ms_ << "ms;" << timeline_.events() << "in all";
-        if (!polled.batch.rows.empty() || refreshes_ == 1) emit grew();
+        if (new_rows > 0 || refreshes_ == 1) emit grew();
         if (timeline_.events() >= max_events_ && !capped_) {
           capped_ = true;  // later polls read no rows, only whether the recording has ended
           emit reachedLimit();
         }
-        if (polled.batch.more && !capped_ && timer_.isActive()) QTimer::singleShot(0, this, &LiveFollower::poll);
-        if (polled.batch.complete && !ended_) {
+        if (polled.more && !capped_ && timer_.isActive()) QTimer::singleShot(0, this, &LiveFollower::poll);
+        const bool all_complete = std::all_of(sources_.begin(), sources_.end(),
+                                              [](const Source& s) { return s.dropped || s.complete; });
+        if (all_complete && !ended_) {
           ended_ = true;
           timer_.stop();
           emit recordingEnded();

@@ -4,6 +4,9 @@
 // and the GUI thread appends them to the live timeline (core/analysis/live_timeline.h; cost in
 // proportion to the new events) before telling the chart. One poll at a time; a poll that stopped
 // at its row limit is followed at once by the next.
+// A recording whose processes write files of their own (a distributed run's ranks, a program's
+// processes) is followed through each of them as the recorder names them (addFile): one timeline,
+// a device per file and device (core/analysis/live_sources.h).
 
 #include <QElapsedTimer>
 #include <QObject>
@@ -12,6 +15,7 @@
 #include <memory>
 
 #include "app/sawtooth/job_runner.h"
+#include "core/analysis/live_sources.h"
 #include "core/analysis/live_timeline.h"
 
 namespace sawtooth {
@@ -31,6 +35,11 @@ class LiveFollower : public QObject {
   ~LiveFollower() override;
 
   void start(int interval_ms = 250);
+  // Another file of the same recording, drawn with `label` ("rank 1"). The file this follower
+  // was made with is dropped if it has not appeared yet: a distributed recording writes it only
+  // when it merges the ranks' files at the end, and the ranks are drawn already.
+  void addFile(const QString& path, const QString& label);
+  int files() const;
   // Stops polling; a poll in flight is dropped.
   void stop();
 
@@ -56,9 +65,20 @@ class LiveFollower : public QObject {
  private:
   void poll();
 
+  struct Source {
+    QString path;
+    std::string label;
+    std::shared_ptr<LiveTail> tail;
+    bool ready = false;     // the file has appeared with its tables
+    bool complete = false;  // its recorder let go of it and every row was read
+    bool dropped = false;
+  };
+  static constexpr size_t kMaxFiles = 256;
+
   QString path_;
   QPointer<JobRunner> jobs_;  // the window's: it may go before this
-  std::shared_ptr<LiveTail> tail_;
+  std::vector<Source> sources_;
+  LiveSourceMap source_map_;
   LiveTimeline timeline_;
   QTimer timer_;
   bool in_flight_ = false;

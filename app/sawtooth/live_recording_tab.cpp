@@ -43,6 +43,10 @@ LiveRecordingTab::LiveRecordingTab(const QString& path, JobRunner* jobs, QWidget
   follower_->start();
 }
 
+void LiveRecordingTab::addFile(const QString& path, int rank, int pid) {
+  follower_->addFile(path, rank >= 0 ? tr("rank %1").arg(rank) : pid >= 0 ? tr("pid %1").arg(pid) : QString());
+}
+
 void LiveRecordingTab::setStoppable(bool stoppable) { stop_->setVisible(stoppable); }
 
 void LiveRecordingTab::stopFollowing() {
@@ -55,8 +59,10 @@ void LiveRecordingTab::updateStatus() {
   if (!t.firstTime() || follower_->capped()) return;
   const QLocale locale;
   const double seconds = static_cast<double>(t.lastTime() - *t.firstTime()) / 1e9;
+  const QString what = follower_->files() > 1 ? tr("%1 (%2 files)").arg(follower_->path()).arg(follower_->files())
+                                              : follower_->path();
   status_->setText(tr("Recording %1 — %2 events, %3 s · %4 · last refresh: read %5 ms, added in %6 ms")
-                       .arg(follower_->path(), locale.toString(static_cast<qulonglong>(t.events())),
+                       .arg(what, locale.toString(static_cast<qulonglong>(t.events())),
                             QString::number(seconds, 'f', 1),
                             chart_->followsLiveEdge() ? tr("following the live edge") : tr("zoom kept (End: follow)"),
                             QString::number(follower_->lastReadMs(), 'f', 2),

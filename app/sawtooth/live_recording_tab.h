@@ -22,6 +22,8 @@ class LiveRecordingTab : public QWidget {
   const QString& path() const { return follower_->path(); }
   QString statusText() const { return status_->text(); }
   void stopFollowing();
+  // Another file of this recording (a rank's, a process's): drawn beside the others.
+  void addFile(const QString& path, int rank, int pid);
   // Stop ends a recording the app started; for another process's recording it is hidden.
   void setStoppable(bool stoppable);
 

@@ -372,6 +372,7 @@ void MainWindow::openLiveTab(const QString& name) {
   if (!panel_->isRunning()) return;
   live_ = addLiveTab(panel_->runner()->outPath(), name);
   connect(live_, &LiveRecordingTab::stopRequested, panel_, &WorkloadPanel::cancel);
+  connect(panel_->runner(), &RecorderRunner::fileStarted, live_, &LiveRecordingTab::addFile);
   qCInfo(lcWindow) << "following" << live_->path() << "live";
 }
 

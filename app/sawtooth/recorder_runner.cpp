@@ -1,5 +1,7 @@
 #include "app/sawtooth/recorder_runner.h"
 
+#include <QDir>
+
 #include "app/sawtooth/app_logging.h"
 #include "core/recording/exit_code.h"
 #include "core/recording/progress_line.h"
@@ -138,6 +140,12 @@ void RecorderRunner::handleLine(const QByteArray& bytes) {
     error_message_ = fromStd(line->message);
   } else if (error_message_.isEmpty() && s == std::string(stage::kRankPrefix) + std::string(stage::kError)) {
     error_message_ = fromStd(recording::describeProgress(*line));  // the launcher's own error line follows
+  }
+  if (!line->file.empty() && line->file.size() < 4096) {
+    // Relative to where the recorder runs, as it was given the output.
+    const QString file = QDir(request_.working_dir.isEmpty() ? QDir::currentPath() : request_.working_dir)
+                             .absoluteFilePath(fromStd(line->file));
+    emit fileStarted(file, line->rank.value_or(-1), line->pid.value_or(-1));
   }
 }
 

@@ -63,6 +63,9 @@ class RecorderRunner : public QObject {
   void started(QString message);
   // `text` names the run once: "bf16: step 3 of 20".
   void progress(double fraction, QString text);
+  // A process of the recording writes a file of its own (a rank, a program's process): the live
+  // view follows it. rank and pid are -1 where the line does not say.
+  void fileStarted(QString path, int rank, int pid);
   void finished(sawtooth::app::RecorderRunner::Outcome outcome, QString out_path, QString message);
 
  private:

@@ -23,6 +23,7 @@ LiveTimeline::Device& LiveTimeline::deviceFor(DeviceId id) {
     if (d.device == id) return d;
   Device d;
   d.device = id;
+  d.source_device = id;
   d.allocated.kind = SeriesKind::Allocated;
   d.reserved.kind = SeriesKind::Reserved;
   d.device_used.kind = SeriesKind::DeviceUsed;
@@ -35,6 +36,8 @@ void LiveTimeline::setDevices(std::span<const LiveDevice> devices) {
   for (const LiveDevice& info : devices) {
     Device& d = deviceFor(info.device);
     d.name = info.name;
+    d.label = info.label;
+    d.source_device = info.source_device.value_or(info.device);
     if (d.allocator_t.empty()) {  // a baseline applies from the start only
       d.allocated.start = d.allocated.peak = info.baseline_allocated;
       d.reserved.start = d.reserved.peak = info.baseline_reserved;
@@ -46,7 +49,7 @@ void LiveTimeline::append(std::span<const LiveRow> rows) {
   if (rows.empty()) return;
   Device* d = nullptr;  // the device of the previous row: rows come in runs of one device
   for (const LiveRow& row : rows) {
-    if (!first_t_) first_t_ = row.t_ns;
+    first_t_ = first_t_ ? std::min(*first_t_, row.t_ns) : row.t_ns;  // files followed together start apart
     last_t_ = std::max(last_t_, row.t_ns);
     if (row.source != Source::Allocator && !(row.source == Source::Sample && row.action == Action::Sample)) continue;
     // deviceFor may move the devices when it adds one; the pointer is taken again then.
@@ -63,8 +66,8 @@ void LiveTimeline::append(std::span<const LiveRow> rows) {
     }
   }
   events_ += rows.size();
-  for (Device& d : devices_) {
-    for (Line* line : {&d.allocated, &d.reserved, &d.device_used})
+  for (Device& each : devices_) {
+    for (Line* line : {&each.allocated, &each.reserved, &each.device_used})
       if (line->lod.size() != line->value.size()) line->lod.extend(line->value);
   }
 }

@@ -32,6 +32,8 @@ class LiveTimeline {
   struct Device {
     DeviceId device = 0;
     std::string name;
+    std::string label;            // the file's, where several are followed ("rank 1")
+    DeviceId source_device = 0;   // the id in its own file: -1 the CPU, 0.. cuda:N
     std::vector<int64_t> allocator_t;  // time of each allocator event (allocated and reserved share it)
     Line allocated, reserved;
     std::vector<int64_t> sample_t;     // time of each device-used sample

@@ -45,8 +45,12 @@ Status readDevices(sql::Database& db, const std::string& path, std::vector<LiveD
     const int64_t device = st->int64(0);
     if (device < kCpuDevice || device > INT32_MAX)
       return Error{fmt::format("{}: device {} is not a device (-1 for the CPU, 0 and up for GPUs)", path, device)};
-    out.push_back(LiveDevice{static_cast<DeviceId>(device), std::string(st->text(1).substr(0, 256)), st->int64(2),
-                             st->int64(3)});
+    LiveDevice d;
+    d.device = static_cast<DeviceId>(device);
+    d.name = std::string(st->text(1).substr(0, 256));
+    d.baseline_allocated = st->int64(2);
+    d.baseline_reserved = st->int64(3);
+    out.push_back(std::move(d));
   }
   if (st->failed()) return Error{st->error()};
   return Ok{};

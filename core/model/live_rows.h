@@ -4,6 +4,7 @@
 // timeline needs, and each device's name and starting bytes.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "core/model/action.h"
@@ -25,6 +26,10 @@ struct LiveDevice {
   std::string name;
   int64_t baseline_allocated = 0;
   int64_t baseline_reserved = 0;
+  // Where a timeline follows several files (core/analysis/live_sources.h): the file's label
+  // ("rank 1") and the device's id in that file. Empty and `device` otherwise.
+  std::string label;
+  std::optional<DeviceId> source_device;
 };
 
 }  // namespace sawtooth

@@ -56,6 +56,9 @@ Result<ProgressLine> parseProgressLine(std::string_view text) {
   if (auto it = j.find("steps"); it != j.end() && it->is_number_integer()) line.steps = it->get<int64_t>();
   if (auto it = j.find("fraction"); it != j.end() && it->is_number()) line.fraction = std::clamp(it->get<double>(), 0.0, 1.0);
   if (auto it = j.find("rank"); it != j.end() && it->is_number_integer()) line.rank = it->get<int>();
+  if (auto it = j.find("pid"); it != j.end() && it->is_number_integer()) line.pid = it->get<int>();
+  if (line.stage == stage::kRecording) line.file = text_of("path");
+  if (line.stage == stage::kRankStarted) line.file = text_of("out");
   return line;
 }
 

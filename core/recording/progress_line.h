@@ -26,6 +26,10 @@ inline constexpr std::string_view kError = "error";
 inline constexpr std::string_view kInterrupted = "interrupted";
 inline constexpr std::string_view kFinished = "finished";
 inline constexpr std::string_view kRankPrefix = "rank_";  // rank_start, rank_error, ...
+// A process of the recording started writing its own file (a recorded program's process or rank,
+// a data-parallel workload's rank): the app follows it live.
+inline constexpr std::string_view kRecording = "recording";
+inline constexpr std::string_view kRankStarted = "rank_started";
 }  // namespace stage
 
 // error lines' "kind"
@@ -46,6 +50,8 @@ struct ProgressLine {
   std::optional<double> fraction;  // 0..1, on run lines
   std::optional<int> rank;
   std::string kind;                // error lines: error_kind
+  std::string file;                // recording and rank_started lines: the file that process writes
+  std::optional<int> pid;
 };
 
 // One line, without the newline: every field of `line` (rank and kind when set).

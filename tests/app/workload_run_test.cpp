@@ -270,6 +270,44 @@ class WorkloadRunTest : public QObject {
     QCOMPARE(w->tabs()->indexOf(live), -1);
   }
 
+  // A distributed recording writes a file per rank and the merged file only at the end: the live
+  // tab follows the ranks' files as the recorder names them, a labelled line per rank.
+  void aDistributedRecordingGrowsRankByRank() {
+    auto w = window();
+    auto* panel = w->workloadPanel();
+    panel->selectWorkload(QStringLiteral("data-parallel"));
+    panel->setDevice(QStringLiteral("cpu"));
+    panel->setRanks(2);
+    panel->setParameter(QStringLiteral("steps"), QStringLiteral("1000000"));
+    panel->setParameter(QStringLiteral("width"), QStringLiteral("64"));
+    QSignalSpy finished(panel, &app::WorkloadPanel::recordingFinished);
+    QVERIFY(panel->run());
+    app::LiveRecordingTab* live = w->liveTab();
+    QVERIFY(live);
+    QTRY_COMPARE_WITH_TIMEOUT(live->follower()->files(), 2, 60000);  // the merged file is not followed
+    const LiveTimeline& timeline = live->follower()->timeline();
+    auto labelled = [&] {
+      QStringList labels;
+      for (const LiveTimeline::Device& d : timeline.devices())
+        if (!d.allocated.empty()) labels << QString::fromStdString(d.label);
+      labels.sort();
+      return labels;
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(labelled(), (QStringList{QStringLiteral("rank 0"), QStringLiteral("rank 1")}), 60000);
+    const uint64_t first = timeline.events();
+    QTRY_VERIFY_WITH_TIMEOUT(timeline.events() > first, 10000);
+    for (const LiveTimeline::Device& d : timeline.devices()) {
+      if (d.allocated.empty()) continue;
+      QTRY_VERIFY_WITH_TIMEOUT(live->chart()->line(d.device, SeriesKind::Allocated), 5000);
+      const QString name = live->chart()->line(d.device, SeriesKind::Allocated)->name();
+      QVERIFY2(name.startsWith(QString::fromStdString(d.label) + QStringLiteral(" · cpu")), qPrintable(name));
+    }
+    QVERIFY2(live->statusText().contains(QStringLiteral("2 files")), qPrintable(live->statusText()));
+    emit live->stopRequested();
+    QVERIFY(finished.wait(60000));
+    QVERIFY(!w->liveTab());
+  }
+
   void aKilledRecorderLeavesTheAppAlive() {
     auto w = window();
     auto* panel = w->workloadPanel();

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/analysis/live_sources.h"
 #include "core/analysis/live_timeline.h"
 #include "core/analysis/trace_analysis.h"
 #include "core/io/live_tail.h"
@@ -182,6 +183,61 @@ TEST(LiveTimeline, DevicesSeenOnlyInEventsStartAtZeroAndTimesNeverRunBackwards) 
   EXPECT_EQ(*live.firstTime(), 10);
   EXPECT_EQ(live.lastTime(), 31);
   EXPECT_EQ(live.maxValue(), 500);
+}
+
+TEST(LiveSourceMap, TwoRanksOnOneGpuStayTwoLabelledDevices) {
+  LiveSourceMap map;
+  LiveTimeline live;
+  // The first file (the program's own) keeps its ids.
+  std::vector<LiveDevice> main_devices = {{-1, "cpu", 0, 0, "", std::nullopt}};
+  std::vector<LiveRow> main_rows = {{5, -1, Source::Allocator, Action::Alloc, 7}};
+  map.remap(0, "", main_devices, main_rows);
+  EXPECT_EQ(main_rows[0].device, -1);
+  live.setDevices(main_devices);
+  live.append(main_rows);
+  // Two ranks, both on cuda:0; rank 1's file lists its device, rank 0's rows come first.
+  for (int rank : {0, 1}) {
+    std::vector<LiveDevice> devices;
+    if (rank == 1) devices.push_back({0, "NVIDIA H200", 1000, 2000, "", std::nullopt});
+    std::vector<LiveRow> rows = {{10 + rank, 0, Source::Allocator, Action::SegmentAlloc, 100},
+                                 {20 + rank, 0, Source::Allocator, Action::Alloc, 40 * (rank + 1)}};
+    map.remap(static_cast<size_t>(rank) + 1, "rank " + std::to_string(rank), devices, rows);
+    ASSERT_EQ(devices.size(), 1u);
+    EXPECT_EQ(devices[0].label, "rank " + std::to_string(rank));
+    EXPECT_EQ(devices[0].source_device, 0);
+    EXPECT_LT(devices[0].device, -1);  // below every id a file can hold
+    EXPECT_EQ(rows[0].device, devices[0].device);
+    live.setDevices(devices);
+    live.append(rows);
+  }
+  ASSERT_EQ(live.devices().size(), 3u);
+  // In the order they appeared, the first file's last.
+  const auto& rank0 = live.devices()[0];
+  const auto& rank1 = live.devices()[1];
+  EXPECT_EQ(rank0.label, "rank 0");
+  EXPECT_EQ(rank1.label, "rank 1");
+  EXPECT_EQ(rank0.source_device, 0);
+  EXPECT_EQ(rank0.allocated.value, (std::vector<int64_t>{0, 40}));
+  EXPECT_EQ(rank1.allocated.value, (std::vector<int64_t>{1000, 1080}));  // from its baseline
+  EXPECT_EQ(rank1.name, "NVIDIA H200");
+  EXPECT_EQ(live.devices()[2].source_device, -1);
+  EXPECT_EQ(*live.firstTime(), 5);
+  // The same file's device keeps its id on later polls.
+  std::vector<LiveDevice> none;
+  std::vector<LiveRow> later = {{30, 0, Source::Allocator, Action::FreeCompleted, 80}};
+  map.remap(2, "rank 1", none, later);
+  EXPECT_EQ(later[0].device, rank1.device);
+  EXPECT_EQ(map.idOf(1, 0), rank0.device);
+}
+
+TEST(LiveTimeline, TheFirstTimeIsTheEarliestOfEveryFile) {
+  LiveTimeline live;
+  const LiveRow late[] = {{50, 0, Source::Allocator, Action::Alloc, 1}};
+  const LiveRow early[] = {{20, 1, Source::Allocator, Action::Alloc, 1}};
+  live.append(late);
+  live.append(early);
+  EXPECT_EQ(*live.firstTime(), 20);
+  EXPECT_EQ(live.lastTime(), 50);
 }
 
 }  // namespace

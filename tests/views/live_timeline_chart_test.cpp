@@ -30,7 +30,7 @@ class LiveTimelineChartTest : public QObject {
  private slots:
   void followsTheEdgeUntilZoomedAway() {
     LiveTimeline timeline;
-    const LiveDevice device{0, "H200", 2'000'000'000, 2'100'000'000};
+    const LiveDevice device{0, "H200", 2'000'000'000, 2'100'000'000, "", std::nullopt};
     timeline.setDevices(std::span(&device, 1));
     LiveTimelineChart chart;
     chart.resize(900, 500);

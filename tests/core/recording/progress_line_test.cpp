@@ -11,7 +11,7 @@ namespace sawtooth::recording {
 namespace {
 
 TEST(ProgressLine, RunLinesRoundTrip) {
-  ProgressLine line{"run", "bf16", "bf16: step 3 of 20", 3, 20, 0.4, std::nullopt, ""};
+  ProgressLine line{"run", "bf16", "bf16: step 3 of 20", 3, 20, 0.4, std::nullopt, "", "", std::nullopt};
   const std::string text = formatProgressLine(line);
   const auto j = nlohmann::json::parse(text);
   for (const char* key : {"stage", "run", "step", "steps", "fraction", "message"}) EXPECT_TRUE(j.contains(key)) << key;
@@ -75,6 +75,25 @@ TEST(ExitCode, EveryCodeHasOneMeaning) {
   EXPECT_EQ(exitCodeFrom(127), std::nullopt);
   EXPECT_EQ(recorderMessage("sawtooth-record: --device cuda: no CUDA device"), "--device cuda: no CUDA device");
   EXPECT_EQ(recorderMessage("Segmentation fault"), "Segmentation fault");
+}
+
+TEST(ProgressLine, AProcessStartingItsOwnFileNamesIt) {
+  // As the rank launcher and the program recorder write them.
+  auto rank = parseProgressLine(formatStageLine(stage::kRankStarted, "rank 1 of 2 started (pid 41)",
+                                                R"({"rank": 1, "pid": 41, "out": "/tmp/dp.rank1.sawtooth"})"));
+  ASSERT_TRUE(rank);
+  EXPECT_EQ(rank->file, "/tmp/dp.rank1.sawtooth");
+  EXPECT_EQ(rank->rank, 1);
+  EXPECT_EQ(rank->pid, 41);
+  auto process = parseProgressLine(formatStageLine(stage::kRecording, "pid 7 records into /tmp/p.pid7.sawtooth",
+                                                   R"({"pid": 7, "rank": -1, "path": "/tmp/p.pid7.sawtooth"})"));
+  ASSERT_TRUE(process);
+  EXPECT_EQ(process->file, "/tmp/p.pid7.sawtooth");
+  EXPECT_EQ(process->pid, 7);
+  // Other stages name no file, whatever fields they carry.
+  auto finished = parseProgressLine(formatStageLine(stage::kFinished, "done", R"({"out": "/tmp/x.sawtooth"})"));
+  ASSERT_TRUE(finished);
+  EXPECT_TRUE(finished->file.empty());
 }
 
 }  // namespace

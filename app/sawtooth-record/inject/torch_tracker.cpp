@@ -97,7 +97,9 @@ class Tracker {
     std::string bye;
     wire::appendFrame(bye, wire::FrameType::Bye, 0,
                       "{\"reason\": " + wire::jsonQuote(reason) + ", \"dropped\": " + std::to_string(dropped.load()) +
-                          ", \"events\": " + std::to_string(seen.load()) + "}");
+                          ", \"events\": " + std::to_string(seen.load()) + ", \"deliveries\": " +
+                          std::to_string(deliveries_) + ", \"symbolize_ms\": " +
+                          std::to_string(symbolize_ns_ / 1'000'000) + "}");
     connection_.send(bye);
     connection_.close();
   }
@@ -120,6 +122,8 @@ class Tracker {
       const bool last = stopping_;
       lock.unlock();
       const Delivery d = drain();  // when the recorder is gone this only empties the queue
+      ++deliveries_;
+      symbolize_ns_ += d.symbolize_ns;
       const int64_t now = wire::monotonicNs();
       const auto wait = nextDeliveryWait(pace_, d.symbolize_ns, d.events, now - since, kQueueCapacity);
       since = now;
@@ -204,6 +208,8 @@ class Tracker {
   bool forked_ = false;
   bool with_stacks_ = false;
   DeliveryPace pace_;
+  uint64_t deliveries_ = 0;   // the sending thread's, read after it joined
+  int64_t symbolize_ns_ = 0;
   std::vector<Pending> batch_;
   wire::StackTable stacks_;
 };

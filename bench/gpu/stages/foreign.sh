@@ -112,3 +112,40 @@ stage_cupti_python_quick() {
   grep -h "sawtooth-cupti" "$R/foreign/cupti-cpu-on.stderr" | grep -v "enable kind" | head -12
   SAWTOOTH_CUPTI_DEBUG=1 foreign_record cupti-gpt2 -- $FOREIGN_PY $FOREIGN/gpt2_train.py --steps 10 --warmup 3 --layers 2
 }
+
+# The overhead alone, robust to a machine whose speed drifts (the 2026-12-01 run on a shared
+# 16-CPU slice had unrecorded runs at 33 ms/step in one stretch and 39 in the next): OVERHEAD_ROUNDS
+# rounds (default 5) of the four cases in rotating order, each round's cases back to back, GPU
+# clocks and load logged beside. overhead_report.py compares within each round (paired ratios) and
+# across rounds (medians of per-run medians and of per-run 10th percentiles). About 70 s a round.
+overhead_run() {  # overhead_run CASE ROUND
+  local out=$R/overhead/$1-$2 args=$FOREIGN_OVERHEAD_ARGS
+  case $1 in
+    plain) timeout 150 $FOREIGN_PY $FOREIGN/gpt2_train.py $args --json "$out.json" > "$out.stdout" 2> "$out.stderr" ;;
+    history) timeout 150 $FOREIGN_PY $FOREIGN/gpt2_train.py $args --history python --json "$out.json" > "$out.stdout" 2> "$out.stderr" ;;
+    ours | nostacks)
+      local stacks=python
+      [ "$1" = nostacks ] && stacks=none
+      timeout 150 $REC --stacks $stacks --out "$out.sawtooth" -- $FOREIGN_PY $FOREIGN/gpt2_train.py $args --json "$out.json" \
+        > "$out.stdout" 2> "$out.stderr"
+      $TRACE info --json "$out.sawtooth" 2> /dev/null | python3 -c \
+        'import json,sys; m=json.load(sys.stdin)["meta"]; print(json.dumps({k: m.get(k) for k in ("capture.tracker", "capture.cupti", "capture.sources")}))' \
+        > "$out.capture.json" 2>&1
+      rm -f "$out.sawtooth" "$out.sawtooth-wal" "$out.sawtooth-shm" ;;
+  esac
+  echo "$1 round $2: exit $? $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['step_ms_median'])" "$out.json" 2>&1 | tail -1) ms"
+}
+
+stage_foreign_overhead() {
+  mkdir -p "$R/overhead"
+  FOREIGN_OVERHEAD_ARGS=${FOREIGN_OVERHEAD_ARGS:---steps 60 --warmup 10}
+  nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,utilization.gpu \
+    --format=csv -lms 1000 > "$R/overhead/gpu.csv" 2>&1 &
+  local smi=$! cases=(plain history ours nostacks)
+  for round in $(seq 1 "${OVERHEAD_ROUNDS:-5}"); do
+    for k in 0 1 2 3; do overhead_run "${cases[$(((k + round) % 4))]}" "$round"; done
+    echo "round $round load: $(cat /proc/loadavg)"
+  done
+  kill $smi 2> /dev/null
+  python3 $FOREIGN/overhead_report.py "$R/overhead" | tee "$R/overhead/report.md"
+}

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""The report of stage_foreign_overhead (bench/gpu/stages/foreign.sh): GPT-2 small step times of
+the unrecorded script, PyTorch's own history recording (alloc stacks) and sawtooth-record with and
+without Python stacks, over rounds run back to back.
+  paired: in each round, a case's median step time over the reference's in the same round; the
+          median over the rounds (a slow stretch of the machine hits one round's cases alike);
+  medians: the median over rounds of each run's median step time;
+  p10:     the median over rounds of each run's 10th-percentile step time (the machine's good
+           moments: slow stretches inflate medians, not the fast tail).
+Usage: overhead_report.py DIR"""
+import glob
+import json
+import os
+import re
+import statistics
+import sys
+
+d = sys.argv[1]
+runs = {}  # case -> round -> step times after warm-up
+for path in glob.glob(os.path.join(d, "*-*.json")):
+    m = re.match(r"(plain|history|ours|nostacks)-(\d+)\.json$", os.path.basename(path))
+    if not m:
+        continue
+    try:
+        with open(path) as f:
+            steps = json.load(f)["step_ms"][1:]  # the first timed step still warms up
+    except (OSError, ValueError, KeyError):
+        continue
+    if steps:
+        runs.setdefault(m.group(1), {})[int(m.group(2))] = steps
+
+
+def p10(v):
+    v = sorted(v)
+    return v[len(v) // 10]
+
+
+def pct(ratio):
+    return f"{(ratio - 1) * 100:+.2f} %" if ratio else "n/a"
+
+
+def stat(case, f):
+    vals = [f(s) for s in runs.get(case, {}).values()]
+    return statistics.median(vals) if vals else None
+
+
+def paired(case, ref, f=statistics.median):
+    ratios = [f(runs[case][r]) / f(runs[ref][r]) for r in runs.get(case, {}) if r in runs.get(ref, {})]
+    return (statistics.median(ratios), min(ratios), max(ratios), len(ratios)) if ratios else None
+
+
+labels = {"plain": "unrecorded", "history": "PyTorch `_record_memory_history` (alloc stacks, python)",
+          "ours": "sawtooth-record (native tracker, Python stacks, CUPTI on)",
+          "nostacks": "sawtooth-record --stacks none (CUPTI on)"}
+out = [f"# Recording overhead on GPT-2 small ({len(runs.get('plain', {}))} rounds)", "",
+       "| case | median ms/step | p10 ms/step | median vs unrecorded | median vs PyTorch history |",
+       "|---|---:|---:|---:|---:|"]
+base, hist = stat("plain", statistics.median), stat("history", statistics.median)
+for case in ("plain", "history", "ours", "nostacks"):
+    med, low = stat(case, statistics.median), stat(case, p10)
+    if med is None:
+        out.append(f"| {labels[case]} | n/a | | | |")
+        continue
+    out.append(f"| {labels[case]} | {med:.2f} | {low:.2f} | {pct(med / base if base else None)} | "
+               f"{pct(med / hist if hist else None)} |")
+out += ["", "Paired within rounds (median over rounds; min … max):", ""]
+for case, ref, target in (("ours", "history", "target ≤ +1 %"), ("nostacks", "plain", "target ≤ +1 %"),
+                          ("history", "plain", "PyTorch's own cost"), ("ours", "plain", "")):
+    for name, f in (("median", statistics.median), ("p10", p10)):
+        p = paired(case, ref, f)
+        if p:
+            out.append(f"- {case} / {ref} ({name} step): {pct(p[0])} ({pct(p[1])} … {pct(p[2])}, {p[3]} rounds) {target}")
+caps = []
+for path in sorted(glob.glob(os.path.join(d, "ours-*.capture.json"))):
+    try:
+        with open(path) as f:
+            tracker = json.loads(json.load(f).get("capture.tracker") or "{}")
+        caps.append(f"{os.path.basename(path)[:-13]}: {tracker.get('events')} events in {tracker.get('deliveries')} "
+                    f"deliveries, symbolizing {tracker.get('symbolize_ms')} ms")
+    except (OSError, ValueError, AttributeError):
+        pass
+if caps:
+    out += ["", "The tracker's deliveries (Python stacks):", ""] + [f"- {c}" for c in caps]
+print("\n".join(out))

@@ -26,13 +26,16 @@ parser.add_argument("--layers", type=int, default=12)
 parser.add_argument("--history", choices=["off", "python", "python-all", "none-stacks"], default="off")
 parser.add_argument("--profile", type=int, default=0, help="steps run under torch.profiler with CUDA activity")
 parser.add_argument("--json", help="also write the result here")
+parser.add_argument("--max-entries", type=int, default=1_000_000,
+                    help="PyTorch's history ring (with --history); the docs' example uses 100000, which a long run "
+                         "wraps: then PyTorch frees old entries' stacks as it records, as a streaming recorder does")
 parser.add_argument("--device", default="cuda", help="cpu: a dry run of the stage's logic on a machine without a GPU")
 args = parser.parse_args()
 
 if args.history != "off" and args.device == "cuda":
     torch.cuda.memory._record_memory_history(
         enabled="all", context={"python": "alloc", "python-all": "all", "none-stacks": None}[args.history],
-        stacks="python", max_entries=1_000_000)
+        stacks="python", max_entries=args.max_entries)
 
 torch.manual_seed(0)
 device = torch.device("cuda", 0) if args.device == "cuda" else torch.device("cpu")

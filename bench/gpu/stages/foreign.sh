@@ -115,7 +115,7 @@ stage_cupti_python_quick() {
 
 # The overhead alone, robust to a machine whose speed drifts (the 2026-12-01 run on a shared
 # 16-CPU slice had unrecorded runs at 33 ms/step in one stretch and 39 in the next): OVERHEAD_ROUNDS
-# rounds (default 5) of the four cases in rotating order, each round's cases back to back, GPU
+# rounds (default 5) of the five cases in rotating order, each round's cases back to back, GPU
 # clocks and load logged beside. overhead_report.py compares within each round (paired ratios) and
 # across rounds (medians of per-run medians and of per-run 10th percentiles). About 70 s a round.
 overhead_run() {  # overhead_run CASE ROUND
@@ -123,6 +123,8 @@ overhead_run() {  # overhead_run CASE ROUND
   case $1 in
     plain) timeout 150 $FOREIGN_PY $FOREIGN/gpt2_train.py $args --json "$out.json" > "$out.stdout" 2> "$out.stderr" ;;
     history) timeout 150 $FOREIGN_PY $FOREIGN/gpt2_train.py $args --history python --json "$out.json" > "$out.stdout" 2> "$out.stderr" ;;
+    history100k) timeout 150 $FOREIGN_PY $FOREIGN/gpt2_train.py $args --history python --max-entries 100000 --json "$out.json" \
+      > "$out.stdout" 2> "$out.stderr" ;;
     ours | nostacks)
       local stacks=python
       [ "$1" = nostacks ] && stacks=none
@@ -141,9 +143,9 @@ stage_foreign_overhead() {
   FOREIGN_OVERHEAD_ARGS=${FOREIGN_OVERHEAD_ARGS:---steps 60 --warmup 10}
   nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,utilization.gpu \
     --format=csv -lms 1000 > "$R/overhead/gpu.csv" 2>&1 &
-  local smi=$! cases=(plain history ours nostacks)
+  local smi=$! cases=(plain history ours nostacks history100k)
   for round in $(seq 1 "${OVERHEAD_ROUNDS:-5}"); do
-    for k in 0 1 2 3; do overhead_run "${cases[$(((k + round) % 4))]}" "$round"; done
+    for k in 0 1 2 3 4; do overhead_run "${cases[$(((k + round) % 5))]}" "$round"; done
     echo "round $round load: $(cat /proc/loadavg)"
   done
   kill $smi 2> /dev/null

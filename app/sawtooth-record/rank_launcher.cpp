@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/recording/exit_code.h"
+#include "core/recording/rank_files.h"
 
 namespace sawtooth::record {
 namespace {
@@ -117,12 +118,7 @@ void closeFd(int& fd) {
 
 }  // namespace
 
-std::string rankOutPath(const std::string& out, int rank) {
-  constexpr std::string_view kExtension = ".sawtooth";
-  if (out.size() > kExtension.size() && out.ends_with(kExtension))
-    return fmt::format("{}.rank{}{}", out.substr(0, out.size() - kExtension.size()), rank, kExtension);
-  return fmt::format("{}.rank{}{}", out, rank, kExtension);
-}
+std::string rankOutPath(const std::string& out, int rank) { return recording::rankFilePath(out, rank); }
 
 RankLaunchResult runRanks(const RankLaunch& launch, JsonLinesProgress& progress, const std::atomic<bool>& stop) {
   RankLaunchResult result;

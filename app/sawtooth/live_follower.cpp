@@ -30,9 +30,14 @@ void LiveFollower::addFile(const QString& path, const QString& label) {
       return;
     }
   if (sources_.size() >= kMaxFiles) return;
-  if (!sources_.front().ready) sources_.front().dropped = true;
   sources_.push_back(Source{path, label.toStdString(), std::make_shared<LiveTail>(path.toStdString())});
   qCInfo(lcRecorder) << "live: following" << path << "as" << label;
+}
+
+void LiveFollower::addAnnouncedFile(const QString& path, const QString& label) {
+  const bool first = path == sources_.front().path;
+  if (!first && !sources_.front().ready) sources_.front().dropped = true;
+  addFile(path, label);
 }
 
 int LiveFollower::files() const {

@@ -35,10 +35,14 @@ class LiveFollower : public QObject {
   ~LiveFollower() override;
 
   void start(int interval_ms = 250);
-  // Another file of the same recording, drawn with `label` ("rank 1"). The file this follower
-  // was made with is dropped if it has not appeared yet: a distributed recording writes it only
-  // when it merges the ranks' files at the end, and the ranks are drawn already.
+  // Another file of the same recording, drawn with `label` ("rank 1"); the file this follower was
+  // made with gets the label if it is that file.
   void addFile(const QString& path, const QString& label);
+  // A file the recorder says one of its processes writes. The file this follower was made with is
+  // dropped if it has not appeared yet: a distributed recording writes it only when it merges the
+  // ranks' files at the end, and the ranks are drawn already (if a process does write it after
+  // all, the recorder says so and it is followed again).
+  void addAnnouncedFile(const QString& path, const QString& label);
   int files() const;
   // Stops polling; a poll in flight is dropped.
   void stop();

@@ -43,8 +43,17 @@ LiveRecordingTab::LiveRecordingTab(const QString& path, JobRunner* jobs, QWidget
   follower_->start();
 }
 
-void LiveRecordingTab::addFile(const QString& path, int rank, int pid) {
-  follower_->addFile(path, rank >= 0 ? tr("rank %1").arg(rank) : pid >= 0 ? tr("pid %1").arg(pid) : QString());
+namespace {
+QString fileLabel(int rank, int pid) {
+  return rank >= 0 ? LiveRecordingTab::tr("rank %1").arg(rank)
+                   : pid >= 0 ? LiveRecordingTab::tr("pid %1").arg(pid) : QString();
+}
+}  // namespace
+
+void LiveRecordingTab::addFile(const QString& path, int rank, int pid) { follower_->addFile(path, fileLabel(rank, pid)); }
+
+void LiveRecordingTab::addAnnouncedFile(const QString& path, int rank, int pid) {
+  follower_->addAnnouncedFile(path, fileLabel(rank, pid));
 }
 
 void LiveRecordingTab::setStoppable(bool stoppable) { stop_->setVisible(stoppable); }

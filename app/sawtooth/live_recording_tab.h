@@ -24,6 +24,8 @@ class LiveRecordingTab : public QWidget {
   void stopFollowing();
   // Another file of this recording (a rank's, a process's): drawn beside the others.
   void addFile(const QString& path, int rank, int pid);
+  // A file the recorder announced (LiveFollower::addAnnouncedFile).
+  void addAnnouncedFile(const QString& path, int rank, int pid);
   // Stop ends a recording the app started; for another process's recording it is hidden.
   void setStoppable(bool stoppable);
 

@@ -28,6 +28,7 @@
 #include "core/analysis/site_tables.h"
 #include "core/analysis/trace_diff.h"
 #include "core/io/output_claim.h"
+#include "core/recording/rank_files.h"
 #include "views/chart_export.h"
 #include "views/qt_format.h"
 
@@ -201,6 +202,7 @@ LiveRecordingTab* MainWindow::followRecording(const QString& path) {
   if (!isBeingWritten(absolute.toStdString())) return nullptr;
   auto* live = addLiveTab(absolute, QFileInfo(path).completeBaseName());
   live->setStoppable(false);  // another process's recording: stopped where it was started
+  followSiblingRanks(live, absolute);
   connect(live->follower(), &LiveFollower::recordingEnded, this, [this, live, absolute] {
     const int at = tabs_->indexOf(live);
     if (at < 0) return;
@@ -372,8 +374,25 @@ void MainWindow::openLiveTab(const QString& name) {
   if (!panel_->isRunning()) return;
   live_ = addLiveTab(panel_->runner()->outPath(), name);
   connect(live_, &LiveRecordingTab::stopRequested, panel_, &WorkloadPanel::cancel);
-  connect(panel_->runner(), &RecorderRunner::fileStarted, live_, &LiveRecordingTab::addFile);
+  connect(panel_->runner(), &RecorderRunner::fileStarted, live_, &LiveRecordingTab::addAnnouncedFile);
   qCInfo(lcWindow) << "following" << live_->path() << "live";
+}
+
+// A rank's file of a distributed recording (OUT.rankN.sawtooth: the merged OUT appears only at the
+// end): the other ranks' files being written beside it are drawn with it, a line per rank.
+void MainWindow::followSiblingRanks(LiveRecordingTab* live, const QString& path) {
+  const QFileInfo info(path);
+  const auto opened = recording::parseRankFileName(info.fileName().toStdString());
+  if (!opened) return;
+  live->addFile(path, opened->rank, -1);
+  const QDir dir = info.absoluteDir();
+  const QString pattern = QString::fromStdString(opened->stem) + QStringLiteral(".rank*.sawtooth");
+  for (const QString& name : dir.entryList({pattern}, QDir::Files, QDir::Name)) {
+    const auto sibling = recording::parseRankFileName(name.toStdString());
+    const QString file = dir.absoluteFilePath(name);
+    if (sibling && sibling->stem == opened->stem && file != path && isBeingWritten(file.toStdString()))
+      live->addFile(file, sibling->rank, -1);
+  }
 }
 
 LiveRecordingTab* MainWindow::addLiveTab(const QString& path, const QString& name) {

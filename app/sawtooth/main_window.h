@@ -77,6 +77,7 @@ class MainWindow : public QMainWindow {
   void onRecordingFinished(RecorderRunner::Outcome outcome, const QString& path, const QString& message);
   void openLiveTab(const QString& name);
   // A live tab following `path`, titled after `name`, made current.
+  void followSiblingRanks(LiveRecordingTab* live, const QString& path);
   LiveRecordingTab* addLiveTab(const QString& path, const QString& name);
   void closeLiveTab();
   void maybeOpenSamplesAtFirstStart();

@@ -191,6 +191,48 @@ class MainWindowTest : public QObject {
     QVERIFY(!w.followRecording(data("anatomy_adam_snapshot.pickle")));
   }
 
+  // Opening one rank's file of a distributed recording made elsewhere (a terminal's
+  // `sawtooth-record -- torchrun ...`) follows the other ranks' files beside it too.
+  void aRankFileBeingRecordedBringsItsSiblingRanks() {
+    QTemporaryDir dir;
+    auto source = loadTrace(data("anatomy_adam_snapshot.pickle").toStdString());
+    QVERIFY(source.ok());
+    std::vector<std::unique_ptr<NativeWriter>> writers;
+    for (int rank : {0, 1}) {
+      const QString path = dir.filePath(QStringLiteral("train.rank%1.sawtooth").arg(rank));
+      auto writer = NativeWriter::create(path.toStdString(), OutputClaim::Existing::Refuse,
+                                         NativeWriterOptions{.recording = true});
+      QVERIFY(writer.ok());
+      QVERIFY((*writer)->beginBatch());
+      for (const DeviceInfo& d : source->devices) QVERIFY((*writer)->writeDevice(d));
+      QVERIFY((*writer)->appendEventsAt(source->events, 0, 50 + 50 * static_cast<size_t>(rank), 0));
+      QVERIFY((*writer)->commitBatch());
+      writers.push_back(std::move(*writer));
+    }
+    // A finished file of the same name pattern is not a recording: it is not followed.
+    QFile done(dir.filePath(QStringLiteral("train.rank7.sawtooth")));
+    QVERIFY(done.open(QIODevice::WriteOnly));
+    done.close();
+
+    app::MainWindow w{QString()};
+    auto* live = w.followRecording(dir.filePath(QStringLiteral("train.rank1.sawtooth")));
+    QVERIFY(live);
+    QCOMPARE(live->follower()->files(), 2);
+    const LiveTimeline& timeline = live->follower()->timeline();
+    QTRY_COMPARE_WITH_TIMEOUT(timeline.events(), uint64_t{150}, 10000);
+    QStringList labels;
+    for (const LiveTimeline::Device& d : timeline.devices())
+      if (!d.allocated.empty()) labels << QString::fromStdString(d.label);
+    labels.sort();
+    QCOMPARE(labels, (QStringList{QStringLiteral("rank 0"), QStringLiteral("rank 1")}));
+    // Both recorders let go: the tab becomes the opened rank's trace.
+    for (auto& writer : writers) QVERIFY(writer->finish());
+    writers.clear();
+    QTRY_VERIFY_WITH_TIMEOUT(qobject_cast<TraceTab*>(w.tabs()->widget(0)) != nullptr, 10000);
+    QVERIFY(w.tabs()->tabToolTip(0).contains(QStringLiteral("rank1")) ||
+            qobject_cast<TraceTab*>(w.tabs()->widget(0))->path().contains(QStringLiteral("rank1")));
+  }
+
   void readingLimitsComeFromTheSettings() {
     app::ReadingLimitsDialog dialog;
     dialog.setMemory(QStringLiteral("lots"));

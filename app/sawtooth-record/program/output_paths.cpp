@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "app/sawtooth-record/program/posix_files.h"
+#include "core/recording/rank_files.h"
 
 namespace sawtooth::record {
 namespace {
@@ -53,7 +54,7 @@ std::string OutputPaths::unused(const std::string& path) {
 
 std::string OutputPaths::claim(int pid, int rank) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (rank >= 0) return unused(derivedPath(out_, fmt::format("rank{}", rank)));
+  if (rank >= 0) return unused(recording::rankFilePath(out_, rank));
   if (!main_taken_) {
     main_taken_ = true;
     claimed_.insert(out_);

@@ -46,7 +46,7 @@ TRAIN = textwrap.dedent(f"""
     if line:
         print("read:" + line, flush=True)
     print("to stderr", file=sys.stderr, flush=True)
-    steps = 10**9 if mode in ("endless", "busy") else 3
+    steps = 10**9 if mode in ("endless", "busy") else 8 if mode == "eight" else 3
     for step in range(steps):
         opt.zero_grad()
         x = torch.randn({BATCH}, {WIDTH})
@@ -191,6 +191,46 @@ def ok_run():
     finished = progress_lines(trace)[-1]
     check(finished.get("out") == trace and finished.get("exit_code") == 0, f"ok: finished line {finished}")
     return s
+
+
+def windows_run():
+    """--steps A:B keeps the optimizer steps A to B-1 with what was alive at A as the baseline;
+    --window-events N the last N events; bad windows are refused before the program runs."""
+    train = os.path.join(out, "train.py")
+    trace = os.path.join(out, "steps.sawtooth")
+    r = recorder(trace, [python, train, "eight"], extra=["--steps", "2:5"])
+    check(r.returncode == 0, f"steps: exit {r.returncode}: {r.stderr[-800:]}")
+    m, phases, annotations = meta(trace)
+    check(m.get("window.steps") == "2:5" and m.get("complete") == "true", f"steps: meta {m.get('window.steps')}")
+    check(phases == ["zero_grad", "forward", "backward", "optimizer"] * 3, f"steps: phases {phases}")
+    check(annotations.count("my_block") == 3, f"steps: record_function ranges {annotations}")
+    db = sqlite3.connect(f"file:{trace}?mode=ro", uri=True)
+    baseline = db.execute("SELECT baseline_allocated FROM devices WHERE device = -1").fetchone()
+    first_t = db.execute("SELECT min(t_ns) FROM events").fetchone()[0]
+    db.close()
+    # When step 2 begins the parameters (4P bytes), their gradients (4P) and Adam's state (8P) are
+    # alive, and the last step's input (x is reassigned only in the next step).
+    check(baseline is not None and 16 * P <= baseline[0] <= 16 * P + 64 * LAYERS + 4 * BATCH * WIDTH,
+          f"steps: baseline {baseline}, expected 16P = {16 * P} bytes")
+    check(first_t is not None and first_t >= int(m.get("window.start_ns", 0)), "steps: an event before the window")
+
+    trace = os.path.join(out, "last.sawtooth")
+    r = recorder(trace, [python, train, "eight"], extra=["--window-events", "100"])
+    check(r.returncode == 0, f"window-events: exit {r.returncode}: {r.stderr[-800:]}")
+    m, _, _ = meta(trace)
+    db = sqlite3.connect(f"file:{trace}?mode=ro", uri=True)
+    events = db.execute("SELECT count(*) FROM events").fetchone()[0]
+    db.close()
+    check(events == 100 and int(m.get("window.events_discarded", 0)) > 0,
+          f"window-events: {events} events kept, {m.get('window.events_discarded')} discarded")
+    s = info(trace)
+    dev = cpu_device(s) if s else None
+    check(dev is not None and near(dev.get("final_allocated_bytes"), 16 * P, 64 * LAYERS + 4 * BATCH * WIDTH * 8),
+          f"window-events: final allocated {dev and dev.get('final_allocated_bytes')}, expected about 16P")
+
+    for option, value in (("--steps", "5:2"), ("--window-events", "0x")):
+        r = recorder(os.path.join(out, "bad-window.sawtooth"), [python, train], extra=[option, value])
+        check(r.returncode == 125 and option in r.stderr, f"{option} {value}: exit {r.returncode}, {r.stderr.strip()}")
 
 
 def exit_code_run():
@@ -369,6 +409,7 @@ def bad_commands():
 
 
 ok_run()
+windows_run()
 exit_code_run()
 abort_run()
 stop_through_recorder()

@@ -19,6 +19,7 @@ constexpr size_t kMaxStacksPerConnection = 4'000'000;
 constexpr size_t kMaxNames = 1'000'000;
 constexpr int64_t kHeartbeatNs = 500'000'000;
 constexpr uint64_t kAnnotation = 1;  // CaptureRecord::stream of a phase marker that is an annotation
+constexpr std::string_view kOptimizerPhase = "optimizer";  // the shim's: its end ends a step
 
 std::string jsonText(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
@@ -276,7 +277,7 @@ ProgramTraceSink* ProcessRecording::sink() {
   if (identity_.contains("argv")) run.config.emplace_back("process_argv", identity_["argv"].dump());
   for (const auto& [k, v] : context_.meta)
     if (k.starts_with("env.")) run.config.emplace_back(k, v);
-  auto created = ProgramTraceSink::create(path_, context_.t0_ns, run);
+  auto created = ProgramTraceSink::create(path_, context_.t0_ns, run, context_.window);
   if (!created) {
     sink_failed_ = true;
     if (context_.notify) context_.notify("error", fmt::format("{}: cannot record into {}: {}", describe(), path_,
@@ -315,8 +316,19 @@ void ProcessRecording::release(CaptureRecord&& r) {
     } else {
       auto it = std::find_if(open_phases_.rbegin(), open_phases_.rend(), [&](const OpenPhase& p) { return p.name == r.id; });
       if (it == open_phases_.rend()) return;
+      const bool step_ends = names_.at(it->name) == kOptimizerPhase;
       r.id = it->id;
       open_phases_.erase(std::next(it).base());
+      if (step_ends) {
+        const int64_t t = r.t_ns;
+        s->push(std::move(r));
+        CaptureRecord step;
+        step.kind = RecordKind::StepBegin;
+        step.t_ns = t;
+        step.addr = static_cast<uint64_t>(++optimizer_steps_);
+        s->push(std::move(step));
+        return;
+      }
     }
   }
   s->push(std::move(r));

@@ -18,6 +18,7 @@
 #include "app/sawtooth-record/inject/wire.h"
 #include "app/sawtooth-record/program/program_trace_sink.h"
 #include "app/sawtooth-record/program/stream_merger.h"
+#include "workloads/capture/capture_window.h"
 #include "core/util/result.h"
 
 namespace sawtooth::record {
@@ -35,6 +36,9 @@ struct RecordingContext {
   // A process started writing its file (for the progress stream: what a live view follows).
   std::function<void(int pid, int rank, const std::string& path)> file_started;
   int64_t hold_back_ns = 50'000'000;
+  // --steps A:B and --window-events N; a program's steps are its optimizer steps: step k begins
+  // when the k-th optimizer.step() of the process returns (step 0 at its start).
+  capture::WindowOptions window;
 };
 
 class ProcessRecording {
@@ -104,6 +108,7 @@ class ProcessRecording {
   std::map<std::string, uint32_t> name_ids_;
   std::vector<OpenPhase> open_phases_;
   std::map<uint64_t, uint32_t> open_annotations_;  // range id -> phase id
+  int64_t optimizer_steps_ = 0;
 
   std::vector<std::string> kernel_names_;
   std::map<std::pair<int, uint32_t>, uint32_t> kernel_name_ids_;  // (connection, sender's id) -> ours

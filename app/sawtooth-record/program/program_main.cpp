@@ -20,6 +20,7 @@
 #include "app/sawtooth-record/program/support_files.h"
 #include "core/io/native_format.h"
 #include "core/io/trace_merge.h"
+#include "core/recording/capture_window_spec.h"
 
 namespace sawtooth::record {
 namespace {
@@ -41,6 +42,8 @@ struct Options {
   bool quiet = false;
   int kill_after_s = 30;
   int linger_s = 10;
+  std::string steps;
+  int64_t window_events = 0;
   std::vector<std::string> command;
 };
 
@@ -124,6 +127,12 @@ int recordProgramMain(int argc, char** argv) {
   app.add_option("--sample-interval", o.sample_interval_ms, "device memory samples, milliseconds")->check(CLI::Range(5, 60'000));
   app.add_option("--max-entries", o.max_entries, "PyTorch history entries kept between deliveries (portable shim)")
       ->check(CLI::Range(int64_t{1}, int64_t{100'000'000}));
+  app.add_option("--steps", o.steps,
+                 "keep only steps A to B-1 (a step ends when optimizer.step() returns; counted from 0, A: or :B "
+                 "open-ended); what is alive at A is the file's baseline");
+  app.add_option("--window-events", o.window_events,
+                 "keep only the last N events of each process (older ones leave the file as it goes; what they "
+                 "left alive becomes the baseline)");
   app.add_option("--progress", o.progress, "append JSON progress lines to this file (or FIFO, or /dev/fd/N)");
   app.add_flag("--quiet", o.quiet, "no messages of sawtooth-record's own on stderr");
   app.add_option("--kill-after", o.kill_after_s, "seconds between passing a signal on and SIGKILL")->check(CLI::Range(1, 86'400));
@@ -137,6 +146,17 @@ int recordProgramMain(int argc, char** argv) {
     return fail(std::string(e.what()) + " (see sawtooth-record --help)");
   }
   if (o.command.empty()) return fail("no command after --: sawtooth-record [options] -- COMMAND [ARGS...]");
+  capture::WindowOptions window;
+  if (!o.steps.empty()) {
+    auto range = recording::parseStepRange(o.steps);
+    if (!range) return fail(range.error().message);
+    window.first_step = range->first;
+    window.end_step = range->end;
+  }
+  if (o.window_events != 0) {
+    if (Status st = recording::checkWindowEvents(o.window_events); !st) return fail(st.error().message);
+    window.last_events = static_cast<uint64_t>(o.window_events);
+  }
 
   const std::string cwd = posix::currentDirectory();
   if (o.out.empty()) o.out = defaultOutPath(o.command, std::time(nullptr));
@@ -155,6 +175,7 @@ int recordProgramMain(int argc, char** argv) {
   context.t0_ns = capture::clockNs();
   context.command = o.command;
   context.cwd = cwd;
+  context.window = window;
   context.meta = {{"stacks", o.stacks},
                   {"cpu_allocations", o.cpu},
                   {"shim", o.shim},

@@ -39,12 +39,12 @@ ProgramTraceSink::~ProgramTraceSink() {
 }
 
 Result<std::unique_ptr<ProgramTraceSink>> ProgramTraceSink::create(const std::string& path, int64_t t0_ns,
-                                                                   const Run& run) {
+                                                                   const Run& run, const capture::WindowOptions& window) {
   auto file = NativeWriter::create(path);
   if (!file) return file.error();
   auto impl = std::make_unique<Impl>();
   impl->t0 = t0_ns;
-  impl->writer = std::make_unique<capture::TraceWriter>(std::move(*file), t0_ns);
+  impl->writer = std::make_unique<capture::TraceWriter>(std::move(*file), t0_ns, window);
   impl->writer->addQueue(&impl->live);
   impl->writer->addQueue(&impl->driver);
   impl->writer->setSymbolizer(framesOf);

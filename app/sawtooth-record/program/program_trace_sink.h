@@ -11,6 +11,7 @@
 #include "core/model/trace.h"
 #include "core/util/result.h"
 #include "workloads/capture/capture_record.h"
+#include "workloads/capture/capture_window.h"
 
 namespace sawtooth::record {
 
@@ -19,7 +20,10 @@ using StackFrames = std::vector<Frame>;
 
 class ProgramTraceSink {
  public:
-  static Result<std::unique_ptr<ProgramTraceSink>> create(const std::string& path, int64_t t0_ns, const Run& run);
+  // `window`: the file keeps steps A to B-1 and/or the last N events (capture_window.h); steps
+  // begin at StepBegin records pushed with the others.
+  static Result<std::unique_ptr<ProgramTraceSink>> create(const std::string& path, int64_t t0_ns, const Run& run,
+                                                          const capture::WindowOptions& window = {});
   ~ProgramTraceSink();
 
   // Allocator events, samples, tags and phase markers, in time order. A stack travels in the

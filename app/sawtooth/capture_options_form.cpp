@@ -11,14 +11,15 @@ namespace {
 
 using views::toQString;
 
-const QString kStepsKey = QStringLiteral("capture/steps");
-const QString kWindowEventsKey = QStringLiteral("capture/window_events");
-const QString kSampleIntervalKey = QStringLiteral("capture/sample_interval_ms");
+const QString kStepsKey = QStringLiteral("/steps");
+const QString kWindowEventsKey = QStringLiteral("/window_events");
+const QString kSampleIntervalKey = QStringLiteral("/sample_interval_ms");
 
 }  // namespace
 
-CaptureOptionsForm::CaptureOptionsForm(QWidget* parent)
+CaptureOptionsForm::CaptureOptionsForm(QWidget* parent, const QString& settings_group)
     : QWidget(parent),
+      group_(settings_group),
       steps_(new QLineEdit(this)),
       window_events_(new QLineEdit(this)),
       sample_interval_(new QSpinBox(this)) {
@@ -45,14 +46,25 @@ CaptureOptionsForm::CaptureOptionsForm(QWidget* parent)
   layout->addRow(tr("keep last events"), window_events_);
   layout->addRow(tr("device samples"), sample_interval_);
 
-  connect(steps_, &QLineEdit::textChanged, this, [this, steps_tip] { showProblem(steps_, stepsProblem(), steps_tip); });
-  connect(window_events_, &QLineEdit::textChanged, this,
-          [this, window_tip] { showProblem(window_events_, windowEventsProblem(), window_tip); });
+  connect(steps_, &QLineEdit::textChanged, this, [this, steps_tip] {
+    showProblem(steps_, stepsProblem(), steps_tip);
+    emit changed();
+  });
+  connect(window_events_, &QLineEdit::textChanged, this, [this, window_tip] {
+    showProblem(window_events_, windowEventsProblem(), window_tip);
+    emit changed();
+  });
+  connect(sample_interval_, &QSpinBox::valueChanged, this, &CaptureOptionsForm::changed);
 
   QSettings settings;
-  steps_->setText(settings.value(kStepsKey).toString());
-  window_events_->setText(settings.value(kWindowEventsKey).toString());
-  sample_interval_->setValue(settings.value(kSampleIntervalKey, recording::kDefaultSampleIntervalMs).toInt());
+  steps_->setText(settings.value(group_ + kStepsKey).toString());
+  window_events_->setText(settings.value(group_ + kWindowEventsKey).toString());
+  sample_interval_->setValue(settings.value(group_ + kSampleIntervalKey, recording::kDefaultSampleIntervalMs).toInt());
+}
+
+void CaptureOptionsForm::setSampleIntervalRange(int min_ms, int max_ms) {
+  sample_interval_->setRange(min_ms, max_ms);
+  sample_interval_->setSpecialValueText(QString());
 }
 
 void CaptureOptionsForm::reset() {
@@ -103,9 +115,9 @@ QStringList CaptureOptionsForm::recorderArguments() const {
 
 void CaptureOptionsForm::save() const {
   QSettings settings;
-  settings.setValue(kStepsKey, steps_->text().trimmed());
-  settings.setValue(kWindowEventsKey, window_events_->text().trimmed());
-  settings.setValue(kSampleIntervalKey, sample_interval_->value());
+  settings.setValue(group_ + kStepsKey, steps_->text().trimmed());
+  settings.setValue(group_ + kWindowEventsKey, window_events_->text().trimmed());
+  settings.setValue(group_ + kSampleIntervalKey, sample_interval_->value());
 }
 
 }  // namespace sawtooth::app

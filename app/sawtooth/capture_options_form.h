@@ -2,7 +2,8 @@
 // The workload form's capture section: which steps to record (--steps A:B), how many of the
 // newest events to keep (--window-events N) and how often to sample device memory
 // (--sample-interval MS). Each field is checked by core/recording's rules, the ones the recorder
-// applies to its command line; the last values are kept in QSettings.
+// applies to its command line; the last values are kept in QSettings, under a group of the
+// caller's (the workload form's and the program dialog's are kept apart).
 
 #include <QLineEdit>
 #include <QSpinBox>
@@ -14,7 +15,9 @@ namespace sawtooth::app {
 class CaptureOptionsForm : public QWidget {
   Q_OBJECT
  public:
-  explicit CaptureOptionsForm(QWidget* parent = nullptr);
+  explicit CaptureOptionsForm(QWidget* parent = nullptr, const QString& settings_group = QStringLiteral("capture"));
+  // A recorder that samples within [min, max] ms only (sawtooth-record -- COMMAND: 5 to 60,000).
+  void setSampleIntervalRange(int min_ms, int max_ms);
 
   // Empty text: every step, every event.
   void setSteps(const QString& steps) { steps_->setText(steps); }
@@ -28,11 +31,15 @@ class CaptureOptionsForm : public QWidget {
   QStringList recorderArguments() const;
   void save() const;
 
+ signals:
+  void changed();
+
  private:
   void showProblem(QLineEdit* field, const QString& problem, const QString& tooltip);
   QString stepsProblem() const;
   QString windowEventsProblem() const;
 
+  QString group_;
   QLineEdit* steps_;
   QLineEdit* window_events_;
   QSpinBox* sample_interval_;

@@ -38,6 +38,7 @@ ProgramDialog::ProgramDialog(QWidget* parent)
       environment_(new QPlainTextEdit(this)),
       stacks_(new QComboBox(this)),
       cpu_(new QComboBox(this)),
+      capture_(new CaptureOptionsForm(this, QStringLiteral("programs/capture"))),
       problem_(new QLabel(this)),
       buttons_(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this)) {
   setWindowTitle(tr("Record a program"));
@@ -68,6 +69,9 @@ ProgramDialog::ProgramDialog(QWidget* parent)
   form->addRow(tr("Environment"), environment_);
   form->addRow(tr("Python stacks"), stacks_);
   form->addRow(tr("CPU allocations"), cpu_);
+  form->addRow(tr("Capture"), capture_);
+  capture_->setSampleIntervalRange(5, 60'000);
+  capture_->setToolTip(tr("A program's step ends when its optimizer.step() returns"));
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(form);
   layout->addWidget(problem_);
@@ -86,6 +90,7 @@ ProgramDialog::ProgramDialog(QWidget* parent)
   connect(command_, &QComboBox::currentTextChanged, this, &ProgramDialog::updateState);
   connect(folder_, &QLineEdit::textChanged, this, &ProgramDialog::updateState);
   connect(environment_, &QPlainTextEdit::textChanged, this, &ProgramDialog::updateState);
+  connect(capture_, &CaptureOptionsForm::changed, this, &ProgramDialog::updateState);
   connect(buttons_, &QDialogButtonBox::accepted, this, [this] {
     if (!problem().isEmpty()) return;
     remember();
@@ -104,6 +109,7 @@ QString ProgramDialog::problem() const {
   static const QRegularExpression entry(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]*=.*$"));
   for (const QString& e : environmentLines(environment_->toPlainText()))
     if (!entry.match(e).hasMatch()) return tr("Environment: \"%1\" is not KEY=VALUE.").arg(e);
+  if (const QStringList errors = capture_->validationErrors(); !errors.isEmpty()) return errors.join(QLatin1Char('\n'));
   return {};
 }
 
@@ -119,6 +125,7 @@ RecorderRunner::Request ProgramDialog::request() const {
   r.working_dir = folder_->text().trimmed();
   r.environment = environmentLines(environment_->toPlainText());
   r.program_options = {QStringLiteral("--stacks"), stacks_->currentText(), QStringLiteral("--cpu"), cpu_->currentText()};
+  r.program_options += capture_->recorderArguments();
   return r;
 }
 
@@ -134,6 +141,7 @@ void ProgramDialog::remember() const {
   settings.setValue(kEnvironmentKey, environment_->toPlainText());
   settings.setValue(kStacksKey, stacks_->currentText());
   settings.setValue(kCpuKey, cpu_->currentText());
+  capture_->save();
 }
 
 QStringList ProgramDialog::recentCommands() { return QSettings().value(kRecentKey).toStringList(); }

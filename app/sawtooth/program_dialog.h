@@ -1,7 +1,8 @@
 #pragma once
 // File ▸ Record a program…: the command line of a program to record (sawtooth-record -- COMMAND),
 // the folder it starts in, environment entries to add, and the shim's options. The last ones
-// used are remembered (QSettings), the command lines as a list of recent ones.
+// used are remembered (QSettings), the command lines as a list of recent ones. Its capture section
+// (steps A:B, the last N events, device samples) is the workload form's, remembered apart.
 
 #include <QComboBox>
 #include <QDialog>
@@ -10,6 +11,7 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 
+#include "app/sawtooth/capture_options_form.h"
 #include "app/sawtooth/recorder_runner.h"
 
 namespace sawtooth::app {
@@ -23,6 +25,7 @@ class ProgramDialog : public QDialog {
   void setWorkingFolder(const QString& folder) { folder_->setText(folder); }
   void setEnvironment(const QString& lines) { environment_->setPlainText(lines); }
   void setStacks(const QString& stacks) { stacks_->setCurrentText(stacks); }
+  CaptureOptionsForm* capture() const { return capture_; }
 
   // What is wrong with the fields ("the folder ... does not exist"), empty when they can run.
   QString problem() const;
@@ -40,6 +43,7 @@ class ProgramDialog : public QDialog {
   QPlainTextEdit* environment_;
   QComboBox* stacks_;
   QComboBox* cpu_;
+  CaptureOptionsForm* capture_;
   QLabel* problem_;
   QDialogButtonBox* buttons_;
 };

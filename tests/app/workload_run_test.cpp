@@ -348,6 +348,9 @@ class WorkloadRunTest : public QObject {
     QVERIFY(dialog.problem().contains(QStringLiteral("KEY=VALUE")));
     dialog.setEnvironment(QStringLiteral("# the test's own\nSAWTOOTH_APP_TEST=yes\n"));
     dialog.setStacks(QStringLiteral("none"));
+    dialog.capture()->setSteps(QStringLiteral("9:2"));
+    QVERIFY2(dialog.problem().contains(QStringLiteral("--steps 9:2")), qPrintable(dialog.problem()));
+    dialog.capture()->setSteps(QStringLiteral("1:"));  // the program's optimizer steps 1 and 2
     QVERIFY2(dialog.problem().isEmpty(), qPrintable(dialog.problem()));
     RecorderRunner::Request request = dialog.request();
     QCOMPARE(request.command, (QStringList{python, "train_small.py", "0"}));
@@ -366,7 +369,11 @@ class WorkloadRunTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(tab->state() == TraceTab::State::Ready, 60000);
     QVERIFY(tab->analysis()->trace().events.size() > 10);
     QCOMPARE(QString::fromStdString(tab->analysis()->trace().meta.at("program.exit")), QStringLiteral("exit 0"));
-    QVERIFY(tab->noticeText().isEmpty());
+    QVERIFY(request.program_options.join(' ').contains(QStringLiteral("--steps 1:")));
+    QVERIFY(QString::fromStdString(tab->analysis()->trace().meta.at("window.steps")).startsWith(QStringLiteral("1:")));
+    // The window starts mid-run: the only notice is the frees of blocks from before it.
+    QVERIFY2(tab->noticeText().isEmpty() || tab->noticeText().contains(QStringLiteral("allocated before it began")),
+             qPrintable(tab->noticeText()));
 
     // A program that fails: its trace still opens, and the status says how it ended.
     request.command.last() = QStringLiteral("3");

@@ -47,6 +47,10 @@ TRAIN = textwrap.dedent(f"""
         print("read:" + line, flush=True)
     print("to stderr", file=sys.stderr, flush=True)
     steps = 10**9 if mode in ("endless", "busy") else 8 if mode == "eight" else 3
+    profiling = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], profile_memory=True,
+                                       record_shapes=True, with_stack=True) if mode == "profile" else None
+    if profiling:
+        profiling.__enter__()
     for step in range(steps):
         opt.zero_grad()
         x = torch.randn({BATCH}, {WIDTH})
@@ -60,6 +64,9 @@ TRAIN = textwrap.dedent(f"""
             os.abort()
         if mode in ("endless", "busy") and step == 2:
             print("steady", flush=True)
+    if profiling:
+        profiling.__exit__(None, None, None)
+        profiling.export_memory_timeline(sys.argv[2], device="cpu")
     print("done", flush=True)
     sys.exit(3 if mode == "exit3" else 0)
 """)
@@ -191,6 +198,29 @@ def ok_run():
     finished = progress_lines(trace)[-1]
     check(finished.get("out") == trace and finished.get("exit_code") == 0, f"ok: finished line {finished}")
     return s
+
+
+def beside_profiler(ours):
+    """The same script under torch.profiler's memory timeline (profile_memory, the categories PyTorch
+    itself infers), unrecorded, against our recording's categories: the model state must agree."""
+    timeline = os.path.join(out, "train.memory_timeline.raw.json.gz")
+    r = subprocess.run([python, os.path.join(out, "train.py"), "profile", timeline], capture_output=True, text=True,
+                       timeout=300)
+    if not check(r.returncode == 0 and os.path.exists(timeline), f"profiler: exit {r.returncode}: {r.stderr[-600:]}"):
+        return
+    theirs = info(timeline)
+    ours_dev, theirs_dev = cpu_device(ours) if ours else None, theirs["devices"][0] if theirs else None
+    if not check(ours_dev is not None and theirs_dev is not None, "profiler: no device to compare"):
+        return
+    a, b = ours_dev["category_peaks"], theirs_dev["category_peaks"]
+    print("category peaks, ours | torch.profiler's memory timeline:")
+    for k in sorted(set(a) | set(b)):
+        print(f"  {k:16s} {a.get(k, 0):>9} | {b.get(k, 0):>9}")
+    print(f"  {'peak (all)':16s} {ours_dev['peak_allocated_bytes']:>9} | {theirs_dev['peak_allocated_bytes']:>9}")
+    for k in ("gradient", "optimizer_state"):
+        check(a.get(k) == b.get(k), f"profiler: {k} {a.get(k)} (ours) != {b.get(k)} (torch.profiler)")
+    check(near(ours_dev["peak_allocated_bytes"], theirs_dev["peak_allocated_bytes"], 4 * BATCH * WIDTH),
+          f"profiler: peaks {ours_dev['peak_allocated_bytes']} (ours) and {theirs_dev['peak_allocated_bytes']}")
 
 
 def windows_run():
@@ -408,7 +438,7 @@ def bad_commands():
     check(r.returncode == 7, f"exit status of a non-Python command: {r.returncode}")
 
 
-ok_run()
+beside_profiler(ok_run())
 windows_run()
 exit_code_run()
 abort_run()

@@ -26,6 +26,8 @@ parser.add_argument("--layers", type=int, default=12)
 parser.add_argument("--history", choices=["off", "python", "python-all", "none-stacks"], default="off")
 parser.add_argument("--profile", type=int, default=0, help="steps run under torch.profiler with CUDA activity")
 parser.add_argument("--json", help="also write the result here")
+parser.add_argument("--memory-timeline", help="with --profile: profile memory too and export torch.profiler's "
+                    "memory timeline (its own categories) here, a .raw.json.gz")
 parser.add_argument("--max-entries", type=int, default=1_000_000,
                     help="PyTorch's history ring (with --history); the docs' example uses 100000, which a long run "
                          "wraps: then PyTorch frees old entries' stacks as it records, as a streaming recorder does")
@@ -51,7 +53,9 @@ prof = None
 for step in range(args.steps):
     if args.profile and step == args.warmup:
         from torch.profiler import ProfilerActivity, profile
-        prof = profile(activities=[ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else []))
+        memory = bool(args.memory_timeline)
+        prof = profile(activities=[ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else []),
+                       profile_memory=memory, record_shapes=memory, with_stack=memory)
         prof.__enter__()
     if cuda:
         torch.cuda.synchronize()
@@ -66,6 +70,8 @@ for step in range(args.steps):
     times.append((time.perf_counter() - t) * 1e3)
     if prof is not None and step == args.warmup + args.profile - 1:
         prof.__exit__(None, None, None)
+        if args.memory_timeline:
+            prof.export_memory_timeline(args.memory_timeline, device="cuda:0" if cuda else "cpu")
         # Kineto's own view: GPU events it collected (0 would mean CUPTI was not its to use).
         profile_kernels = sum(1 for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA)
         if not cuda:

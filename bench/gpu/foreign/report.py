@@ -81,6 +81,16 @@ for label, v in rows:
     out.append(f"| {label} | {v:.2f} | {pct(v, plain)} | {pct(v, torch_history)} |" if v else f"| {label} | n/a | | |")
 out.append("")
 
+# Categories beside torch.profiler's memory timeline (same script, unrecorded, 2 profiled steps)
+theirs, ours_cat = (cuda0(load(f"{name}.info.json")) or ((load(f"{name}.info.json") or {}).get("devices") or [{}])[0]
+                    for name in ("profiler-categories", "categories"))
+if theirs and ours_cat:
+    a, b = ours_cat.get("category_peaks") or {}, theirs.get("category_peaks") or {}
+    out += ["## Category peaks: ours against torch.profiler's memory timeline (the same script)", "",
+            "| category | ours | torch.profiler |", "|---|---:|---:|"]
+    out += [f"| {k} | {a.get(k, 0):,} | {b.get(k, 0):,} |" for k in sorted(set(a) | set(b))]
+    out += [f"| peak (all) | {ours_cat.get('peak_allocated_bytes') or 0:,} | {theirs.get('peak_allocated_bytes') or 0:,} |", ""]
+
 # Peaks against the script's own figures
 out += ["## Peak allocated: the recording against the script's own torch.cuda", "",
         "| run | trace peak (requested sizes) | script max_requested_bytes | trace peak in blocks (replayed) "

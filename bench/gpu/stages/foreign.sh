@@ -58,6 +58,19 @@ foreign_gpt2() {
   timeout 120 $py $FOREIGN/gpt2_train.py $args --history python-all --json "$R/foreign/torch-history-all.json" > /dev/null 2>&1
 }
 
+# Categories beside torch.profiler's: its memory timeline (profile_memory, PyTorch's own inference of
+# parameter, gradient, optimizer state, activation...) over 2 steady steps of the unrecorded script,
+# and our recording of the same script; report.py puts their category peaks side by side.
+foreign_categories() {
+  local args=${FOREIGN_CATEGORY_ARGS:---steps 8 --warmup 4} timeline=$R/foreign/profiler-categories.raw.json.gz
+  timeout 300 $FOREIGN_PY $FOREIGN/gpt2_train.py $args --profile 2 --memory-timeline "$timeline" \
+    > "$R/foreign/profiler-categories.stdout" 2>&1
+  echo "memory timeline: exit $?"
+  $TRACE info --json "$timeline" > "$R/foreign/profiler-categories.info.json" 2> "$R/foreign/profiler-categories.info.err"
+  rm -f "$timeline"
+  foreign_record categories -- $FOREIGN_PY $FOREIGN/gpt2_train.py $args
+}
+
 stage_foreign_quick() {
   mkdir -p "$R/foreign"
   foreign_gpt2
@@ -68,6 +81,7 @@ stage_foreign() {
   mkdir -p "$R/foreign"
   nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
   foreign_gpt2
+  foreign_categories
   foreign_record oom -- python3 $FOREIGN/oom_script.py
   foreign_record profiler -- $FOREIGN_PY $FOREIGN/gpt2_train.py --steps 10 --warmup 3 --profile 2 --layers 2
   local gpus

@@ -303,6 +303,13 @@ class WorkloadRunTest : public QObject {
       QVERIFY2(name.startsWith(QString::fromStdString(d.label) + QStringLiteral(" · cpu")), qPrintable(name));
     }
     QVERIFY2(live->statusText().contains(QStringLiteral("2 files")), qPrintable(live->statusText()));
+    if (const QByteArray dir = qgetenv("SAWTOOTH_SCREENSHOT_DIR"); !dir.isEmpty()) {
+      w->resize(1500, 950);
+      w->show();
+      live->chart()->followLiveEdge();
+      QTest::qWait(2500);
+      QVERIFY(w->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/live-ranks.png")));
+    }
     emit live->stopRequested();
     QVERIFY(finished.wait(60000));
     QVERIFY(!w->liveTab());

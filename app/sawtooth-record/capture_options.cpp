@@ -35,20 +35,6 @@ Status applyCaptureSpec(const std::string& spec, capture::SessionOptions& o) {
   return Ok{};
 }
 
-Status applyStepRange(const std::string& range, capture::WindowOptions& window) {
-  auto parsed = recording::parseStepRange(range);
-  if (!parsed) return parsed.error();
-  window.first_step = parsed->first;
-  window.end_step = parsed->end;
-  return Ok{};
-}
-
-Status applyWindowEvents(int64_t events, capture::WindowOptions& window) {
-  if (Status st = recording::checkWindowEvents(events); !st) return st;
-  window.last_events = static_cast<uint64_t>(events);
-  return Ok{};
-}
-
 Status applySampleInterval(int64_t milliseconds, capture::SessionOptions& options) {
   if (Status st = recording::checkSampleInterval(milliseconds); !st) return st;
   options.sample_interval_ms = static_cast<int>(milliseconds);

@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/recording/exit_code.h"
+#include "core/recording/rank_files.h"
 #include "core/recording/workload_list.h"
 #include "app/sawtooth-record/capture_options.h"
 #include "app/sawtooth-record/distributed_recording.h"
@@ -181,9 +182,9 @@ int main(int argc, char** argv) {
   options.stacks = stacks == "cpp" ? sawtooth::capture::StackMode::Cpp : sawtooth::capture::StackMode::None;
   if (sawtooth::Status st = sawtooth::record::applyCaptureSpec(capture, options); !st) return usage(st.error().message);
   if (!steps.empty())
-    if (sawtooth::Status st = sawtooth::record::applyStepRange(steps, options.window); !st) return usage(st.error().message);
+    if (sawtooth::Status st = sawtooth::capture::applyStepRange(steps, options.window); !st) return usage(st.error().message);
   if (window_events != 0)
-    if (sawtooth::Status st = sawtooth::record::applyWindowEvents(window_events, options.window); !st)
+    if (sawtooth::Status st = sawtooth::capture::applyWindowEvents(window_events, options.window); !st)
       return usage(st.error().message);
   if (sawtooth::Status st = sawtooth::record::applySampleInterval(sample_interval, options); !st)
     return usage(st.error().message);
@@ -206,7 +207,7 @@ int main(int argc, char** argv) {
   if (workload->spec.distributed && !rank_process) {
     // The launcher: each rank claims its own file; the merge writes FILE at the end.
     for (int r = 0; r <= ranks; ++r) {
-      const std::string path = r < ranks ? sawtooth::record::rankOutPath(out, r) : out;
+      const std::string path = r < ranks ? sawtooth::recording::rankFilePath(out, r) : out;
       if (sawtooth::Status st = sawtooth::checkOutputPath(path, existing); !st)
         return outputRefused(progress, st.error().message);
     }

@@ -118,8 +118,6 @@ void closeFd(int& fd) {
 
 }  // namespace
 
-std::string rankOutPath(const std::string& out, int rank) { return recording::rankFilePath(out, rank); }
-
 RankLaunchResult runRanks(const RankLaunch& launch, JsonLinesProgress& progress, const std::atomic<bool>& stop) {
   RankLaunchResult result;
   std::vector<Child> children;
@@ -140,7 +138,7 @@ RankLaunchResult runRanks(const RankLaunch& launch, JsonLinesProgress& progress,
   };
 
   for (int r = 0; r < launch.ranks && result.exit_code == 0; ++r) {
-    const std::string path = rankOutPath(launch.out, r);
+    const std::string path = recording::rankFilePath(launch.out, r);
     std::vector<std::string> args = {launch.executable};
     args.insert(args.end(), launch.args.begin(), launch.args.end());
     for (const std::string& a : {std::string("--out"), path, std::string("--rank"), std::to_string(r),

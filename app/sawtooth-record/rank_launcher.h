@@ -19,15 +19,12 @@ struct RankLaunch {
   std::string executable;
   // Arguments every rank gets; the launcher adds --out, --rank, --world-size, --store-port.
   std::vector<std::string> args;
-  std::string out;  // the merged trace; rank R writes rankOutPath(out, R)
+  std::string out;  // the merged trace; rank R writes recording::rankFilePath(out, R)
   int ranks = 1;
   int store_port = 0;
   std::chrono::seconds timeout{3600};
   std::chrono::milliseconds kill_grace{3000};
 };
-
-// "run.sawtooth" -> "run.rank1.sawtooth".
-std::string rankOutPath(const std::string& out, int rank);
 
 struct RankLaunchResult {
   int exit_code = 0;     // for sawtooth-record: 0 when every rank succeeded

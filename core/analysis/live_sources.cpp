@@ -1,6 +1,7 @@
 #include "core/analysis/live_sources.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace sawtooth {
 
@@ -19,15 +20,14 @@ void LiveSourceMap::remap(size_t source, const std::string& label, std::vector<L
     d.device = idOf(source, d.device);
   }
   // Rows come in runs of one device: the previous row's answer is reused.
-  DeviceId from = 0, to = idOf(source, 0);
-  bool known = false;
+  std::optional<DeviceId> from;
+  DeviceId to = 0;
   for (LiveRow& row : rows) {
-    if (!known || row.device != from) {
+    if (row.device != from) {
       from = row.device;
-      to = idOf(source, from);
-      known = true;
+      to = idOf(source, row.device);
       const bool listed = std::any_of(devices.begin(), devices.end(), [&](const LiveDevice& d) { return d.device == to; });
-      if (!listed && source != 0) devices.push_back(LiveDevice{to, "", 0, 0, label, from});  // baseline zero
+      if (!listed && source != 0) devices.push_back(LiveDevice{to, "", 0, 0, label, row.device});  // baseline zero
     }
     row.device = to;
   }

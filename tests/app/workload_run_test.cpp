@@ -33,6 +33,13 @@ void selectEndlessCpuAnatomy(app::WorkloadPanel* panel) {
   panel->setParameter(QStringLiteral("width"), QStringLiteral("64"));
 }
 
+// The data-parallel workload on two CPU ranks (Gloo).
+void selectTwoCpuRanks(app::WorkloadPanel* panel) {
+  panel->selectWorkload(QStringLiteral("data-parallel"));
+  panel->setDevice(QStringLiteral("cpu"));
+  panel->setRanks(2);
+}
+
 }  // namespace
 
 class WorkloadRunTest : public QObject {
@@ -164,10 +171,7 @@ class WorkloadRunTest : public QObject {
 
   void dataParallelShowsOneLanePerRank() {
     auto w = window();
-    auto* panel = w->workloadPanel();
-    panel->selectWorkload(QStringLiteral("data-parallel"));
-    panel->setDevice(QStringLiteral("cpu"));
-    panel->setRanks(2);
+    selectTwoCpuRanks(w->workloadPanel());
     TraceTab* tab = record(*w, QStringLiteral("data-parallel"), {{QStringLiteral("variant"), QStringLiteral("sharded")}});
     QVERIFY(tab);
     QCOMPARE(tab->currentView(), TraceTab::View::Ranks);
@@ -275,9 +279,7 @@ class WorkloadRunTest : public QObject {
   void aDistributedRecordingGrowsRankByRank() {
     auto w = window();
     auto* panel = w->workloadPanel();
-    panel->selectWorkload(QStringLiteral("data-parallel"));
-    panel->setDevice(QStringLiteral("cpu"));
-    panel->setRanks(2);
+    selectTwoCpuRanks(panel);
     panel->setParameter(QStringLiteral("steps"), QStringLiteral("1000000"));
     panel->setParameter(QStringLiteral("width"), QStringLiteral("64"));
     QSignalSpy finished(panel, &app::WorkloadPanel::recordingFinished);

@@ -2,7 +2,23 @@
 
 #include <algorithm>
 
+#include "core/recording/capture_window_spec.h"
+
 namespace sawtooth::capture {
+
+Status applyStepRange(const std::string& range, WindowOptions& window) {
+  auto parsed = recording::parseStepRange(range);
+  if (!parsed) return parsed.error();
+  window.first_step = parsed->first;
+  window.end_step = parsed->end;
+  return Ok{};
+}
+
+Status applyWindowEvents(int64_t events, WindowOptions& window) {
+  if (Status st = recording::checkWindowEvents(events); !st) return st;
+  window.last_events = static_cast<uint64_t>(events);
+  return Ok{};
+}
 
 CaptureWindow::CaptureWindow(WindowOptions options) : options_(options) {
   if (!options_.stepsLimited()) open_t_ = std::numeric_limits<int64_t>::min();

@@ -14,10 +14,12 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "core/io/native_writer.h"
 #include "core/model/event_store.h"
+#include "core/util/result.h"
 #include "workloads/capture/live_blocks.h"
 
 namespace sawtooth::capture {
@@ -28,6 +30,10 @@ struct WindowOptions {
   int64_t end_step = std::numeric_limits<int64_t>::max();  // up to the start of this one
   bool stepsLimited() const { return first_step > 0 || end_step != std::numeric_limits<int64_t>::max(); }
 };
+
+// --steps A:B and --window-events N into `window`, by core/recording's rules (the error names the option).
+Status applyStepRange(const std::string& range, WindowOptions& window);
+Status applyWindowEvents(int64_t events, WindowOptions& window);
 
 class CaptureWindow {
  public:

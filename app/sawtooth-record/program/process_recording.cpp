@@ -301,6 +301,7 @@ ProgramTraceSink* ProcessRecording::sink() {
 void ProcessRecording::release(CaptureRecord&& r) {
   ProgramTraceSink* s = sink();
   if (!s) return;
+  bool step_ends = false;
   if (r.kind == RecordKind::PhaseBegin) {
     const bool annotation = r.stream == kAnnotation;
     const uint32_t id = s->definePhase(names_.at(r.id), annotation ? PhaseKind::Annotation : PhaseKind::Phase);
@@ -316,22 +317,20 @@ void ProcessRecording::release(CaptureRecord&& r) {
     } else {
       auto it = std::find_if(open_phases_.rbegin(), open_phases_.rend(), [&](const OpenPhase& p) { return p.name == r.id; });
       if (it == open_phases_.rend()) return;
-      const bool step_ends = names_.at(it->name) == kOptimizerPhase;
+      step_ends = names_.at(it->name) == kOptimizerPhase;
       r.id = it->id;
       open_phases_.erase(std::next(it).base());
-      if (step_ends) {
-        const int64_t t = r.t_ns;
-        s->push(std::move(r));
-        CaptureRecord step;
-        step.kind = RecordKind::StepBegin;
-        step.t_ns = t;
-        step.addr = static_cast<uint64_t>(++optimizer_steps_);
-        s->push(std::move(step));
-        return;
-      }
     }
   }
+  const int64_t t = r.t_ns;
   s->push(std::move(r));
+  if (step_ends) {
+    CaptureRecord step;
+    step.kind = RecordKind::StepBegin;
+    step.t_ns = t;
+    step.addr = static_cast<uint64_t>(++optimizer_steps_);
+    s->push(std::move(step));
+  }
 }
 
 void ProcessRecording::tick(int64_t now) {

@@ -20,7 +20,7 @@
 #include "app/sawtooth-record/program/support_files.h"
 #include "core/io/native_format.h"
 #include "core/io/trace_merge.h"
-#include "core/recording/capture_window_spec.h"
+#include "workloads/capture/capture_window.h"
 
 namespace sawtooth::record {
 namespace {
@@ -147,16 +147,10 @@ int recordProgramMain(int argc, char** argv) {
   }
   if (o.command.empty()) return fail("no command after --: sawtooth-record [options] -- COMMAND [ARGS...]");
   capture::WindowOptions window;
-  if (!o.steps.empty()) {
-    auto range = recording::parseStepRange(o.steps);
-    if (!range) return fail(range.error().message);
-    window.first_step = range->first;
-    window.end_step = range->end;
-  }
-  if (o.window_events != 0) {
-    if (Status st = recording::checkWindowEvents(o.window_events); !st) return fail(st.error().message);
-    window.last_events = static_cast<uint64_t>(o.window_events);
-  }
+  if (!o.steps.empty())
+    if (Status st = capture::applyStepRange(o.steps, window); !st) return fail(st.error().message);
+  if (o.window_events != 0)
+    if (Status st = capture::applyWindowEvents(o.window_events, window); !st) return fail(st.error().message);
 
   const std::string cwd = posix::currentDirectory();
   if (o.out.empty()) o.out = defaultOutPath(o.command, std::time(nullptr));

@@ -133,23 +133,22 @@ stage_cupti_python_quick() {
 # clocks and load logged beside. overhead_report.py compares within each round (paired ratios) and
 # across rounds (medians of per-run medians and of per-run 10th percentiles). About 70 s a round.
 overhead_run() {  # overhead_run CASE ROUND
-  local out=$R/overhead/$1-$2 args=$FOREIGN_OVERHEAD_ARGS
+  local out=$R/overhead/$1-$2 train="$FOREIGN_PY $FOREIGN/gpt2_train.py $FOREIGN_OVERHEAD_ARGS --json $R/overhead/$1-$2.json" rc
   case $1 in
-    plain) timeout 150 $FOREIGN_PY $FOREIGN/gpt2_train.py $args --json "$out.json" > "$out.stdout" 2> "$out.stderr" ;;
-    history) timeout 150 $FOREIGN_PY $FOREIGN/gpt2_train.py $args --history python --json "$out.json" > "$out.stdout" 2> "$out.stderr" ;;
-    history100k) timeout 150 $FOREIGN_PY $FOREIGN/gpt2_train.py $args --history python --max-entries 100000 --json "$out.json" \
-      > "$out.stdout" 2> "$out.stderr" ;;
-    ours | nostacks)
-      local stacks=python
-      [ "$1" = nostacks ] && stacks=none
-      timeout 150 $REC --stacks $stacks --out "$out.sawtooth" -- $FOREIGN_PY $FOREIGN/gpt2_train.py $args --json "$out.json" \
-        > "$out.stdout" 2> "$out.stderr"
-      $TRACE info --json "$out.sawtooth" 2> /dev/null | python3 -c \
-        'import json,sys; m=json.load(sys.stdin)["meta"]; print(json.dumps({k: m.get(k) for k in ("capture.tracker", "capture.cupti", "capture.sources")}))' \
-        > "$out.capture.json" 2>&1
-      rm -f "$out.sawtooth" "$out.sawtooth-wal" "$out.sawtooth-shm" ;;
+    plain) timeout 150 $train > "$out.stdout" 2> "$out.stderr" ;;
+    history) timeout 150 $train --history python > "$out.stdout" 2> "$out.stderr" ;;
+    history100k) timeout 150 $train --history python --max-entries 100000 > "$out.stdout" 2> "$out.stderr" ;;
+    ours) timeout 150 $REC --stacks python --out "$out.sawtooth" -- $train > "$out.stdout" 2> "$out.stderr" ;;
+    nostacks) timeout 150 $REC --stacks none --out "$out.sawtooth" -- $train > "$out.stdout" 2> "$out.stderr" ;;
   esac
-  echo "$1 round $2: exit $? $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['step_ms_median'])" "$out.json" 2>&1 | tail -1) ms"
+  rc=$?
+  if [ -f "$out.sawtooth" ]; then
+    $TRACE info --json "$out.sawtooth" 2> /dev/null | python3 -c \
+      'import json,sys; m=json.load(sys.stdin)["meta"]; print(json.dumps({k: m.get(k) for k in ("capture.tracker", "capture.cupti", "capture.sources")}))' \
+      > "$out.capture.json" 2>&1
+    rm -f "$out.sawtooth" "$out.sawtooth-wal" "$out.sawtooth-shm"
+  fi
+  echo "$1 round $2: exit $rc $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['step_ms_median'])" "$out.json" 2>&1 | tail -1) ms"
 }
 
 stage_foreign_overhead() {

@@ -1,12 +1,13 @@
 // The decoder's fast path: from an event dict's EMPTY_DICT on, the opcodes PyTorch's pickler
 // writes for an event are read here rather than by the parser: the dict's memo slot, its MARK,
 // each key and value (memo references, short strings, small integers), its frames list with the
-// frame dicts inside, and SETITEMS; each field is written into the event's row as it is read.
+// frame dicts inside, and SETITEMS; at SETITEMS the fields are written into the event's row.
 // Then the next event of the same APPENDS batch, and so on. Everything read is also kept as the
 // parser's stack would hold it (a shadow of it); at the first opcode or value this path does not
 // expect it stops there, moves the shadow onto the parser's stack and registers its MARKs, and the
-// parser goes on from that opcode as though it had read everything itself. Fields written twice
-// get the same values: the result is the parser's, only faster.
+// parser goes on from that opcode as though it had read everything itself. A stopped event has
+// written nothing: what the fast path read may still become something else than the dict's
+// pairs (a TUPLE3 over a key and a value), so only the parser's SETITEMS writes its fields.
 
 #include <fmt/format.h>
 
@@ -31,6 +32,7 @@ class SnapshotShapes::FastPath {
         pos_(m.pos),
         shadow_(shapes.fast_shadow_),
         shadow_marks_(shapes.fast_marks_),
+        fields_(shapes.fast_fields_),
         seen_(shapes.fast_seen_) {}
 
   // Reads events from the one just created on; false on an error (s_.error()).
@@ -134,12 +136,15 @@ class SnapshotShapes::FastPath {
         return false;
       case 0x8c: {
         if (left < 2 || left - 2 < in_[pos_ + 1]) return false;
+        const size_t at = pos_;
         out = Value();
         out.kind = Kind::Str;
         out.len = in_[pos_ + 1];
         out.off = pos_ + 2;
         pos_ += 2 + out.len;
-        return memoize(out) || (pos_ -= 2 + out.len, false);
+        if (memoize(out)) return true;
+        pos_ = at;  // memoize may have stepped over FRAMEs too: back to the string's opcode
+        return false;
       }
       case 'K':
         if (left < 2) return false;
@@ -196,12 +201,16 @@ class SnapshotShapes::FastPath {
     if (peek() != '(' || m_.marks.size() + 1 >= m_.budget->limits().max_depth) return Step::Stop;
     ++pos_;
     shadow_marks_.push_back(shadow_.size());
+    fields_.clear();
     while (true) {
       // A dict or list far larger than any event's: the parser reads it, within its limits.
       if (shadow_.size() > kMaxShadow) return Step::Stop;
       const uint8_t op = peek();
       if (op == 'u') {
         ++pos_;
+        // shadow_ holds the pairs, key then value; fields_ their fields.
+        for (size_t k = 0; k < fields_.size(); ++k)
+          if (!s_.setEventField(row, fields_[k], shadow_[2 * k + 1], doc_)) return Step::Error;
         shadow_.clear();
         shadow_marks_.clear();
         return Step::Done;
@@ -211,16 +220,16 @@ class SnapshotShapes::FastPath {
       shadow_.push_back(key);
       if (key.kind != Kind::Str) return Step::Stop;  // the parser reads what this path does not
       const Field field = fieldOf(key);
-      Value value;
       if (peek() == ']' && field == Field::Frames) {
-        const Step frames = readFramesList(value);
+        Value list;
+        const Step frames = readFramesList(list);  // leaves the list on the shadow
         if (frames != Step::Done) return frames;
-      } else if (!scalarOrRef(value)) {
+      } else if (Value value; !scalarOrRef(value)) {
         return Step::Stop;
       } else {
         shadow_.push_back(value);
       }
-      if (!s_.setEventField(row, field, value, doc_)) return Step::Error;
+      fields_.push_back(field);
     }
   }
 
@@ -314,6 +323,7 @@ class SnapshotShapes::FastPath {
   // kept by the decoder between calls.
   std::vector<Value>& shadow_;
   std::vector<size_t>& shadow_marks_;
+  std::vector<Field>& fields_;  // the fields of the event's pairs read so far
   FastSeen* seen_;
 };
 

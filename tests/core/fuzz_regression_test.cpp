@@ -89,6 +89,42 @@ TEST(FuzzRegression, AContainerChangedAfterTheDecoderReadItIsReadGenerically) {
   }
 }
 
+// The snapshot decoder and the generic reader on a file the decoder reads itself: the same trace
+// or the same error (fuzz_snapshot's oracle).
+void expectReadersAgree(const std::string& file) {
+  const auto bytes = readFileBytes(test::dataPath(file));
+  ASSERT_TRUE(bytes.ok());
+  auto owner = std::make_shared<const std::string>(*bytes);
+  ReadBudget decoder_budget, generic_budget;
+  bool unrecognized = false;
+  auto decoded = decodeSnapshotOnly(owner, *owner, decoder_budget, nullptr, unrecognized);
+  ASSERT_FALSE(unrecognized);
+  Result<Trace> generic = Error{""};
+  if (auto doc = pickle::parse(owner, *owner, pickle::ParseOptions{})) generic = importSnapshot(*doc, generic_budget, nullptr);
+  else generic = doc.error();
+  ASSERT_EQ(decoded.ok(), generic.ok()) << (decoded.ok() ? generic.error().message : decoded.error().message);
+  if (!decoded.ok()) {
+    EXPECT_EQ(decoded.error().message, generic.error().message);
+    return;
+  }
+  ASSERT_EQ(decoded->events.size(), generic->events.size());
+  EXPECT_EQ(decoded->meta.at("t0_unix_ns"), generic->meta.at("t0_unix_ns"));
+  for (size_t i = 0; i < decoded->events.size(); ++i) EXPECT_EQ(decoded->events.at(i).t_ns, generic->events.at(i).t_ns) << i;
+}
+
+// An event whose 'time_us' key and value a TUPLE3 folds into a tuple key after the decoder's fast
+// path read them: the event has no time_us, and the decoder kept the one it had seen.
+TEST(FuzzRegression, APairFoldedIntoATupleAfterTheFastPathReadItIsNotAField) {
+  expectReadersAgree("fuzz_tuple_key_in_event.bin");
+}
+
+// A frame name followed by a FRAME and a LONG_BINPUT past the memo's end: the fast path gave the
+// string back to the parser from the wrong byte (it had stepped over the FRAME), and the parser
+// read the string's text as opcodes.
+TEST(FuzzRegression, AStringGivenBackToTheParserAfterAFrameRestartsAtItsOpcode) {
+  expectReadersAgree("fuzz_frame_after_string.bin");
+}
+
 TEST(FuzzRegression, SnapshotTimeOutOfRangeIsAnError) {
   // (time_us - t0) * 1000 overflowed int64.
   auto trace = loadTraceFromBytes(snapshot(entry("alloc", 16, 1000) + entry("free_completed", 16, -34895868902366752)),

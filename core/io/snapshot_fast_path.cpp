@@ -39,7 +39,7 @@ class SnapshotShapes::FastPath {
   bool run(Value event) {
     // A bounded number of events per call, so that the parser's progress, cancel and deadline
     // checks still come round.
-    for (int count = 0; count < 2048; ++count) {
+    for (int count = 1;; ++count) {
       const size_t base = m_.stack.size();
       if (!m_.stack.push(event, *m_.budget)) return s_.fail(m_.budget->memoryError("the pickle's value stack").message);
       shadow_.clear();
@@ -49,6 +49,8 @@ class SnapshotShapes::FastPath {
       if (step == Step::Stop) return stop(base + 1);
       // The event is complete, on the stack. Another one next, in the same APPENDS batch?
       skipFrames();
+      // The parser creates the next one (and with it starts this path again).
+      if (count == kEventsPerCall) break;
       if (pos_ >= n_ || in_[pos_] != '}' || m_.marks.empty()) break;
       const size_t mark = m_.marks.back();
       if (mark == 0 || mark > m_.stack.size()) break;
@@ -64,6 +66,7 @@ class SnapshotShapes::FastPath {
  private:
   enum class Step { Done, Stop, Error };
   static constexpr size_t kMaxShadow = 4096;
+  static constexpr int kEventsPerCall = 2048;
 
   // Moves what was read of the unfinished structures onto the parser's stack, as it would have
   // them: the shadow's values, its MARKs at their places. `base`: the stack size the shadow
@@ -207,7 +210,7 @@ class SnapshotShapes::FastPath {
       if (shadow_.size() > kMaxShadow) return Step::Stop;
       const uint8_t op = peek();
       if (op == 'u') {
-        ++pos_;
+        m_.op_pos = pos_++;  // errors name this opcode, as the parser's would
         // shadow_ holds the pairs, key then value; fields_ their fields.
         for (size_t k = 0; k < fields_.size(); ++k)
           if (!s_.setEventField(row, fields_[k], shadow_[2 * k + 1], doc_)) return Step::Error;
@@ -250,6 +253,9 @@ class SnapshotShapes::FastPath {
         if (shadow_.size() > kMaxShadow) return Step::Stop;
         Value item;
         if (peek() == '}') {
+          // After an event list the parser would make this dict an event: it reads it.
+          if (shadow_.size() > mark && shadow_.back().kind == Kind::Handle && shadow_.back().tag == kEventList)
+            return Step::Stop;
           const Step frame = readFrameDict(item);
           if (frame != Step::Done) return frame;
         } else if (!scalarOrRef(item)) {
@@ -258,7 +264,7 @@ class SnapshotShapes::FastPath {
           shadow_.push_back(item);
         }
       }
-      ++pos_;
+      m_.op_pos = pos_++;
       // APPENDS: the items become the list's frame ids.
       if (!s_.addFrames(list.handle, Kind::List, std::span<const Value>(shadow_).subspan(mark), doc_))
         return Step::Error;
@@ -278,7 +284,7 @@ class SnapshotShapes::FastPath {
         shadow_.push_back(item);
       }
       if (peek() != 'a') return Step::Stop;
-      ++pos_;
+      m_.op_pos = pos_++;
       if (!s_.addFrames(list.handle, Kind::List, std::span<const Value>(shadow_).subspan(mark), doc_))
         return Step::Error;
       shadow_.resize(mark);
@@ -305,7 +311,7 @@ class SnapshotShapes::FastPath {
     }
     // Key without a value: the parser runs this SETITEMS itself and refuses it where it stands.
     if ((shadow_.size() - mark) % 2 != 0) return Step::Stop;
-    ++pos_;
+    m_.op_pos = pos_++;
     if (!s_.setFrameFields(frame.handle, Kind::Dict, std::span<const Value>(shadow_).subspan(mark), doc_))
       return Step::Error;
     shadow_.resize(mark);

@@ -141,15 +141,25 @@ class Walker {
       }
       if (entry.kind != Kind::Dict)
         return Error{fmt::format("device_traces[{}][{}] is {}, not a dict", device, index, describeKind(entry))};
+      // A dict listed again (through the memo) is the same event again, as for the decoder's
+      // typed events: its row is listed twice, and its items are read once, so the walk's work
+      // over them is bounded by the file's size and only the listing counts as visits.
+      if (Status st = reserveDictRows(); !st) return st;
+      if (const uint32_t seen = dict_rows_[entry.container]) {
+        add(seen - 1);
+        continue;
+      }
       if (!builder_.newRow(row)) return Error{builder_.error()};
+      // Rows past 2^32 - 2 are beyond any memory limit (about 50 bytes each).
+      if (row + 1 < UINT32_MAX) dict_rows_[entry.container] = static_cast<uint32_t>(row + 1);
       auto kv = doc_.items(entry);
-      if (!visit(kv.size())) return tooManyVisits();
       for (size_t i = 0; i + 1 < kv.size(); i += 2) {
         if (kv[i].kind != Kind::Str) continue;
         const Value& v = kv[i + 1];
         const Field field = classifyKey(doc_.str(kv[i]));
         if (field == Field::Frames) {
           if (v.kind == Kind::Handle) return unrecognized("typed frames in a generic event");
+          if (handles_ && holdsTypedObject(v, doc_)) return unrecognized("typed frames in a generic frames list");
           uint32_t stack = kNoStack;
           if (!builder_.genericStack(v, doc_, stack)) return Error{builder_.error()};
           builder_.setStack(row, stack);
@@ -161,6 +171,14 @@ class Walker {
       add(row);
     }
     builder_.addDeviceRows(device, ranges);
+    return Ok{};
+  }
+
+  Status reserveDictRows() {
+    if (!dict_rows_.empty()) return Ok{};
+    const size_t n = doc_.containerCount();
+    if (!builder_.budget().take(n * sizeof(uint32_t))) return builder_.budget().memoryError("the events' dicts");
+    dict_rows_.assign(n, 0);
     return Ok{};
   }
 
@@ -227,9 +245,7 @@ class Walker {
       bool stack_failed = false;
       auto stackOf = [&](const Value& frames) {
         uint32_t stack = kNoStack;
-        bool typed = frames.kind == Kind::Handle;
-        if (!typed && frames.kind == Kind::List)
-          for (const Value& f : doc_.items(frames)) typed = typed || f.kind == Kind::Handle;
+        const bool typed = frames.kind == Kind::Handle || holdsTypedObject(frames, doc_);
         if (typed ? !handles_ || !handles_->typedStack(frames, doc_, stack) : !builder_.genericStack(frames, doc_, stack))
           stack_failed = true;
         return stack;
@@ -287,10 +303,18 @@ class Walker {
   const ReadLimits& limits_;
   uint64_t visits_ = 0;
   const uint64_t max_visits_;
+  std::vector<uint32_t> dict_rows_;  // by container: the row + 1 of a dict already read as an event
   bool unrecognized_ = false;
 };
 
 }  // namespace
+
+bool holdsTypedObject(const Value& list, const pickle::Document& doc) {
+  if (list.kind != Kind::List) return false;
+  for (const Value& item : doc.items(list))
+    if (item.kind == Kind::Handle) return true;
+  return false;
+}
 
 Status walkSnapshot(const pickle::Document& doc, Builder& builder, Handles* handles, bool& unrecognized) {
   return Walker(doc, builder, handles).walk(unrecognized);

@@ -35,6 +35,10 @@ class Handles {
   virtual bool typedStack(const pickle::Value& frames, const pickle::Document& doc, uint32_t& stack) = 0;
 };
 
+// Whether a generic list holds a typed object (a frames list the parser built around frames the
+// decoder had already typed).
+bool holdsTypedObject(const pickle::Value& list, const pickle::Document& doc);
+
 // Walks the document's root into `builder`. `unrecognized` is set (with an error) when a typed
 // object stands where the walk needs generic values: the caller then reads the file generically.
 Status walkSnapshot(const pickle::Document& doc, Builder& builder, Handles* handles, bool& unrecognized);

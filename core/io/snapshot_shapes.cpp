@@ -163,6 +163,8 @@ bool SnapshotShapes::setEventField(uint64_t row, Field field, const Value& v, Do
       if (v.kind == Kind::Handle) {
         if (v.tag != kFrames) return unrecognized("an event's frames that are not a frames list");
         if (!stackOf(v.handle, stack)) return false;
+      } else if (holdsTypedObject(v, doc)) {
+        return unrecognized("typed frames in a generic frames list");
       } else if (!builder_.genericStack(v, doc, stack)) {
         return fail(builder_.error());
       }

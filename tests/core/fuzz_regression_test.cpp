@@ -125,6 +125,40 @@ TEST(FuzzRegression, AStringGivenBackToTheParserAfterAFrameRestartsAtItsOpcode) 
   expectReadersAgree("fuzz_frame_after_string.bin");
 }
 
+// 2049 events in one APPENDS: the fast path, which reads 2048 per call, had taken the next
+// event's EMPTY_DICT without putting it on the stack, and that event's fields landed on the one before.
+TEST(FuzzRegression, TheEventAfterTheFastPathsBatchIsReadByTheParser) {
+  expectReadersAgree("fuzz_event_2049_in_one_appends.bin");
+}
+
+// A frames list the parser built (LIST) around a frame dict the decoder had typed: the decoder read
+// the frame as an empty one; now it reads the file generically.
+TEST(FuzzRegression, ATypedFrameInAGenericFramesListIsReadGenerically) {
+  const auto bytes = readFileBytes(test::dataPath("fuzz_typed_frame_in_generic_list.bin"));
+  ASSERT_TRUE(bytes.ok());
+  auto owner = std::make_shared<const std::string>(*bytes);
+  ReadBudget budget;
+  bool unrecognized = false;
+  auto decoded = decodeSnapshotOnly(owner, *owner, budget, nullptr, unrecognized);
+  EXPECT_TRUE(unrecognized);
+  auto trace = loadTraceFromBytes(*owner, "typed-frame.pickle");
+  ASSERT_TRUE(trace.ok()) << trace.error().message;
+  ASSERT_EQ(trace->events.size(), 1u);
+  const auto frames = trace->stacks.stack(trace->events.at(0).stack);
+  ASSERT_EQ(frames.size(), 1u);
+  EXPECT_EQ(trace->stacks.frame(frames[0]).name, "n");
+}
+
+// One event dict listed 1024 times (DUP), with 1022 items: the generic reader counted its items at
+// every listing and called it a memo bomb, the decoder did not. A dict listed again is now the
+// same event again for both, its items read once.
+TEST(FuzzRegression, OneEventDictListedManyTimesIsReadOnce) {
+  expectReadersAgree("fuzz_one_event_dict_many_times.bin");
+  auto trace = loadTraceFromBytes(*readFileBytes(test::dataPath("fuzz_one_event_dict_many_times.bin")), "dup.pickle");
+  ASSERT_TRUE(trace.ok()) << trace.error().message;
+  EXPECT_EQ(trace->events.size(), 1024u);
+}
+
 TEST(FuzzRegression, SnapshotTimeOutOfRangeIsAnError) {
   // (time_us - t0) * 1000 overflowed int64.
   auto trace = loadTraceFromBytes(snapshot(entry("alloc", 16, 1000) + entry("free_completed", 16, -34895868902366752)),

@@ -64,6 +64,8 @@ def snapshot_seeds():
     for name in sorted(os.listdir(DATA)):
         if name.startswith("hostile_"):
             shutil.copy(os.path.join(DATA, name), os.path.join(OUT, "snapshot", name))
+    shutil.copy(os.path.join(DATA, "synthetic_expandable_streams.pickle"),
+                os.path.join(OUT, "snapshot", "expandable_streams_p4.pickle"))
 
 
 def profiler_seeds():
@@ -143,8 +145,27 @@ def jax_profile_seeds():
     write("jax_profile", "seed_cpu_cut.pb", profile[:len(profile) // 3])
 
 
+FOUND_PREFIXES = ("regression-", "crash-", "timeout-")
+
+
+def kept_regressions():
+    """The inputs the fuzzers once failed on (regression-*, crash-*, timeout-*): not made here,
+    kept across runs as they are (some are longer than the fuzzers' -max_len)."""
+    kept = []
+    for target in sorted(os.listdir(OUT)) if os.path.isdir(OUT) else []:
+        for name in sorted(os.listdir(os.path.join(OUT, target))):
+            if name.startswith(FOUND_PREFIXES):
+                kept.append((target, name, open(os.path.join(OUT, target, name), "rb").read()))
+    return kept
+
+
 def main():
+    regressions = kept_regressions()
     shutil.rmtree(OUT, ignore_errors=True)
+    for target, name, data in regressions:
+        os.makedirs(os.path.join(OUT, target), exist_ok=True)
+        with open(os.path.join(OUT, target, name), "wb") as f:
+            f.write(data)
     snapshot_seeds()
     profiler_seeds()
     native_seeds()

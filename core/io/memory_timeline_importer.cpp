@@ -154,8 +154,9 @@ class TimelineReader {
       if (row[0] != 0)
         return Error{fmt::format("sizes[{}][0] is {}: torch.profiler always writes 0 in the first column", i, row[0])};
       negative_rows += negative;
+      // t0 is the smallest time: a negative span is one that wrapped (times 2^63 µs apart).
       const int64_t span = wrappingSub(times[i], t0);
-      if (span > kMaxSpanNs / 1000)
+      if (span < 0 || span > kMaxSpanNs / 1000)
         return Error{fmt::format("times[{}] = {} µs lies too far from the first ({})", i, times[i], t0)};
       const int64_t t_ns = span * 1000;
       // Decreases before increases: the running total never passes the larger of the two rows.

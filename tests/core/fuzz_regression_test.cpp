@@ -14,6 +14,7 @@
 #include "core/analysis/trace_summary.h"
 #include "core/io/chrome_trace_export.h"
 #include "core/io/file_bytes.h"
+#include "core/io/memory_timeline_importer.h"
 #include "core/io/pickle_document.h"
 #include "core/io/snapshot_decoder.h"
 #include "core/io/snapshot_importer.h"
@@ -157,6 +158,16 @@ TEST(FuzzRegression, OneEventDictListedManyTimesIsReadOnce) {
   auto trace = loadTraceFromBytes(*readFileBytes(test::dataPath("fuzz_one_event_dict_many_times.bin")), "dup.pickle");
   ASSERT_TRUE(trace.ok()) << trace.error().message;
   EXPECT_EQ(trace->events.size(), 1024u);
+}
+
+// A memory timeline whose times lie 2^63 µs apart: the span from the first wrapped negative and
+// passed the range check, then overflowed in µs to ns (fuzz_memory_timeline, UBSan).
+TEST(FuzzRegression, MemoryTimelineTimesThatWrapAreAnError) {
+  const std::string json =
+      "[[-9223372036854775808, 1795936427991200], [[0, 1, 0, 0, 0, 0, 0, 0, 0], [0, 2, 0, 0, 0, 0, 0, 0, 0]]]";
+  auto trace = importMemoryTimeline(json);
+  ASSERT_FALSE(trace.ok());
+  EXPECT_NE(trace.error().message.find("too far"), std::string::npos) << trace.error().message;
 }
 
 TEST(FuzzRegression, SnapshotTimeOutOfRangeIsAnError) {

@@ -175,6 +175,27 @@ TEST(TraceWriter, AQueueThatIsFullRefusesWithoutBlocking) {
   EXPECT_EQ(q.bytes(), 4 * (sizeof(CaptureRecord) + sizeof(size_t)));
 }
 
+// The allocator tracker moves each entry's stack context into the queue (one reference-count
+// change on the program's thread instead of three): a refused push must leave it with the caller.
+TEST(TraceWriter, AMovedRecordStaysWithTheCallerWhenTheQueueIsFull) {
+  RecordQueue q(2);
+  auto context = std::make_shared<int>(7);
+  for (int i = 0; i < 2; ++i) {
+    CaptureRecord r;
+    r.context = context;
+    ASSERT_TRUE(q.tryPush(std::move(r)));
+    EXPECT_EQ(r.context, nullptr) << "moved in";
+  }
+  EXPECT_EQ(context.use_count(), 3);
+  CaptureRecord refused;
+  refused.context = context;
+  EXPECT_FALSE(q.tryPush(std::move(refused)));
+  EXPECT_EQ(refused.context, context) << "still the caller's";
+  CaptureRecord out;
+  ASSERT_TRUE(q.tryPop(out));
+  EXPECT_EQ(out.context, context);
+}
+
 TEST(QueuePolicy, AFullQueueWaitsOnceThenDropsAndCountsExactly) {
   RecordQueue q(8);
   QueueCounters counters;

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstddef>
 #include <memory>
+#include <utility>
 
 namespace sawtooth::capture {
 
@@ -23,25 +24,9 @@ class BoundedQueue {
   // What the queue holds in memory, allocated once.
   size_t bytes() const { return capacity() * sizeof(Cell); }
 
-  bool tryPush(const T& value) {
-    size_t pos = enqueue_.load(std::memory_order_relaxed);
-    Cell* cell;
-    while (true) {
-      cell = &cells_[pos & mask_];
-      const size_t seq = cell->sequence.load(std::memory_order_acquire);
-      const auto diff = static_cast<std::ptrdiff_t>(seq) - static_cast<std::ptrdiff_t>(pos);
-      if (diff == 0) {
-        if (enqueue_.compare_exchange_weak(pos, pos + 1, std::memory_order_relaxed)) break;
-      } else if (diff < 0) {
-        return false;  // full
-      } else {
-        pos = enqueue_.load(std::memory_order_relaxed);
-      }
-    }
-    cell->value = value;
-    cell->sequence.store(pos + 1, std::memory_order_release);
-    return true;
-  }
+  bool tryPush(const T& value) { return emplace(value); }
+  // Moves `value` in only when there is room (left as it was on a full queue).
+  bool tryPush(T&& value) { return emplace(std::move(value)); }
 
   bool tryPop(T& out) {
     size_t pos = dequeue_.load(std::memory_order_relaxed);
@@ -65,6 +50,27 @@ class BoundedQueue {
   }
 
  private:
+  template <typename V>
+  bool emplace(V&& value) {
+    size_t pos = enqueue_.load(std::memory_order_relaxed);
+    Cell* cell;
+    while (true) {
+      cell = &cells_[pos & mask_];
+      const size_t seq = cell->sequence.load(std::memory_order_acquire);
+      const auto diff = static_cast<std::ptrdiff_t>(seq) - static_cast<std::ptrdiff_t>(pos);
+      if (diff == 0) {
+        if (enqueue_.compare_exchange_weak(pos, pos + 1, std::memory_order_relaxed)) break;
+      } else if (diff < 0) {
+        return false;  // full
+      } else {
+        pos = enqueue_.load(std::memory_order_relaxed);
+      }
+    }
+    cell->value = std::forward<V>(value);
+    cell->sequence.store(pos + 1, std::memory_order_release);
+    return true;
+  }
+
   struct Cell {
     std::atomic<size_t> sequence;
     T value;

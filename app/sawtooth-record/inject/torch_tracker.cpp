@@ -60,7 +60,10 @@ class Tracker {
  public:
   capture::BoundedQueue<Pending> queue{kQueueCapacity};
   std::atomic<bool> on{false};
-  std::atomic<uint64_t> seen{0}, dropped{0};
+  // Entries seen: those the sending thread took from the queue, and those dropped (counted
+  // there and on a full queue, not per entry on the program's thread).
+  std::atomic<uint64_t> taken{0}, dropped{0};
+  uint64_t seen() const { return taken.load() + dropped.load(); }
 
   bool start(const char* socket_path, bool with_stacks, int interval_ms, std::string& error) {
     std::lock_guard<std::mutex> lock(control_);
@@ -97,7 +100,7 @@ class Tracker {
     std::string bye;
     wire::appendFrame(bye, wire::FrameType::Bye, 0,
                       "{\"reason\": " + wire::jsonQuote(reason) + ", \"dropped\": " + std::to_string(dropped.load()) +
-                          ", \"events\": " + std::to_string(seen.load()) + ", \"deliveries\": " +
+                          ", \"events\": " + std::to_string(seen()) + ", \"deliveries\": " +
                           std::to_string(deliveries_) + ", \"symbolize_ms\": " +
                           std::to_string(symbolize_ns_ / 1'000'000) + "}");
     connection_.send(bye);
@@ -147,6 +150,7 @@ class Tracker {
       batch_.push_back(std::move(p));
       if (batch_.size() >= kQueueCapacity) break;
     }
+    taken.fetch_add(batch_.size(), std::memory_order_relaxed);
     Delivery delivery;
     delivery.events = batch_.size();
     std::vector<uint32_t> stack_of(batch_.size(), wire::kNoStack);
@@ -229,7 +233,7 @@ void stop(const std::string& reason) { tracker().stop(reason); }
 
 void forgetAfterFork() { tracker().forgetAfterFork(); }
 
-uint64_t seen() { return tracker().seen.load(); }
+uint64_t seen() { return tracker().seen(); }
 
 uint64_t dropped() { return tracker().dropped.load(); }
 
@@ -246,8 +250,7 @@ void onTraceEntry(const TraceEntry& te) {
   p.device = static_cast<int16_t>(te.device_);
   p.action = static_cast<uint8_t>(*action);
   p.context = te.context_;
-  t.seen.fetch_add(1, std::memory_order_relaxed);
-  if (!t.queue.tryPush(p)) t.dropped.fetch_add(1, std::memory_order_relaxed);
+  if (!t.queue.tryPush(std::move(p))) t.dropped.fetch_add(1, std::memory_order_relaxed);
 }
 
 }  // namespace sawtooth::tracker

@@ -32,7 +32,6 @@ class SnapshotShapes::FastPath {
         pos_(m.pos),
         shadow_(shapes.fast_shadow_),
         shadow_marks_(shapes.fast_marks_),
-        fields_(shapes.fast_fields_),
         seen_(shapes.fast_seen_) {}
 
   // Reads events from the one just created on; false on an error (s_.error()).
@@ -204,16 +203,15 @@ class SnapshotShapes::FastPath {
     if (peek() != '(' || m_.marks.size() + 1 >= m_.budget->limits().max_depth) return Step::Stop;
     ++pos_;
     shadow_marks_.push_back(shadow_.size());
-    fields_.clear();
     while (true) {
       // A dict or list far larger than any event's: the parser reads it, within its limits.
       if (shadow_.size() > kMaxShadow) return Step::Stop;
       const uint8_t op = peek();
       if (op == 'u') {
         m_.op_pos = pos_++;  // errors name this opcode, as the parser's would
-        // shadow_ holds the pairs, key then value; fields_ their fields.
-        for (size_t k = 0; k < fields_.size(); ++k)
-          if (!s_.setEventField(row, fields_[k], shadow_[2 * k + 1], doc_)) return Step::Error;
+        // shadow_ holds the pairs: key, value, key, value...
+        for (size_t k = 0; k + 1 < shadow_.size(); k += 2)
+          if (!s_.setEventField(row, fieldOf(shadow_[k]), shadow_[k + 1], doc_)) return Step::Error;
         shadow_.clear();
         shadow_marks_.clear();
         return Step::Done;
@@ -222,8 +220,7 @@ class SnapshotShapes::FastPath {
       if (!scalarOrRef(key)) return Step::Stop;
       shadow_.push_back(key);
       if (key.kind != Kind::Str) return Step::Stop;  // the parser reads what this path does not
-      const Field field = fieldOf(key);
-      if (peek() == ']' && field == Field::Frames) {
+      if (peek() == ']' && fieldOf(key) == Field::Frames) {
         Value list;
         const Step frames = readFramesList(list);  // leaves the list on the shadow
         if (frames != Step::Done) return frames;
@@ -232,7 +229,6 @@ class SnapshotShapes::FastPath {
       } else {
         shadow_.push_back(value);
       }
-      fields_.push_back(field);
     }
   }
 
@@ -329,7 +325,6 @@ class SnapshotShapes::FastPath {
   // kept by the decoder between calls.
   std::vector<Value>& shadow_;
   std::vector<size_t>& shadow_marks_;
-  std::vector<Field>& fields_;  // the fields of the event's pairs read so far
   FastSeen* seen_;
 };
 

@@ -117,7 +117,6 @@ class SnapshotShapes final : public pickle::Shapes, public Handles {
   SeenKey seen_keys_[kSeenKeys];
   std::vector<pickle::Value> fast_shadow_;  // the fast path's buffers, kept between calls
   std::vector<size_t> fast_marks_;
-  std::vector<Field> fast_fields_;
   FastSeen fast_seen_[kFastSeen];
   bool unrecognized_ = false;
   std::string error_;

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <limits>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -68,12 +69,17 @@ TEST(FuzzRegression, SelfReferencingSettingIsRenderedInBoundedWork) {
   EXPECT_NE(text.find("..."), std::string::npos);
 }
 
+// A test data file's bytes, owned as the readers hold them; nullptr when it cannot be read.
+std::shared_ptr<const std::string> dataBytes(const std::string& file) {
+  auto bytes = readFileBytes(test::dataPath(file));
+  return bytes.ok() ? std::make_shared<const std::string>(std::move(*bytes)) : nullptr;
+}
+
 // A pickle that adds items to a dict after the snapshot decoder has read it: the decoder gives way
 // to the generic reader, so both paths answer alike (fuzz_snapshot found them disagreeing).
 TEST(FuzzRegression, AContainerChangedAfterTheDecoderReadItIsReadGenerically) {
-  const auto bytes = readFileBytes(test::dataPath("fuzz_changed_after_read.bin"));
-  ASSERT_TRUE(bytes.ok());
-  auto owner = std::make_shared<const std::string>(*bytes);
+  auto owner = dataBytes("fuzz_changed_after_read.bin");
+  ASSERT_NE(owner, nullptr);
   ReadBudget budget;
   bool unrecognized = false;
   auto decoded = decodeSnapshotOnly(owner, *owner, budget, nullptr, unrecognized);
@@ -93,9 +99,8 @@ TEST(FuzzRegression, AContainerChangedAfterTheDecoderReadItIsReadGenerically) {
 // The snapshot decoder and the generic reader on a file the decoder reads itself: the same trace
 // or the same error (fuzz_snapshot's oracle).
 void expectReadersAgree(const std::string& file) {
-  const auto bytes = readFileBytes(test::dataPath(file));
-  ASSERT_TRUE(bytes.ok());
-  auto owner = std::make_shared<const std::string>(*bytes);
+  auto owner = dataBytes(file);
+  ASSERT_NE(owner, nullptr);
   ReadBudget decoder_budget, generic_budget;
   bool unrecognized = false;
   auto decoded = decodeSnapshotOnly(owner, *owner, decoder_budget, nullptr, unrecognized);
@@ -135,9 +140,8 @@ TEST(FuzzRegression, TheEventAfterTheFastPathsBatchIsReadByTheParser) {
 // A frames list the parser built (LIST) around a frame dict the decoder had typed: the decoder read
 // the frame as an empty one; now it reads the file generically.
 TEST(FuzzRegression, ATypedFrameInAGenericFramesListIsReadGenerically) {
-  const auto bytes = readFileBytes(test::dataPath("fuzz_typed_frame_in_generic_list.bin"));
-  ASSERT_TRUE(bytes.ok());
-  auto owner = std::make_shared<const std::string>(*bytes);
+  auto owner = dataBytes("fuzz_typed_frame_in_generic_list.bin");
+  ASSERT_NE(owner, nullptr);
   ReadBudget budget;
   bool unrecognized = false;
   auto decoded = decodeSnapshotOnly(owner, *owner, budget, nullptr, unrecognized);
@@ -155,7 +159,9 @@ TEST(FuzzRegression, ATypedFrameInAGenericFramesListIsReadGenerically) {
 // same event again for both, its items read once.
 TEST(FuzzRegression, OneEventDictListedManyTimesIsReadOnce) {
   expectReadersAgree("fuzz_one_event_dict_many_times.bin");
-  auto trace = loadTraceFromBytes(*readFileBytes(test::dataPath("fuzz_one_event_dict_many_times.bin")), "dup.pickle");
+  auto owner = dataBytes("fuzz_one_event_dict_many_times.bin");
+  ASSERT_NE(owner, nullptr);
+  auto trace = loadTraceFromBytes(*owner, "dup.pickle");
   ASSERT_TRUE(trace.ok()) << trace.error().message;
   EXPECT_EQ(trace->events.size(), 1024u);
 }

@@ -7,9 +7,13 @@
 
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <map>
 
 #include <nlohmann/json.hpp>
 #include <torch/csrc/profiler/combined_traceback.h>
@@ -112,6 +116,106 @@ TEST(TorchTracker, SendsTheAllocatorsEntriesWithTheirStacks) {
   EXPECT_EQ(records[1].stack, wire::kNoStack);
   EXPECT_FALSE(frames.empty());
 }
+
+#ifdef SAWTOOTH_PROBE_LIBRARY
+// What the tracker sent from one run of tests/tools/tracker_python_probe.py, decoded.
+struct ProbeRun {
+  int exit_status = -1;
+  std::vector<wire::Record> records;
+  std::vector<FrameDef> frames;
+  std::vector<StackDef> stacks;
+  nlohmann::json bye;
+};
+
+ProbeRun runProbe(bool frame_cache) {
+  const std::string path = (std::filesystem::temp_directory_path() / "sawtooth-tracker-probe.sock").string();
+  unlink(path.c_str());
+  const int listener = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
+  ProbeRun run;
+  if (bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || listen(listener, 1) != 0) return run;
+  const pid_t child = fork();
+  if (child == 0) {
+    if (!frame_cache) setenv("SAWTOOTH_TRACKER_FRAME_CACHE", "0", 1);
+    execl(SAWTOOTH_PROBE_PYTHON, SAWTOOTH_PROBE_PYTHON, SAWTOOTH_PROBE_SCRIPT, SAWTOOTH_PROBE_LIBRARY, path.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const int peer = accept(listener, nullptr, nullptr);
+  std::string bytes;
+  char buffer[1 << 16];
+  for (ssize_t n; peer >= 0 && (n = read(peer, buffer, sizeof buffer)) > 0;) bytes.append(buffer, static_cast<size_t>(n));
+  if (peer >= 0) close(peer);
+  close(listener);
+  unlink(path.c_str());
+  int status = 0;
+  waitpid(child, &status, 0);
+  run.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  FrameReader reader;
+  const Status st = reader.feed(bytes, [&](const wire::Header& h, std::string_view p) -> Status {
+    switch (h.type) {
+      case wire::FrameType::Bye: run.bye = nlohmann::json::parse(p); return Ok{};
+      case wire::FrameType::Frames: return decodeFrames(p, run.frames);
+      case wire::FrameType::Stacks: return decodeStacks(p, run.stacks);
+      case wire::FrameType::Records: return decodeRecords(p, run.records);
+      default: return Ok{};
+    }
+  });
+  EXPECT_TRUE(st.ok()) << st.error().message;
+  return run;
+}
+
+int lineOf(const std::string& marker) {
+  std::ifstream script(SAWTOOTH_PROBE_SCRIPT);
+  std::string text;
+  for (int n = 1; std::getline(script, text); ++n)
+    if (text.find(marker) != std::string::npos) return n;
+  return -1;
+}
+
+// Python frames through PyTorch's own stack capture and symbolization, as in a recorded program:
+// every allocation names its function and line, and frames seen in an earlier delivery come from
+// the tracker's cache (without it, torch names them again each delivery), to the same stacks.
+TEST(TorchTracker, NamesPythonFramesAndReusesThemAcrossDeliveries) {
+  std::map<bool, ProbeRun> runs;
+  for (bool cache : {true, false}) {
+    SCOPED_TRACE(cache ? "frame cache on" : "frame cache off");
+    ProbeRun& run = runs[cache] = runProbe(cache);
+    ASSERT_EQ(run.exit_status, 0) << "the probe script failed (its output is above)";
+    ASSERT_EQ(run.records.size(), 151u);
+    EXPECT_EQ(run.bye.value("events", 0), 151);
+    EXPECT_EQ(run.bye.value("frame_cache", !cache), cache);
+    auto frame = [&](const wire::Record& r, size_t depth) -> const FrameDef& {
+      return run.frames.at(run.stacks.at(r.stack).frames.at(depth));
+    };
+    uint32_t loop_stack = wire::kNoStack;
+    for (const wire::Record& r : run.records) {
+      ASSERT_NE(r.stack, wire::kNoStack);
+      ASSERT_GE(run.stacks.at(r.stack).frames.size(), 3u);
+      if (r.addr == 0x9000) {
+        EXPECT_EQ(frame(r, 0).name, "elsewhere");
+        EXPECT_EQ(frame(r, 0).line, lineOf("# line: elsewhere"));
+      } else {
+        EXPECT_EQ(frame(r, 0).name, "allocate");
+        EXPECT_EQ(frame(r, 0).line, lineOf("# line: allocate"));
+        EXPECT_EQ(frame(r, 1).name, "train");
+        EXPECT_TRUE(frame(r, 0).file.ends_with("tracker_python_probe.py")) << frame(r, 0).file;
+        if (loop_stack == wire::kNoStack) loop_stack = r.stack;
+        EXPECT_EQ(r.stack, loop_stack) << "one call site, one stack, in every delivery";
+      }
+    }
+  }
+  const ProbeRun& cached = runs[true];
+  const ProbeRun& uncached = runs[false];
+  EXPECT_GE(cached.bye.value("stacks_from_cache", 0), 100) << "steps 2 and 3 are later deliveries";
+  EXPECT_LE(cached.bye.value("frames_symbolized", 1000), 10) << "each frame once";
+  EXPECT_EQ(uncached.bye.value("stacks_from_cache", -1), 0);
+  EXPECT_GE(uncached.bye.value("frames_symbolized", 0), cached.bye.value("frames_symbolized", 0) + 3)
+      << "without the cache, the loop's frames are named again in each delivery";
+}
+#endif
 
 }  // namespace
 }  // namespace sawtooth::record

@@ -10,11 +10,15 @@
 #include <unordered_map>
 #include <vector>
 
+#include <cstdlib>
+#include <cstring>
+
 #include <unistd.h>
 
 #include <torch/csrc/profiler/combined_traceback.h>
 
 #include "app/sawtooth-record/inject/delivery_pace.h"
+#include "app/sawtooth-record/inject/frame_cache.h"
 #include "app/sawtooth-record/inject/wire.h"
 #include "app/sawtooth-record/inject/wire_connection.h"
 #include "core/model/action.h"
@@ -30,6 +34,44 @@ namespace capture = sawtooth::capture;
 
 constexpr size_t kQueueCapacity = 1 << 18;
 constexpr size_t kMaxRecordsPerFrame = (wire::kMaxPayload / 2) / sizeof(wire::Record);
+
+// A traceback's frames, which CapturedTraceback keeps private: the cache needs the Python frames'
+// (code object, offset) before it asks torch to symbolize them. Names in an explicit
+// instantiation are exempt from access checks ([temp.spec.general]/6), and the shim loads this
+// library only into the torch build it was compiled against, so the members are the ones seen here.
+template <class Tag, typename Tag::type M>
+struct Expose {
+  friend typename Tag::type member(Tag) { return M; }
+};
+struct PythonFramesOf {
+  using type = std::vector<torch::CapturedTraceback::PyFrame> torch::CapturedTraceback::*;
+  friend type member(PythonFramesOf);
+};
+struct CppFramesOf {
+  using type = std::vector<void*> torch::CapturedTraceback::*;
+  friend type member(CppFramesOf);
+};
+struct ScriptFramesOf {
+  using type = std::vector<torch::jit::StackEntry> torch::CapturedTraceback::*;
+  friend type member(ScriptFramesOf);
+};
+template struct Expose<PythonFramesOf, &torch::CapturedTraceback::frames_>;
+template struct Expose<CppFramesOf, &torch::CapturedTraceback::cpp_frames_>;
+template struct Expose<ScriptFramesOf, &torch::CapturedTraceback::script_frames_>;
+
+enum class FramesKind { None, PythonOnly, Mixed };
+
+// A traceback's Python frames as cache keys, when Python frames are all it has (C++ and
+// TorchScript frames are symbolized by torch every time).
+FramesKind cacheKeys(const torch::CapturedTraceback& tb, std::vector<FrameCache::Key>& keys) {
+  keys.clear();
+  const auto& python = tb.*member(PythonFramesOf{});
+  const bool others = !(tb.*member(CppFramesOf{})).empty() || !(tb.*member(ScriptFramesOf{})).empty();
+  if (others) return FramesKind::Mixed;
+  if (python.empty()) return FramesKind::None;
+  for (const auto& f : python) keys.push_back({f.code, f.lasti});
+  return FramesKind::PythonOnly;
+}
 
 struct Pending {
   int64_t t_ns = 0;
@@ -75,6 +117,13 @@ class Tracker {
       return false;
     }
     with_stacks_ = with_stacks;
+    const char* cache = std::getenv("SAWTOOTH_TRACKER_FRAME_CACHE");  // "0": symbolize every frame every time
+    use_cache_ = !(cache && std::strcmp(cache, "0") == 0);
+    // A new connection knows none of the frames and stacks sent before.
+    stacks_ = wire::StackTable{};
+    cache_.clear();
+    frames_symbolized_ = 0;
+    from_cache_ = 0;
     pace_.floor = std::chrono::milliseconds(interval_ms > 0 ? interval_ms : 50);
     stopping_ = false;
     // Nothing of this stream is older than now: the recorder need not wait for it.
@@ -97,12 +146,15 @@ class Tracker {
     }
     wake_.notify_all();
     thread_.join();
+    cache_.clear();  // lets the pinned code objects go
     std::string bye;
     wire::appendFrame(bye, wire::FrameType::Bye, 0,
                       "{\"reason\": " + wire::jsonQuote(reason) + ", \"dropped\": " + std::to_string(dropped.load()) +
                           ", \"events\": " + std::to_string(seen()) + ", \"deliveries\": " +
                           std::to_string(deliveries_) + ", \"symbolize_ms\": " +
-                          std::to_string(symbolize_ns_ / 1'000'000) + "}");
+                          std::to_string(symbolize_ns_ / 1'000'000) + ", \"frames_symbolized\": " +
+                          std::to_string(frames_symbolized_) + ", \"stacks_from_cache\": " +
+                          std::to_string(from_cache_) + ", \"frame_cache\": " + (use_cache_ ? "true" : "false") + "}");
     connection_.send(bye);
     connection_.close();
   }
@@ -179,27 +231,45 @@ class Tracker {
     return delivery;
   }
 
+  // Each traceback's stack id in stack_of. Frames seen in an earlier delivery come from the cache;
+  // torch symbolizes the rest (under the program's GIL), and what it returns one for one with the
+  // traceback's Python frames joins the cache, the traceback pinned to keep their code objects alive.
   void symbolize(std::vector<uint32_t>& stack_of) {
+    cache_.trim();
     std::vector<torch::CapturedTraceback*> tracebacks;
     std::vector<size_t> owners;
-    for (size_t i = 0; i < batch_.size(); ++i)
-      if (auto* tb = dynamic_cast<torch::CapturedTraceback*>(batch_[i].context.get())) {
-        tracebacks.push_back(tb);
-        owners.push_back(i);
+    std::vector<FrameCache::Key> keys;
+    std::vector<uint32_t> ids;
+    for (size_t i = 0; i < batch_.size(); ++i) {
+      auto* tb = dynamic_cast<torch::CapturedTraceback*>(batch_[i].context.get());
+      if (!tb) continue;
+      const FramesKind kind = cacheKeys(*tb, keys);
+      if (kind == FramesKind::None) continue;  // no frames: nothing to name (a C++ thread, e.g. autograd's)
+      if (use_cache_ && kind == FramesKind::PythonOnly && cache_.lookup(keys.data(), keys.size(), ids)) {
+        stack_of[i] = stacks_.stack(ids);
+        ++from_cache_;
+        continue;
       }
+      tracebacks.push_back(tb);
+      owners.push_back(i);
+    }
     if (tracebacks.empty()) return;
     const torch::SymbolizedTracebacks s = torch::symbolize(tracebacks);
+    frames_symbolized_ += s.all_frames.size();
     std::vector<uint32_t> frame_ids(s.all_frames.size());
     for (size_t f = 0; f < s.all_frames.size(); ++f) {
       const auto& fr = s.all_frames[f];
       frame_ids[f] = stacks_.frame(fr.funcname, fr.filename, static_cast<int32_t>(fr.lineno));
     }
-    std::vector<uint32_t> ids;
     for (size_t k = 0; k < s.tracebacks.size() && k < owners.size(); ++k) {
       ids.clear();
       for (uint64_t f : s.tracebacks[k])
         if (f < frame_ids.size()) ids.push_back(frame_ids[f]);
-      if (!ids.empty()) stack_of[owners[k]] = stacks_.stack(ids);
+      if (ids.empty()) continue;
+      stack_of[owners[k]] = stacks_.stack(ids);
+      // One frame per Python frame (none from inductor's generated code) is what the cache holds.
+      if (use_cache_ && cacheKeys(*tracebacks[k], keys) == FramesKind::PythonOnly && keys.size() == ids.size())
+        cache_.add(keys.data(), ids.data(), ids.size(), batch_[owners[k]].context);
     }
   }
 
@@ -216,6 +286,9 @@ class Tracker {
   int64_t symbolize_ns_ = 0;
   std::vector<Pending> batch_;
   wire::StackTable stacks_;
+  bool use_cache_ = true;
+  FrameCache cache_;  // the sending thread's, like stacks_
+  uint64_t frames_symbolized_ = 0, from_cache_ = 0;
 };
 
 Tracker& tracker() {

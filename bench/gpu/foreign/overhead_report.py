@@ -19,7 +19,7 @@ import sys
 d = sys.argv[1]
 runs = {}  # case -> round -> step times after warm-up
 for path in glob.glob(os.path.join(d, "*-*.json")):
-    m = re.match(r"(plain|history100k|history|ours|nostacks)-(\d+)\.json$", os.path.basename(path))
+    m = re.match(r"(plain|history100k|history|ours|nostacks|nocache)-(\d+)\.json$", os.path.basename(path))
     if not m:
         continue
     try:
@@ -53,12 +53,13 @@ def paired(case, ref, f=statistics.median):
 labels = {"plain": "unrecorded", "history": "PyTorch `_record_memory_history` (alloc stacks, python)",
           "history100k": "PyTorch `_record_memory_history` (alloc stacks, max_entries=100000: the ring wraps)",
           "ours": "sawtooth-record (native tracker, Python stacks, CUPTI on)",
-          "nostacks": "sawtooth-record --stacks none (CUPTI on)"}
+          "nostacks": "sawtooth-record --stacks none (CUPTI on)",
+          "nocache": "sawtooth-record, Python stacks, the tracker's frame cache off"}
 out = [f"# Recording overhead on GPT-2 small ({len(runs.get('plain', {}))} rounds)", "",
        "| case | median ms/step | p10 ms/step | median vs unrecorded | median vs PyTorch history |",
        "|---|---:|---:|---:|---:|"]
 base, hist = stat("plain", statistics.median), stat("history", statistics.median)
-for case in ("plain", "history", "history100k", "ours", "nostacks"):
+for case in ("plain", "history", "history100k", "ours", "nostacks", "nocache"):
     med, low = stat(case, statistics.median), stat(case, p10)
     if med is None:
         out.append(f"| {labels[case]} | n/a | | | |")
@@ -68,26 +69,43 @@ for case in ("plain", "history", "history100k", "ours", "nostacks"):
 out += ["", "Paired within rounds (median over rounds; min … max):", ""]
 for case, ref, target in (("ours", "history", "target ≤ +1 %"), ("ours", "history100k", "target ≤ +1 %"),
                           ("nostacks", "plain", "target ≤ +1 %"),
-                          ("history", "plain", "PyTorch's own cost"), ("ours", "plain", "")):
+                          ("history", "plain", "PyTorch's own cost"), ("ours", "plain", ""),
+                          ("ours", "nocache", "what the frame cache saves")):
     for name, f in (("median", statistics.median), ("p10", p10)):
         p = paired(case, ref, f)
         if p:
             out.append(f"- {case} / {ref} ({name} step): {pct(p[0])} ({pct(p[1])} … {pct(p[2])}, {p[3]} rounds) {target}")
 out += ["", "Pooled steps (every timed step of a case's runs):", ""]
-for case in ("plain", "history", "history100k", "ours", "nostacks"):
+for case in ("plain", "history", "history100k", "ours", "nostacks", "nocache"):
     steps = sorted(x for s in runs.get(case, {}).values() for x in s)
     if steps:
         out.append(f"- {case}: {len(steps)} steps; " +
                    ", ".join(f"p{q} {steps[len(steps) * q // 100]:.2f}" for q in (1, 5, 10, 25, 50)) + " ms")
 caps = []
-for path in sorted(glob.glob(os.path.join(d, "ours-*.capture.json"))):
+for path in sorted(glob.glob(os.path.join(d, "ours-*.capture.json")) + glob.glob(os.path.join(d, "nocache-*.capture.json"))):
     try:
         with open(path) as f:
             tracker = json.loads(json.load(f).get("capture.tracker") or "{}")
         caps.append(f"{os.path.basename(path)[:-13]}: {tracker.get('events')} events in {tracker.get('deliveries')} "
-                    f"deliveries, symbolizing {tracker.get('symbolize_ms')} ms")
+                    f"deliveries, symbolizing {tracker.get('symbolize_ms')} ms ({tracker.get('frames_symbolized')} "
+                    f"frames named by torch, {tracker.get('stacks_from_cache')} stacks from the cache)")
     except (OSError, ValueError, AttributeError):
         pass
 if caps:
     out += ["", "The tracker's deliveries (Python stacks):", ""] + [f"- {c}" for c in caps]
+digests = {}
+for path in sorted(glob.glob(os.path.join(d, "*.facts.json"))):
+    try:
+        with open(path) as f:
+            facts = json.load(f)
+        digests[os.path.basename(path)[:-11]] = (facts["distinct_stacks"], facts["stacks_digest"],
+                                                 facts["stacks_with_counts_digest"], facts["events_with_stacks"])
+    except (OSError, ValueError, KeyError):
+        pass
+if digests:
+    out += ["", "Stacks named (distinct stacks, digest of the distinct stacks' text, digest with event counts, "
+            "events with stacks) — with and without the frame cache they should agree:", ""]
+    out += [f"- {name}: {v[0]} stacks, {v[1]}, {v[2]}, {v[3]} events" for name, v in digests.items()]
+    kinds = {v[1] for v in digests.values()}
+    out.append(f"- distinct-stack digests: {'all equal' if len(kinds) == 1 else f'{len(kinds)} different'}")
 print("\n".join(out))

@@ -129,9 +129,11 @@ stage_cupti_python_quick() {
 
 # The overhead alone, robust to a machine whose speed drifts (the 2026-12-01 run on a shared
 # 16-CPU slice had unrecorded runs at 33 ms/step in one stretch and 39 in the next): OVERHEAD_ROUNDS
-# rounds (default 5) of the five cases in rotating order, each round's cases back to back, GPU
+# rounds (default 5) of the six cases in rotating order, each round's cases back to back, GPU
 # clocks and load logged beside. overhead_report.py compares within each round (paired ratios) and
-# across rounds (medians of per-run medians and of per-run 10th percentiles). About 70 s a round.
+# across rounds (medians of per-run medians and of per-run 10th percentiles). About 85 s a round.
+# The sixth case, nocache, is ours with the tracker's frame cache off (SAWTOOTH_TRACKER_FRAME_CACHE=0):
+# what the cache saves, and (trace_facts.py digests) that both name the same stacks.
 overhead_run() {  # overhead_run CASE ROUND
   local out=$R/overhead/$1-$2 train="$FOREIGN_PY $FOREIGN/gpt2_train.py $FOREIGN_OVERHEAD_ARGS --json $R/overhead/$1-$2.json" rc
   case $1 in
@@ -140,12 +142,15 @@ overhead_run() {  # overhead_run CASE ROUND
     history100k) timeout 150 $train --history python --max-entries 100000 > "$out.stdout" 2> "$out.stderr" ;;
     ours) timeout 150 $REC --stacks python --out "$out.sawtooth" -- $train > "$out.stdout" 2> "$out.stderr" ;;
     nostacks) timeout 150 $REC --stacks none --out "$out.sawtooth" -- $train > "$out.stdout" 2> "$out.stderr" ;;
+    nocache) SAWTOOTH_TRACKER_FRAME_CACHE=0 timeout 150 $REC --stacks python --out "$out.sawtooth" -- $train \
+               > "$out.stdout" 2> "$out.stderr" ;;
   esac
   rc=$?
   if [ -f "$out.sawtooth" ]; then
     $TRACE info --json "$out.sawtooth" 2> /dev/null | python3 -c \
       'import json,sys; m=json.load(sys.stdin)["meta"]; print(json.dumps({k: m.get(k) for k in ("capture.tracker", "capture.cupti", "capture.sources")}))' \
       > "$out.capture.json" 2>&1
+    case $1 in ours | nocache) python3 $FOREIGN/trace_facts.py "$out.sawtooth" > "$out.facts.json" 2>&1 ;; esac
     rm -f "$out.sawtooth" "$out.sawtooth-wal" "$out.sawtooth-shm"
   fi
   echo "$1 round $2: exit $rc $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['step_ms_median'])" "$out.json" 2>&1 | tail -1) ms"
@@ -156,9 +161,9 @@ stage_foreign_overhead() {
   FOREIGN_OVERHEAD_ARGS=${FOREIGN_OVERHEAD_ARGS:---steps 60 --warmup 10}
   nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,utilization.gpu \
     --format=csv -lms 1000 > "$R/overhead/gpu.csv" 2>&1 &
-  local smi=$! cases=(plain history ours nostacks history100k)
+  local smi=$! cases=(plain history ours nostacks history100k nocache)
   for round in $(seq 1 "${OVERHEAD_ROUNDS:-5}"); do
-    for k in 0 1 2 3 4; do overhead_run "${cases[$(((k + round) % 5))]}" "$round"; done
+    for k in 0 1 2 3 4 5; do overhead_run "${cases[$(((k + round) % 6))]}" "$round"; done
     echo "round $round load: $(cat /proc/loadavg)"
   done
   kill $smi 2> /dev/null

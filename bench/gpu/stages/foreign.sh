@@ -129,10 +129,11 @@ stage_cupti_python_quick() {
 
 # The overhead alone, robust to a machine whose speed drifts (the 2026-12-01 run on a shared
 # 16-CPU slice had unrecorded runs at 33 ms/step in one stretch and 39 in the next): OVERHEAD_ROUNDS
-# rounds (default 5) of the six cases in rotating order, each round's cases back to back, GPU
-# clocks and load logged beside. overhead_report.py compares within each round (paired ratios) and
-# across rounds (medians of per-run medians and of per-run 10th percentiles). About 85 s a round.
-# The sixth case, nocache, is ours with the tracker's frame cache off (SAWTOOTH_TRACKER_FRAME_CACHE=0):
+# rounds (default 5) of OVERHEAD_CASES (default: plain history ours nostacks nocupti nocache; also
+# history100k) in rotating order, each round's cases back to back, GPU clocks and load logged
+# beside. overhead_report.py compares within each round (paired ratios) and across rounds (medians
+# of per-run medians and of per-run 10th percentiles). About 14 s a case. nocupti is ours without
+# CUPTI (its share); nocache is ours with the tracker's frame cache off (SAWTOOTH_TRACKER_FRAME_CACHE=0):
 # what the cache saves, and (trace_facts.py digests) that both name the same stacks.
 overhead_run() {  # overhead_run CASE ROUND
   local out=$R/overhead/$1-$2 train="$FOREIGN_PY $FOREIGN/gpt2_train.py $FOREIGN_OVERHEAD_ARGS --json $R/overhead/$1-$2.json" rc
@@ -142,6 +143,7 @@ overhead_run() {  # overhead_run CASE ROUND
     history100k) timeout 150 $train --history python --max-entries 100000 > "$out.stdout" 2> "$out.stderr" ;;
     ours) timeout 150 $REC --stacks python --out "$out.sawtooth" -- $train > "$out.stdout" 2> "$out.stderr" ;;
     nostacks) timeout 150 $REC --stacks none --out "$out.sawtooth" -- $train > "$out.stdout" 2> "$out.stderr" ;;
+    nocupti) timeout 150 $REC --stacks python --cupti off --out "$out.sawtooth" -- $train > "$out.stdout" 2> "$out.stderr" ;;
     nocache) SAWTOOTH_TRACKER_FRAME_CACHE=0 timeout 150 $REC --stacks python --out "$out.sawtooth" -- $train \
                > "$out.stdout" 2> "$out.stderr" ;;
   esac
@@ -161,9 +163,11 @@ stage_foreign_overhead() {
   FOREIGN_OVERHEAD_ARGS=${FOREIGN_OVERHEAD_ARGS:---steps 60 --warmup 10}
   nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,utilization.gpu \
     --format=csv -lms 1000 > "$R/overhead/gpu.csv" 2>&1 &
-  local smi=$! cases=(plain history ours nostacks history100k nocache)
+  local smi=$! cases
+  read -r -a cases <<< "${OVERHEAD_CASES:-plain history ours nostacks nocupti nocache}"
+  local n=${#cases[@]}
   for round in $(seq 1 "${OVERHEAD_ROUNDS:-5}"); do
-    for k in 0 1 2 3 4 5; do overhead_run "${cases[$(((k + round) % 6))]}" "$round"; done
+    for k in $(seq 0 $((n - 1))); do overhead_run "${cases[$(((k + round) % n))]}" "$round"; done
     echo "round $round load: $(cat /proc/loadavg)"
   done
   kill $smi 2> /dev/null

@@ -6,6 +6,7 @@ import sys
 import time
 
 import torch  # noqa: F401 -- installs PyTorch's Python stack capture, which the probe uses
+import torch._inductor.codecache  # noqa: F401 -- as the shim does: PyTorch's symbolizer imports it on first use
 
 lib = ctypes.CDLL(sys.argv[1])  # CDLL lets the GIL go around each call, as the allocator's caller may
 lib.probe_start.argtypes = [ctypes.c_char_p]

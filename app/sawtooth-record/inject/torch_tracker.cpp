@@ -124,6 +124,10 @@ class Tracker {
     cache_.clear();
     frames_symbolized_ = 0;
     from_cache_ = 0;
+    taken = 0;  // the goodbye counts this connection's entries
+    dropped = 0;
+    deliveries_ = 0;
+    symbolize_ns_ = 0;
     pace_.floor = std::chrono::milliseconds(interval_ms > 0 ? interval_ms : 50);
     stopping_ = false;
     // Nothing of this stream is older than now: the recorder need not wait for it.

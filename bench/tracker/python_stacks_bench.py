@@ -7,7 +7,8 @@ ending at SITES call sites, as a model's layers do. Cases, in one process, alter
   cache     the tracker on: its thread symbolizes new frames only (the default)
   nocache   the tracker on, SAWTOOTH_TRACKER_FRAME_CACHE=0: torch symbolizes each delivery's frames
 A reader thread drains the tracker's socket. Printed: microseconds per allocation on the program's
-thread (the median over rounds) and the tracker's goodbye.
+thread (the median over rounds, and each case over the first paired by round) and the tracker's
+goodbye.
 Usage: python_stacks_bench.py PROBE_LIBRARY [--allocs N] [--rounds R] [--depth D] [--sites S]"""
 import argparse
 import ctypes
@@ -95,6 +96,10 @@ for r in range(args.rounds):
         us, bye = run(case)
         times[case].append(us)
         print(f"round {r + 1} {case}: {us:.2f} us/alloc {bye}", flush=True)
+for case in cases[1:]:  # paired: each round's cases ran back to back
+    ratios = [t / b for t, b in zip(times[case], times[cases[0]])]
+    print(f"{case} / {cases[0]}, paired by round: median {(statistics.median(ratios) - 1) * 100:+.1f} % "
+          f"({', '.join(f'{(r - 1) * 100:+.1f}' for r in ratios)})")
 base = statistics.median(times[cases[0]])
 for case, v in times.items():
     m = statistics.median(v)

@@ -30,6 +30,7 @@
 #include <cuda.h>
 #include <cupti.h>
 
+#include "app/sawtooth-record/inject/injection_options.h"
 #include "app/sawtooth-record/inject/wire.h"
 #include "app/sawtooth-record/inject/wire_connection.h"
 #include "core/model/action.h"
@@ -37,6 +38,8 @@
 namespace {
 
 namespace wire = sawtooth::wire;
+using sawtooth::inject::InjectionOptions;
+using sawtooth::inject::parseInjectionOptions;
 using sawtooth::Action;
 
 constexpr size_t kBufferSize = 2 << 20;
@@ -86,6 +89,7 @@ struct State {
   std::condition_variable wake;
   bool stopping = false;
   int sample_interval_ms = 50;
+  bool record_kernels = true;
   Driver driver;
   CUcontext contexts[kMaxDevices] = {};
 };
@@ -202,6 +206,7 @@ std::string enableActivities() {
   debug("register activity callbacks: %d", static_cast<int>(registered));
   if (registered != CUPTI_SUCCESS) return "CUPTI refused our activity buffers";
   for (CUpti_ActivityKind kind : kKinds) {
+    if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && !g->record_kernels) continue;  // --kernels off
     const CUptiResult rc = cuptiActivityEnable(kind);
     debug("enable kind %d: %d", static_cast<int>(kind), static_cast<int>(rc));
     if (rc != CUPTI_SUCCESS && kind != CUPTI_ACTIVITY_KIND_MARKER) {
@@ -327,18 +332,13 @@ void afterForkInChild() {
   g->connection.forget();
 }
 
-int sampleIntervalMs() {
-  const char* options = std::getenv("SAWTOOTH_OPTIONS");
-  const char* key = options ? std::strstr(options, "\"sample_interval_ms\":") : nullptr;
-  const int ms = key ? std::atoi(key + std::strlen("\"sample_interval_ms\":")) : 0;
-  return ms >= 5 && ms <= 60'000 ? ms : 50;
-}
-
 void initialize() {
   const char* socket_path = std::getenv(wire::kSocketEnv);
   if (!socket_path || !*socket_path) return;  // loaded without a recorder: stay out of the way
   g = new State();  // lives for the process: CUPTI may call back until exit
-  g->sample_interval_ms = sampleIntervalMs();
+  const InjectionOptions options = parseInjectionOptions(std::getenv("SAWTOOTH_OPTIONS"));
+  g->sample_interval_ms = options.sample_interval_ms;
+  g->record_kernels = options.kernels;
   uint32_t version = 0;
   cuptiGetVersion(&version);
   const std::string hello = "{\"role\": \"cupti\", \"pid\": " + std::to_string(getpid()) +

@@ -36,6 +36,7 @@ struct Options {
   std::string cpu = "auto";
   std::string shim = "auto";
   std::string cupti = "on";
+  std::string kernels = "on";
   int sample_interval_ms = 50;
   int64_t max_entries = 200'000;
   std::string progress;
@@ -124,6 +125,10 @@ int recordProgramMain(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "native", "portable", "off"}));
   app.add_option("--cupti", o.cupti, "driver allocations, kernels and device memory through CUPTI injection")
       ->check(CLI::IsMember({"on", "off"}));
+  app.add_option("--kernels", o.kernels,
+                 "kernel records through CUPTI (each launch costs the program CUPTI's tracing; off keeps driver "
+                 "allocations, NVTX ranges and device memory)")
+      ->check(CLI::IsMember({"on", "off"}));
   app.add_option("--sample-interval", o.sample_interval_ms, "device memory samples, milliseconds")->check(CLI::Range(5, 60'000));
   app.add_option("--max-entries", o.max_entries, "PyTorch history entries kept between deliveries (portable shim)")
       ->check(CLI::Range(int64_t{1}, int64_t{100'000'000}));
@@ -174,6 +179,7 @@ int recordProgramMain(int argc, char** argv) {
                   {"cpu_allocations", o.cpu},
                   {"shim", o.shim},
                   {"cupti", o.cupti},
+                  {"kernels", o.cupti == "on" ? o.kernels : "off"},
                   {"recorder_version", SAWTOOTH_VERSION}};
   for (const char* key : kEnvironmentOfInterest)
     if (const char* v = std::getenv(key)) context.meta[std::string("env.") + key] = v;
@@ -194,7 +200,7 @@ int recordProgramMain(int argc, char** argv) {
   env[wire::kSocketEnv] = (*server)->socketPath();
   nlohmann::json shim_options = {{"stacks", o.stacks},          {"cpu", o.cpu},
                                  {"mode", o.shim},              {"max_entries", o.max_entries},
-                                 {"sample_interval_ms", o.sample_interval_ms}};
+                                 {"sample_interval_ms", o.sample_interval_ms}, {"kernels", o.kernels == "on"}};
   env["SAWTOOTH_OPTIONS"] = shim_options.dump();
   if (o.shim != "off") {
     if (support.python_dir.empty()) {

@@ -19,7 +19,7 @@ import sys
 d = sys.argv[1]
 runs = {}  # case -> round -> step times after warm-up
 for path in glob.glob(os.path.join(d, "*-*.json")):
-    m = re.match(r"(plain|history100k|history|ours|nostacks|nocupti|nocache)-(\d+)\.json$", os.path.basename(path))
+    m = re.match(r"(plain|history100k|history|ours|nostacks|nokernels|shimonly|nocupti|nocache)-(\d+)\.json$", os.path.basename(path))
     if not m:
         continue
     try:
@@ -54,13 +54,15 @@ labels = {"plain": "unrecorded", "history": "PyTorch `_record_memory_history` (a
           "history100k": "PyTorch `_record_memory_history` (alloc stacks, max_entries=100000: the ring wraps)",
           "ours": "sawtooth-record (native tracker, Python stacks, CUPTI on)",
           "nostacks": "sawtooth-record --stacks none (CUPTI on)",
+          "nokernels": "sawtooth-record --stacks none --kernels off (CUPTI without kernel records)",
+          "shimonly": "sawtooth-record --stacks none --cupti off (the shim and tracker alone)",
           "nocupti": "sawtooth-record --cupti off (Python stacks, no kernels, driver events or samples)",
           "nocache": "sawtooth-record, Python stacks, the tracker's frame cache off"}
 out = [f"# Recording overhead on GPT-2 small ({len(runs.get('plain', {}))} rounds)", "",
        "| case | median ms/step | p10 ms/step | median vs unrecorded | median vs PyTorch history |",
        "|---|---:|---:|---:|---:|"]
 base, hist = stat("plain", statistics.median), stat("history", statistics.median)
-for case in ("plain", "history", "history100k", "ours", "nostacks", "nocupti", "nocache"):
+for case in ("plain", "history", "history100k", "ours", "nostacks", "nokernels", "shimonly", "nocupti", "nocache"):
     med, low = stat(case, statistics.median), stat(case, p10)
     if med is None:
         out.append(f"| {labels[case]} | n/a | | | |")
@@ -72,13 +74,15 @@ for case, ref, target in (("ours", "history", "target ≤ +1 %"), ("ours", "hist
                           ("nostacks", "plain", "target ≤ +1 %"),
                           ("history", "plain", "PyTorch's own cost"), ("ours", "plain", ""),
                           ("ours", "nocache", "what the frame cache saves"),
-                          ("ours", "nocupti", "CUPTI's share"), ("nocupti", "history", "ours without CUPTI")):
+                          ("ours", "nocupti", "CUPTI's share"), ("nocupti", "history", "ours without CUPTI"),
+                          ("nostacks", "nokernels", "CUPTI's kernel records"), ("nokernels", "plain", ""),
+                          ("shimonly", "plain", "the shim and tracker without CUPTI")):
     for name, f in (("median", statistics.median), ("p10", p10)):
         p = paired(case, ref, f)
         if p:
             out.append(f"- {case} / {ref} ({name} step): {pct(p[0])} ({pct(p[1])} … {pct(p[2])}, {p[3]} rounds) {target}")
 out += ["", "Pooled steps (every timed step of a case's runs):", ""]
-for case in ("plain", "history", "history100k", "ours", "nostacks", "nocupti", "nocache"):
+for case in ("plain", "history", "history100k", "ours", "nostacks", "nokernels", "shimonly", "nocupti", "nocache"):
     steps = sorted(x for s in runs.get(case, {}).values() for x in s)
     if steps:
         out.append(f"- {case}: {len(steps)} steps; " +

@@ -133,7 +133,8 @@ stage_cupti_python_quick() {
 # history100k) in rotating order, each round's cases back to back, GPU clocks and load logged
 # beside. overhead_report.py compares within each round (paired ratios) and across rounds (medians
 # of per-run medians and of per-run 10th percentiles). About 14 s a case. nocupti is ours without
-# CUPTI (its share); nocache is ours with the tracker's frame cache off (SAWTOOTH_TRACKER_FRAME_CACHE=0):
+# CUPTI (its share); nokernels and shimonly are nostacks without CUPTI's kernel records and without
+# CUPTI at all (what kernel tracing and the rest of CUPTI cost); nocache is ours with the tracker's frame cache off (SAWTOOTH_TRACKER_FRAME_CACHE=0):
 # what the cache saves, and (trace_facts.py digests) that both name the same stacks.
 overhead_run() {  # overhead_run CASE ROUND
   local out=$R/overhead/$1-$2 train="$FOREIGN_PY $FOREIGN/gpt2_train.py $FOREIGN_OVERHEAD_ARGS --json $R/overhead/$1-$2.json" rc
@@ -143,6 +144,8 @@ overhead_run() {  # overhead_run CASE ROUND
     history100k) timeout 150 $train --history python --max-entries 100000 > "$out.stdout" 2> "$out.stderr" ;;
     ours) timeout 150 $REC --stacks python --out "$out.sawtooth" -- $train > "$out.stdout" 2> "$out.stderr" ;;
     nostacks) timeout 150 $REC --stacks none --out "$out.sawtooth" -- $train > "$out.stdout" 2> "$out.stderr" ;;
+    nokernels) timeout 150 $REC --stacks none --kernels off --out "$out.sawtooth" -- $train > "$out.stdout" 2> "$out.stderr" ;;
+    shimonly) timeout 150 $REC --stacks none --cupti off --out "$out.sawtooth" -- $train > "$out.stdout" 2> "$out.stderr" ;;
     nocupti) timeout 150 $REC --stacks python --cupti off --out "$out.sawtooth" -- $train > "$out.stdout" 2> "$out.stderr" ;;
     nocache) SAWTOOTH_TRACKER_FRAME_CACHE=0 timeout 150 $REC --stacks python --out "$out.sawtooth" -- $train \
                > "$out.stdout" 2> "$out.stderr" ;;

@@ -2,7 +2,9 @@
 """A real training script for sawtooth-record -- COMMAND on the H200: GPT-2 small built from
 transformers' GPT2Config (no download), bf16 autocast, batch 8 x 512 tokens, AdamW.
 
-It knows nothing of Sawtooth. It prints its own step times and what torch.cuda says about memory,
+It knows nothing of Sawtooth. It prints its own step times (wall, and the process's CPU time up to
+the step's final synchronize: host work, which a host's steal time does not inflate) and what
+torch.cuda says about memory,
 as one JSON line, so that the recording can be checked against the program's own numbers:
   max_memory_allocated  the allocator's block sizes (what users read)
   max_requested_bytes   the requested sizes (what a snapshot's trace carries)
@@ -47,7 +49,7 @@ model.train()
 opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=cuda)
 tokens = torch.randint(0, model.config.vocab_size, (args.batch, args.seq), device=device)
 
-times = []
+times, cpu_times = [], []
 profile_kernels = None
 prof = None
 for step in range(args.steps):
@@ -59,12 +61,15 @@ for step in range(args.steps):
         prof.__enter__()
     if cuda:
         torch.cuda.synchronize()
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), time.process_time()
     with torch.autocast(device.type, dtype=torch.bfloat16, enabled=cuda):
         loss = model(tokens, labels=tokens).loss
     loss.backward()
     opt.step()
     opt.zero_grad(set_to_none=True)
+    # Before the wait for the GPU (which spins): the step's host work on every thread of the process
+    # (launches from Python and from autograd's thread, and a recorder's threads inside the program).
+    cpu_times.append((time.process_time() - cpu) * 1e3)
     if cuda:
         torch.cuda.synchronize()
     times.append((time.perf_counter() - t) * 1e3)
@@ -92,6 +97,7 @@ result = {
     "step_ms_min": min(timed),
     "step_ms_max": max(timed),
     "step_ms": [round(x, 3) for x in times],
+    "step_cpu_ms": [round(x, 3) for x in cpu_times],
     "max_memory_allocated": torch.cuda.max_memory_allocated(device) if cuda else None,
     "max_requested_bytes": stats.get("requested_bytes.all.peak"),
     "max_memory_reserved": torch.cuda.max_memory_reserved(device) if cuda else None,

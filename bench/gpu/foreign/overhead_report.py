@@ -18,17 +18,22 @@ import sys
 
 d = sys.argv[1]
 runs = {}  # case -> round -> step times after warm-up
+cpu_runs = {}  # case -> round -> the process's CPU time per step before its final synchronize
 for path in glob.glob(os.path.join(d, "*-*.json")):
     m = re.match(r"(plain|history100k|history|ours|nostacks|nokernels|shimonly|nocupti|nocache)-(\d+)\.json$", os.path.basename(path))
     if not m:
         continue
     try:
         with open(path) as f:
-            steps = json.load(f)["step_ms"][1:]  # the first timed step still warms up
+            result = json.load(f)
+        steps = result["step_ms"][1:]  # the first timed step still warms up
+        cpu_steps = result.get("step_cpu_ms", [])[1:]
     except (OSError, ValueError, KeyError):
         continue
     if steps:
         runs.setdefault(m.group(1), {})[int(m.group(2))] = steps
+    if cpu_steps:
+        cpu_runs.setdefault(m.group(1), {})[int(m.group(2))] = cpu_steps
 
 
 def p10(v):
@@ -87,6 +92,21 @@ for case in ("plain", "history", "history100k", "ours", "nostacks", "nokernels",
     if steps:
         out.append(f"- {case}: {len(steps)} steps; " +
                    ", ".join(f"p{q} {steps[len(steps) * q // 100]:.2f}" for q in (1, 5, 10, 25, 50)) + " ms")
+if cpu_runs:
+    out += ["", "Host CPU per step (the process's CPU time up to the step's final synchronize: launches on every "
+            "thread and the recorder's threads inside the program; a host's steal time does not inflate it, "
+            "GIL waits do not count):", "",
+            "| case | median CPU ms/step | vs unrecorded, paired | vs PyTorch history, paired |", "|---|---:|---:|---:|"]
+
+    def cpu_paired(case, ref):
+        ratios = [statistics.median(cpu_runs[case][r]) / statistics.median(cpu_runs[ref][r])
+                  for r in cpu_runs.get(case, {}) if r in cpu_runs.get(ref, {})]
+        return pct(statistics.median(ratios)) if ratios else "n/a"
+
+    for case in ("plain", "history", "history100k", "ours", "nostacks", "nokernels", "shimonly", "nocupti", "nocache"):
+        if case in cpu_runs:
+            med = statistics.median(statistics.median(v) for v in cpu_runs[case].values())
+            out.append(f"| {labels[case]} | {med:.2f} | {cpu_paired(case, 'plain')} | {cpu_paired(case, 'history')} |")
 caps = []
 for path in sorted(glob.glob(os.path.join(d, "ours-*.capture.json")) + glob.glob(os.path.join(d, "nocache-*.capture.json")) +
                    glob.glob(os.path.join(d, "nocupti-*.capture.json"))):

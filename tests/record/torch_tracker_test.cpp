@@ -32,15 +32,33 @@ c10::CachingDeviceAllocator::TraceEntry entry(TraceEntry::Action a, size_t addr,
   return TraceEntry(a, 0, addr, size, reinterpret_cast<void*>(0x77), {0, 0}, 0, std::move(context));
 }
 
-TEST(TorchTracker, SendsTheAllocatorsEntriesWithTheirStacks) {
-  const std::string path = (std::filesystem::temp_directory_path() / "sawtooth-tracker-test.sock").string();
+// A Unix socket listening at `path` (made anew), or -1.
+int listenAt(const std::string& path) {
   unlink(path.c_str());
   const int listener = socket(AF_UNIX, SOCK_STREAM, 0);
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
-  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(listen(listener, 1), 0);
+  if (bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || listen(listener, 1) != 0) {
+    close(listener);
+    return -1;
+  }
+  return listener;
+}
+
+// Everything the peer sends until it closes; closes it.
+std::string readAll(int peer) {
+  std::string bytes;
+  char buffer[1 << 16];
+  for (ssize_t n; peer >= 0 && (n = read(peer, buffer, sizeof buffer)) > 0;) bytes.append(buffer, static_cast<size_t>(n));
+  if (peer >= 0) close(peer);
+  return bytes;
+}
+
+TEST(TorchTracker, SendsTheAllocatorsEntriesWithTheirStacks) {
+  const std::string path = (std::filesystem::temp_directory_path() / "sawtooth-tracker-test.sock").string();
+  const int listener = listenAt(path);
+  ASSERT_GE(listener, 0);
 
   tracker::onTraceEntry(entry(TraceEntry::ALLOC, 0x10, 8));  // before start: ignored
   EXPECT_EQ(tracker::seen(), 0u);
@@ -59,10 +77,7 @@ TEST(TorchTracker, SendsTheAllocatorsEntriesWithTheirStacks) {
   tracker::onTraceEntry(entry(TraceEntry::ALLOC, 0x20, 8));  // after stop: ignored
   EXPECT_EQ(tracker::seen(), 5u);
 
-  std::string bytes;
-  char buffer[1 << 16];
-  for (ssize_t n; (n = read(peer, buffer, sizeof buffer)) > 0;) bytes.append(buffer, static_cast<size_t>(n));
-  close(peer);
+  const std::string bytes = readAll(peer);
   close(listener);
   unlink(path.c_str());
 
@@ -129,13 +144,9 @@ struct ProbeRun {
 
 ProbeRun runProbe(bool frame_cache) {
   const std::string path = (std::filesystem::temp_directory_path() / "sawtooth-tracker-probe.sock").string();
-  unlink(path.c_str());
-  const int listener = socket(AF_UNIX, SOCK_STREAM, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
   ProbeRun run;
-  if (bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || listen(listener, 1) != 0) return run;
+  const int listener = listenAt(path);
+  if (listener < 0) return run;
   const pid_t child = fork();
   if (child == 0) {
     if (!frame_cache) setenv("SAWTOOTH_TRACKER_FRAME_CACHE", "0", 1);
@@ -143,11 +154,7 @@ ProbeRun runProbe(bool frame_cache) {
           static_cast<char*>(nullptr));
     _exit(127);
   }
-  const int peer = accept(listener, nullptr, nullptr);
-  std::string bytes;
-  char buffer[1 << 16];
-  for (ssize_t n; peer >= 0 && (n = read(peer, buffer, sizeof buffer)) > 0;) bytes.append(buffer, static_cast<size_t>(n));
-  if (peer >= 0) close(peer);
+  const std::string bytes = readAll(accept(listener, nullptr, nullptr));
   close(listener);
   unlink(path.c_str());
   int status = 0;

@@ -2,6 +2,8 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -9,9 +11,6 @@
 #include <thread>
 #include <unordered_map>
 #include <vector>
-
-#include <cstdlib>
-#include <cstring>
 
 #include <unistd.h>
 

@@ -67,7 +67,7 @@ out = [f"# Recording overhead on GPT-2 small ({len(runs.get('plain', {}))} round
        "| case | median ms/step | p10 ms/step | median vs unrecorded | median vs PyTorch history |",
        "|---|---:|---:|---:|---:|"]
 base, hist = stat("plain", statistics.median), stat("history", statistics.median)
-for case in ("plain", "history", "history100k", "ours", "nostacks", "nokernels", "shimonly", "nocupti", "nocache"):
+for case in labels:
     med, low = stat(case, statistics.median), stat(case, p10)
     if med is None:
         out.append(f"| {labels[case]} | n/a | | | |")
@@ -87,7 +87,7 @@ for case, ref, target in (("ours", "history", "target ≤ +1 %"), ("ours", "hist
         if p:
             out.append(f"- {case} / {ref} ({name} step): {pct(p[0])} ({pct(p[1])} … {pct(p[2])}, {p[3]} rounds) {target}")
 out += ["", "Pooled steps (every timed step of a case's runs):", ""]
-for case in ("plain", "history", "history100k", "ours", "nostacks", "nokernels", "shimonly", "nocupti", "nocache"):
+for case in labels:
     steps = sorted(x for s in runs.get(case, {}).values() for x in s)
     if steps:
         out.append(f"- {case}: {len(steps)} steps; " +
@@ -103,7 +103,7 @@ if cpu_runs:
                   for r in cpu_runs.get(case, {}) if r in cpu_runs.get(ref, {})]
         return pct(statistics.median(ratios)) if ratios else "n/a"
 
-    for case in ("plain", "history", "history100k", "ours", "nostacks", "nokernels", "shimonly", "nocupti", "nocache"):
+    for case in labels:
         if case in cpu_runs:
             med = statistics.median(statistics.median(v) for v in cpu_runs[case].values())
             out.append(f"| {labels[case]} | {med:.2f} | {cpu_paired(case, 'plain')} | {cpu_paired(case, 'history')} |")

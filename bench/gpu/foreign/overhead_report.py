@@ -20,7 +20,7 @@ d = sys.argv[1]
 runs = {}  # case -> round -> step times after warm-up
 cpu_runs = {}  # case -> round -> the process's CPU time per step before its final synchronize
 for path in glob.glob(os.path.join(d, "*-*.json")):
-    m = re.match(r"(plain|history100k|history|ours|nostacks|nokernels|shimonly|nocupti|nocache)-(\d+)\.json$", os.path.basename(path))
+    m = re.match(r"(plain|history100k|history|oursnk|ours|nostacks|nokernels|shimonly|nocupti|nocache)-(\d+)\.json$", os.path.basename(path))
     if not m:
         continue
     try:
@@ -58,6 +58,7 @@ def paired(case, ref, f=statistics.median):
 labels = {"plain": "unrecorded", "history": "PyTorch `_record_memory_history` (alloc stacks, python)",
           "history100k": "PyTorch `_record_memory_history` (alloc stacks, max_entries=100000: the ring wraps)",
           "ours": "sawtooth-record (native tracker, Python stacks, CUPTI on)",
+          "oursnk": "sawtooth-record --kernels off (Python stacks, CUPTI without kernel records)",
           "nostacks": "sawtooth-record --stacks none (CUPTI on)",
           "nokernels": "sawtooth-record --stacks none --kernels off (CUPTI without kernel records)",
           "shimonly": "sawtooth-record --stacks none --cupti off (the shim and tracker alone)",
@@ -76,11 +77,13 @@ for case in labels:
                f"{pct(med / hist if hist else None)} |")
 out += ["", "Paired within rounds (median over rounds; min … max):", ""]
 for case, ref, target in (("ours", "history", "target ≤ +1 %"), ("ours", "history100k", "target ≤ +1 %"),
-                          ("nostacks", "plain", "target ≤ +1 %"),
+                          ("oursnk", "history", "target ≤ +1 %, kernels off"),
+                          ("nostacks", "plain", "target ≤ +1 %"), ("nokernels", "plain", "target ≤ +1 %, kernels off"),
+                          ("ours", "oursnk", "CUPTI's kernel records, Python stacks"),
                           ("history", "plain", "PyTorch's own cost"), ("ours", "plain", ""),
                           ("ours", "nocache", "what the frame cache saves"),
                           ("ours", "nocupti", "CUPTI's share"), ("nocupti", "history", "ours without CUPTI"),
-                          ("nostacks", "nokernels", "CUPTI's kernel records"), ("nokernels", "plain", ""),
+                          ("nostacks", "nokernels", "CUPTI's kernel records"), ("nokernels", "shimonly", "CUPTI without kernels"),
                           ("shimonly", "plain", "the shim and tracker without CUPTI")):
     for name, f in (("median", statistics.median), ("p10", p10)):
         p = paired(case, ref, f)

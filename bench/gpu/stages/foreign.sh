@@ -135,9 +135,12 @@ stage_cupti_python_quick() {
 # of per-run medians and of per-run 10th percentiles). About 14 s a case. nocupti is ours without
 # CUPTI (its share); nokernels and shimonly are nostacks without CUPTI's kernel records and without
 # CUPTI at all (what kernel tracing and the rest of CUPTI cost); nocache is ours with the tracker's frame cache off (SAWTOOTH_TRACKER_FRAME_CACHE=0):
-# what the cache saves, and (trace_facts.py digests) that both name the same stacks.
+# what the cache saves, and (trace_facts.py digests) that both name the same stacks; oursnk is ours
+# with --kernels off. Each run's line gives the host's steal time over it.
 overhead_run() {  # overhead_run CASE ROUND
   local out=$R/overhead/$1-$2 train="$FOREIGN_PY $FOREIGN/gpt2_train.py $FOREIGN_OVERHEAD_ARGS --json $R/overhead/$1-$2.json" rc
+  local cpu0
+  cpu0=$(head -1 /proc/stat)
   case $1 in
     plain) timeout 150 $train > "$out.stdout" 2> "$out.stderr" ;;
     history) timeout 150 $train --history python > "$out.stdout" 2> "$out.stderr" ;;
@@ -145,6 +148,7 @@ overhead_run() {  # overhead_run CASE ROUND
     ours) timeout 150 $REC --stacks python --out "$out.sawtooth" -- $train > "$out.stdout" 2> "$out.stderr" ;;
     nostacks) timeout 150 $REC --stacks none --out "$out.sawtooth" -- $train > "$out.stdout" 2> "$out.stderr" ;;
     nokernels) timeout 150 $REC --stacks none --kernels off --out "$out.sawtooth" -- $train > "$out.stdout" 2> "$out.stderr" ;;
+    oursnk) timeout 150 $REC --stacks python --kernels off --out "$out.sawtooth" -- $train > "$out.stdout" 2> "$out.stderr" ;;
     shimonly) timeout 150 $REC --stacks none --cupti off --out "$out.sawtooth" -- $train > "$out.stdout" 2> "$out.stderr" ;;
     nocupti) timeout 150 $REC --stacks python --cupti off --out "$out.sawtooth" -- $train > "$out.stdout" 2> "$out.stderr" ;;
     nocache) SAWTOOTH_TRACKER_FRAME_CACHE=0 timeout 150 $REC --stacks python --out "$out.sawtooth" -- $train \
@@ -158,7 +162,9 @@ overhead_run() {  # overhead_run CASE ROUND
     case $1 in ours | nocache) python3 $FOREIGN/trace_facts.py "$out.sawtooth" > "$out.facts.json" 2>&1 ;; esac
     rm -f "$out.sawtooth" "$out.sawtooth-wal" "$out.sawtooth-shm"
   fi
-  echo "$1 round $2: exit $rc $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['step_ms_median'])" "$out.json" 2>&1 | tail -1) ms"
+  # The host's steal time over the run (the hypervisor gave our CPUs to others): the noise's likely source.
+  echo "$1 round $2: exit $rc $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['step_ms_median'])" "$out.json" 2>&1 | tail -1) ms;" \
+    "steal $(python3 -c 'import sys; a, b = ([int(x) for x in l.split()[1:]] for l in sys.argv[1:]); d = [y - x for x, y in zip(a, b)]; print(f"{100 * d[7] / max(1, sum(d[:8])):.1f} %")' "$cpu0" "$(head -1 /proc/stat)" 2>&1)"
 }
 
 stage_foreign_overhead() {
@@ -169,7 +175,8 @@ stage_foreign_overhead() {
   local smi=$! cases
   read -r -a cases <<< "${OVERHEAD_CASES:-plain history ours nostacks nocupti nocache}"
   local n=${#cases[@]}
-  for round in $(seq 1 "${OVERHEAD_ROUNDS:-5}"); do
+  local first=${OVERHEAD_FIRST_ROUND:-1}  # a second call continues the rounds of a first
+  for round in $(seq "$first" $((first + ${OVERHEAD_ROUNDS:-5} - 1))); do
     for k in $(seq 0 $((n - 1))); do overhead_run "${cases[$(((k + round) % n))]}" "$round"; done
     echo "round $round load: $(cat /proc/loadavg)"
   done

@@ -4,6 +4,7 @@
 // used are remembered (QSettings), the command lines as a list of recent ones. Its capture section
 // (steps A:B, the last N events, device samples) is the workload form's, remembered apart.
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialog>
 #include <QDialogButtonBox>
@@ -25,6 +26,7 @@ class ProgramDialog : public QDialog {
   void setWorkingFolder(const QString& folder) { folder_->setText(folder); }
   void setEnvironment(const QString& lines) { environment_->setPlainText(lines); }
   void setStacks(const QString& stacks) { stacks_->setCurrentText(stacks); }
+  void setKernels(bool on) { kernels_->setChecked(on); }
   CaptureOptionsForm* capture() const { return capture_; }
 
   // What is wrong with the fields ("the folder ... does not exist"), empty when they can run.
@@ -43,6 +45,7 @@ class ProgramDialog : public QDialog {
   QPlainTextEdit* environment_;
   QComboBox* stacks_;
   QComboBox* cpu_;
+  QCheckBox* kernels_;
   CaptureOptionsForm* capture_;
   QLabel* problem_;
   QDialogButtonBox* buttons_;

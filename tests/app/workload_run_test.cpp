@@ -365,6 +365,10 @@ class WorkloadRunTest : public QObject {
     QCOMPARE(request.command, (QStringList{python, "train_small.py", "0"}));
     QCOMPARE(request.environment, QStringList{"SAWTOOTH_APP_TEST=yes"});
     QVERIFY(request.program_options.join(' ').contains(QStringLiteral("--stacks none")));
+    QVERIFY(request.program_options.join(' ').contains(QStringLiteral("--kernels off")));  // the default
+    dialog.setKernels(true);
+    QVERIFY(dialog.request().program_options.join(' ').contains(QStringLiteral("--kernels on")));
+    dialog.setKernels(false);
     dialog.remember();
     QCOMPARE(app::ProgramDialog::recentCommands().first(), QStringLiteral("%1 train_small.py 0").arg(python));
 

@@ -60,8 +60,10 @@ TEST(TorchTracker, SendsTheAllocatorsEntriesWithTheirStacks) {
   const int listener = listenAt(path);
   ASSERT_GE(listener, 0);
 
-  tracker::onTraceEntry(entry(TraceEntry::ALLOC, 0x10, 8));  // before start: ignored
+  const uint64_t idle_before = tracker::idleCalls();
+  tracker::onTraceEntry(entry(TraceEntry::ALLOC, 0x10, 8));  // before start: ignored, counted as idle
   EXPECT_EQ(tracker::seen(), 0u);
+  EXPECT_EQ(tracker::idleCalls(), idle_before + 1);
   std::string error;
   ASSERT_TRUE(tracker::start(path.c_str(), /*with_stacks*/ true, /*interval_ms*/ 5, error)) << error;
   const int peer = accept(listener, nullptr, nullptr);
@@ -76,6 +78,7 @@ TEST(TorchTracker, SendsTheAllocatorsEntriesWithTheirStacks) {
   tracker::stop("done");
   tracker::onTraceEntry(entry(TraceEntry::ALLOC, 0x20, 8));  // after stop: ignored
   EXPECT_EQ(tracker::seen(), 5u);
+  EXPECT_EQ(tracker::idleCalls(), idle_before + 2);  // the five sent ones are not idle
 
   const std::string bytes = readAll(peer);
   close(listener);

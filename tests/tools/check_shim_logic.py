@@ -12,7 +12,7 @@ import sys
 import types
 
 sys.path.insert(0, sys.argv[1])
-from sawtooth_shim import channel, cuda_portable, history, lifecycle, wire  # noqa: E402
+from sawtooth_shim import channel, cuda_native, cuda_portable, history, lifecycle, wire  # noqa: E402
 
 failures = []
 
@@ -25,7 +25,7 @@ def check(cond, what):
 
 class FakeChannel:
     def __init__(self):
-        self.sent, self.notices, self.watermarks = [], [], []
+        self.sent, self.notices, self.watermarks, self.metas = [], [], [], []
         self.frames, self.stacks = {}, {}
 
     def records(self, stream, records, watermark=None):
@@ -38,6 +38,9 @@ class FakeChannel:
 
     def notice(self, level, message):
         self.notices.append(message)
+
+    def meta(self, values):
+        self.metas.append(values)
 
     def frame_id(self, name, file, line):
         return self.frames.setdefault((name, file, line), len(self.frames))
@@ -147,6 +150,50 @@ torch.cuda.memory._record_memory_history(enabled=None)
 check(calls[-2]["enabled"] is None and calls[-1]["enabled"] == "all", f"re-enabled after the program's call: {calls[-2:]}")
 check(h.program_uses_it and len(ch.notices) == 1, "the user is told once")
 check(inspect.unwrap(torch.cuda.memory._record_memory_history) is not None, "the patch keeps __wrapped__")
+
+# The native path: without stacks, PyTorch's history stays off when the allocator hands entries to
+# the attached tracker anyway (the probe's block is counted, not sent); with stacks, or when it does
+# not, history is on with a ring of one entry.
+class FakeTrackerLib:
+    def __init__(self, fires):
+        self.fires, self.idle, self.calls = fires, 0, []
+
+    def sawtooth_tracker_attach(self):
+        self.calls.append("attach")
+        return 0
+
+    def sawtooth_tracker_idle_calls(self):
+        return self.idle
+
+    def sawtooth_tracker_start(self, path, stacks, interval):
+        self.calls.append(("start", stacks))
+        return 0
+
+
+for stacks, fires, want_history in ((False, True, False), (False, False, True), (True, True, True)):
+    traces = {"now": [[]], "cleared": 0, "on": False}
+    torch, calls = fake_torch(traces)
+    lib = FakeTrackerLib(fires)
+    blocks = []
+
+    def alloc(size, lib=lib):
+        blocks.append(size)
+        lib.idle += 2 if lib.fires else 0  # the block's alloc and free reach the stopped tracker
+        return 0x7000
+
+    torch.cuda.caching_allocator_alloc = alloc
+    torch.cuda.caching_allocator_delete = lambda ptr: None
+    ch = FakeChannel()
+    native = cuda_native.NativeCuda(lib, history.History(torch, ch, stacks=stacks, max_entries=1000), "/sock", 50)
+    native.start()
+    what = f"stacks={stacks}, tracker fires without history={fires}"
+    check(bool(calls) == want_history, f"{what}: history calls {calls}")
+    if want_history:
+        check(calls[-1]["max_entries"] == 1 and calls[-1]["context"] == ("alloc" if stacks else None),
+              f"{what}: a ring of one entry {calls[-1]}")
+    check(blocks == ([] if stacks else [1]), f"{what}: probe blocks {blocks}")
+    check(("start", int(stacks)) in lib.calls and native.started, f"{what}: tracker started {lib.calls}")
+    check({"shim_history": "on" if want_history else "off"} in ch.metas, f"{what}: meta {ch.metas}")
 
 # SIGTERM inside a send: the handler runs in the main thread between two bytecodes, possibly with
 # the channel's lock held. The last delivery must wait for the send to finish, then the process dies.

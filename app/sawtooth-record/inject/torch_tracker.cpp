@@ -104,6 +104,7 @@ class Tracker {
   // Entries seen: those the sending thread took from the queue, and those dropped (counted
   // there and on a full queue, not per entry on the program's thread).
   std::atomic<uint64_t> taken{0}, dropped{0};
+  std::atomic<uint64_t> idle_calls{0};
   uint64_t seen() const { return taken.load() + dropped.load(); }
 
   bool start(const char* socket_path, bool with_stacks, int interval_ms, std::string& error) {
@@ -313,9 +314,14 @@ uint64_t seen() { return tracker().seen(); }
 
 uint64_t dropped() { return tracker().dropped.load(); }
 
+uint64_t idleCalls() { return tracker().idle_calls.load(); }
+
 void onTraceEntry(const TraceEntry& te) {
   Tracker& t = tracker();
-  if (!t.on.load(std::memory_order_acquire)) return;
+  if (!t.on.load(std::memory_order_acquire)) {
+    t.idle_calls.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
   const auto action = actionOf(te.action_);
   if (!action) return;
   Pending p;

@@ -20,6 +20,9 @@ void stop(const std::string& reason);
 // In a forked child: this process sends nothing.
 void forgetAfterFork();
 void onTraceEntry(const c10::CachingDeviceAllocator::TraceEntry& entry);
+// Entries the allocator handed over while the tracker was stopped (ignored, only counted): the
+// shim's probe of whether this torch calls trackers with its history off.
+uint64_t idleCalls();
 uint64_t seen();
 uint64_t dropped();
 

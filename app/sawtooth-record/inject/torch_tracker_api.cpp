@@ -16,23 +16,43 @@ namespace {
 std::atomic<bool> g_attached{false};
 std::string g_error;
 
+// There is no detach: attached once, the tracker ignores (and counts) entries while stopped.
+int attach() {
+  auto* allocator = c10::cuda::CUDACachingAllocator::get();
+  if (!allocator || !allocator->initialized()) {
+    g_error = "the CUDA caching allocator is not initialised";
+    return 1;
+  }
+  if (!g_attached.exchange(true))
+    c10::cuda::CUDACachingAllocator::attachAllocatorTraceTracker(sawtooth::tracker::onTraceEntry);
+  return 0;
+}
+
 }  // namespace
 
 extern "C" {
+
+// 0 when the tracker is attached to the CUDA caching allocator, stopped (it counts what the
+// allocator hands it in sawtooth_tracker_idle_calls and sends nothing).
+__attribute__((visibility("default"))) int sawtooth_tracker_attach(void) {
+  try {
+    return attach();
+  } catch (const std::exception& e) {
+    g_error = e.what();
+    return 3;
+  }
+}
+
+__attribute__((visibility("default"))) unsigned long long sawtooth_tracker_idle_calls(void) {
+  return sawtooth::tracker::idleCalls();
+}
 
 // 0 when the tracker is attached to the CUDA caching allocator and sending to the recorder.
 __attribute__((visibility("default"))) int sawtooth_tracker_start(const char* socket_path, int with_stacks,
                                                                   int interval_ms) {
   try {
-    auto* allocator = c10::cuda::CUDACachingAllocator::get();
-    if (!allocator || !allocator->initialized()) {
-      g_error = "the CUDA caching allocator is not initialised";
-      return 1;
-    }
+    if (const int rc = attach(); rc != 0) return rc;
     if (!sawtooth::tracker::start(socket_path, with_stacks != 0, interval_ms, g_error)) return 2;
-    // There is no detach: attached once, the tracker ignores entries while stopped.
-    if (!g_attached.exchange(true))
-      c10::cuda::CUDACachingAllocator::attachAllocatorTraceTracker(sawtooth::tracker::onTraceEntry);
     return 0;
   } catch (const std::exception& e) {
     g_error = e.what();

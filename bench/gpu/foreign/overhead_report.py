@@ -20,7 +20,7 @@ d = sys.argv[1]
 runs = {}  # case -> round -> step times after warm-up
 cpu_runs = {}  # case -> round -> the process's CPU time per step before its final synchronize
 for path in glob.glob(os.path.join(d, "*-*.json")):
-    m = re.match(r"(plain|history100k|history|oursnk|ours|nostacks|nokernels|shimonly|nocupti|nocache)-(\d+)\.json$", os.path.basename(path))
+    m = re.match(r"(plain|history100k|history|ourskernels|ours|nostackskernels|nostacks|shimonly|nocupti|nocache)-(\d+)\.json$", os.path.basename(path))
     if not m:
         continue
     try:
@@ -57,10 +57,10 @@ def paired(case, ref, f=statistics.median):
 
 labels = {"plain": "unrecorded", "history": "PyTorch `_record_memory_history` (alloc stacks, python)",
           "history100k": "PyTorch `_record_memory_history` (alloc stacks, max_entries=100000: the ring wraps)",
-          "ours": "sawtooth-record (native tracker, Python stacks, CUPTI on)",
-          "oursnk": "sawtooth-record --kernels off (Python stacks, CUPTI without kernel records)",
-          "nostacks": "sawtooth-record --stacks none (CUPTI on)",
-          "nokernels": "sawtooth-record --stacks none --kernels off (CUPTI without kernel records)",
+          "ours": "sawtooth-record (native tracker, Python stacks; CUPTI without kernel records, the default)",
+          "nostacks": "sawtooth-record --stacks none (CUPTI without kernel records, the default)",
+          "ourskernels": "sawtooth-record --kernels on (Python stacks, CUPTI's kernel records)",
+          "nostackskernels": "sawtooth-record --stacks none --kernels on",
           "shimonly": "sawtooth-record --stacks none --cupti off (the shim and tracker alone)",
           "nocupti": "sawtooth-record --cupti off (Python stacks, no kernels, driver events or samples)",
           "nocache": "sawtooth-record, Python stacks, the tracker's frame cache off"}
@@ -77,13 +77,14 @@ for case in labels:
                f"{pct(med / hist if hist else None)} |")
 out += ["", "Paired within rounds (median over rounds; min … max):", ""]
 for case, ref, target in (("ours", "history", "target ≤ +1 %"), ("ours", "history100k", "target ≤ +1 %"),
-                          ("oursnk", "history", "target ≤ +1 %, kernels off"),
-                          ("nostacks", "plain", "target ≤ +1 %"), ("nokernels", "plain", "target ≤ +1 %, kernels off"),
-                          ("ours", "oursnk", "CUPTI's kernel records, Python stacks"),
+                          ("nostacks", "plain", "target ≤ +1 %"),
                           ("history", "plain", "PyTorch's own cost"), ("ours", "plain", ""),
+                          ("ourskernels", "ours", "CUPTI's kernel records, Python stacks"),
+                          ("nostackskernels", "nostacks", "CUPTI's kernel records"),
+                          ("ourskernels", "history", ""), ("nostackskernels", "plain", ""),
                           ("ours", "nocache", "what the frame cache saves"),
                           ("ours", "nocupti", "CUPTI's share"), ("nocupti", "history", "ours without CUPTI"),
-                          ("nostacks", "nokernels", "CUPTI's kernel records"), ("nokernels", "shimonly", "CUPTI without kernels"),
+                          ("nostacks", "shimonly", "CUPTI without kernel records"),
                           ("shimonly", "plain", "the shim and tracker without CUPTI")):
     for name, f in (("median", statistics.median), ("p10", p10)):
         p = paired(case, ref, f)

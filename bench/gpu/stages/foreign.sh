@@ -50,7 +50,7 @@ foreign_gpt2() {
     echo "plain $round: $(python3 -c "import json;d=json.load(open('$R/foreign/plain-$round.json'));print(d['step_ms_median'],'ms', d['max_memory_allocated'], d['max_requested_bytes'])" 2>&1)"
     timeout 120 $py $FOREIGN/gpt2_train.py $args --history python --json "$R/foreign/torch-history-$round.json" > /dev/null 2>&1
     echo "torch history $round: $(python3 -c "import json;print(json.load(open('$R/foreign/torch-history-$round.json'))['step_ms_median'],'ms')" 2>&1)"
-    foreign_record "ours-native-$round" -- $py $FOREIGN/gpt2_train.py $args
+    foreign_record "ours-native-$round" --kernels on -- $py $FOREIGN/gpt2_train.py $args
     foreign_record "ours-nocupti-$round" --cupti off -- $py $FOREIGN/gpt2_train.py $args
   done
   foreign_record ours-nostacks --stacks none -- $py $FOREIGN/gpt2_train.py $args
@@ -83,12 +83,12 @@ stage_foreign() {
   foreign_gpt2
   foreign_categories
   foreign_record oom -- python3 $FOREIGN/oom_script.py
-  foreign_record profiler -- $FOREIGN_PY $FOREIGN/gpt2_train.py --steps 10 --warmup 3 --profile 2 --layers 2
+  foreign_record profiler --kernels on -- $FOREIGN_PY $FOREIGN/gpt2_train.py --steps 10 --warmup 3 --profile 2 --layers 2
   local gpus
   gpus=$(nvidia-smi --list-gpus | wc -l)
   foreign_record torchrun -- python3 -m torch.distributed.run --nproc-per-node 2 --master-addr 127.0.0.1 \
     --master-port 29533 $FOREIGN/ddp_train.py
-  foreign_record libtorch -- $REC --workload anatomy --device cuda --capture none --set timed_steps=5 \
+  foreign_record libtorch --kernels on -- $REC --workload anatomy --device cuda --capture none --set timed_steps=5 \
     --out "$R/foreign/libtorch-inner.sawtooth"
   rm -f "$R/foreign/libtorch-inner.sawtooth"
   echo "GPUs: $gpus"
@@ -103,15 +103,15 @@ stage_foreign() {
 stage_cupti_python() {
   mkdir -p "$R/foreign"
   local tiny=$FOREIGN/tiny_cuda_train.py
-  SAWTOOTH_CUPTI_DEBUG=1 foreign_record cupti-default -- python3 $tiny
+  SAWTOOTH_CUPTI_DEBUG=1 foreign_record cupti-default --kernels on -- python3 $tiny
   grep -h "sawtooth-cupti" "$R/foreign/cupti-default.stderr" | head -16
-  SAWTOOTH_CUPTI_DEBUG=1 foreign_record cupti-cpu-on --cpu on -- python3 $tiny
+  SAWTOOTH_CUPTI_DEBUG=1 foreign_record cupti-cpu-on --kernels on --cpu on -- python3 $tiny
   grep -h "sawtooth-cupti" "$R/foreign/cupti-cpu-on.stderr" | grep -v "enable kind" | head -12
-  SAWTOOTH_CUPTI_DEBUG=1 TEARDOWN_CUPTI=1 foreign_record cupti-teardown-on -- python3 $tiny
+  SAWTOOTH_CUPTI_DEBUG=1 TEARDOWN_CUPTI=1 foreign_record cupti-teardown-on --kernels on -- python3 $tiny
   grep -h "sawtooth-cupti" "$R/foreign/cupti-teardown-on.stderr" | head -16
-  SAWTOOTH_CUPTI_DEBUG=1 foreign_record cupti-gpt2 -- $FOREIGN_PY $FOREIGN/gpt2_train.py --steps 10 --warmup 3 --layers 2
+  SAWTOOTH_CUPTI_DEBUG=1 foreign_record cupti-gpt2 --kernels on -- $FOREIGN_PY $FOREIGN/gpt2_train.py --steps 10 --warmup 3 --layers 2
   grep -h "sawtooth-cupti" "$R/foreign/cupti-gpt2.stderr" | head -8
-  SAWTOOTH_CUPTI_DEBUG=1 foreign_record profiler -- $FOREIGN_PY $FOREIGN/gpt2_train.py --steps 10 --warmup 3 --profile 2 --layers 2
+  SAWTOOTH_CUPTI_DEBUG=1 foreign_record profiler --kernels on -- $FOREIGN_PY $FOREIGN/gpt2_train.py --steps 10 --warmup 3 --profile 2 --layers 2
   grep -h "sawtooth-cupti\|RESULT\|Kineto\|profiler" "$R/foreign/profiler.stderr" "$R/foreign/profiler.stdout" | head -16
   for f in "$R"/foreign/cupti-*.info.json "$R"/foreign/profiler.info.json; do
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); m=d['meta']; print(sys.argv[1].rsplit('/',1)[-1], m.get('capture.sources'), m.get('capture.cupti'))" "$f"
@@ -121,22 +121,24 @@ stage_cupti_python() {
 # The three cases that decide it, for a short device budget: about 50 s.
 stage_cupti_python_quick() {
   mkdir -p "$R/foreign"
-  SAWTOOTH_CUPTI_DEBUG=1 foreign_record cupti-default -- python3 $FOREIGN/tiny_cuda_train.py
-  SAWTOOTH_CUPTI_DEBUG=1 foreign_record cupti-cpu-on --cpu on -- python3 $FOREIGN/tiny_cuda_train.py
+  SAWTOOTH_CUPTI_DEBUG=1 foreign_record cupti-default --kernels on -- python3 $FOREIGN/tiny_cuda_train.py
+  SAWTOOTH_CUPTI_DEBUG=1 foreign_record cupti-cpu-on --kernels on --cpu on -- python3 $FOREIGN/tiny_cuda_train.py
   grep -h "sawtooth-cupti" "$R/foreign/cupti-cpu-on.stderr" | grep -v "enable kind" | head -12
-  SAWTOOTH_CUPTI_DEBUG=1 foreign_record cupti-gpt2 -- $FOREIGN_PY $FOREIGN/gpt2_train.py --steps 10 --warmup 3 --layers 2
+  SAWTOOTH_CUPTI_DEBUG=1 foreign_record cupti-gpt2 --kernels on -- $FOREIGN_PY $FOREIGN/gpt2_train.py --steps 10 --warmup 3 --layers 2
 }
 
 # The overhead alone, robust to a machine whose speed drifts (the 2026-12-01 run on a shared
 # 16-CPU slice had unrecorded runs at 33 ms/step in one stretch and 39 in the next): OVERHEAD_ROUNDS
-# rounds (default 5) of OVERHEAD_CASES (default: plain history ours nostacks nocupti nocache; also
-# history100k) in rotating order, each round's cases back to back, GPU clocks and load logged
-# beside. overhead_report.py compares within each round (paired ratios) and across rounds (medians
-# of per-run medians and of per-run 10th percentiles). About 14 s a case. nocupti is ours without
-# CUPTI (its share); nokernels and shimonly are nostacks without CUPTI's kernel records and without
-# CUPTI at all (what kernel tracing and the rest of CUPTI cost); nocache is ours with the tracker's frame cache off (SAWTOOTH_TRACKER_FRAME_CACHE=0):
-# what the cache saves, and (trace_facts.py digests) that both name the same stacks; oursnk is ours
-# with --kernels off. Each run's line gives the host's steal time over it.
+# rounds (default 5) of OVERHEAD_CASES (default: plain history ours nostacks ourskernels
+# nostackskernels; also history100k shimonly nocupti nocache) in rotating order, each round's cases
+# back to back, GPU clocks and load logged beside. overhead_report.py compares within each round
+# (paired ratios) and across rounds (medians of per-run medians and of per-run 10th percentiles).
+# About 14 s a case. ours and nostacks are the defaults (no kernel records) with and without Python
+# stacks; ourskernels and nostackskernels add --kernels on (what CUPTI's kernel tracing costs);
+# shimonly is nostacks without CUPTI at all; nocupti is ours without it; nocache is ours with the
+# tracker's frame cache off (SAWTOOTH_TRACKER_FRAME_CACHE=0): what the cache saves, and
+# (trace_facts.py digests) that both name the same stacks. Each run's line gives the host's steal
+# time over it and the allocator events recorded.
 overhead_run() {  # overhead_run CASE ROUND
   local out=$R/overhead/$1-$2 train="$FOREIGN_PY $FOREIGN/gpt2_train.py $FOREIGN_OVERHEAD_ARGS --json $R/overhead/$1-$2.json" rc
   local cpu0
@@ -146,9 +148,9 @@ overhead_run() {  # overhead_run CASE ROUND
     history) timeout 150 $train --history python > "$out.stdout" 2> "$out.stderr" ;;
     history100k) timeout 150 $train --history python --max-entries 100000 > "$out.stdout" 2> "$out.stderr" ;;
     ours) timeout 150 $REC --stacks python --out "$out.sawtooth" -- $train > "$out.stdout" 2> "$out.stderr" ;;
+    ourskernels) timeout 150 $REC --stacks python --kernels on --out "$out.sawtooth" -- $train > "$out.stdout" 2> "$out.stderr" ;;
     nostacks) timeout 150 $REC --stacks none --out "$out.sawtooth" -- $train > "$out.stdout" 2> "$out.stderr" ;;
-    nokernels) timeout 150 $REC --stacks none --kernels off --out "$out.sawtooth" -- $train > "$out.stdout" 2> "$out.stderr" ;;
-    oursnk) timeout 150 $REC --stacks python --kernels off --out "$out.sawtooth" -- $train > "$out.stdout" 2> "$out.stderr" ;;
+    nostackskernels) timeout 150 $REC --stacks none --kernels on --out "$out.sawtooth" -- $train > "$out.stdout" 2> "$out.stderr" ;;
     shimonly) timeout 150 $REC --stacks none --cupti off --out "$out.sawtooth" -- $train > "$out.stdout" 2> "$out.stderr" ;;
     nocupti) timeout 150 $REC --stacks python --cupti off --out "$out.sawtooth" -- $train > "$out.stdout" 2> "$out.stderr" ;;
     nocache) SAWTOOTH_TRACKER_FRAME_CACHE=0 timeout 150 $REC --stacks python --out "$out.sawtooth" -- $train \
@@ -157,14 +159,14 @@ overhead_run() {  # overhead_run CASE ROUND
   rc=$?
   if [ -f "$out.sawtooth" ]; then
     $TRACE info --json "$out.sawtooth" 2> /dev/null | python3 -c \
-      'import json,sys; m=json.load(sys.stdin)["meta"]; print(json.dumps({k: m.get(k) for k in ("capture.tracker", "capture.cupti", "capture.sources")}))' \
+      'import json,sys; m=json.load(sys.stdin)["meta"]; print(json.dumps({k: v for k, v in m.items() if k.startswith(("capture.", "shim"))}))' \
       > "$out.capture.json" 2>&1
     case $1 in ours | nocache) python3 $FOREIGN/trace_facts.py "$out.sawtooth" > "$out.facts.json" 2>&1 ;; esac
     rm -f "$out.sawtooth" "$out.sawtooth-wal" "$out.sawtooth-shm"
   fi
   # The host's steal time over the run (the hypervisor gave our CPUs to others): the noise's likely source.
   echo "$1 round $2: exit $rc $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['step_ms_median'])" "$out.json" 2>&1 | tail -1) ms;" \
-    "steal $(python3 -c 'import sys; a, b = ([int(x) for x in l.split()[1:]] for l in sys.argv[1:]); d = [y - x for x, y in zip(a, b)]; print(f"{100 * d[7] / max(1, sum(d[:8])):.1f} %")' "$cpu0" "$(head -1 /proc/stat)" 2>&1)"
+    "$(grep -ho '[0-9]* allocator events' "$out.stderr" | head -1);" "steal $(python3 -c 'import sys; a, b = ([int(x) for x in l.split()[1:]] for l in sys.argv[1:]); d = [y - x for x, y in zip(a, b)]; print(f"{100 * d[7] / max(1, sum(d[:8])):.1f} %")' "$cpu0" "$(head -1 /proc/stat)" 2>&1)"
 }
 
 stage_foreign_overhead() {
@@ -173,7 +175,7 @@ stage_foreign_overhead() {
   nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,utilization.gpu \
     --format=csv -lms 1000 > "$R/overhead/gpu.csv" 2>&1 &
   local smi=$! cases
-  read -r -a cases <<< "${OVERHEAD_CASES:-plain history ours nostacks nocupti nocache}"
+  read -r -a cases <<< "${OVERHEAD_CASES:-plain history ours nostacks ourskernels nostackskernels}"
   local n=${#cases[@]}
   local first=${OVERHEAD_FIRST_ROUND:-1}  # a second call continues the rounds of a first
   for round in $(seq "$first" $((first + ${OVERHEAD_ROUNDS:-5} - 1))); do

@@ -23,6 +23,8 @@ def load(torch, library, build_file):
         lib = ctypes.CDLL(library)
     except OSError as e:
         return None, f"the tracker library does not load: {e}"
+    lib.sawtooth_tracker_attach.restype = ctypes.c_int
+    lib.sawtooth_tracker_idle_calls.restype = ctypes.c_ulonglong
     lib.sawtooth_tracker_start.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_int]
     lib.sawtooth_tracker_start.restype = ctypes.c_int
     lib.sawtooth_tracker_stop.argtypes = [ctypes.c_char_p]
@@ -44,17 +46,37 @@ class NativeCuda:
         self.started = False
 
     def start(self):
-        # The tracker first, then history: the allocator calls trackers only while history is on.
+        # Without stacks the history is needed only by a torch whose allocator calls trackers
+        # solely while it is on: a probe tells, and where it is not needed the program is spared
+        # its ring and per-event bookkeeping.
+        needs_history = self.history.stacks or not self._tracker_fires_without_history()
+        # The tracker first, then history, so that no entry falls between the two.
         rc = self.lib.sawtooth_tracker_start(self.socket_path.encode(), 1 if self.history.stacks else 0, self.interval_ms)
         if rc != 0:
             raise RuntimeError(f"the tracker did not start: {self.lib.sawtooth_tracker_error().decode(errors='replace')}")
         self.started = True
+        self.history.ch.meta({"shim_history": "on" if needs_history else "off"})
+        if not needs_history:
+            return
         self.history.max_entries = 1  # the tracker streams everything: the ring only has to exist
         try:
             self.history.enable()
         except Exception:
             self.final("PyTorch's history could not be turned on")
             raise
+
+    def _tracker_fires_without_history(self):
+        """Whether the allocator hands its entries to the (attached, stopped) tracker while
+        PyTorch's history is off: one 1-byte block through the caching allocator, not sent."""
+        torch = self.history.torch
+        if torch._C._cuda_isHistoryEnabled() or self.lib.sawtooth_tracker_attach() != 0:
+            return False
+        before = self.lib.sawtooth_tracker_idle_calls()
+        try:
+            torch.cuda.caching_allocator_delete(torch.cuda.caching_allocator_alloc(1))
+        except Exception:
+            return False
+        return self.lib.sawtooth_tracker_idle_calls() > before
 
     def poll(self, final=False, force=False):
         pass

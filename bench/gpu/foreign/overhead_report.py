@@ -111,6 +111,25 @@ if cpu_runs:
         if case in cpu_runs:
             med = statistics.median(statistics.median(v) for v in cpu_runs[case].values())
             out.append(f"| {labels[case]} | {med:.2f} | {cpu_paired(case, 'plain')} | {cpu_paired(case, 'history')} |")
+peaks = []
+for path in sorted(glob.glob(os.path.join(d, "*-*.info.json"))):
+    name = os.path.basename(path)[:-10]
+    try:
+        with open(path) as f:
+            info = json.load(f)
+        with open(os.path.join(d, name + ".json")) as f:
+            script = json.load(f)
+        dev = next((x for x in info.get("devices", []) if x.get("device") == 0), {})
+        meta = info.get("meta", {})
+        peaks.append(f"{name}: peak {dev.get('peak_allocated_bytes')} vs the script's max_requested_bytes "
+                     f"{script.get('max_requested_bytes')}; in blocks {dev.get('peak_allocated_block_bytes')} vs "
+                     f"max_memory_allocated {script.get('max_memory_allocated')}; PyTorch's history "
+                     f"{meta.get('shim_history', '?')}, kernels {meta.get('kernels', '?')}")
+    except (OSError, ValueError, AttributeError):
+        pass
+if peaks:
+    out += ["", "Peaks of the recorded runs (requested sizes, and replayed in blocks) beside the script's own:", ""]
+    out += [f"- {p}" for p in peaks]
 caps = []
 for path in sorted(glob.glob(os.path.join(d, "ours-*.capture.json")) + glob.glob(os.path.join(d, "nocache-*.capture.json")) +
                    glob.glob(os.path.join(d, "nocupti-*.capture.json"))):

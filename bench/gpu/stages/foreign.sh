@@ -158,9 +158,9 @@ overhead_run() {  # overhead_run CASE ROUND
   esac
   rc=$?
   if [ -f "$out.sawtooth" ]; then
-    $TRACE info --json "$out.sawtooth" 2> /dev/null | python3 -c \
-      'import json,sys; m=json.load(sys.stdin)["meta"]; print(json.dumps({k: v for k, v in m.items() if k.startswith(("capture.", "shim"))}))' \
-      > "$out.capture.json" 2>&1
+    $TRACE info --json "$out.sawtooth" > "$out.info.json" 2> /dev/null
+    python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["meta"]; print(json.dumps({k: v for k, v in m.items() if k.startswith(("capture.", "shim"))}))' \
+      "$out.info.json" > "$out.capture.json" 2>&1
     case $1 in ours | nocache) python3 $FOREIGN/trace_facts.py "$out.sawtooth" > "$out.facts.json" 2>&1 ;; esac
     rm -f "$out.sawtooth" "$out.sawtooth-wal" "$out.sawtooth-shm"
   fi

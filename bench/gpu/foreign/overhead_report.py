@@ -12,6 +12,7 @@ Usage: overhead_report.py DIR"""
 import glob
 import json
 import os
+import random
 import re
 import statistics
 import sys
@@ -50,9 +51,16 @@ def stat(case, f):
     return statistics.median(vals) if vals else None
 
 
+def interval(ratios, draws=4000):
+    """A 95 % bootstrap interval of the median ratio (rounds resampled; fixed seed: the same report twice)."""
+    rng = random.Random(1)
+    medians = sorted(statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(draws))
+    return medians[int(draws * 0.025)], medians[int(draws * 0.975) - 1]
+
+
 def paired(case, ref, f=statistics.median):
     ratios = [f(runs[case][r]) / f(runs[ref][r]) for r in runs.get(case, {}) if r in runs.get(ref, {})]
-    return (statistics.median(ratios), min(ratios), max(ratios), len(ratios)) if ratios else None
+    return (statistics.median(ratios), min(ratios), max(ratios), len(ratios), *interval(ratios)) if ratios else None
 
 
 labels = {"plain": "unrecorded", "history": "PyTorch `_record_memory_history` (alloc stacks, python)",
@@ -75,7 +83,7 @@ for case in labels:
         continue
     out.append(f"| {labels[case]} | {med:.2f} | {low:.2f} | {pct(med / base if base else None)} | "
                f"{pct(med / hist if hist else None)} |")
-out += ["", "Paired within rounds (median over rounds; min … max):", ""]
+out += ["", "Paired within rounds (median over rounds; its 95 % bootstrap interval; min … max):", ""]
 for case, ref, target in (("ours", "history", "target ≤ +1 %"), ("ours", "history100k", "target ≤ +1 %"),
                           ("nostacks", "plain", "target ≤ +1 %"),
                           ("history", "plain", "PyTorch's own cost"), ("ours", "plain", ""),
@@ -89,7 +97,8 @@ for case, ref, target in (("ours", "history", "target ≤ +1 %"), ("ours", "hist
     for name, f in (("median", statistics.median), ("p10", p10)):
         p = paired(case, ref, f)
         if p:
-            out.append(f"- {case} / {ref} ({name} step): {pct(p[0])} ({pct(p[1])} … {pct(p[2])}, {p[3]} rounds) {target}")
+            out.append(f"- {case} / {ref} ({name} step): {pct(p[0])} (95 % interval {pct(p[4])} … {pct(p[5])}; "
+                       f"rounds {pct(p[1])} … {pct(p[2])}, {p[3]} rounds) {target}")
 out += ["", "Pooled steps (every timed step of a case's runs):", ""]
 for case in labels:
     steps = sorted(x for s in runs.get(case, {}).values() for x in s)

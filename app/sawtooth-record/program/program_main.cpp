@@ -37,7 +37,7 @@ struct Options {
   std::string shim = "auto";
   std::string cupti = "on";
   // Off by default: CUPTI times every kernel by instrumenting its launch (hardware tracing is
-  // Blackwell's only), +4 to +6 % step time on a launch-bound GPT-2 loop on the H200.
+  // Blackwell's only): +4 to +16 % step time on GPT-2 small on the H200 (bench/results/h200-2026-12-01-stop20.md).
   std::string kernels = "off";
   int sample_interval_ms = 50;
   int64_t max_entries = 200'000;
@@ -129,7 +129,7 @@ int recordProgramMain(int argc, char** argv) {
       ->check(CLI::IsMember({"on", "off"}));
   app.add_option("--kernels", o.kernels,
                  "kernel records through CUPTI: off (the default) keeps driver allocations, NVTX ranges and "
-                 "device memory; on costs the program CUPTI's tracing of each launch (+4 to +6 % step time on GPT-2)")
+                 "device memory; on costs the program CUPTI's tracing of each launch (+4 to +16 % step time on GPT-2)")
       ->check(CLI::IsMember({"on", "off"}));
   app.add_option("--sample-interval", o.sample_interval_ms, "device memory samples, milliseconds")->check(CLI::Range(5, 60'000));
   app.add_option("--max-entries", o.max_entries, "PyTorch history entries kept between deliveries (portable shim)")

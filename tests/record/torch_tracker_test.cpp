@@ -73,12 +73,18 @@ TEST(TorchTracker, SendsTheAllocatorsEntriesWithTheirStacks) {
   tracker::onTraceEntry(entry(TraceEntry::ALLOC, 0x1000, 512, stack));
   tracker::onTraceEntry(entry(TraceEntry::FREE_REQUESTED, 0x1000, 512));
   tracker::onTraceEntry(entry(TraceEntry::FREE_COMPLETED, 0x1000, 512));
+  tracker::setPaused(true);
+  tracker::onTraceEntry(entry(TraceEntry::ALLOC, 0x30, 8));  // paused: ignored, counted as idle
+  tracker::setPaused(false);
   tracker::onTraceEntry(entry(TraceEntry::SEGMENT_ALLOC, 0x1000, 2 << 20));
   tracker::onTraceEntry(entry(TraceEntry::OOM, 1234, 4096));
   tracker::stop("done");
   tracker::onTraceEntry(entry(TraceEntry::ALLOC, 0x20, 8));  // after stop: ignored
   EXPECT_EQ(tracker::seen(), 5u);
-  EXPECT_EQ(tracker::idleCalls(), idle_before + 2);  // the five sent ones are not idle
+  EXPECT_EQ(tracker::idleCalls(), idle_before + 3);  // before start, paused, after stop: the five sent ones are not idle
+  tracker::setPaused(false);  // a stopped tracker stays stopped
+  tracker::onTraceEntry(entry(TraceEntry::ALLOC, 0x40, 8));
+  EXPECT_EQ(tracker::seen(), 5u);
 
   const std::string bytes = readAll(peer);
   close(listener);

@@ -12,6 +12,7 @@ import sys
 import types
 
 sys.path.insert(0, sys.argv[1])
+import sawtooth_shim  # noqa: E402
 from sawtooth_shim import channel, cuda_native, cuda_portable, history, lifecycle, wire  # noqa: E402
 
 failures = []
@@ -169,6 +170,9 @@ class FakeTrackerLib:
         self.calls.append(("start", stacks))
         return 0
 
+    def sawtooth_tracker_pause(self, paused):
+        self.calls.append(("pause", paused))
+
 
 for stacks, fires, want_history in ((False, True, False), (False, False, True), (True, True, True)):
     traces = {"now": [[]], "cleared": 0, "on": False}
@@ -194,6 +198,22 @@ for stacks, fires, want_history in ((False, True, False), (False, False, True), 
     check(blocks == ([] if stacks else [1]), f"{what}: probe blocks {blocks}")
     check(("start", int(stacks)) in lib.calls and native.started, f"{what}: tracker started {lib.calls}")
     check({"shim_history": "on" if want_history else "off"} in ch.metas, f"{what}: meta {ch.metas}")
+    # Paused in place (the in-process overhead measurement): tracker and history off, then back.
+    sawtooth_shim._active = types.SimpleNamespace(cuda=native, ch=ch)
+    n = len(calls)
+    check(sawtooth_shim.pause_allocator_recording() and not sawtooth_shim.pause_allocator_recording(),
+          f"{what}: pauses once")
+    check(lib.calls[-1] == ("pause", 1), f"{what}: tracker paused {lib.calls}")
+    check([c["enabled"] for c in calls[n:]] == ([None] if want_history else []), f"{what}: history off {calls[n:]}")
+    check(sawtooth_shim.resume_allocator_recording(), f"{what}: resumes")
+    check(lib.calls[-1] == ("pause", 0), f"{what}: tracker resumed {lib.calls}")
+    check([c["enabled"] for c in calls[n:]] == ([None, "all"] if want_history else []),
+          f"{what}: history back on {calls[n:]}")
+    sawtooth_shim.pause_allocator_recording()
+    sawtooth_shim.resume_allocator_recording()
+    check(sum("paused the recording" in m for m in ch.notices) == 1, f"{what}: told once {ch.notices}")
+sawtooth_shim._active = None
+check(not sawtooth_shim.pause_allocator_recording(), "nothing to pause before the shim is active")
 
 # SIGTERM inside a send: the handler runs in the main thread between two bytecodes, possibly with
 # the channel's lock held. The last delivery must wait for the send to finish, then the process dies.

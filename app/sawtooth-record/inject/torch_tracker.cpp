@@ -163,6 +163,12 @@ class Tracker {
     connection_.close();
   }
 
+  // Entries while paused are ignored (counted as idle); the connection and the sending thread stay.
+  void setPaused(bool paused) {
+    std::lock_guard<std::mutex> lock(control_);
+    if (thread_.joinable() && !forked_) on.store(!paused, std::memory_order_release);  // stop() holds control_ throughout
+  }
+
   // In a forked child the drain thread does not exist and the stream is the parent's: this
   // process sends nothing (no lock is taken: another thread may have held it at the fork).
   void forgetAfterFork() {
@@ -315,6 +321,8 @@ uint64_t seen() { return tracker().seen(); }
 uint64_t dropped() { return tracker().dropped.load(); }
 
 uint64_t idleCalls() { return tracker().idle_calls.load(); }
+
+void setPaused(bool paused) { tracker().setPaused(paused); }
 
 void onTraceEntry(const TraceEntry& te) {
   Tracker& t = tracker();

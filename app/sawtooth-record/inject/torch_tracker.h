@@ -17,6 +17,8 @@ bool start(const char* socket_path, bool with_stacks, int interval_ms, std::stri
 // Sends what is queued (symbolizing Python frames takes the GIL: the caller must not hold it),
 // says goodbye and closes. Idempotent.
 void stop(const std::string& reason);
+// Ignores the allocator's entries until resumed (for overhead measurements: the trace has a gap).
+void setPaused(bool paused);
 // In a forked child: this process sends nothing.
 void forgetAfterFork();
 void onTraceEntry(const c10::CachingDeviceAllocator::TraceEntry& entry);

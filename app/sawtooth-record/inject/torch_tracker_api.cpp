@@ -64,6 +64,10 @@ __attribute__((visibility("default"))) void sawtooth_tracker_stop(const char* re
   sawtooth::tracker::stop(reason ? reason : "");
 }
 
+__attribute__((visibility("default"))) void sawtooth_tracker_pause(int paused) {
+  sawtooth::tracker::setPaused(paused != 0);
+}
+
 __attribute__((visibility("default"))) void sawtooth_tracker_after_fork_child(void) {
   sawtooth::tracker::forgetAfterFork();
 }

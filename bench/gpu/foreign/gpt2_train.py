@@ -10,10 +10,15 @@ as one JSON line, so that the recording can be checked against the program's own
   max_requested_bytes   the requested sizes (what a snapshot's trace carries)
 --history python|none-stacks turns on PyTorch's own history recording instead, for the overhead
 comparison. --profile N runs torch.profiler with CUDA activity for N steps in the middle.
+--alternate A,B (of plain, history, ours) measures inside one process instead: after the warm-up,
+blocks of --block steps alternate between the two (ours: sawtooth-record's recording of the CUDA
+allocator, paused in the other blocks), so that a drifting machine hits both alike; step_config
+says which each step ran (alternate_report.py compares neighbouring blocks).
 """
 import argparse
 import json
 import statistics
+import sys
 import time
 
 import torch
@@ -34,7 +39,32 @@ parser.add_argument("--max-entries", type=int, default=1_000_000,
                     help="PyTorch's history ring (with --history); the docs' example uses 100000, which a long run "
                          "wraps: then PyTorch frees old entries' stacks as it records, as a streaming recorder does")
 parser.add_argument("--device", default="cuda", help="cpu: a dry run of the stage's logic on a machine without a GPU")
+parser.add_argument("--alternate", help="A,B of plain, history, ours: blocks of --block steps alternate after the warm-up")
+parser.add_argument("--block", type=int, default=10)
 args = parser.parse_args()
+shim = sys.modules.get("sawtooth_shim")  # there when sawtooth-record runs this script
+recorded = shim is not None and getattr(shim, "_active", None) is not None
+modes = args.alternate.split(",") if args.alternate else []
+if args.alternate and (len(modes) != 2 or not set(modes) <= {"plain", "history", "ours"} or
+                       ("ours" in modes and not recorded) or args.history != "off"):
+    parser.error("--alternate takes two of plain, history, ours (ours under sawtooth-record), without --history")
+
+
+def switch(mode, current):
+    """From one configuration of --alternate to another; returns the new one."""
+    if mode == current:
+        return current
+    history_api = args.device == "cuda"
+    if current == "history" and history_api:
+        torch.cuda.memory._record_memory_history(enabled=None)
+    if current == "ours" and not shim.pause_allocator_recording() and args.device == "cuda":
+        raise SystemExit("sawtooth-record's recording could not be paused (the native tracker only)")
+    if mode == "history" and history_api:
+        torch.cuda.memory._record_memory_history(enabled="all", context="alloc", stacks="python",
+                                                 max_entries=args.max_entries)
+    if mode == "ours":
+        shim.resume_allocator_recording()
+    return mode
 
 if args.history != "off" and args.device == "cuda":
     torch.cuda.memory._record_memory_history(
@@ -49,10 +79,14 @@ model.train()
 opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=cuda)
 tokens = torch.randint(0, model.config.vocab_size, (args.batch, args.seq), device=device)
 
-times, cpu_times = [], []
+times, cpu_times, step_config = [], [], []
 profile_kernels = None
 prof = None
+mode = "ours" if recorded else "plain"  # what runs until the warm-up ends
 for step in range(args.steps):
+    if modes and step >= args.warmup:
+        mode = switch(modes[((step - args.warmup) // args.block) % 2], mode)
+    step_config.append(mode if modes and step >= args.warmup else None)
     if args.profile and step == args.warmup:
         from torch.profiler import ProfilerActivity, profile
         memory = bool(args.memory_timeline)
@@ -98,6 +132,9 @@ result = {
     "step_ms_max": max(timed),
     "step_ms": [round(x, 3) for x in times],
     "step_cpu_ms": [round(x, 3) for x in cpu_times],
+    "alternate": args.alternate,
+    "block": args.block,
+    "step_config": step_config,
     "max_memory_allocated": torch.cuda.max_memory_allocated(device) if cuda else None,
     "max_requested_bytes": stats.get("requested_bytes.all.peak"),
     "max_memory_reserved": torch.cuda.max_memory_reserved(device) if cuda else None,

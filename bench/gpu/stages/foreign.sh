@@ -185,3 +185,25 @@ stage_foreign_overhead() {
   kill $smi 2> /dev/null
   python3 $FOREIGN/overhead_report.py "$R/overhead" | tee "$R/overhead/report.md"
 }
+
+# The overhead inside one process, for a host whose speed drifts between processes (rounds of
+# separate processes resolved only a few percent on 2026-12-01): gpt2_train.py --alternate A,B
+# switches between the two configurations every FOREIGN_ALT_BLOCK steps, and alternate_report.py
+# compares each block with its neighbours. About 30 s a run (400 steps).
+#   ours,history    Python stacks: our recording against PyTorch's own history (target ≤ +1 %)
+#   ours,plain      the same, against nothing recorded (ours paused)
+#   nostacks        --stacks none: the tracker against nothing (target ≤ 1.01x)
+#   history,plain   unrecorded: PyTorch's history against nothing (the cross-process rounds' +9 %)
+# A paused recording keeps the shim's hooks and CUPTI (driver allocations, samples) running: their
+# cost is outside these ratios and inside foreign_overhead's rounds.
+stage_foreign_alternate() {
+  mkdir -p "$R/foreign"
+  local steps=${FOREIGN_ALT_STEPS:-410} block=${FOREIGN_ALT_BLOCK:-10} py=$FOREIGN_PY
+  local train="$FOREIGN/gpt2_train.py --steps $steps --warmup 10 --block $block"
+  foreign_record alt-ours-history -- $py $train --alternate ours,history --json "$R/foreign/alt-ours-history.json"
+  foreign_record alt-ours-plain -- $py $train --alternate ours,plain --json "$R/foreign/alt-ours-plain.json"
+  foreign_record alt-nostacks --stacks none -- $py $train --alternate ours,plain --json "$R/foreign/alt-nostacks.json"
+  timeout 150 $py $train --alternate history,plain --json "$R/foreign/alt-history-plain.json" > "$R/foreign/alt-history-plain.stdout" 2>&1
+  echo "alt-history-plain: exit $?"
+  python3 $FOREIGN/alternate_report.py "$R"/foreign/alt-*.json | tee "$R/foreign/alternate.md"
+}

@@ -15,6 +15,30 @@ import sys
 from . import channel, lifecycle, torch_hooks  # loaded now: our folder leaves sys.path afterwards
 
 _LAUNCHERS = ("torch.distributed.run", "torch.distributed.launch")
+_active = None  # this process's Shim, once activate() made one
+
+
+def pause_allocator_recording():
+    """For measuring the recording's cost inside one process (bench/gpu/foreign/gpt2_train.py
+    --alternate): stops recording PyTorch's CUDA allocator in place, PyTorch's history included,
+    until resume_allocator_recording(). The trace has a gap there, and says so. True if it paused
+    (the native tracker only)."""
+    return _set_paused(True)
+
+
+def resume_allocator_recording():
+    return _set_paused(False)
+
+
+def _set_paused(paused):
+    cuda = getattr(_active, "cuda", None)
+    if cuda is None or not hasattr(cuda, "pause") or not cuda.pause(paused):
+        return False
+    if paused and not getattr(_active, "told_paused", False):
+        _active.told_paused = True
+        _active.ch.notice("warning", "the program paused the recording of PyTorch's CUDA allocator (an overhead "
+                                     "measurement): the trace has gaps, and frees of blocks allocated in them")
+    return True
 
 
 def _role():
@@ -91,6 +115,8 @@ def activate():
         ch.close()
         return
     shim = torch_hooks.Shim(ch, options, role)
+    global _active
+    _active = shim
     shim.on_cuda_init = _guarded(ch, "recording PyTorch's CUDA allocator", shim.on_cuda_init)
     shim.quiet_point = _guarded(ch, "a delivery at a step boundary", shim.quiet_point)
     lifecycle.Lifecycle(shim).install()

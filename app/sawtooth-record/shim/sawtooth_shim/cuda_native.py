@@ -27,6 +27,8 @@ def load(torch, library, build_file):
     lib.sawtooth_tracker_idle_calls.restype = ctypes.c_ulonglong
     lib.sawtooth_tracker_start.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_int]
     lib.sawtooth_tracker_start.restype = ctypes.c_int
+    lib.sawtooth_tracker_pause.argtypes = [ctypes.c_int]
+    lib.sawtooth_tracker_pause.restype = None
     lib.sawtooth_tracker_stop.argtypes = [ctypes.c_char_p]
     lib.sawtooth_tracker_stop.restype = None
     lib.sawtooth_tracker_after_fork_child.restype = None
@@ -44,6 +46,7 @@ class NativeCuda:
         self.socket_path = socket_path
         self.interval_ms = interval_ms
         self.started = False
+        self.paused_history = None  # while paused: whether PyTorch's history was ours to turn back on
 
     def start(self):
         # Without stacks the history is needed only by a torch whose allocator calls trackers
@@ -77,6 +80,23 @@ class NativeCuda:
         except Exception:
             return False
         return self.lib.sawtooth_tracker_idle_calls() > before
+
+    def pause(self, paused):
+        """Stops (or resumes) recording in place, PyTorch's history included: for measuring the
+        recording's cost inside one process. True if the state changed."""
+        if not self.started or paused == (self.paused_history is not None):
+            return False
+        if paused:
+            self.paused_history = self.history.on
+            if self.history.on:
+                self.history.disable()
+            self.lib.sawtooth_tracker_pause(1)
+        else:
+            self.lib.sawtooth_tracker_pause(0)  # then history, so that no entry falls between the two
+            if self.paused_history:
+                self.history.enable()
+            self.paused_history = None
+        return True
 
     def poll(self, final=False, force=False):
         pass

@@ -28,6 +28,10 @@ class History:
         self.record(**kwargs)
         self.on = True
 
+    def disable(self):
+        self.on = False  # first: the program's patched function must not turn it back on
+        self.record(enabled=None)
+
     def install_patch(self):
         memory = self.torch.cuda.memory
         original = self.record

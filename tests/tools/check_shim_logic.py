@@ -186,7 +186,8 @@ for stacks, fires, want_history in ((False, True, False), (False, False, True), 
         return 0x7000
 
     torch.cuda.caching_allocator_alloc = alloc
-    torch.cuda.caching_allocator_delete = lambda ptr: None
+    torch.cuda.caching_allocator_delete = lambda ptr: blocks.append("freed")
+    torch._C._cuda_emptyCache = lambda: blocks.append("segment released")
     ch = FakeChannel()
     native = cuda_native.NativeCuda(lib, history.History(torch, ch, stacks=stacks, max_entries=1000), "/sock", 50)
     native.start()
@@ -195,7 +196,7 @@ for stacks, fires, want_history in ((False, True, False), (False, False, True), 
     if want_history:
         check(calls[-1]["max_entries"] == 1 and calls[-1]["context"] == ("alloc" if stacks else None),
               f"{what}: a ring of one entry {calls[-1]}")
-    check(blocks == ([] if stacks else [1]), f"{what}: probe blocks {blocks}")
+    check(blocks == ([] if stacks else [1, "freed", "segment released"]), f"{what}: probe block {blocks}")
     check(("start", int(stacks)) in lib.calls and native.started, f"{what}: tracker started {lib.calls}")
     check({"shim_history": "on" if want_history else "off"} in ch.metas, f"{what}: meta {ch.metas}")
     # Paused in place (the in-process overhead measurement): tracker and history off, then back.

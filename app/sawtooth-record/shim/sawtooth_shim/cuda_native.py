@@ -70,13 +70,16 @@ class NativeCuda:
 
     def _tracker_fires_without_history(self):
         """Whether the allocator hands its entries to the (attached, stopped) tracker while
-        PyTorch's history is off: one 1-byte block through the caching allocator, not sent."""
+        PyTorch's history is off: one 1-byte block through the caching allocator, not sent. Its
+        segment is given back at once, or the trace would lack a segment the program then uses
+        (torch.cuda.empty_cache() does nothing until CUDA's lazy initialisation, this, returns)."""
         torch = self.history.torch
         if torch._C._cuda_isHistoryEnabled() or self.lib.sawtooth_tracker_attach() != 0:
             return False
         before = self.lib.sawtooth_tracker_idle_calls()
         try:
             torch.cuda.caching_allocator_delete(torch.cuda.caching_allocator_alloc(1))
+            torch._C._cuda_emptyCache()
         except Exception:
             return False
         return self.lib.sawtooth_tracker_idle_calls() > before

@@ -10,9 +10,10 @@ the process's CPU time per step.
 Usage: alternate_report.py RESULT.json..."""
 import json
 import os
-import random
 import statistics
 import sys
+
+from bootstrap import median_interval
 
 
 def blocks(result):
@@ -43,12 +44,6 @@ def ratios(bs, a, which):
     return out
 
 
-def interval(values, draws=4000):
-    rng = random.Random(1)
-    meds = sorted(statistics.median(rng.choices(values, k=len(values))) for _ in range(draws))
-    return meds[int(draws * 0.025)], meds[int(draws * 0.975) - 1]
-
-
 def pct(r):
     return f"{(r - 1) * 100:+.2f} %"
 
@@ -70,7 +65,7 @@ for path in sys.argv[1:]:
         if not r:
             cells.append("n/a")
             continue
-        lo, hi = interval(r)
+        lo, hi = median_interval(r)
         cells.append(f"{pct(statistics.median(r))} ({pct(lo)} … {pct(hi)})")
     lines.append(f"| {os.path.basename(path)} | {a} / {b} | {len(bs)} | {cells[0]} | {cells[1]} |")
 print("\n".join(lines))

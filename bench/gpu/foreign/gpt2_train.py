@@ -54,12 +54,11 @@ def switch(mode, current):
     """From one configuration of --alternate to another; returns the new one."""
     if mode == current:
         return current
-    history_api = args.device == "cuda"
-    if current == "history" and history_api:
+    if current == "history" and cuda:
         torch.cuda.memory._record_memory_history(enabled=None)
-    if current == "ours" and not shim.pause_allocator_recording() and args.device == "cuda":
+    if current == "ours" and not shim.pause_allocator_recording() and cuda:
         raise SystemExit("sawtooth-record's recording could not be paused (the native tracker only)")
-    if mode == "history" and history_api:
+    if mode == "history" and cuda:
         torch.cuda.memory._record_memory_history(enabled="all", context="alloc", stacks="python",
                                                  max_entries=args.max_entries)
     if mode == "ours":

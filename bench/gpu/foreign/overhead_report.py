@@ -12,16 +12,26 @@ Usage: overhead_report.py DIR"""
 import glob
 import json
 import os
-import random
 import re
 import statistics
 import sys
 
+from bootstrap import median_interval
+
+labels = {"plain": "unrecorded", "history": "PyTorch `_record_memory_history` (alloc stacks, python)",
+          "history100k": "PyTorch `_record_memory_history` (alloc stacks, max_entries=100000: the ring wraps)",
+          "ours": "sawtooth-record (native tracker, Python stacks; CUPTI without kernel records, the default)",
+          "nostacks": "sawtooth-record --stacks none (CUPTI without kernel records, the default)",
+          "ourskernels": "sawtooth-record --kernels on (Python stacks, CUPTI's kernel records)",
+          "nostackskernels": "sawtooth-record --stacks none --kernels on",
+          "shimonly": "sawtooth-record --stacks none --cupti off (the shim and tracker alone)",
+          "nocupti": "sawtooth-record --cupti off (Python stacks, no kernels, driver events or samples)",
+          "nocache": "sawtooth-record, Python stacks, the tracker's frame cache off"}
 d = sys.argv[1]
 runs = {}  # case -> round -> step times after warm-up
 cpu_runs = {}  # case -> round -> the process's CPU time per step before its final synchronize
 for path in glob.glob(os.path.join(d, "*-*.json")):
-    m = re.match(r"(plain|history100k|history|ourskernels|ours|nostackskernels|nostacks|shimonly|nocupti|nocache)-(\d+)\.json$", os.path.basename(path))
+    m = re.match(rf"({'|'.join(labels)})-(\d+)\.json$", os.path.basename(path))
     if not m:
         continue
     try:
@@ -51,27 +61,11 @@ def stat(case, f):
     return statistics.median(vals) if vals else None
 
 
-def interval(ratios, draws=4000):
-    """A 95 % bootstrap interval of the median ratio (rounds resampled; fixed seed: the same report twice)."""
-    rng = random.Random(1)
-    medians = sorted(statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(draws))
-    return medians[int(draws * 0.025)], medians[int(draws * 0.975) - 1]
-
-
 def paired(case, ref, f=statistics.median):
     ratios = [f(runs[case][r]) / f(runs[ref][r]) for r in runs.get(case, {}) if r in runs.get(ref, {})]
-    return (statistics.median(ratios), min(ratios), max(ratios), len(ratios), *interval(ratios)) if ratios else None
+    return (statistics.median(ratios), min(ratios), max(ratios), len(ratios), *median_interval(ratios)) if ratios else None
 
 
-labels = {"plain": "unrecorded", "history": "PyTorch `_record_memory_history` (alloc stacks, python)",
-          "history100k": "PyTorch `_record_memory_history` (alloc stacks, max_entries=100000: the ring wraps)",
-          "ours": "sawtooth-record (native tracker, Python stacks; CUPTI without kernel records, the default)",
-          "nostacks": "sawtooth-record --stacks none (CUPTI without kernel records, the default)",
-          "ourskernels": "sawtooth-record --kernels on (Python stacks, CUPTI's kernel records)",
-          "nostackskernels": "sawtooth-record --stacks none --kernels on",
-          "shimonly": "sawtooth-record --stacks none --cupti off (the shim and tracker alone)",
-          "nocupti": "sawtooth-record --cupti off (Python stacks, no kernels, driver events or samples)",
-          "nocache": "sawtooth-record, Python stacks, the tracker's frame cache off"}
 out = [f"# Recording overhead on GPT-2 small ({len(runs.get('plain', {}))} rounds)", "",
        "| case | median ms/step | p10 ms/step | median vs unrecorded | median vs PyTorch history |",
        "|---|---:|---:|---:|---:|"]

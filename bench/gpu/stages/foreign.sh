@@ -139,6 +139,12 @@ stage_cupti_python_quick() {
 # tracker's frame cache off (SAWTOOTH_TRACKER_FRAME_CACHE=0): what the cache saves, and
 # (trace_facts.py digests) that both name the same stacks. Each run's line gives the host's steal
 # time over it and the allocator events recorded.
+# The host's steal time since the /proc/stat line given (the hypervisor gave our CPUs to others).
+steal_since() {
+  python3 -c 'import sys; a, b = ([int(x) for x in l.split()[1:]] for l in sys.argv[1:]); d = [y - x for x, y in zip(a, b)]; print(f"{100 * d[7] / max(1, sum(d[:8])):.1f} %")' \
+    "$1" "$(head -1 /proc/stat)" 2>&1
+}
+
 overhead_run() {  # overhead_run CASE ROUND
   local out=$R/overhead/$1-$2 train="$FOREIGN_PY $FOREIGN/gpt2_train.py $FOREIGN_OVERHEAD_ARGS --json $R/overhead/$1-$2.json" rc
   local cpu0
@@ -164,9 +170,8 @@ overhead_run() {  # overhead_run CASE ROUND
     case $1 in ours | nocache) python3 $FOREIGN/trace_facts.py "$out.sawtooth" > "$out.facts.json" 2>&1 ;; esac
     rm -f "$out.sawtooth" "$out.sawtooth-wal" "$out.sawtooth-shm"
   fi
-  # The host's steal time over the run (the hypervisor gave our CPUs to others): the noise's likely source.
   echo "$1 round $2: exit $rc $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['step_ms_median'])" "$out.json" 2>&1 | tail -1) ms;" \
-    "$(grep -ho '[0-9]* allocator events' "$out.stderr" | head -1);" "steal $(python3 -c 'import sys; a, b = ([int(x) for x in l.split()[1:]] for l in sys.argv[1:]); d = [y - x for x, y in zip(a, b)]; print(f"{100 * d[7] / max(1, sum(d[:8])):.1f} %")' "$cpu0" "$(head -1 /proc/stat)" 2>&1)"
+    "$(grep -ho '[0-9]* allocator events' "$out.stderr" | head -1);" "steal $(steal_since "$cpu0")"
 }
 
 stage_foreign_overhead() {

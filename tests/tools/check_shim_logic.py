@@ -13,7 +13,7 @@ import types
 
 sys.path.insert(0, sys.argv[1])
 import sawtooth_shim  # noqa: E402
-from sawtooth_shim import channel, cuda_native, cuda_portable, history, lifecycle, wire  # noqa: E402
+from sawtooth_shim import channel, cuda_native, cuda_portable, history, lifecycle, phases, torch_hooks, wire  # noqa: E402
 
 failures = []
 
@@ -199,22 +199,35 @@ for stacks, fires, want_history in ((False, True, False), (False, False, True), 
     check(blocks == ([] if stacks else [1, "freed", "segment released"]), f"{what}: probe block {blocks}")
     check(("start", int(stacks)) in lib.calls and native.started, f"{what}: tracker started {lib.calls}")
     check({"shim_history": "on" if want_history else "off"} in ch.metas, f"{what}: meta {ch.metas}")
-    # Paused in place (the in-process overhead measurement): tracker and history off, then back.
-    sawtooth_shim._active = types.SimpleNamespace(cuda=native, ch=ch)
+    # Paused in place (the in-process overhead measurement): tracker, history, CUPTI's activities,
+    # phases and categories off, then back.
+    shim = torch_hooks.Shim(ch, {}, "main")
+    shim.cuda = native
+    shim.phases = phases.Phases(types.SimpleNamespace(), ch, lambda: None)
+    cupti_calls = []
+    shim._cupti_library = lambda: types.SimpleNamespace(sawtooth_cupti_pause=cupti_calls.append)
+    sawtooth_shim._active = shim
     n = len(calls)
-    check(sawtooth_shim.pause_allocator_recording() and not sawtooth_shim.pause_allocator_recording(),
-          f"{what}: pauses once")
+    check(sawtooth_shim.pause_recording() and not sawtooth_shim.pause_recording(), f"{what}: pauses once")
     check(lib.calls[-1] == ("pause", 1), f"{what}: tracker paused {lib.calls}")
     check([c["enabled"] for c in calls[n:]] == ([None] if want_history else []), f"{what}: history off {calls[n:]}")
-    check(sawtooth_shim.resume_allocator_recording(), f"{what}: resumes")
+    check(cupti_calls == [1], f"{what}: CUPTI's activities paused {cupti_calls}")
+    sent = len(ch.sent)
+    shim.phases.begin("forward")
+    shim.phases.tag([types.SimpleNamespace(data_ptr=lambda: 0x9000, get_device=lambda: 0)], wire.GRADIENT)
+    check(len(ch.sent) == sent and shim.phases.open == [], f"{what}: no phase or category while paused {ch.sent[sent:]}")
+    check(sawtooth_shim.resume_recording(), f"{what}: resumes")
     check(lib.calls[-1] == ("pause", 0), f"{what}: tracker resumed {lib.calls}")
     check([c["enabled"] for c in calls[n:]] == ([None, "all"] if want_history else []),
           f"{what}: history back on {calls[n:]}")
-    sawtooth_shim.pause_allocator_recording()
-    sawtooth_shim.resume_allocator_recording()
+    check(cupti_calls == [1, 0], f"{what}: CUPTI's activities back {cupti_calls}")
+    shim.phases.tag([types.SimpleNamespace(data_ptr=lambda: 0x9000, get_device=lambda: 0)], wire.GRADIENT)
+    check(len(ch.sent) == sent + 1, f"{what}: categories again after the pause {ch.sent[sent:]}")
+    sawtooth_shim.pause_recording()
+    sawtooth_shim.resume_recording()
     check(sum("paused the recording" in m for m in ch.notices) == 1, f"{what}: told once {ch.notices}")
 sawtooth_shim._active = None
-check(not sawtooth_shim.pause_allocator_recording(), "nothing to pause before the shim is active")
+check(not sawtooth_shim.pause_recording(), "nothing to pause before the shim is active")
 
 # SIGTERM inside a send: the handler runs in the main thread between two bytecodes, possibly with
 # the channel's lock held. The last delivery must wait for the send to finish, then the process dies.

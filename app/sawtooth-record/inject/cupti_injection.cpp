@@ -10,6 +10,8 @@
 // SAWTOOTH_CUPTI_YIELD before CUDA starts, and sawtooth_cupti_resume() once Kineto is done.
 // Kineto also takes the activity API for a CPU-only session (the shim's own, for CPU
 // allocations): the shim calls sawtooth_cupti_reclaim() once that one has stopped for good.
+// sawtooth_cupti_pause(1) / (0) turns our activities off and on in place, for measuring what they
+// cost inside one process (the shim's pause_recording()).
 // SAWTOOTH_CUPTI_DEBUG=1 prints what CUPTI answered and the buffers it handed back on stderr.
 
 #include <dlfcn.h>
@@ -82,7 +84,7 @@ struct State {
   wire::Connection connection;
   std::mutex names_mutex;  // CUPTI may complete buffers on several threads
   wire::NameTable names;
-  std::atomic<bool> collecting{false}, yielded{false}, forked{false};
+  std::atomic<bool> collecting{false}, yielded{false}, forked{false}, paused{false};
   std::atomic<uint64_t> memory{0}, pools{0}, kernels{0}, markers{0}, dropped{0}, samples{0};
   std::thread sampler;
   std::mutex wake_mutex;
@@ -218,6 +220,14 @@ std::string enableActivities() {
   }
   g->collecting.store(true);
   return problems;
+}
+
+// Delivers what CUPTI holds, then turns our activities off (the buffer callbacks stay ours).
+void disableActivities() {
+  if (g->collecting.exchange(false)) {
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    for (CUpti_ActivityKind kind : kKinds) cuptiActivityDisable(kind);
+  }
 }
 
 void notice(const std::string& level, const std::string& message) {
@@ -377,16 +387,13 @@ __attribute__((visibility("default"))) int InitializeInjection(void) {
 __attribute__((visibility("default"))) void sawtooth_cupti_yield(void) {
   if (!g || g->yielded.exchange(true)) return;
   debug("yield to torch.profiler");
-  if (g->collecting.exchange(false)) {
-    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    for (CUpti_ActivityKind kind : kKinds) cuptiActivityDisable(kind);
-  }
+  disableActivities();
 }
 
 // The shim's own CPU-only profiler session (Kineto) has stopped for good: Kineto may have put its
 // buffer callbacks in place of ours, or finalized CUPTI; register and enable again.
 __attribute__((visibility("default"))) void sawtooth_cupti_reclaim(void) {
-  if (!g || g->yielded.load() || g->forked.load()) return;
+  if (!g || g->yielded.load() || g->forked.load() || g->paused.load()) return;
   debug("reclaim after the shim's CPU profiler");
   // Buffers handed out under Kineto's callbacks go back to Kineto first: each side frees only its own.
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
@@ -398,10 +405,23 @@ __attribute__((visibility("default"))) void sawtooth_cupti_resume(void) {
   if (!g || !g->yielded.exchange(false)) return;
   debug("resume after torch.profiler");
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // Kineto's buffers back to Kineto first
+  if (g->paused.load()) return;  // enabled again when the pause ends
   if (std::string problems = enableActivities(); !problems.empty())
     notice("warning", "CUPTI after torch.profiler: " + problems);
   else
     notice("info", "torch.profiler released CUPTI: driver allocations and kernels are recorded again");
+}
+
+// Turns our activities off (1) or on again (0) where they run; not while torch.profiler has CUPTI.
+__attribute__((visibility("default"))) void sawtooth_cupti_pause(int paused) {
+  if (!g || g->forked.load() || g->paused.exchange(paused != 0) == (paused != 0)) return;
+  debug(paused ? "pause" : "resume after a pause");
+  if (g->yielded.load()) return;
+  if (paused) {
+    disableActivities();
+  } else if (std::string problems = enableActivities(); !problems.empty()) {
+    notice("warning", "CUPTI after a pause: " + problems);
+  }
 }
 
 }  // extern "C"

@@ -11,8 +11,9 @@ as one JSON line, so that the recording can be checked against the program's own
 --history python|none-stacks turns on PyTorch's own history recording instead, for the overhead
 comparison. --profile N runs torch.profiler with CUDA activity for N steps in the middle.
 --alternate A,B (of plain, history, ours) measures inside one process instead: after the warm-up,
-blocks of --block steps alternate between the two (ours: sawtooth-record's recording of the CUDA
-allocator, paused in the other blocks), so that a drifting machine hits both alike; step_config
+blocks of --block steps alternate between the two (ours: everything sawtooth-record's recording
+does per step — the CUDA allocator, CUPTI's activities, phases and categories — paused in the
+other blocks), so that a drifting machine hits both alike; step_config
 says which each step ran (alternate_report.py compares neighbouring blocks).
 """
 import argparse
@@ -56,13 +57,13 @@ def switch(mode, current):
         return current
     if current == "history" and cuda:
         torch.cuda.memory._record_memory_history(enabled=None)
-    if current == "ours" and not shim.pause_allocator_recording() and cuda:
+    if current == "ours" and not shim.pause_recording() and cuda:
         raise SystemExit("sawtooth-record's recording could not be paused (the native tracker only)")
     if mode == "history" and cuda:
         torch.cuda.memory._record_memory_history(enabled="all", context="alloc", stacks="python",
                                                  max_entries=args.max_entries)
     if mode == "ours":
-        shim.resume_allocator_recording()
+        shim.resume_recording()
     return mode
 
 if args.history != "off" and args.device == "cuda":

@@ -197,10 +197,11 @@ stage_foreign_overhead() {
 # compares each block with its neighbours. About 30 s a run (400 steps).
 #   ours,history    Python stacks: our recording against PyTorch's own history (target ≤ +1 %)
 #   ours,plain      the same, against nothing recorded (ours paused)
-#   nostacks        --stacks none: the tracker against nothing (target ≤ 1.01x)
+#   nostacks        --stacks none: the recording against nothing (target ≤ 1.01x)
 #   history,plain   unrecorded: PyTorch's history against nothing (the cross-process rounds' +9 %)
-# A paused recording keeps the shim's hooks and CUPTI (driver allocations, samples) running: their
-# cost is outside these ratios and inside foreign_overhead's rounds.
+# A pause stops the tracker, PyTorch's history, CUPTI's activities, phases and categories; what
+# stays is the shim's hooks doing nothing, the device sampler (a cudaMemGetInfo every 50 ms on its
+# own thread) and the process's start-up: foreign_overhead's rounds include those.
 stage_foreign_alternate() {
   mkdir -p "$R/foreign"
   local steps=${FOREIGN_ALT_STEPS:-410} block=${FOREIGN_ALT_BLOCK:-10} py=$FOREIGN_PY

@@ -18,26 +18,26 @@ _LAUNCHERS = ("torch.distributed.run", "torch.distributed.launch")
 _active = None  # this process's Shim, once activate() made one
 
 
-def pause_allocator_recording():
+def pause_recording():
     """For measuring the recording's cost inside one process (bench/gpu/foreign/gpt2_train.py
-    --alternate): stops recording PyTorch's CUDA allocator in place, PyTorch's history included,
-    until resume_allocator_recording(). The trace has a gap there, and says so. True if it paused
-    (the native tracker only)."""
+    --alternate): stops everything the recording does per step, in place, until resume_recording():
+    PyTorch's CUDA allocator (its history included), CUPTI's activities, phases and categories.
+    The trace has a gap there, and says so. True if it paused (the native tracker only)."""
     return _set_paused(True)
 
 
-def resume_allocator_recording():
+def resume_recording():
     return _set_paused(False)
 
 
 def _set_paused(paused):
-    cuda = getattr(_active, "cuda", None)
-    if cuda is None or not hasattr(cuda, "pause") or not cuda.pause(paused):
+    if _active is None or not _active.pause(paused):
         return False
     if paused and not getattr(_active, "told_paused", False):
         _active.told_paused = True
-        _active.ch.notice("warning", "the program paused the recording of PyTorch's CUDA allocator (an overhead "
-                                     "measurement): the trace has gaps, and frees of blocks allocated in them")
+        _active.ch.notice("warning", "the program paused the recording (an overhead measurement): the trace has gaps "
+                                     "in allocator events, driver allocations, phases and categories, and frees of "
+                                     "blocks allocated in them")
     return True
 
 

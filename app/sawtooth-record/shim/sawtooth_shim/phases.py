@@ -45,9 +45,12 @@ class Phases:
         self.backward_depth = 0
         self.optimizers = {}  # id(optimizer) -> [steps, state tensors tagged]
         self.ranges = 0
+        self.paused = False  # sawtooth_shim.pause_recording(): the hooks stay, and do nothing
 
     # -- markers ---------------------------------------------------------------------------------
     def begin(self, name):
+        if self.paused:
+            return
         self.ch.record(wire.PHASE_BEGIN, addr=self.ch.name_id(name))
         self.open.append(name)
 
@@ -58,6 +61,8 @@ class Phases:
 
     def tag(self, tensors, category):
         """Tells the recorder the blocks holding these tensors' data are of `category` (one send)."""
+        if self.paused:
+            return
         now = time.monotonic_ns()
         records = []
         for t in tensors:
@@ -127,6 +132,8 @@ class Phases:
 
     # -- optimizer ---------------------------------------------------------------------------------
     def step_begin(self, optimizer):
+        if self.paused:
+            return
         if "forward" in self.open:
             self.end("forward")
         seen = self.optimizers.setdefault(id(optimizer), [0, 0])
@@ -137,6 +144,9 @@ class Phases:
         self.begin("optimizer")
 
     def step_end(self, optimizer):
+        if self.paused:
+            self.on_quiet_point()
+            return
         self.end("optimizer")
         seen = self.optimizers.setdefault(id(optimizer), [0, 0])
         seen[0] += 1
@@ -196,15 +206,17 @@ class Phases:
     def _install_record_function(self):
         rf = self.torch.autograd.profiler.record_function
         enter, exit_ = rf.__enter__, rf.__exit__
-        ch = self.ch
+        ch, phases = self.ch, self
 
         def __enter__(this):
             result = enter(this)
-            ch.record(wire.ANNOTATION_BEGIN, addr=ch.name_id(str(this.name)), range_id=id(this))
+            if not phases.paused:
+                ch.record(wire.ANNOTATION_BEGIN, addr=ch.name_id(str(this.name)), range_id=id(this))
             return result
 
         def __exit__(this, *exc):
-            ch.record(wire.ANNOTATION_END, range_id=id(this))
+            if not phases.paused:
+                ch.record(wire.ANNOTATION_END, range_id=id(this))
             return exit_(this, *exc)
 
         rf.__enter__, rf.__exit__ = __enter__, __exit__

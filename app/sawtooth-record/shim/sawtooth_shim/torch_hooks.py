@@ -113,6 +113,17 @@ class Shim:
         if self.cuda is not None:
             self.cuda.poll()
 
+    def pause(self, paused):
+        """See sawtooth_shim.pause_recording(). True if the state changed."""
+        if self.cuda is None or not hasattr(self.cuda, "pause") or not self.cuda.pause(paused):
+            return False
+        if self.phases is not None:
+            self.phases.paused = paused
+        lib = self._cupti_library()
+        if lib is not None:
+            lib.sawtooth_cupti_pause(1 if paused else 0)
+        return True
+
     def on_oom(self, device, alloc, device_allocated, device_free):
         try:
             free, total = self.torch.cuda.mem_get_info(device)

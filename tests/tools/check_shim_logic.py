@@ -34,6 +34,12 @@ class FakeChannel:
         if watermark is not None:
             self.watermarks.append((stream, watermark))
 
+    def live_packed(self, packed):
+        self.sent.append((wire.LIVE, [wire.RECORD.unpack(p) for p in packed]))
+
+    def flush(self):
+        pass
+
     def watermark(self, stream, t, idle=False):
         self.watermarks.append((stream, t, idle))
 
@@ -226,6 +232,11 @@ for stacks, fires, want_history in ((False, True, False), (False, False, True), 
     sawtooth_shim.pause_recording()
     sawtooth_shim.resume_recording()
     check(sum("paused the recording" in m for m in ch.notices) == 1, f"{what}: told once {ch.notices}")
+    tracker_calls = len(lib.calls)
+    check(sawtooth_shim.pause_recording(parts=("cupti",)) and sawtooth_shim.resume_recording(),
+          f"{what}: a part alone pauses and resumes")
+    check(len(lib.calls) == tracker_calls and cupti_calls[-2:] == [1, 0] and not shim.phases.paused,
+          f"{what}: CUPTI alone paused {lib.calls[tracker_calls:]} {cupti_calls}")
 sawtooth_shim._active = None
 check(not sawtooth_shim.pause_recording(), "nothing to pause before the shim is active")
 

@@ -57,7 +57,11 @@ for path in sys.argv[1:]:
     except (OSError, ValueError) as e:
         lines.append(f"| {os.path.basename(path)} | unreadable: {e} | | | |")
         continue
+    if not isinstance(result, dict) or "step_config" not in result:
+        continue  # a trace's summary beside the script's result (the stages' file patterns catch both)
     a, b = (result.get("alternate") or ",").split(",")
+    parts = result.get("pause_parts")
+    label = " / ".join(f"{m} (pausing {parts})" if m == "ours" and parts else m for m in (a, b))
     bs = blocks(result)
     cells = []
     for which in (1, 2):
@@ -67,5 +71,5 @@ for path in sys.argv[1:]:
             continue
         lo, hi = median_interval(r)
         cells.append(f"{pct(statistics.median(r))} ({pct(lo)} … {pct(hi)})")
-    lines.append(f"| {os.path.basename(path)} | {a} / {b} | {len(bs)} | {cells[0]} | {cells[1]} |")
+    lines.append(f"| {os.path.basename(path)} | {label} | {len(bs)} | {cells[0]} | {cells[1]} |")
 print("\n".join(lines))

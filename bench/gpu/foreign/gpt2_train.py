@@ -42,6 +42,8 @@ parser.add_argument("--max-entries", type=int, default=1_000_000,
 parser.add_argument("--device", default="cuda", help="cpu: a dry run of the stage's logic on a machine without a GPU")
 parser.add_argument("--alternate", help="A,B of plain, history, ours: blocks of --block steps alternate after the warm-up")
 parser.add_argument("--block", type=int, default=10)
+parser.add_argument("--pause-parts", default="allocator,cupti,phases",
+                    help="with --alternate ...ours...: what the other blocks pause (sawtooth_shim.pause_recording)")
 args = parser.parse_args()
 shim = sys.modules.get("sawtooth_shim")  # there when sawtooth-record runs this script
 recorded = shim is not None and getattr(shim, "_active", None) is not None
@@ -57,7 +59,7 @@ def switch(mode, current):
         return current
     if current == "history" and cuda:
         torch.cuda.memory._record_memory_history(enabled=None)
-    if current == "ours" and not shim.pause_recording() and cuda:
+    if current == "ours" and not shim.pause_recording(args.pause_parts.split(",")) and cuda:
         raise SystemExit("sawtooth-record's recording could not be paused (the native tracker only)")
     if mode == "history" and cuda:
         torch.cuda.memory._record_memory_history(enabled="all", context="alloc", stacks="python",
@@ -133,6 +135,7 @@ result = {
     "step_ms": [round(x, 3) for x in times],
     "step_cpu_ms": [round(x, 3) for x in cpu_times],
     "alternate": args.alternate,
+    "pause_parts": args.pause_parts if args.alternate else None,
     "block": args.block,
     "step_config": step_config,
     "max_memory_allocated": torch.cuda.max_memory_allocated(device) if cuda else None,

@@ -213,3 +213,16 @@ stage_foreign_alternate() {
   echo "alt-history-plain: exit $?"
   python3 $FOREIGN/alternate_report.py "$R"/foreign/alt-*.json | tee "$R/foreign/alternate.md"
 }
+
+# What each part of the --stacks none recording costs, inside one process: the same alternation,
+# pausing one part only (sawtooth_shim.pause_recording(parts)). About 1 minute a part.
+stage_foreign_alternate_parts() {
+  mkdir -p "$R/foreign"
+  local steps=${FOREIGN_ALT_STEPS:-410} block=${FOREIGN_ALT_BLOCK:-10} py=$FOREIGN_PY part
+  for part in ${FOREIGN_ALT_PARTS:-cupti phases allocator}; do
+    foreign_record "alt-part-$part" --stacks none -- $py $FOREIGN/gpt2_train.py --steps $steps --warmup 10 --block $block \
+      --alternate ours,plain --pause-parts $part --json "$R/foreign/alt-part-$part.json"
+  done
+  python3 $FOREIGN/alternate_report.py "$R"/foreign/alt-part-*.json | tee "$R/foreign/alternate-parts.md"
+}
+

@@ -18,20 +18,21 @@ _LAUNCHERS = ("torch.distributed.run", "torch.distributed.launch")
 _active = None  # this process's Shim, once activate() made one
 
 
-def pause_recording():
+def pause_recording(parts=torch_hooks.PAUSABLE):
     """For measuring the recording's cost inside one process (bench/gpu/foreign/gpt2_train.py
     --alternate): stops everything the recording does per step, in place, until resume_recording():
-    PyTorch's CUDA allocator (its history included), CUPTI's activities, phases and categories.
-    The trace has a gap there, and says so. True if it paused (the native tracker only)."""
-    return _set_paused(True)
+    PyTorch's CUDA allocator ("allocator", its history included), CUPTI's activities ("cupti"),
+    phases and categories ("phases"); `parts` names fewer, to see what each costs. The trace has a
+    gap there, and says so. True if it paused (the native tracker only)."""
+    return _set_paused(True, parts)
 
 
 def resume_recording():
     return _set_paused(False)
 
 
-def _set_paused(paused):
-    if _active is None or not _active.pause(paused):
+def _set_paused(paused, parts=torch_hooks.PAUSABLE):
+    if _active is None or not _active.pause(paused, parts):
         return False
     if paused and not getattr(_active, "told_paused", False):
         _active.told_paused = True

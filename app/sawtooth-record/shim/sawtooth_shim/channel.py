@@ -3,6 +3,12 @@
 Every send is whole frames under one lock (the OOM observer and atexit may send from other
 threads). When the recorder is gone the channel closes quietly: the program carries on unrecorded.
 
+Phase markers and tags (the live stream) wait up to LIVE_DELAY_NS for company and go out in one
+send: a send costs more than building a record, and a training step makes tens of them. The
+recorder holds a stream without watermarks back for 50 ms, so the delay stays well below that;
+a thread sends what waits when the program makes no further record, and every other send takes
+the waiting records first (order and names stay as made).
+
 A signal handler runs in the main thread between any two bytecodes, possibly while that thread
 holds the lock half-way through a send: the handler must not send then (the lock is not
 reentrant, and a frame may be half written), so it asks `when_free` to run its work as the lock
@@ -12,6 +18,7 @@ import json
 import socket
 import struct
 import sys
+import os
 import threading
 import time
 
@@ -44,9 +51,16 @@ class SendLock:
             work()
 
 
+LIVE_DELAY_NS = 10_000_000
+
+
 class Channel:
     def __init__(self, path, hello):
         self._lock = SendLock()
+        self._live = []  # packed records waiting to go (the live stream)
+        self._live_since = 0
+        self._live_wake = threading.Event()
+        self._flusher_pid = None
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._sock.settimeout(60)  # a stopped recorder must not hang the program for ever
         self._sock.connect(path)
@@ -76,6 +90,7 @@ class Channel:
         """In a forked child: the connection is the parent's; close our copy of it, say nothing."""
         sock, self._sock = self._sock, None
         self._lock = SendLock()
+        self._live = []
         if sock is not None:
             try:
                 sock.close()
@@ -102,7 +117,29 @@ class Channel:
 
     def send_frame(self, frame_type, payload, stream=0):
         with self._lock:
-            self._send(wire.frame(frame_type, payload, stream))
+            self._send(b"".join(self._waiting(stream) + [wire.frame(frame_type, payload, stream)]))
+
+    def flush(self):
+        """Sends the live records waiting now (at the program's step boundaries)."""
+        with self._lock:
+            if self._live and self._sock is not None:
+                self._send(b"".join(self._waiting(wire.LIVE)))
+
+    def _waiting(self, stream):
+        """Under the lock: definitions not sent yet, then the live records waiting, as frames."""
+        parts = self._definitions(stream)
+        live, self._live = self._live, []
+        n = wire.RECORDS_PER_FRAME
+        for start in range(0, len(live), n):
+            parts.append(wire.frame(wire.RECORDS, b"".join(live[start:start + n]), wire.LIVE))
+        return parts
+
+    def _flusher(self):
+        while True:
+            self._live_wake.wait()
+            time.sleep(LIVE_DELAY_NS / 1e9)
+            self._live_wake.clear()
+            self.flush()
 
     def meta(self, values):
         self.send_frame(wire.META, json.dumps({k: str(v) for k, v in values.items()}).encode())
@@ -172,7 +209,10 @@ class Channel:
         with self._lock:
             if self._sock is None:
                 return
-            parts = self._definitions(stream)
+            if stream == wire.LIVE and watermark is None:
+                self._hold_live([pack(*r) for r in records])
+                return
+            parts = self._waiting(stream)
             n = wire.RECORDS_PER_FRAME
             for start in range(0, len(records), n):
                 payload = b"".join([pack(*r) for r in records[start:start + n]])
@@ -180,6 +220,24 @@ class Channel:
             if watermark is not None:
                 parts.append(wire.frame(wire.WATERMARK, wire.TIME.pack(watermark), stream))
             self._send(b"".join(parts))
+
+    def live_packed(self, packed):
+        """Live records already packed (wire.RECORD), in time order."""
+        with self._lock:
+            if self._sock is not None:
+                self._hold_live(packed)
+
+    def _hold_live(self, packed):
+        now = time.monotonic_ns()
+        if not self._live:
+            self._live_since = now
+            if self._flusher_pid != os.getpid():  # none yet, or the parent's before a fork
+                self._flusher_pid = os.getpid()
+                threading.Thread(target=self._flusher, name="sawtooth-live", daemon=True).start()
+            self._live_wake.set()
+        self._live.extend(packed)
+        if now - self._live_since >= LIVE_DELAY_NS or len(self._live) >= wire.RECORDS_PER_FRAME:
+            self._send(b"".join(self._waiting(wire.LIVE)))
 
     def record(self, kind, addr=0, size=0, device=0, action=0, range_id=0):
         """One record on the live stream, stamped now."""

@@ -64,7 +64,7 @@ class Phases:
         if self.paused:
             return
         now = time.monotonic_ns()
-        records = []
+        pack, packed = wire.RECORD.pack, []
         for t in tensors:
             try:
                 ptr = t.data_ptr()
@@ -72,9 +72,9 @@ class Phases:
             except Exception:  # meta tensors, subclasses without storage
                 continue
             if ptr:
-                records.append((now, ptr, 0, 0, wire.NO_STACK, device, category, wire.TAG))
-        if records:
-            self.ch.records(wire.LIVE, records)
+                packed.append(pack(now, ptr, 0, 0, wire.NO_STACK, device, category, wire.TAG))
+        if packed:
+            self.ch.live_packed(packed)
 
     # -- forward -----------------------------------------------------------------------------------
     def arm(self):

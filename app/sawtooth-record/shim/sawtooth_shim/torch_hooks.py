@@ -17,6 +17,9 @@ from .history import History
 from .phases import Phases
 
 
+PAUSABLE = ("allocator", "cupti", "phases")  # what pause() stops: all, unless a measurement names some
+
+
 class Shim:
     def __init__(self, channel, options, role):
         self.ch = channel
@@ -29,6 +32,7 @@ class Shim:
         self.cuda = None
         self.profiling = False
         self.finished = False
+        self.paused_parts = None  # what pause() stopped
 
     # -- start -------------------------------------------------------------------------------------
     def on_torch(self, torch):
@@ -112,16 +116,21 @@ class Shim:
                 self._reclaim_cupti()
         if self.cuda is not None:
             self.cuda.poll()
+        self.ch.flush()  # the step's phase markers and tags, now rather than after the delay
 
-    def pause(self, paused):
+    def pause(self, paused, parts=PAUSABLE):
         """See sawtooth_shim.pause_recording(). True if the state changed."""
-        if self.cuda is None or not hasattr(self.cuda, "pause") or not self.cuda.pause(paused):
+        if self.cuda is None or not hasattr(self.cuda, "pause") or paused == (self.paused_parts is not None):
             return False
-        if self.phases is not None:
+        parts = self.paused_parts if not paused else tuple(p for p in PAUSABLE if p in parts)
+        if "allocator" in parts and not self.cuda.pause(paused):
+            return False
+        if "phases" in parts and self.phases is not None:
             self.phases.paused = paused
-        lib = self._cupti_library()
+        lib = self._cupti_library() if "cupti" in parts else None
         if lib is not None:
             lib.sawtooth_cupti_pause(1 if paused else 0)
+        self.paused_parts = parts if paused else None
         return True
 
     def on_oom(self, device, alloc, device_allocated, device_free):

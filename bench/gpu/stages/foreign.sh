@@ -194,7 +194,8 @@ stage_foreign_overhead() {
 # The overhead inside one process, for a host whose speed drifts between processes (rounds of
 # separate processes resolved only a few percent on 2026-12-01): gpt2_train.py --alternate A,B
 # switches between the two configurations every FOREIGN_ALT_BLOCK steps, and alternate_report.py
-# compares each block with its neighbours. About 30 s a run (400 steps).
+# compares each block with its neighbours. About 30 s a run (400 steps). FOREIGN_ALT_CASES picks
+# some of the four below.
 #   ours,history    Python stacks: our recording against PyTorch's own history (target ≤ +1 %)
 #   ours,plain      the same, against nothing recorded (ours paused)
 #   nostacks        --stacks none: the recording against nothing (target ≤ 1.01x)
@@ -205,12 +206,17 @@ stage_foreign_overhead() {
 stage_foreign_alternate() {
   mkdir -p "$R/foreign"
   local steps=${FOREIGN_ALT_STEPS:-410} block=${FOREIGN_ALT_BLOCK:-10} py=$FOREIGN_PY
-  local train="$FOREIGN/gpt2_train.py --steps $steps --warmup 10 --block $block"
-  foreign_record alt-ours-history -- $py $train --alternate ours,history --json "$R/foreign/alt-ours-history.json"
-  foreign_record alt-ours-plain -- $py $train --alternate ours,plain --json "$R/foreign/alt-ours-plain.json"
-  foreign_record alt-nostacks --stacks none -- $py $train --alternate ours,plain --json "$R/foreign/alt-nostacks.json"
-  timeout 150 $py $train --alternate history,plain --json "$R/foreign/alt-history-plain.json" > "$R/foreign/alt-history-plain.stdout" 2>&1
-  echo "alt-history-plain: exit $?"
+  local train="$FOREIGN/gpt2_train.py --steps $steps --warmup 10 --block $block" cases=" ${FOREIGN_ALT_CASES:-ours-history ours-plain nostacks history-plain} "
+  [[ $cases == *" ours-history "* ]] &&
+    foreign_record alt-ours-history -- $py $train --alternate ours,history --json "$R/foreign/alt-ours-history.json"
+  [[ $cases == *" ours-plain "* ]] &&
+    foreign_record alt-ours-plain -- $py $train --alternate ours,plain --json "$R/foreign/alt-ours-plain.json"
+  [[ $cases == *" nostacks "* ]] &&
+    foreign_record alt-nostacks --stacks none -- $py $train --alternate ours,plain --json "$R/foreign/alt-nostacks.json"
+  if [[ $cases == *" history-plain "* ]]; then
+    timeout 150 $py $train --alternate history,plain --json "$R/foreign/alt-history-plain.json" > "$R/foreign/alt-history-plain.stdout" 2>&1
+    echo "alt-history-plain: exit $?"
+  fi
   python3 $FOREIGN/alternate_report.py "$R"/foreign/alt-*.json | tee "$R/foreign/alternate.md"
 }
 

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""What the shim's per-step hooks cost a training loop, live stream batched (the shim's default)
+beside sent record by record (channel.LIVE_DELAY_NS = 0, as before batching), in the same run:
+a phase's begin and end, and an optimizer step's hooks with N parameters (their gradient tags).
+A Unix socket to a thread that drains it stands in for sawtooth-record.
+
+Usage: live_stream_bench.py [--params 148] [--iterations 2000]   (needs torch; CPU tensors)"""
+import argparse
+import os
+import socket
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "app", "sawtooth-record", "shim"))
+import torch  # noqa: E402
+from sawtooth_shim import channel, phases  # noqa: E402
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--params", type=int, default=148)  # GPT-2 small's parameter tensors
+parser.add_argument("--iterations", type=int, default=2000)
+args = parser.parse_args()
+
+path = os.path.join(tempfile.mkdtemp(), "sock")
+server = socket.socket(socket.AF_UNIX)
+server.bind(path)
+server.listen(1)
+
+
+def drain():
+    conn, _ = server.accept()
+    while conn.recv(1 << 20):
+        pass
+
+
+threading.Thread(target=drain, daemon=True).start()
+ch = channel.Channel(path, {"role": "bench"})
+ph = phases.Phases(torch, ch, ch.flush)  # the quiet point flushes, as the shim's does
+params = [torch.nn.Parameter(torch.zeros(4)) for _ in range(args.params)]
+for p in params:
+    p.grad = torch.zeros(4)
+optimizer = type("Optimizer", (), {})()
+optimizer.param_groups, optimizer.state = [{"params": params}], {}
+
+
+def per_call_us(fn):
+    for _ in range(args.iterations // 10):
+        fn()
+    t = time.perf_counter()
+    for _ in range(args.iterations):
+        fn()
+    return (time.perf_counter() - t) / args.iterations * 1e6
+
+
+def phase():
+    ph.begin("forward")
+    ph.end("forward")
+
+
+def optimizer_step():
+    ph.step_begin(optimizer)
+    ph.step_end(optimizer)
+
+
+batched_delay = channel.LIVE_DELAY_NS
+print(f"{'':40s} {'batched':>10s} {'each sent':>10s}")
+for name, fn in ((f"phase begin + end", phase), (f"optimizer step hooks, {args.params} gradients", optimizer_step)):
+    results = []
+    for delay in (batched_delay, 0):
+        channel.LIVE_DELAY_NS = delay
+        results.append(per_call_us(fn))
+    print(f"{name:40s} {results[0]:8.1f} us {results[1]:8.1f} us")
+channel.LIVE_DELAY_NS = batched_delay
+ch.flush()

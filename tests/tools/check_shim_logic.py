@@ -240,6 +240,73 @@ for stacks, fires, want_history in ((False, True, False), (False, False, True), 
 sawtooth_shim._active = None
 check(not sawtooth_shim.pause_recording(), "nothing to pause before the shim is active")
 
+# The live stream waits for company: phase markers and tags go out with the next send (names first,
+# then the waiting records, then what that send carries), at a flush, or from the thread after
+# LIVE_DELAY_NS.
+def live_channel():
+    import os
+    import socket
+    import tempfile
+    path = os.path.join(tempfile.mkdtemp(), "sock")
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(path)
+    server.listen(1)
+    ch = channel.Channel(path, {"role": "test"})
+    conn, _ = server.accept()
+    conn.settimeout(5)
+    return ch, conn
+
+
+def frames_now(conn, wait=0.0):
+    import time as _time
+    _time.sleep(wait)
+    conn.setblocking(False)
+    data = b""
+    try:
+        while True:
+            chunk = conn.recv(1 << 16)
+            if not chunk:
+                break
+            data += chunk
+    except BlockingIOError:
+        pass
+    conn.settimeout(5)
+    out = []
+    while len(data) >= wire.HEADER.size:
+        size, frame_type, stream, _ = wire.HEADER.unpack_from(data)
+        out.append((frame_type, stream, data[wire.HEADER.size:wire.HEADER.size + size]))
+        data = data[wire.HEADER.size + size:]
+    return out
+
+
+delay = channel.LIVE_DELAY_NS
+channel.LIVE_DELAY_NS = 60_000_000_000  # nothing leaves by age or by the thread in this part
+ch, conn = live_channel()
+check([f[0] for f in frames_now(conn, 0.05)] == [wire.HELLO], "live: the hello alone at first")
+ch.record(wire.PHASE_BEGIN, addr=ch.name_id("forward"))
+ch.live_packed([wire.RECORD.pack(1, 0x9000, 0, 0, wire.NO_STACK, 0, wire.GRADIENT, wire.TAG)])
+check(frames_now(conn, 0.05) == [], "live: markers and tags wait")
+ch.notice("info", "hello")
+got = frames_now(conn, 0.05)
+check([(f[0], f[1]) for f in got] == [(wire.NAMES, wire.LIVE), (wire.RECORDS, wire.LIVE), (wire.NOTICE, 0)],
+      f"live: the next send takes names, then the waiting records, then its own {[(f[0], f[1]) for f in got]}")
+check(len(got) > 1 and [wire.RECORD.unpack_from(got[1][2], i)[7] for i in (0, wire.RECORD.size)] ==
+      [wire.PHASE_BEGIN, wire.TAG], "live: both waiting records, in order")
+ch.record(wire.PHASE_END, addr=ch.name_id("forward"))
+ch.flush()
+check([(f[0], f[1]) for f in frames_now(conn, 0.05)] == [(wire.RECORDS, wire.LIVE)], "live: a flush sends what waits")
+channel.LIVE_DELAY_NS = 20_000_000
+ch, conn = live_channel()
+frames_now(conn, 0.05)
+ch.record(wire.PHASE_BEGIN, addr=ch.name_id("backward"))
+got = []
+for _ in range(100):  # the thread sends after 20 ms; a loaded machine may take longer
+    got += frames_now(conn, 0.05)
+    if got:
+        break
+check([f[0] for f in got] == [wire.NAMES, wire.RECORDS], f"live: the thread sends what waits {got}")
+channel.LIVE_DELAY_NS = delay
+
 # SIGTERM inside a send: the handler runs in the main thread between two bytecodes, possibly with
 # the channel's lock held. The last delivery must wait for the send to finish, then the process dies.
 lock = channel.SendLock()

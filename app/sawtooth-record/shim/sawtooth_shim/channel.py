@@ -232,11 +232,15 @@ class Channel:
         if not self._live:
             self._live_since = now
             if self._flusher_pid != os.getpid():  # none yet, or the parent's before a fork
-                self._flusher_pid = os.getpid()
-                threading.Thread(target=self._flusher, name="sawtooth-live", daemon=True).start()
+                try:
+                    threading.Thread(target=self._flusher, name="sawtooth-live", daemon=True).start()
+                    self._flusher_pid = os.getpid()
+                except RuntimeError:  # at interpreter shutdown: no new threads, so no waiting either
+                    pass
             self._live_wake.set()
         self._live.extend(packed)
-        if now - self._live_since >= LIVE_DELAY_NS or len(self._live) >= wire.RECORDS_PER_FRAME:
+        if (now - self._live_since >= LIVE_DELAY_NS or len(self._live) >= wire.RECORDS_PER_FRAME or
+                self._flusher_pid != os.getpid()):
             self._send(b"".join(self._waiting(wire.LIVE)))
 
     def record(self, kind, addr=0, size=0, device=0, action=0, range_id=0):

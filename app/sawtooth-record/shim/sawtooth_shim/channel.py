@@ -15,10 +15,10 @@ reentrant, and a frame may be half written), so it asks `when_free` to run its w
 is let go.
 """
 import json
+import os
 import socket
 import struct
 import sys
-import os
 import threading
 import time
 

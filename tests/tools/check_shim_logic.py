@@ -8,7 +8,11 @@ deadlock on the channel's lock). No torch needed.
 
 Usage: check_shim_logic.py SHIM_PYTHON_DIR"""
 import inspect
+import os
+import socket
 import sys
+import tempfile
+import time
 import types
 
 sys.path.insert(0, sys.argv[1])
@@ -244,9 +248,6 @@ check(not sawtooth_shim.pause_recording(), "nothing to pause before the shim is 
 # then the waiting records, then what that send carries), at a flush, or from the thread after
 # LIVE_DELAY_NS.
 def live_channel():
-    import os
-    import socket
-    import tempfile
     path = os.path.join(tempfile.mkdtemp(), "sock")
     server = socket.socket(socket.AF_UNIX)
     server.bind(path)
@@ -258,8 +259,7 @@ def live_channel():
 
 
 def frames_now(conn, wait=0.0):
-    import time as _time
-    _time.sleep(wait)
+    time.sleep(wait)
     conn.setblocking(False)
     data = b""
     try:

@@ -127,12 +127,8 @@ class Channel:
 
     def _waiting(self, stream):
         """Under the lock: definitions not sent yet, then the live records waiting, as frames."""
-        parts = self._definitions(stream)
         live, self._live = self._live, []
-        n = wire.RECORDS_PER_FRAME
-        for start in range(0, len(live), n):
-            parts.append(wire.frame(wire.RECORDS, b"".join(live[start:start + n]), wire.LIVE))
-        return parts
+        return self._definitions(stream) + _record_frames(live, wire.LIVE)
 
     def _flusher(self):
         while True:
@@ -212,11 +208,7 @@ class Channel:
             if stream == wire.LIVE and watermark is None:
                 self._hold_live([pack(*r) for r in records])
                 return
-            parts = self._waiting(stream)
-            n = wire.RECORDS_PER_FRAME
-            for start in range(0, len(records), n):
-                payload = b"".join([pack(*r) for r in records[start:start + n]])
-                parts.append(wire.frame(wire.RECORDS, payload, stream))
+            parts = self._waiting(stream) + _record_frames([pack(*r) for r in records], stream)
             if watermark is not None:
                 parts.append(wire.frame(wire.WATERMARK, wire.TIME.pack(watermark), stream))
             self._send(b"".join(parts))
@@ -246,6 +238,12 @@ class Channel:
     def record(self, kind, addr=0, size=0, device=0, action=0, range_id=0):
         """One record on the live stream, stamped now."""
         self.records(wire.LIVE, [(time.monotonic_ns(), addr, size, range_id, wire.NO_STACK, device, action, kind)])
+
+
+def _record_frames(packed, stream):
+    """Packed records (wire.RECORD) as RECORDS frames of at most RECORDS_PER_FRAME each."""
+    n = wire.RECORDS_PER_FRAME
+    return [wire.frame(wire.RECORDS, b"".join(packed[start:start + n]), stream) for start in range(0, len(packed), n)]
 
 
 def struct_name(i, data):

@@ -19,6 +19,7 @@
 #include <torch/csrc/profiler/combined_traceback.h>
 
 #include "app/sawtooth-record/inject/torch_tracker.h"
+#include "app/sawtooth-record/inject/wire_connection.h"
 #include "app/sawtooth-record/program/wire_reader.h"
 #include "core/model/action.h"
 
@@ -27,9 +28,11 @@ namespace {
 
 using c10::CachingDeviceAllocator::TraceEntry;
 
+// Stamped as PyTorch stamps them: its approximate clock, now.
 c10::CachingDeviceAllocator::TraceEntry entry(TraceEntry::Action a, size_t addr, size_t size,
                                               std::shared_ptr<c10::GatheredContext> context = nullptr) {
-  return TraceEntry(a, 0, addr, size, reinterpret_cast<void*>(0x77), {0, 0}, 0, std::move(context));
+  return TraceEntry(a, 0, addr, size, reinterpret_cast<void*>(0x77), {0, 0}, c10::getApproximateTime(),
+                    std::move(context));
 }
 
 // A Unix socket listening at `path` (made anew), or -1.
@@ -69,6 +72,7 @@ TEST(TorchTracker, SendsTheAllocatorsEntriesWithTheirStacks) {
   const int peer = accept(listener, nullptr, nullptr);
   ASSERT_GE(peer, 0);
 
+  const int64_t first_entry_ns = wire::monotonicNs();
   auto stack = torch::CapturedTraceback::gather(/*python*/ false, /*script*/ false, /*cpp*/ true);
   tracker::onTraceEntry(entry(TraceEntry::ALLOC, 0x1000, 512, stack));
   tracker::onTraceEntry(entry(TraceEntry::FREE_REQUESTED, 0x1000, 512));
@@ -78,6 +82,7 @@ TEST(TorchTracker, SendsTheAllocatorsEntriesWithTheirStacks) {
   tracker::setPaused(false);
   tracker::onTraceEntry(entry(TraceEntry::SEGMENT_ALLOC, 0x1000, 2 << 20));
   tracker::onTraceEntry(entry(TraceEntry::OOM, 1234, 4096));
+  const int64_t last_entry_ns = wire::monotonicNs();
   tracker::stop("done");
   tracker::onTraceEntry(entry(TraceEntry::ALLOC, 0x20, 8));  // after stop: ignored
   EXPECT_EQ(tracker::seen(), 5u);
@@ -130,7 +135,12 @@ TEST(TorchTracker, SendsTheAllocatorsEntriesWithTheirStacks) {
     if (i > 0) {
       EXPECT_GE(records[i].t_ns, records[i - 1].t_ns);
     }
+    // PyTorch's stamps, mapped to the monotonic clock (a millisecond for the mapping's error).
+    EXPECT_GE(records[i].t_ns, first_entry_ns - 1'000'000);
+    EXPECT_LE(records[i].t_ns, last_entry_ns + 1'000'000);
   }
+  EXPECT_EQ(bye.value("clock", ""), "approximate");
+  EXPECT_EQ(bye.value("clock_mismatches", -1), 0);
   EXPECT_EQ(records[0].addr, 0x1000u);
   EXPECT_EQ(records[0].size, 512);
   EXPECT_EQ(records[4].addr, 1234u) << "an OOM's addr is the device's free bytes";
@@ -139,6 +149,48 @@ TEST(TorchTracker, SendsTheAllocatorsEntriesWithTheirStacks) {
   EXPECT_FALSE(stacks.at(records[0].stack).frames.empty());
   EXPECT_EQ(records[1].stack, wire::kNoStack);
   EXPECT_FALSE(frames.empty());
+}
+
+// A stamp that is not PyTorch's approximate clock as the tracker reads it (a torch build that
+// stamped differently) must not put events decades away: the entry is placed at its delivery, the
+// tracker reads the monotonic clock from then on, and the goodbye says so.
+TEST(TorchTracker, FallsBackToTheMonotonicClockForStampsItCannotMap) {
+  const std::string path = (std::filesystem::temp_directory_path() / "sawtooth-tracker-clock.sock").string();
+  const int listener = listenAt(path);
+  ASSERT_GE(listener, 0);
+  std::string error;
+  ASSERT_TRUE(tracker::start(path.c_str(), /*with_stacks*/ false, /*interval_ms*/ 5, error)) << error;
+  const int peer = accept(listener, nullptr, nullptr);
+  ASSERT_GE(peer, 0);
+  const int64_t before = wire::monotonicNs();
+  tracker::onTraceEntry(TraceEntry(TraceEntry::ALLOC, 0, 0x10, 8, nullptr, {0, 0}, /*time*/ 1));
+  usleep(50'000);  // delivered, and the clock given up
+  tracker::onTraceEntry(entry(TraceEntry::FREE_REQUESTED, 0x10, 8));
+  tracker::stop("done");
+  const int64_t after = wire::monotonicNs();
+  const std::string bytes = readAll(peer);
+  close(listener);
+  unlink(path.c_str());
+
+  FrameReader reader;
+  std::vector<wire::Record> records;
+  nlohmann::json bye;
+  ASSERT_TRUE(reader
+                  .feed(bytes,
+                        [&](const wire::Header& h, std::string_view p) -> Status {
+                          if (h.type == wire::FrameType::Bye) bye = nlohmann::json::parse(p);
+                          if (h.type == wire::FrameType::Records) return decodeRecords(p, records);
+                          return Ok{};
+                        })
+                  .ok());
+  ASSERT_EQ(records.size(), 2u);
+  for (const auto& r : records) {
+    EXPECT_GE(r.t_ns, before);
+    EXPECT_LE(r.t_ns, after);
+  }
+  EXPECT_LE(records[0].t_ns, records[1].t_ns);
+  EXPECT_EQ(bye.value("clock", ""), "monotonic");
+  EXPECT_EQ(bye.value("clock_mismatches", -1), 1);
 }
 
 #ifdef SAWTOOTH_PROBE_LIBRARY

@@ -17,7 +17,7 @@ import types
 
 sys.path.insert(0, sys.argv[1])
 import sawtooth_shim  # noqa: E402
-from sawtooth_shim import channel, cuda_native, cuda_portable, history, lifecycle, phases, torch_hooks, wire  # noqa: E402
+from sawtooth_shim import channel, cuda_native, cuda_portable, gradient_tags, history, lifecycle, phases, torch_hooks, wire  # noqa: E402
 
 failures = []
 
@@ -39,10 +39,16 @@ class FakeChannel:
             self.watermarks.append((stream, watermark))
 
     def live_packed(self, packed):
-        self.sent.append((wire.LIVE, [wire.RECORD.unpack(p) for p in packed]))
+        self.sent.append((wire.LIVE, [r for p in packed for r in wire.RECORD.iter_unpack(p)]))
 
     def flush(self):
         pass
+
+    def record(self, kind, addr=0, size=0, device=0, action=0, range_id=0):
+        self.sent.append((wire.LIVE, [(0, addr, size, range_id, wire.NO_STACK, device, action, kind)]))
+
+    def name_id(self, text):
+        return self.frames.setdefault(("name", text), len(self.frames))
 
     def watermark(self, stream, t, idle=False):
         self.watermarks.append((stream, t, idle))
@@ -221,7 +227,7 @@ for stacks, fires, want_history in ((False, True, False), (False, False, True), 
     check(sawtooth_shim.pause_recording() and not sawtooth_shim.pause_recording(), f"{what}: pauses once")
     check(lib.calls[-1] == ("pause", 1), f"{what}: tracker paused {lib.calls}")
     check([c["enabled"] for c in calls[n:]] == ([None] if want_history else []), f"{what}: history off {calls[n:]}")
-    check(cupti_calls == [1], f"{what}: CUPTI's activities paused {cupti_calls}")
+    check(cupti_calls == [3], f"{what}: CUPTI's activities and the device sampler paused {cupti_calls}")
     sent = len(ch.sent)
     shim.phases.begin("forward")
     shim.phases.tag([types.SimpleNamespace(data_ptr=lambda: 0x9000, get_device=lambda: 0)], wire.GRADIENT)
@@ -230,7 +236,7 @@ for stacks, fires, want_history in ((False, True, False), (False, False, True), 
     check(lib.calls[-1] == ("pause", 0), f"{what}: tracker resumed {lib.calls}")
     check([c["enabled"] for c in calls[n:]] == ([None, "all"] if want_history else []),
           f"{what}: history back on {calls[n:]}")
-    check(cupti_calls == [1, 0], f"{what}: CUPTI's activities back {cupti_calls}")
+    check(cupti_calls == [3, 0], f"{what}: CUPTI's activities and the sampler back {cupti_calls}")
     shim.phases.tag([types.SimpleNamespace(data_ptr=lambda: 0x9000, get_device=lambda: 0)], wire.GRADIENT)
     check(len(ch.sent) == sent + 1, f"{what}: categories again after the pause {ch.sent[sent:]}")
     sawtooth_shim.pause_recording()
@@ -241,8 +247,60 @@ for stacks, fires, want_history in ((False, True, False), (False, False, True), 
           f"{what}: a part alone pauses and resumes")
     check(len(lib.calls) == tracker_calls and cupti_calls[-2:] == [1, 0] and not shim.phases.paused,
           f"{what}: CUPTI alone paused {lib.calls[tracker_calls:]} {cupti_calls}")
+    check(sawtooth_shim.pause_recording(parts=("sampler",)) and sawtooth_shim.resume_recording() and
+          cupti_calls[-2:] == [2, 0] and len(lib.calls) == tracker_calls, f"{what}: the sampler alone {cupti_calls}")
 sawtooth_shim._active = None
 check(not sawtooth_shim.pause_recording(), "nothing to pause before the shim is active")
+
+# An optimizer's step: parameters tagged at the first step, gradients at every step (one buffer,
+# the same records as packing each), the parameter list rebuilt only when the groups change.
+def fake_tensor(ptr, device=0):
+    return types.SimpleNamespace(data_ptr=lambda: ptr, get_device=lambda: device)
+
+
+def fake_param(grad_ptr, device=0):
+    p = fake_tensor(0x100 + grad_ptr, device)
+    p.grad = fake_tensor(grad_ptr, device) if grad_ptr is not None else None
+    return p
+
+
+def grad_tags_in(records):
+    return [(r[1], r[5]) for r in records if r[7] == wire.TAG and r[6] == wire.GRADIENT]
+
+
+opt_params = [fake_param(0x1000 * (i + 1), device=i % 2) for i in range(5)]
+optimizer = types.SimpleNamespace(param_groups=[{"params": opt_params[:3]}, {"params": opt_params[3:]}], state={})
+ch = FakeChannel()
+fake_module = types.SimpleNamespace(register_module_forward_pre_hook=lambda hook: types.SimpleNamespace(remove=lambda: None))
+ph = phases.Phases(types.SimpleNamespace(Tensor=object, nn=types.SimpleNamespace(
+    modules=types.SimpleNamespace(module=fake_module))), ch, lambda: None)
+ph.step_begin(optimizer)
+ph.step_end(optimizer)
+tags = [r for _, records in ch.sent for r in records if r[7] == wire.TAG]
+check([(r[1], r[6]) for r in tags if r[6] == wire.PARAMETER] == [(p.data_ptr(), wire.PARAMETER) for p in opt_params],
+      f"optimizer: parameters tagged at the first step {tags}")
+want = [(0x1000 * (i + 1), i % 2) for i in range(5)]
+check(grad_tags_in(tags) == want, f"optimizer: gradients tagged with their devices {grad_tags_in(tags)}")
+check(len({r[0] for r in tags if r[6] == wire.GRADIENT}) == 1 and all(r[4] == wire.NO_STACK and r[2] == 0 for r in tags),
+      "optimizer: one time, no stack, no size")
+ch.sent.clear()
+opt_params[1].grad = None  # a parameter without a gradient this step, and an empty one
+opt_params[4].grad = fake_tensor(0)
+ph.step_begin(optimizer)
+got = grad_tags_in([r for _, records in ch.sent for r in records])
+check(got == [want[0], want[2], want[3]], f"optimizer: missing and empty gradients left out {got}")
+check(not any(r[6] == wire.PARAMETER for _, records in ch.sent for r in records), "optimizer: parameters once")
+ch.sent.clear()
+extra = fake_param(0x7000, device=3)
+optimizer.param_groups.append({"params": [extra]})
+opt_params[1].grad, opt_params[4].grad = fake_tensor(0x2000, 1), fake_tensor(0x5000, 0)
+ph.step_begin(optimizer)
+got = grad_tags_in([r for _, records in ch.sent for r in records])
+check(got == want + [(0x7000, 3)], f"optimizer: a new group's gradients {got}")
+slow = gradient_tags.OptimizerTags._records_one_by_one([p.grad for p in opt_params + [extra]], 77)
+fast_tags = gradient_tags.OptimizerTags()
+fast_tags.parameters(optimizer)
+check(fast_tags.gradient_records(77) == slow, "optimizer: the prepared buffer holds what packing each record gives")
 
 # The live stream waits for company: phase markers and tags go out with the next send (names first,
 # then the waiting records, then what that send carries), at a flush, or from the thread after

@@ -10,9 +10,12 @@
 // SAWTOOTH_CUPTI_YIELD before CUDA starts, and sawtooth_cupti_resume() once Kineto is done.
 // Kineto also takes the activity API for a CPU-only session (the shim's own, for CPU
 // allocations): the shim calls sawtooth_cupti_reclaim() once that one has stopped for good.
-// sawtooth_cupti_pause(1) / (0) turns our activities off and on in place, for measuring what they
-// cost inside one process (the shim's pause_recording()).
+// sawtooth_cupti_pause(what) pauses, in place, our activities (bit 1) and the device sampler
+// (bit 2), and 0 runs both again: for measuring what they cost inside one process (the shim's
+// pause_recording()).
 // SAWTOOTH_CUPTI_DEBUG=1 prints what CUPTI answered and the buffers it handed back on stderr.
+// SAWTOOTH_CUPTI_KINDS (a measurement knob, e.g. "memory2"): the activity kinds to enable, of
+// memory2, pool, kernel and marker; all of them (kernels as --kernels says) when unset.
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -24,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -84,7 +88,7 @@ struct State {
   wire::Connection connection;
   std::mutex names_mutex;  // CUPTI may complete buffers on several threads
   wire::NameTable names;
-  std::atomic<bool> collecting{false}, yielded{false}, forked{false}, paused{false};
+  std::atomic<bool> collecting{false}, yielded{false}, forked{false}, paused{false}, sampler_paused{false};
   std::atomic<uint64_t> memory{0}, pools{0}, kernels{0}, markers{0}, dropped{0}, samples{0};
   std::thread sampler;
   std::mutex wake_mutex;
@@ -201,14 +205,25 @@ void CUPTIAPI bufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* bu
 
 const CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_MEMORY2, CUPTI_ACTIVITY_KIND_MEMORY_POOL,
                                      CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MARKER};
+const char* const kKindNames[] = {"memory2", "pool", "kernel", "marker"};
+
+// Whether SAWTOOTH_CUPTI_KINDS (unset: all) names kKinds[i].
+bool kindWanted(size_t i) {
+  const char* wanted = std::getenv("SAWTOOTH_CUPTI_KINDS");
+  if (!wanted) return true;
+  const std::string list = std::string(",") + wanted + ",";
+  return list.find(std::string(",") + kKindNames[i] + ",") != std::string::npos;
+}
 
 std::string enableActivities() {
   std::string problems;
   const CUptiResult registered = cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
   debug("register activity callbacks: %d", static_cast<int>(registered));
   if (registered != CUPTI_SUCCESS) return "CUPTI refused our activity buffers";
-  for (CUpti_ActivityKind kind : kKinds) {
+  for (size_t i = 0; i < std::size(kKinds); ++i) {
+    const CUpti_ActivityKind kind = kKinds[i];
     if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && !g->record_kernels) continue;  // --kernels off
+    if (!kindWanted(i)) continue;
     const CUptiResult rc = cuptiActivityEnable(kind);
     debug("enable kind %d: %d", static_cast<int>(kind), static_cast<int>(rc));
     if (rc != CUPTI_SUCCESS && kind != CUPTI_ACTIVITY_KIND_MARKER) {
@@ -302,7 +317,7 @@ void samplerLoop() {
   std::unique_lock<std::mutex> lock(g->wake_mutex);
   while (!g->stopping) {
     lock.unlock();
-    if (have_driver) sampleDevices();
+    if (have_driver && !g->sampler_paused.load(std::memory_order_relaxed)) sampleDevices();
     if (std::chrono::steady_clock::now() >= next_flush) {
       // Partly filled buffers too, so that the recorder sees the driver's allocations live.
       if (g->collecting.load()) cuptiActivityFlushAll(0);
@@ -412,9 +427,13 @@ __attribute__((visibility("default"))) void sawtooth_cupti_resume(void) {
     notice("info", "torch.profiler released CUPTI: driver allocations and kernels are recorded again");
 }
 
-// Turns our activities off (1) or on again (0) where they run; not while torch.profiler has CUPTI.
-__attribute__((visibility("default"))) void sawtooth_cupti_pause(int paused) {
-  if (!g || g->forked.load() || g->paused.exchange(paused != 0) == (paused != 0)) return;
+// Pauses our activities (bit 1) and the device sampler (bit 2) where they run, or runs both again
+// (0); activities are not ours to turn on while torch.profiler has CUPTI.
+__attribute__((visibility("default"))) void sawtooth_cupti_pause(int what) {
+  if (!g || g->forked.load()) return;
+  g->sampler_paused.store((what & 2) != 0);
+  const bool paused = (what & 1) != 0;
+  if (g->paused.exchange(paused) == paused) return;
   debug(paused ? "pause" : "resume after a pause");
   if (g->yielded.load()) return;
   if (paused) {

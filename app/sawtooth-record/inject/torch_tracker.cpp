@@ -16,6 +16,7 @@
 
 #include <torch/csrc/profiler/combined_traceback.h>
 
+#include "app/sawtooth-record/inject/approximate_clock.h"
 #include "app/sawtooth-record/inject/delivery_pace.h"
 #include "app/sawtooth-record/inject/frame_cache.h"
 #include "app/sawtooth-record/inject/wire.h"
@@ -73,14 +74,25 @@ FramesKind cacheKeys(const torch::CapturedTraceback& tb, std::vector<FrameCache:
 }
 
 struct Pending {
-  int64_t t_ns = 0;
+  int64_t t = 0;  // PyTorch's approximate clock when `approximate`, else monotonic nanoseconds
   uint64_t addr = 0;
   int64_t size = 0;
   uint64_t stream = 0;
   int16_t device = 0;
   uint8_t action = 0;
+  bool approximate = false;
   std::shared_ptr<c10::GatheredContext> context;
 };
+
+// A stamp further than this from its delivery is not PyTorch's approximate clock as we read it.
+constexpr int64_t kStampTolerance = 10'000'000'000;
+
+void anchorNow(ApproximateClock& clock) {
+  const uint64_t before = c10::getApproximateTime();
+  const int64_t ns = wire::monotonicNs();
+  const uint64_t after = c10::getApproximateTime();
+  clock.anchor(before + (after - before) / 2, ns);
+}
 
 std::optional<Action> actionOf(TraceEntry::Action a) {
   switch (a) {
@@ -105,6 +117,9 @@ class Tracker {
   // there and on a full queue, not per entry on the program's thread).
   std::atomic<uint64_t> taken{0}, dropped{0};
   std::atomic<uint64_t> idle_calls{0};
+  // Whether entries keep PyTorch's stamp (approximate_clock.h); SAWTOOTH_TRACKER_CLOCK=monotonic, or
+  // a stamp that does not map near its delivery, has the tracker read the monotonic clock instead.
+  std::atomic<bool> approximate_clock{true};
   uint64_t seen() const { return taken.load() + dropped.load(); }
 
   bool start(const char* socket_path, bool with_stacks, int interval_ms, std::string& error) {
@@ -128,6 +143,13 @@ class Tracker {
     dropped = 0;
     deliveries_ = 0;
     symbolize_ns_ = 0;
+    clock_mismatches_ = 0;
+    const char* clock = std::getenv("SAWTOOTH_TRACKER_CLOCK");
+    approximate_clock.store(!(clock && std::strcmp(clock, "monotonic") == 0));
+    clock_ = ApproximateClock{};
+    anchorNow(clock_);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));  // a first slope, refined at each delivery
+    anchorNow(clock_);
     pace_.floor = std::chrono::milliseconds(interval_ms > 0 ? interval_ms : 50);
     stopping_ = false;
     // Nothing of this stream is older than now: the recorder need not wait for it.
@@ -158,7 +180,9 @@ class Tracker {
                           std::to_string(deliveries_) + ", \"symbolize_ms\": " +
                           std::to_string(symbolize_ns_ / 1'000'000) + ", \"frames_symbolized\": " +
                           std::to_string(frames_symbolized_) + ", \"stacks_from_cache\": " +
-                          std::to_string(from_cache_) + ", \"frame_cache\": " + (use_cache_ ? "true" : "false") + "}");
+                          std::to_string(from_cache_) + ", \"frame_cache\": " + (use_cache_ ? "true" : "false") +
+                          ", \"clock\": " + (approximate_clock.load() ? "\"approximate\"" : "\"monotonic\"") +
+                          ", \"clock_mismatches\": " + std::to_string(clock_mismatches_) + "}");
     connection_.send(bye);
     connection_.close();
   }
@@ -205,6 +229,7 @@ class Tracker {
 
   // Sends everything queued before now (a recorder that is gone only empties the queue).
   Delivery drain() {
+    anchorNow(clock_);
     const int64_t mark = wire::monotonicNs();
     batch_.clear();
     Pending p;
@@ -226,7 +251,7 @@ class Tracker {
     std::string payload;
     for (size_t i = 0; i < batch_.size(); ++i) {
       const Pending& b = batch_[i];
-      wire::Record r{b.t_ns, b.addr, b.size, b.stream, stack_of[i], b.device, b.action,
+      wire::Record r{timeOf(b, mark), b.addr, b.size, b.stream, stack_of[i], b.device, b.action,
                      static_cast<uint8_t>(wire::RecordKind::Allocator)};
       wire::appendPod(payload, r);
       if ((i + 1) % kMaxRecordsPerFrame == 0) {
@@ -239,6 +264,18 @@ class Tracker {
     batch_.clear();  // the contexts go now, off the allocator's lock
     connection_.send(out);
     return delivery;
+  }
+
+  // An entry's monotonic time. A stamp far from its delivery (`mark`) means PyTorch's stamps are
+  // not what approximate_clock.h expects: the entry is placed at the delivery, and later entries
+  // are stamped with the monotonic clock.
+  int64_t timeOf(const Pending& b, int64_t mark) {
+    if (!b.approximate) return b.t;
+    const int64_t t = clock_.toNs(static_cast<uint64_t>(b.t));
+    if (t <= mark + kStampTolerance && t >= mark - kStampTolerance) return t;
+    ++clock_mismatches_;
+    approximate_clock.store(false, std::memory_order_relaxed);
+    return mark;
   }
 
   // Each traceback's stack id in stack_of. Frames seen in an earlier delivery come from the cache;
@@ -299,6 +336,8 @@ class Tracker {
   bool use_cache_ = true;
   FrameCache cache_;  // the sending thread's, like stacks_
   uint64_t frames_symbolized_ = 0, from_cache_ = 0;
+  ApproximateClock clock_;  // the sending thread's, after start()
+  uint64_t clock_mismatches_ = 0;
 };
 
 Tracker& tracker() {
@@ -333,7 +372,8 @@ void onTraceEntry(const TraceEntry& te) {
   const auto action = actionOf(te.action_);
   if (!action) return;
   Pending p;
-  p.t_ns = wire::monotonicNs();
+  p.approximate = t.approximate_clock.load(std::memory_order_relaxed);
+  p.t = p.approximate ? static_cast<int64_t>(te.time_.approx_t_) : wire::monotonicNs();
   p.addr = te.addr_;
   p.size = static_cast<int64_t>(te.size_);
   p.stream = reinterpret_cast<uint64_t>(te.stream_);

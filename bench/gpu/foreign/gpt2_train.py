@@ -12,7 +12,7 @@ as one JSON line, so that the recording can be checked against the program's own
 comparison. --profile N runs torch.profiler with CUDA activity for N steps in the middle.
 --alternate A,B (of plain, history, ours) measures inside one process instead: after the warm-up,
 blocks of --block steps alternate between the two (ours: everything sawtooth-record's recording
-does per step — the CUDA allocator, CUPTI's activities, phases and categories — paused in the
+does per step — the CUDA allocator, CUPTI's activities, the device sampler, phases and categories — paused in the
 other blocks), so that a drifting machine hits both alike; step_config
 says which each step ran (alternate_report.py compares neighbouring blocks).
 """
@@ -42,7 +42,7 @@ parser.add_argument("--max-entries", type=int, default=1_000_000,
 parser.add_argument("--device", default="cuda", help="cpu: a dry run of the stage's logic on a machine without a GPU")
 parser.add_argument("--alternate", help="A,B of plain, history, ours: blocks of --block steps alternate after the warm-up")
 parser.add_argument("--block", type=int, default=10)
-parser.add_argument("--pause-parts", default="allocator,cupti,phases",
+parser.add_argument("--pause-parts", default="allocator,cupti,sampler,phases",
                     help="with --alternate ...ours...: what the other blocks pause (sawtooth_shim.pause_recording)")
 args = parser.parse_args()
 shim = sys.modules.get("sawtooth_shim")  # there when sawtooth-record runs this script

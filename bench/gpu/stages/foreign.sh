@@ -200,9 +200,11 @@ stage_foreign_overhead() {
 #   ours,plain      the same, against nothing recorded (ours paused)
 #   nostacks        --stacks none: the recording against nothing (target ≤ 1.01x)
 #   history,plain   unrecorded: PyTorch's history against nothing (the cross-process rounds' +9 %)
-# A pause stops the tracker, PyTorch's history, CUPTI's activities, phases and categories; what
-# stays is the shim's hooks doing nothing, the device sampler (a cudaMemGetInfo every 50 ms on its
-# own thread) and the process's start-up: foreign_overhead's rounds include those.
+# A pause stops the tracker, PyTorch's history, CUPTI's activities, the device sampler (a
+# cudaMemGetInfo every 50 ms on its own thread; since 2026-12-01's fifth session), phases and
+# categories; what stays is the shim's hooks doing nothing, the trace entries PyTorch builds for an
+# attached tracker (hook_costs.py estimates them) and the process's start-up: foreign_overhead's
+# rounds include those.
 stage_foreign_alternate() {
   mkdir -p "$R/foreign"
   local steps=${FOREIGN_ALT_STEPS:-410} block=${FOREIGN_ALT_BLOCK:-10} py=$FOREIGN_PY
@@ -225,10 +227,30 @@ stage_foreign_alternate() {
 stage_foreign_alternate_parts() {
   mkdir -p "$R/foreign"
   local steps=${FOREIGN_ALT_STEPS:-410} block=${FOREIGN_ALT_BLOCK:-10} py=$FOREIGN_PY part
-  for part in ${FOREIGN_ALT_PARTS:-cupti phases allocator}; do
+  for part in ${FOREIGN_ALT_PARTS:-cupti sampler phases allocator}; do
     foreign_record "alt-part-$part" --stacks none -- $py $FOREIGN/gpt2_train.py --steps $steps --warmup 10 --block $block \
       --alternate ours,plain --pause-parts $part --json "$R/foreign/alt-part-$part.json"
   done
   python3 $FOREIGN/alternate_report.py "$R"/foreign/alt-part-*.json | tee "$R/foreign/alternate-parts.md"
 }
 
+
+# What each part costs per operation (hook_costs.py): a kernel launch and an allocation through
+# PyTorch's caching allocator, with each part running or paused in place, in two recorded
+# processes (--stacks none) between unrecorded ones (the plain operations, PyTorch's history with a
+# ring of one entry, and the kernels of one GPT-2-small step). The second recorded process has the
+# tracker read the monotonic clock per event (SAWTOOTH_TRACKER_CLOCK=monotonic) instead of keeping
+# PyTorch's stamp. About 40 s a process; HOOK_COSTS_ARGS (e.g. "--reps 20") passes on.
+stage_foreign_hook_costs() {
+  mkdir -p "$R/foreign"
+  local py=$FOREIGN_PY args=${HOOK_COSTS_ARGS:-} i
+  for i in 1 2; do
+    timeout 150 $py $FOREIGN/hook_costs.py $args $([ "$i" = 1 ] && echo --gpt2-kernels) --json "$R/foreign/hooks-plain-$i.json" \
+      > "$R/foreign/hooks-plain-$i.stdout" 2>&1
+    echo "hooks-plain-$i: exit $?"
+    cat "$R/foreign/hooks-plain-$i.stdout"
+    SAWTOOTH_TRACKER_CLOCK=$([ "$i" = 2 ] && echo monotonic) \
+      foreign_record "hooks-recorded-$i" --stacks none -- $py $FOREIGN/hook_costs.py $args --json "$R/foreign/hooks-recorded-$i.json"
+    cat "$R/foreign/hooks-recorded-$i.stdout"
+  done
+}

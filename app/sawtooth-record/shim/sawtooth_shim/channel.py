@@ -57,8 +57,10 @@ LIVE_DELAY_NS = 10_000_000
 class Channel:
     def __init__(self, path, hello):
         self._lock = SendLock()
-        self._live = []  # packed records waiting to go (the live stream)
+        self._live = []  # packed records waiting to go (the live stream), one or more per item
+        self._live_bytes = 0
         self._live_since = 0
+        self._live_thread = False  # whether the thread will send what waits (not at shutdown)
         self._live_wake = threading.Event()
         self._flusher_pid = None
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -91,6 +93,8 @@ class Channel:
         sock, self._sock = self._sock, None
         self._lock = SendLock()
         self._live = []
+        self._live_bytes = 0
+        self._flusher_pid = None
         if sock is not None:
             try:
                 sock.close()
@@ -127,7 +131,7 @@ class Channel:
 
     def _waiting(self, stream):
         """Under the lock: definitions not sent yet, then the live records waiting, as frames."""
-        live, self._live = self._live, []
+        live, self._live, self._live_bytes = self._live, [], 0
         return self._definitions(stream) + _record_frames(live, wire.LIVE)
 
     def _flusher(self):
@@ -151,6 +155,9 @@ class Channel:
 
     # Names (phases, annotations) and stacks are sent once; records then name them by id.
     def name_id(self, text):
+        i = self._names.get(text)  # known names (nearly all calls) without the lock
+        if i is not None:
+            return i
         with self._lock:
             i = self._names.get(text)
             if i is None:
@@ -214,36 +221,45 @@ class Channel:
             self._send(b"".join(parts))
 
     def live_packed(self, packed):
-        """Live records already packed (wire.RECORD), in time order."""
+        """Live records already packed (wire.RECORD), in time order; an item may hold several."""
         with self._lock:
             if self._sock is not None:
                 self._hold_live(packed)
 
     def _hold_live(self, packed):
-        now = time.monotonic_ns()
         if not self._live:
-            self._live_since = now
+            self._live_since = time.monotonic_ns()
             if self._flusher_pid != os.getpid():  # none yet, or the parent's before a fork
                 try:
                     threading.Thread(target=self._flusher, name="sawtooth-live", daemon=True).start()
                     self._flusher_pid = os.getpid()
                 except RuntimeError:  # at interpreter shutdown: no new threads, so no waiting either
                     pass
+            self._live_thread = self._flusher_pid == os.getpid()
             self._live_wake.set()
         self._live.extend(packed)
-        if (now - self._live_since >= LIVE_DELAY_NS or len(self._live) >= wire.RECORDS_PER_FRAME or
-                self._flusher_pid != os.getpid()):
+        self._live_bytes += sum(map(len, packed))
+        if (not self._live_thread or self._live_bytes >= _FRAME_BYTES or
+                time.monotonic_ns() - self._live_since >= LIVE_DELAY_NS):
             self._send(b"".join(self._waiting(wire.LIVE)))
 
     def record(self, kind, addr=0, size=0, device=0, action=0, range_id=0):
         """One record on the live stream, stamped now."""
-        self.records(wire.LIVE, [(time.monotonic_ns(), addr, size, range_id, wire.NO_STACK, device, action, kind)])
+        packed = wire.RECORD.pack(time.monotonic_ns(), addr, size, range_id, wire.NO_STACK, device, action, kind)
+        with self._lock:
+            if self._sock is not None:
+                self._hold_live((packed,))
+
+
+_FRAME_BYTES = wire.RECORDS_PER_FRAME * wire.RECORD.size
 
 
 def _record_frames(packed, stream):
-    """Packed records (wire.RECORD) as RECORDS frames of at most RECORDS_PER_FRAME each."""
-    n = wire.RECORDS_PER_FRAME
-    return [wire.frame(wire.RECORDS, b"".join(packed[start:start + n]), stream) for start in range(0, len(packed), n)]
+    """Packed records (wire.RECORD, one or more per item) as RECORDS frames of at most
+    RECORDS_PER_FRAME each."""
+    data = b"".join(packed)
+    return [wire.frame(wire.RECORDS, data[start:start + _FRAME_BYTES], stream)
+            for start in range(0, len(data), _FRAME_BYTES)]
 
 
 def struct_name(i, data):

@@ -16,6 +16,7 @@ import importlib
 import time
 
 from . import wire
+from .gradient_tags import OptimizerTags
 
 _STATE_RETAG_STEPS = 100
 
@@ -43,7 +44,7 @@ class Phases:
         self.inputs_armed = True
         self.top_modules = set()
         self.backward_depth = 0
-        self.optimizers = {}  # id(optimizer) -> [steps, state tensors tagged]
+        self.optimizers = {}  # id(optimizer) -> OptimizerTags
         self.ranges = 0
         self.paused = False  # sawtooth_shim.pause_recording(): the hooks stay, and do nothing
 
@@ -136,11 +137,15 @@ class Phases:
             return
         if "forward" in self.open:
             self.end("forward")
-        seen = self.optimizers.setdefault(id(optimizer), [0, 0])
-        params = [p for group in optimizer.param_groups for p in group["params"]]
-        if seen[0] == 0:
+        seen = self.optimizers.get(id(optimizer))
+        if seen is None:
+            seen = self.optimizers[id(optimizer)] = OptimizerTags()
+        params = seen.parameters(optimizer)
+        if seen.steps == 0:
             self.tag(params, wire.PARAMETER)
-        self.tag([p.grad for p in params if p.grad is not None], wire.GRADIENT)
+        gradients = seen.gradient_records(time.monotonic_ns())
+        if gradients:
+            self.ch.live_packed((gradients,))
         self.begin("optimizer")
 
     def step_end(self, optimizer):
@@ -148,11 +153,13 @@ class Phases:
             self.on_quiet_point()
             return
         self.end("optimizer")
-        seen = self.optimizers.setdefault(id(optimizer), [0, 0])
-        seen[0] += 1
+        seen = self.optimizers.get(id(optimizer))
+        if seen is None:
+            seen = self.optimizers[id(optimizer)] = OptimizerTags()
+        seen.steps += 1
         state = getattr(optimizer, "state", {})
-        if len(state) != seen[1] or seen[0] % _STATE_RETAG_STEPS == 1:
-            seen[1] = len(state)
+        if len(state) != seen.state_tensors or seen.steps % _STATE_RETAG_STEPS == 1:
+            seen.state_tensors = len(state)
             tensor = self.torch.Tensor
             self.tag([v for values in list(state.values()) if isinstance(values, dict)
                       for v in values.values() if isinstance(v, tensor)], wire.OPTIMIZER_STATE)

@@ -17,7 +17,9 @@ from .history import History
 from .phases import Phases
 
 
-PAUSABLE = ("allocator", "cupti", "phases")  # what pause() stops: all, unless a measurement names some
+# What pause() stops: all, unless a measurement names some. "cupti" is the injection library's
+# activities, "sampler" its device memory samples.
+PAUSABLE = ("allocator", "cupti", "sampler", "phases")
 
 
 class Shim:
@@ -127,9 +129,10 @@ class Shim:
             return False
         if "phases" in parts and self.phases is not None:
             self.phases.paused = paused
-        lib = self._cupti_library() if "cupti" in parts else None
+        injected = (1 if "cupti" in parts else 0) | (2 if "sampler" in parts else 0)
+        lib = self._cupti_library() if injected else None
         if lib is not None:
-            lib.sawtooth_cupti_pause(1 if paused else 0)
+            lib.sawtooth_cupti_pause(injected if paused else 0)
         self.paused_parts = parts if paused else None
         return True
 

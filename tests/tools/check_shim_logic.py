@@ -337,8 +337,8 @@ def frames_now(conn, wait=0.0):
     return out
 
 
-delay = channel.LIVE_DELAY_NS
-channel.LIVE_DELAY_NS = 60_000_000_000  # nothing leaves by age or by the thread in this part
+delay, sweep = channel.LIVE_DELAY_NS, channel.SWEEP_S
+channel.LIVE_DELAY_NS, channel.SWEEP_S = 60_000_000_000, 60  # nothing leaves by age or by the thread in this part
 ch, conn = live_channel()
 check([f[0] for f in frames_now(conn, 0.05)] == [wire.HELLO], "live: the hello alone at first")
 ch.record(wire.PHASE_BEGIN, addr=ch.name_id("forward"))
@@ -353,7 +353,14 @@ check(len(got) > 1 and [wire.RECORD.unpack_from(got[1][2], i)[7] for i in (0, wi
 ch.record(wire.PHASE_END, addr=ch.name_id("forward"))
 ch.flush()
 check([(f[0], f[1]) for f in frames_now(conn, 0.05)] == [(wire.RECORDS, wire.LIVE)], "live: a flush sends what waits")
-channel.LIVE_DELAY_NS = 20_000_000
+channel.LIVE_DELAY_NS = 20_000_000  # the thread still asleep: the program's thread sends what waited that long
+ch.record(wire.PHASE_BEGIN, addr=ch.name_id("forward"))
+check(frames_now(conn, 0.05) == [], "live: a record waits for company")
+ch.record(wire.PHASE_END, addr=ch.name_id("forward"))
+got = frames_now(conn, 0.05)
+check([(f[0], f[1]) for f in got] == [(wire.RECORDS, wire.LIVE)] and len(got[0][2]) == 2 * wire.RECORD.size,
+      f"live: the next record after the delay sends both {got}")
+channel.SWEEP_S = 0.02
 ch, conn = live_channel()
 frames_now(conn, 0.05)
 ch.record(wire.PHASE_BEGIN, addr=ch.name_id("backward"))
@@ -363,6 +370,19 @@ for _ in range(100):  # the thread sends after 20 ms; a loaded machine may take 
     if got:
         break
 check([f[0] for f in got] == [wire.NAMES, wire.RECORDS], f"live: the thread sends what waits {got}")
+# After idle sweeps the thread sleeps until a record waits, then sweeps again.
+idle_sweeps = channel._IDLE_SWEEPS
+channel.SWEEP_S, channel._IDLE_SWEEPS = 0.005, 2
+time.sleep(0.3)
+check(ch._sweeper_idle, "live: the thread sleeps after idle sweeps")
+ch.record(wire.PHASE_END, addr=ch.name_id("backward"))
+got = []
+for _ in range(100):
+    got += frames_now(conn, 0.05)
+    if got:
+        break
+check([f[0] for f in got] == [wire.RECORDS], f"live: a waiting record wakes the sleeping thread {got}")
+channel.SWEEP_S, channel._IDLE_SWEEPS = sweep, idle_sweeps
 channel.LIVE_DELAY_NS = delay
 
 # SIGTERM inside a send: the handler runs in the main thread between two bytecodes, possibly with

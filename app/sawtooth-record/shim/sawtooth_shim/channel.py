@@ -3,11 +3,15 @@
 Every send is whole frames under one lock (the OOM observer and atexit may send from other
 threads). When the recorder is gone the channel closes quietly: the program carries on unrecorded.
 
-Phase markers and tags (the live stream) wait up to LIVE_DELAY_NS for company and go out in one
-send: a send costs more than building a record, and a training step makes tens of them. The
-recorder holds a stream without watermarks back for 50 ms, so the delay stays well below that;
-a thread sends what waits when the program makes no further record, and every other send takes
-the waiting records first (order and names stay as made).
+Phase markers and tags (the live stream) wait for company and go out in one send: a send costs
+more than building a record, and a training step makes tens of them. A thread sends what waits
+every SWEEP_S; the step's end (flush) and every other send take the waiting records first (order
+and names stay as made). The program's own thread sends mid-step only when records have waited
+LIVE_DELAY_NS (the thread kept from the GIL), or a frame's worth waits. The recorder holds a stream
+without watermarks back for 50 ms, so both stay below that. Sends from the program's thread were
+what the live stream cost a step-like loop; the thread's sweeps, on a fixed period and asleep after
+a second with nothing to send, cost it nothing measurable
+(bench/shim/live_sweep_bench.py, bench/results/cpu-shim-live-stream-2026-12-01.md).
 
 A signal handler runs in the main thread between any two bytecodes, possibly while that thread
 holds the lock half-way through a send: the handler must not send then (the lock is not
@@ -51,7 +55,9 @@ class SendLock:
             work()
 
 
-LIVE_DELAY_NS = 10_000_000
+LIVE_DELAY_NS = 35_000_000
+SWEEP_S = 0.025
+_IDLE_SWEEPS = 25  # then the thread sleeps until a record waits
 
 
 class Channel:
@@ -61,7 +67,8 @@ class Channel:
         self._live_bytes = 0
         self._live_since = 0
         self._live_thread = False  # whether the thread will send what waits (not at shutdown)
-        self._live_wake = threading.Event()
+        self._live_wake = threading.Event()  # the thread, asleep after idle sweeps, wakes for a waiting record
+        self._sweeper_idle = False
         self._flusher_pid = None
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._sock.settimeout(60)  # a stopped recorder must not hang the program for ever
@@ -135,10 +142,20 @@ class Channel:
         return self._definitions(stream) + _record_frames(live, wire.LIVE)
 
     def _flusher(self):
+        empty = 0
         while True:
-            self._live_wake.wait()
-            time.sleep(LIVE_DELAY_NS / 1e9)
-            self._live_wake.clear()
+            time.sleep(SWEEP_S)
+            if not self._live:
+                empty += 1
+                if empty >= _IDLE_SWEEPS:
+                    self._live_wake.clear()
+                    self._sweeper_idle = True
+                    if not self._live:  # a record made just now would not have woken it
+                        self._live_wake.wait()
+                    self._sweeper_idle = False
+                    empty = 0
+                continue
+            empty = 0
             self.flush()
 
     def meta(self, values):
@@ -227,7 +244,8 @@ class Channel:
                 self._hold_live(packed)
 
     def _hold_live(self, packed):
-        if not self._live:
+        starting = not self._live
+        if starting:
             self._live_since = time.monotonic_ns()
             if self._flusher_pid != os.getpid():  # none yet, or the parent's before a fork
                 try:
@@ -236,8 +254,9 @@ class Channel:
                 except RuntimeError:  # at interpreter shutdown: no new threads, so no waiting either
                     pass
             self._live_thread = self._flusher_pid == os.getpid()
-            self._live_wake.set()
         self._live.extend(packed)
+        if starting and self._sweeper_idle:  # after extend: the thread checks for records before it sleeps
+            self._live_wake.set()
         self._live_bytes += sum(map(len, packed))
         if (not self._live_thread or self._live_bytes >= _FRAME_BYTES or
                 time.monotonic_ns() - self._live_since >= LIVE_DELAY_NS):

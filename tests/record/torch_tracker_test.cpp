@@ -135,9 +135,10 @@ TEST(TorchTracker, SendsTheAllocatorsEntriesWithTheirStacks) {
     if (i > 0) {
       EXPECT_GE(records[i].t_ns, records[i - 1].t_ns);
     }
-    // PyTorch's stamps, mapped to the monotonic clock (a millisecond for the mapping's error).
-    EXPECT_GE(records[i].t_ns, first_entry_ns - 1'000'000);
-    EXPECT_LE(records[i].t_ns, last_entry_ns + 1'000'000);
+    // PyTorch's stamps, mapped to the monotonic clock (50 ms for the mapping's error on a loaded
+    // machine: what this catches is a stamp read or mapped wrongly, which lands seconds away).
+    EXPECT_GE(records[i].t_ns, first_entry_ns - 50'000'000);
+    EXPECT_LE(records[i].t_ns, last_entry_ns + 50'000'000);
   }
   EXPECT_EQ(bye.value("clock", ""), "approximate");
   EXPECT_EQ(bye.value("clock_mismatches", -1), 0);

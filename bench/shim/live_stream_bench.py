@@ -9,35 +9,20 @@ A Unix socket to a thread that drains it stands in for sawtooth-record.
 Usage: live_stream_bench.py [--params 148] [--iterations 2000]   (needs torch; CPU tensors)"""
 import argparse
 import os
-import socket
 import sys
-import tempfile
-import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "app", "sawtooth-record", "shim"))
 import torch  # noqa: E402
 from sawtooth_shim import channel, gradient_tags, phases  # noqa: E402
+from drained_channel import drained_channel  # noqa: E402
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--params", type=int, default=148)  # GPT-2 small's parameter tensors
 parser.add_argument("--iterations", type=int, default=2000)
 args = parser.parse_args()
 
-path = os.path.join(tempfile.mkdtemp(), "sock")
-server = socket.socket(socket.AF_UNIX)
-server.bind(path)
-server.listen(1)
-
-
-def drain():
-    conn, _ = server.accept()
-    while conn.recv(1 << 20):
-        pass
-
-
-threading.Thread(target=drain, daemon=True).start()
-ch = channel.Channel(path, {"role": "bench"})
+ch = drained_channel(channel)
 ph = phases.Phases(torch, ch, ch.flush)  # the quiet point flushes, as the shim's does
 params = [torch.nn.Parameter(torch.zeros(4)) for _ in range(args.params)]
 for p in params:

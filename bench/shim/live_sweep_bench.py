@@ -13,10 +13,7 @@ included. A Unix socket to a thread that drains it stands in for sawtooth-record
 Usage: live_sweep_bench.py [--variant default|nothread] [--shim DIR] [--steps 200]"""
 import argparse
 import os
-import socket
 import sys
-import tempfile
-import threading
 import time
 
 parser = argparse.ArgumentParser()
@@ -26,23 +23,11 @@ parser.add_argument("--steps", type=int, default=200)
 args = parser.parse_args()
 sys.path.insert(0, args.shim)
 from sawtooth_shim import channel, wire  # noqa: E402
+from drained_channel import drained_channel  # noqa: E402
 
 if args.variant == "nothread":
     channel.SWEEP_S, channel.LIVE_DELAY_NS = 1e6, 10**15
-path = os.path.join(tempfile.mkdtemp(), "sock")
-server = socket.socket(socket.AF_UNIX)
-server.bind(path)
-server.listen(1)
-
-
-def drain():
-    conn, _ = server.accept()
-    while conn.recv(1 << 20):
-        pass
-
-
-threading.Thread(target=drain, daemon=True).start()
-ch = channel.Channel(path, {"role": "bench"})
+ch = drained_channel(channel)
 
 
 def work(ms):

@@ -132,14 +132,18 @@ class Phases:
             self.arm()
 
     # -- optimizer ---------------------------------------------------------------------------------
+    def _optimizer_tags(self, optimizer):
+        seen = self.optimizers.get(id(optimizer))
+        if seen is None:
+            seen = self.optimizers[id(optimizer)] = OptimizerTags()
+        return seen
+
     def step_begin(self, optimizer):
         if self.paused:
             return
         if "forward" in self.open:
             self.end("forward")
-        seen = self.optimizers.get(id(optimizer))
-        if seen is None:
-            seen = self.optimizers[id(optimizer)] = OptimizerTags()
+        seen = self._optimizer_tags(optimizer)
         params = seen.parameters(optimizer)
         if seen.steps == 0:
             self.tag(params, wire.PARAMETER)
@@ -153,9 +157,7 @@ class Phases:
             self.on_quiet_point()
             return
         self.end("optimizer")
-        seen = self.optimizers.get(id(optimizer))
-        if seen is None:
-            seen = self.optimizers[id(optimizer)] = OptimizerTags()
+        seen = self._optimizer_tags(optimizer)
         seen.steps += 1
         state = getattr(optimizer, "state", {})
         if len(state) != seen.state_tensors or seen.steps % _STATE_RETAG_STEPS == 1:

@@ -27,7 +27,7 @@
 #include <c10/core/CachingDeviceAllocator.h>
 #include <torch/csrc/profiler/combined_traceback.h>
 
-#include "app/sawtooth-record/inject/torch_tracker.h"
+#include "capture/inject/torch_tracker.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The recorder's writer (workloads/capture/trace_writer.h), beside its physical references on the
+// The recorder's writer (capture/writer/trace_writer.h), beside its physical references on the
 // same machine, in the same run:
 //   BM_Writer        records of a training loop (anatomy's shape: phases, allocator events with
 //                    their host cross-checks, tags, samples, kernels) through the writer thread's
@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "core/io/native_format.h"
-#include "workloads/capture/trace_writer.h"
+#include "capture/writer/trace_writer.h"
 
 namespace sawtooth::bench {
 namespace {

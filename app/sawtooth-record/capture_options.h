@@ -9,7 +9,7 @@
 #include <string>
 
 #include "core/util/result.h"
-#include "workloads/capture/capture_session.h"
+#include "capture/torch/capture_session.h"
 
 namespace sawtooth::record {
 

@@ -27,6 +27,7 @@
 #include "core/io/read_limits.h"
 #include "core/io/summary_json.h"
 #include "core/io/trace_loader.h"
+#include "core/model/meta_keys.h"
 
 namespace {
 
@@ -123,8 +124,8 @@ int main(int argc, char** argv) {
   if (info->parsed()) {
     // A recording still being written says so, not what a killed one would.
     if (sawtooth::isBeingWritten(input)) {
-      trace->meta[std::string(sawtooth::native::kMetaIncompleteReason)] = sawtooth::kStillRecording;
-      trace->meta.erase(std::string(sawtooth::native::kMetaIncompleteDetail));
+      trace->meta[std::string(sawtooth::meta::kIncompleteReason)] = sawtooth::kStillRecording;
+      trace->meta.erase(std::string(sawtooth::meta::kIncompleteDetail));
     }
     const auto summary = sawtooth::summarize(*trace);
     if (as_json) std::cout << sawtooth::summaryJson(*trace, summary) << "\n";

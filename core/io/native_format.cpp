@@ -1,4 +1,5 @@
 #include "core/io/native_format.h"
+#include "core/model/meta_keys.h"
 
 namespace sawtooth {
 
@@ -7,7 +8,7 @@ Status writeNative(const Trace& trace, const std::string& path, Progress* progre
   if (!writer) return writer.error();
   NativeWriter& w = **writer;
   if (Status st = w.beginBatch(); !st) return st;
-  if (Status st = w.setMeta(std::string(native::kMetaSourceFormat), trace.format); !st) return st;
+  if (Status st = w.setMeta(std::string(meta::kSourceFormat), trace.format); !st) return st;
   for (const auto& [k, v] : trace.meta)
     if (Status st = w.setMeta(k, v); !st) return st;
   for (const auto& d : trace.devices)

@@ -15,6 +15,7 @@
 #include "core/io/native_open.h"
 #include "core/io/native_schema_check.h"
 #include "core/io/sqlite_db.h"
+#include "core/model/meta_keys.h"
 
 namespace sawtooth {
 namespace {
@@ -91,7 +92,7 @@ class NativeReader {
       ++row;
     }
     if (Status s = done(*st); !s) return s;
-    auto it = trace_.meta.find(std::string(native::kMetaFormatVersion));
+    auto it = trace_.meta.find(std::string(meta::kFormatVersion));
     if (it == trace_.meta.end()) return Error{fmt::format("{}: no format_version in its meta table", path())};
     const std::string& text = it->second;
     int version = 0;
@@ -106,7 +107,7 @@ class NativeReader {
     trace_.meta.erase(it);
     // A recording that did not finish cleanly keeps its last part in NAME-wal: say so when that
     // file is not beside this one.
-    auto complete = trace_.meta.find(std::string(native::kMetaComplete));
+    auto complete = trace_.meta.find(std::string(meta::kComplete));
     if (!source_.missing_wal.empty() && (complete == trace_.meta.end() || complete->second != "true")) {
       std::string& w = trace_.meta["warnings"];
       w += fmt::format("this recording was not closed, and the last part of it is in {}, which is not here: what "
@@ -366,7 +367,7 @@ class NativeReader {
 
   // The allocator's segments at the trace's end, when the writer said it knew them.
   Status readSegments() {
-    auto known = trace_.meta.find(std::string(native::kMetaSegmentsKnown));
+    auto known = trace_.meta.find(std::string(meta::kSegmentsKnown));
     if (known == trace_.meta.end()) return Ok{};
     trace_.segments_known = known->second == "true";
     trace_.meta.erase(known);

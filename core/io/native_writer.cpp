@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "core/io/sqlite_db.h"
+#include "core/model/meta_keys.h"
 
 namespace sawtooth {
 namespace {
@@ -136,11 +137,11 @@ Result<std::unique_ptr<NativeWriter>> NativeWriter::create(OutputClaim claim, Na
     names += fmt::format("INSERT INTO source_names VALUES({}, '{}');", i, name(static_cast<Source>(i)));
   for (int i = 0; i < kCategoryCount; ++i)
     names += fmt::format("INSERT INTO category_names VALUES({}, '{}');", i, name(static_cast<Category>(i)));
-  names += fmt::format("INSERT INTO meta VALUES('{}', '{}');", native::kMetaFormatVersion, native::kFormatVersion);
+  names += fmt::format("INSERT INTO meta VALUES('{}', '{}');", meta::kFormatVersion, native::kFormatVersion);
   // Until the recorder says otherwise, a recording is what a killed one leaves.
   if (options.recording)
     names += fmt::format("INSERT INTO meta VALUES('{}', 'false'); INSERT INTO meta VALUES('{}', 'killed');",
-                         native::kMetaComplete, native::kMetaIncompleteReason);
+                         meta::kComplete, meta::kIncompleteReason);
   names += "COMMIT;";
   if (Status st = db->exec(names); !st) return st.error();
 
@@ -245,8 +246,8 @@ Status NativeWriter::finish(const std::string& incomplete_reason, const std::str
 
 Status NativeWriter::recordEnding(const std::string& incomplete_reason, const std::string& detail) {
   if (Status st = beginBatch(); !st) return st;
-  const std::string complete(native::kMetaComplete), reason(native::kMetaIncompleteReason),
-      detail_key(native::kMetaIncompleteDetail);
+  const std::string complete(meta::kComplete), reason(meta::kIncompleteReason),
+      detail_key(meta::kIncompleteDetail);
   Status st = setMeta(complete, incomplete_reason.empty() ? "true" : "false");
   if (st) st = incomplete_reason.empty() ? eraseMeta(reason) : setMeta(reason, incomplete_reason);
   if (st) st = detail.empty() ? eraseMeta(detail_key) : setMeta(detail_key, detail);
@@ -364,7 +365,7 @@ Status NativeWriter::writeSegments(const std::vector<SnapshotSegment>& segments)
       if (Status st = impl_->check(stackOrNull(*block, 6, b.stack).run()); !st) return st;
     }
   }
-  return setMeta(std::string(native::kMetaSegmentsKnown), "true");
+  return setMeta(std::string(meta::kSegmentsKnown), "true");
 }
 
 Status NativeWriter::updateCategory(size_t seq, Category category) {
@@ -497,9 +498,9 @@ Status markIncomplete(const std::string& path, const std::string& reason, const 
   auto set = db->prepare("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)");
   if (!set) return set.error();
   Status st = db->exec("BEGIN");
-  if (st) st = set->bind(1, native::kMetaComplete).bind(2, std::string_view("false")).run();
-  if (st) st = set->bind(1, native::kMetaIncompleteReason).bind(2, reason).run();
-  if (st && !detail.empty()) st = set->bind(1, native::kMetaIncompleteDetail).bind(2, detail).run();
+  if (st) st = set->bind(1, meta::kComplete).bind(2, std::string_view("false")).run();
+  if (st) st = set->bind(1, meta::kIncompleteReason).bind(2, reason).run();
+  if (st && !detail.empty()) st = set->bind(1, meta::kIncompleteDetail).bind(2, detail).run();
   if (st) st = db->exec("COMMIT");
   if (!st) return st;
   (void)db->exec("PRAGMA journal_mode=DELETE");

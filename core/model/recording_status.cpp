@@ -2,17 +2,17 @@
 
 #include <fmt/format.h>
 
-#include "core/io/native_schema.h"
+#include "core/model/meta_keys.h"
 
 namespace sawtooth {
 
 RecordingStatus recordingStatus(const std::map<std::string, std::string>& meta) {
   RecordingStatus s;
-  const auto complete = meta.find(std::string(native::kMetaComplete));
+  const auto complete = meta.find(std::string(meta::kComplete));
   if (complete == meta.end() || complete->second != "false") return s;
   s.complete = false;
-  if (auto it = meta.find(std::string(native::kMetaIncompleteReason)); it != meta.end()) s.reason = it->second;
-  if (auto it = meta.find(std::string(native::kMetaIncompleteDetail)); it != meta.end()) s.detail = it->second;
+  if (auto it = meta.find(std::string(meta::kIncompleteReason)); it != meta.end()) s.reason = it->second;
+  if (auto it = meta.find(std::string(meta::kIncompleteDetail)); it != meta.end()) s.detail = it->second;
   if (s.reason.empty()) s.reason = "unknown";
   return s;
 }

@@ -1,5 +1,5 @@
 #pragma once
-// Whether a recording is complete, from the meta keys its recorder writes (native_schema.h:
+// Whether a recording is complete, from the meta keys its recorder writes (core/model/meta_keys.h:
 // complete, incomplete_reason, incomplete_detail), in the words info and the app show:
 // "incomplete recording: killed (the recording process was killed by signal 9 ...)".
 

@@ -2,7 +2,7 @@
 
 #include <optional>
 
-#include "workloads/capture/capture_session.h"
+#include "capture/torch/capture_session.h"
 #include "workloads/experiments/forward_state.h"
 
 namespace sawtooth::workloads {

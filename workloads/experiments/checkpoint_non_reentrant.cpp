@@ -30,7 +30,7 @@
 #include <torch/csrc/autograd/graph_task.h>
 #include <torch/csrc/autograd/saved_variable_hooks.h>
 
-#include "workloads/capture/capture_session.h"
+#include "capture/torch/capture_session.h"
 #include "workloads/experiments/checkpoint.h"
 #include "workloads/experiments/forward_state.h"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "workloads/capture/capture_session.h"
+#include "capture/torch/capture_session.h"
 #include "workloads/experiments/workload.h"
 
 namespace sawtooth::workloads {

@@ -12,15 +12,15 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "app/sawtooth-record/inject/wire.h"
+#include "core/recording/wire.h"
 #include "app/sawtooth-record/program/output_paths.h"
 #include "app/sawtooth-record/program/posix_files.h"
 #include "app/sawtooth-record/program/program_launcher.h"
-#include "app/sawtooth-record/program/shim_server.h"
+#include "capture/ingest/shim_server.h"
 #include "app/sawtooth-record/program/support_files.h"
 #include "core/io/native_format.h"
 #include "core/io/trace_merge.h"
-#include "workloads/capture/capture_window.h"
+#include "capture/writer/capture_window.h"
 
 namespace sawtooth::record {
 namespace {

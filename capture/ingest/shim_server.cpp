@@ -1,0 +1,189 @@
+#include "capture/ingest/shim_server.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "capture/ingest/wire_reader.h"
+
+namespace sawtooth::record {
+namespace {
+
+constexpr int kPollMs = 20;
+constexpr size_t kReadChunk = 1 << 20;
+constexpr size_t kMaxConnections = 4096;
+
+std::string socketFolder() {
+  // A short path: a Unix socket's path must fit in 108 bytes.
+  for (const char* base : {static_cast<const char*>(std::getenv("TMPDIR")), "/tmp"}) {
+    if (!base || !*base || std::strlen(base) > 60) continue;
+    std::string pattern = std::string(base) + "/sawtooth-XXXXXX";
+    if (mkdtemp(pattern.data())) return pattern;
+  }
+  return {};
+}
+
+}  // namespace
+
+struct ShimServer::Connection {
+  int id = 0;
+  int fd = -1;
+  int pid = 0;
+  bool hello = false;
+  FrameReader reader;
+};
+
+ShimServer::ShimServer(const RecordingContext& context, int listen_fd, std::string dir, std::string socket_path)
+    : context_(context), listen_fd_(listen_fd), dir_(std::move(dir)), socket_path_(std::move(socket_path)) {}
+
+Result<std::unique_ptr<ShimServer>> ShimServer::start(const RecordingContext& context) {
+  const std::string dir = socketFolder();
+  if (dir.empty()) return Error{fmt::format("cannot create a private folder for the recording socket: {}", std::strerror(errno))};
+  const std::string path = dir + "/channel";
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return Error{fmt::format("cannot create the recording socket: {}", std::strerror(errno))};
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || listen(fd, 128) != 0) {
+    const std::string why = std::strerror(errno);
+    close(fd);
+    unlink(path.c_str());
+    rmdir(dir.c_str());
+    return Error{fmt::format("cannot listen on {}: {}", path, why)};
+  }
+  auto server = std::unique_ptr<ShimServer>(new ShimServer(context, fd, dir, path));
+  server->thread_ = std::thread([s = server.get()] { s->run(); });
+  return server;
+}
+
+ShimServer::~ShimServer() {
+  if (thread_.joinable()) (void)stop({});
+  if (listen_fd_ >= 0) close(listen_fd_);
+  if (!socket_path_.empty()) unlink(socket_path_.c_str());
+  if (!dir_.empty()) rmdir(dir_.c_str());
+}
+
+void ShimServer::acceptAll() {
+  for (;;) {
+    const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd < 0) return;
+    ucred cred{};
+    socklen_t len = sizeof cred;
+    if (connections_.size() >= kMaxConnections || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 ||
+        cred.uid != getuid()) {
+      close(fd);
+      continue;
+    }
+    auto c = std::make_unique<Connection>();
+    c->id = next_connection_++;
+    c->fd = fd;
+    c->pid = cred.pid;
+    connections_.emplace(c->id, std::move(c));
+    ++open_;
+    ++made_;
+  }
+}
+
+void ShimServer::closeConnection(Connection& c, const std::string& why) {
+  if (c.fd < 0) return;
+  close(c.fd);
+  c.fd = -1;
+  --open_;
+  if (!why.empty() && context_.notify)
+    context_.notify("warning", fmt::format("pid {}: its connection was closed: {}", c.pid, why));
+  if (auto p = processes_.find(c.pid); p != processes_.end()) p->second->onConnectionClosed(c.id);
+}
+
+bool ShimServer::readFrom(Connection& c) {
+  static thread_local std::string buffer(kReadChunk, '\0');
+  for (int rounds = 0; rounds < 8; ++rounds) {
+    const ssize_t n = read(c.fd, buffer.data(), buffer.size());
+    if (n == 0) return false;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return true;
+      return false;
+    }
+    Status st = c.reader.feed(std::string_view(buffer.data(), static_cast<size_t>(n)),
+                              [&](const wire::Header& h, std::string_view payload) -> Status {
+                                if (!c.hello) {
+                                  if (h.type != wire::FrameType::Hello) return Error{"the first frame is not a hello"};
+                                  auto j = nlohmann::json::parse(payload, nullptr, false);
+                                  auto& p = processes_[c.pid];
+                                  if (!p) p = std::make_unique<ProcessRecording>(c.pid, context_);
+                                  if (Status s = p->onHello(c.id, j); !s) return s;
+                                  c.hello = true;
+                                  return Ok{};
+                                }
+                                return processes_.at(c.pid)->onFrame(c.id, h, payload);
+                              });
+    if (!st) {
+      closeConnection(c, "bad data: " + st.error().message);
+      return false;
+    }
+  }
+  return true;
+}
+
+void ShimServer::run() {
+  std::vector<pollfd> fds;
+  std::vector<Connection*> owners;
+  while (!stopping_.load()) {
+    fds.clear();
+    owners.clear();
+    fds.push_back({listen_fd_, POLLIN, 0});
+    owners.push_back(nullptr);
+    for (auto& [id, c] : connections_)
+      if (c->fd >= 0) fds.push_back({c->fd, POLLIN, 0}), owners.push_back(c.get());
+    poll(fds.data(), fds.size(), kPollMs);
+    if (fds[0].revents & POLLIN) acceptAll();
+    for (size_t i = 1; i < fds.size(); ++i)
+      if (fds[i].revents & (POLLIN | POLLHUP | POLLERR))
+        if (!readFrom(*owners[i])) closeConnection(*owners[i], "");
+    for (auto it = connections_.begin(); it != connections_.end();)
+      it = it->second->fd < 0 ? connections_.erase(it) : std::next(it);
+    const int64_t now = capture::clockNs();
+    for (auto& [pid, p] : processes_) p->tick(now);
+  }
+}
+
+std::vector<RecordedProcess> ShimServer::stop(const std::map<int, std::string>& exits) {
+  stopping_.store(true);
+  if (thread_.joinable()) thread_.join();
+  // What is already in the sockets still counts.
+  for (auto& [id, c] : connections_) {
+    if (c->fd < 0) continue;
+    while (readFrom(*c)) {
+      pollfd p{c->fd, POLLIN, 0};
+      if (poll(&p, 1, 0) <= 0) break;
+    }
+    closeConnection(*c, "");
+  }
+  connections_.clear();
+  std::vector<RecordedProcess> out;
+  for (auto& [pid, p] : processes_) {
+    RecordedProcess r;
+    r.pid = pid;
+    r.rank = p->rank();
+    auto e = exits.find(pid);
+    if (Status st = p->finish(e == exits.end() ? std::string() : e->second); !st) r.error = st.error().message;
+    r.path = p->hasFile() ? p->path() : std::string();
+    r.clean = p->clean();
+    r.summary = p->summary();
+    out.push_back(std::move(r));
+  }
+  processes_.clear();
+  return out;
+}
+
+}  // namespace sawtooth::record

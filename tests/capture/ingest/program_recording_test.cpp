@@ -1,0 +1,235 @@
+// A recorded process as the recorder sees it, without a process: frames in, a .sawtooth out with
+// phases, categories (the same rules as the built-in workloads), stacks, kernels and the
+// completeness marking. Also where files go.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "core/recording/wire.h"
+#include "capture/inject/wire_connection.h"
+#include "app/sawtooth-record/program/output_paths.h"
+#include "capture/ingest/process_recording.h"
+#include "capture/ingest/wire_reader.h"
+#include "core/io/native_format.h"
+#include "core/io/native_schema.h"
+#include "core/model/meta_keys.h"
+
+namespace sawtooth::record {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string tempDir(const std::string& name) {
+  const auto dir = fs::temp_directory_path() / "sawtooth-record-tests" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir.string();
+}
+
+constexpr int64_t kT0 = 1'000'000;
+constexpr int kConn = 1;
+
+struct Sender {
+  ProcessRecording& p;
+  uint8_t stream = 0;
+  void frame(wire::FrameType type, std::string_view payload) {
+    wire::Header h{static_cast<uint32_t>(payload.size()), type, stream, 0};
+    Status st = p.onFrame(kConn, h, payload);
+    ASSERT_TRUE(st.ok()) << st.error().message;
+  }
+  void records(std::vector<wire::Record> rs) {
+    std::string payload;
+    for (auto& r : rs) wire::appendPod(payload, r);
+    frame(wire::FrameType::Records, payload);
+  }
+};
+
+wire::Record mem(int64_t t, Action a, uint64_t addr, int64_t size, uint32_t stack = wire::kNoStack) {
+  return {kT0 + t, addr, size, 0, stack, 0, static_cast<uint8_t>(a), static_cast<uint8_t>(wire::RecordKind::Allocator)};
+}
+wire::Record marker(int64_t t, wire::RecordKind k, uint64_t name) {
+  return {kT0 + t, name, 0, 0, wire::kNoStack, 0, 0, static_cast<uint8_t>(k)};
+}
+wire::Record tag(int64_t t, uint64_t addr, Category c) {
+  return {kT0 + t, addr, 0, 0, wire::kNoStack, 0, static_cast<uint8_t>(c), static_cast<uint8_t>(wire::RecordKind::Tag)};
+}
+
+RecordingContext contextFor(const std::string& path) {
+  RecordingContext c;
+  c.t0_ns = kT0;
+  c.command = {"python", "train.py", "--lr", "3e-4"};
+  c.cwd = "/work";
+  c.meta = {{"env.CUDA_VISIBLE_DEVICES", "0"}};
+  c.claim_path = [path](int, int) { return path; };
+  c.hold_back_ns = 0;
+  return c;
+}
+
+TEST(ProcessRecording, OneTrainingStepBecomesPhasesAndCategories) {
+  const std::string path = tempDir("step") + "/train.sawtooth";
+  RecordingContext context = contextFor(path);
+  std::vector<std::string> started;
+  context.file_started = [&](int pid, int rank, const std::string& file) {
+    started.push_back(fmt::format("{} {} {}", pid, rank, file));
+  };
+  ProcessRecording p(4242, context);
+  ASSERT_TRUE(p.onHello(kConn, {{"role", "shim"}, {"rank", -1}, {"torch", "2.11.0"}}).ok());
+  Sender s{p};
+  wire::NameTable names;
+  const uint32_t forward = names.id("forward"), backward = names.id("backward"), optimizer = names.id("optimizer"),
+                 range = names.id("my block");
+  std::string names_frame;
+  names.appendNew(names_frame, 0);
+  s.frame(wire::FrameType::Names, std::string_view(names_frame).substr(wire::kHeaderSize));
+  wire::StackTable stacks;
+  const uint32_t stack = stacks.stack({stacks.frame("forward", "model.py", 3), stacks.frame("<module>", "train.py", 9)});
+  std::string stack_frames;
+  stacks.appendNew(stack_frames, 0);
+  FrameReader reader;
+  ASSERT_TRUE(reader.feed(stack_frames, [&](const wire::Header& h, std::string_view pl) { return p.onFrame(kConn, h, pl); }).ok());
+
+  s.records({
+      mem(10, Action::Alloc, 0x1000, 400),  // the weight, tagged at the first forward
+      marker(20, wire::RecordKind::PhaseBegin, forward),
+      tag(21, 0x1000, Category::Parameter),
+      {kT0 + 22, range, 0, 77, wire::kNoStack, 0, 0, static_cast<uint8_t>(wire::RecordKind::AnnotationBegin)},
+      mem(25, Action::Alloc, 0x2000, 100, stack),  // an activation: born in forward, alive at backward
+      mem(26, Action::Alloc, 0x3000, 50),          // a temporary: born and freed in forward
+      mem(27, Action::FreeCompleted, 0x3000, 50),
+      {kT0 + 28, 0, 0, 77, wire::kNoStack, 0, 0, static_cast<uint8_t>(wire::RecordKind::AnnotationEnd)},
+      marker(30, wire::RecordKind::PhaseEnd, forward),
+      marker(31, wire::RecordKind::PhaseBegin, backward),
+      mem(32, Action::Alloc, 0x4000, 400),  // the gradient
+      mem(33, Action::FreeCompleted, 0x2000, 100),
+      marker(40, wire::RecordKind::PhaseEnd, backward),
+      tag(41, 0x4000, Category::Gradient),
+      marker(42, wire::RecordKind::PhaseBegin, optimizer),
+      mem(43, Action::Alloc, 0x5000, 800),
+      marker(44, wire::RecordKind::PhaseEnd, optimizer),
+      tag(45, 0x5000, Category::OptimizerState),
+  });
+  p.tick(kT0 + 1'000'000);
+  std::string bye;
+  wire::appendFrame(bye, wire::FrameType::Bye, 0, R"({"reason": "exit"})");
+  ASSERT_TRUE(reader.feed(bye, [&](const wire::Header& h, std::string_view pl) { return p.onFrame(kConn, h, pl); }).ok());
+  p.onConnectionClosed(kConn);
+  ASSERT_TRUE(p.finish("exit 0").ok());
+  EXPECT_TRUE(p.clean());
+  ASSERT_EQ(p.path(), path);
+
+  auto trace = readNative(path);
+  ASSERT_TRUE(trace.ok()) << trace.error().message;
+  const Trace& t = *trace;
+  EXPECT_EQ(t.meta.at(std::string(meta::kComplete)), "true");
+  EXPECT_EQ(t.meta.at("program.exit"), "exit 0");
+  EXPECT_EQ(t.meta.at("program.torch"), "2.11.0");
+  EXPECT_EQ(t.meta.at("env.CUDA_VISIBLE_DEVICES"), "0");
+  ASSERT_EQ(t.runs.size(), 1u);
+  EXPECT_EQ(t.runs[0].name, "python train.py --lr 3e-4");
+  EXPECT_EQ(t.runs[0].workload, "program");
+
+  std::map<uint64_t, Category> alloc_category;
+  for (size_t i = 0; i < t.events.size(); ++i)
+    if (t.events.action()[i] == Action::Alloc) alloc_category[t.events.addr()[i]] = t.events.category()[i];
+  EXPECT_EQ(alloc_category[0x1000], Category::Parameter);
+  EXPECT_EQ(alloc_category[0x2000], Category::Activation);
+  EXPECT_EQ(alloc_category[0x3000], Category::Temporary);
+  EXPECT_EQ(alloc_category[0x4000], Category::Gradient);
+  EXPECT_EQ(alloc_category[0x5000], Category::OptimizerState);
+
+  std::vector<std::string> phase_names;
+  bool annotation = false;
+  for (const Phase& ph : t.phases) {
+    if (ph.kind == PhaseKind::Annotation) {
+      annotation = ph.name == "my block" && ph.end_ns - ph.begin_ns == 6;
+      continue;
+    }
+    phase_names.push_back(ph.name);
+  }
+  EXPECT_EQ(phase_names, (std::vector<std::string>{"forward", "backward", "optimizer"}));
+  EXPECT_TRUE(annotation);
+  // The activation keeps its stack, innermost frame first.
+  for (size_t i = 0; i < t.events.size(); ++i)
+    if (t.events.addr()[i] == 0x2000 && t.events.action()[i] == Action::Alloc) {
+      const auto frames = t.stacks.stack(t.events.stack()[i]);
+      ASSERT_EQ(frames.size(), 2u);
+      EXPECT_EQ(t.stacks.frame(frames[0]).name, "forward");
+      EXPECT_EQ(t.stacks.frame(frames[1]).file, "train.py");
+    }
+  EXPECT_EQ(started, (std::vector<std::string>{"4242 -1 " + path}));
+}
+
+TEST(ProcessRecording, AProcessThatDiesBeforeItsLastDeliveryIsMarkedIncomplete) {
+  const std::string path = tempDir("killed") + "/killed.sawtooth";
+  RecordingContext context = contextFor(path);
+  ProcessRecording p(7, context);
+  ASSERT_TRUE(p.onHello(kConn, {{"role", "shim"}}).ok());
+  Sender s{p};
+  s.records({mem(5, Action::Alloc, 0x10, 64)});
+  p.onConnectionClosed(kConn);  // no Bye
+  ASSERT_TRUE(p.finish("killed by signal 9 (Killed)").ok());
+  EXPECT_FALSE(p.clean());
+  auto trace = readNative(path);
+  ASSERT_TRUE(trace.ok());
+  EXPECT_EQ(trace->meta.count(std::string(meta::kComplete)) ? trace->meta.at(std::string(meta::kComplete))
+                                                                  : "",
+            "false");
+  EXPECT_NE(trace->meta.at(std::string(meta::kIncompleteReason)).find("killed by signal 9"), std::string::npos);
+  EXPECT_EQ(trace->events.size(), 1u);
+}
+
+TEST(ProcessRecording, RefusesRecordsNamingUndefinedStacksOrActions) {
+  RecordingContext context = contextFor(tempDir("hostile") + "/h.sawtooth");
+  ProcessRecording p(8, context);
+  ASSERT_TRUE(p.onHello(kConn, {{"role", "tracker"}}).ok());
+  std::string payload;
+  wire::appendPod(payload, mem(1, Action::Alloc, 0x10, 8, /*stack*/ 99));
+  EXPECT_FALSE(p.onFrame(kConn, {static_cast<uint32_t>(payload.size()), wire::FrameType::Records, 0, 0}, payload).ok());
+  payload.clear();
+  wire::Record bad = mem(1, Action::Alloc, 0x10, 8);
+  bad.action = 200;
+  wire::appendPod(payload, bad);
+  EXPECT_FALSE(p.onFrame(kConn, {static_cast<uint32_t>(payload.size()), wire::FrameType::Records, 0, 0}, payload).ok());
+  EXPECT_FALSE(p.onFrame(2, {0, wire::FrameType::Meta, 0, 0}, "").ok()) << "a frame before its connection's hello";
+  EXPECT_FALSE(p.onHello(kConn, {{"role", "again"}}).ok());
+  ASSERT_TRUE(p.finish("").ok());
+  EXPECT_FALSE(p.hasFile()) << "nothing valid was recorded";
+}
+
+TEST(OutputPaths, FirstUnrankedProcessGetsTheFileRanksTheirOwnAndMergeTheRest) {
+  const std::string dir = tempDir("paths");
+  const std::string out = dir + "/run.sawtooth";
+  OutputPaths paths(out, false);
+  EXPECT_EQ(paths.claim(100, -1), out);
+  EXPECT_EQ(paths.claim(101, -1), dir + "/run.pid101.sawtooth");
+  EXPECT_EQ(paths.claim(102, 1), dir + "/run.rank1.sawtooth");
+  EXPECT_EQ(paths.claim(103, 1), dir + "/run.rank1.2.sawtooth") << "two processes claimed rank 1";
+  EXPECT_EQ(paths.mergedPath(), dir + "/run.ranks.sawtooth") << "the file asked for is taken";
+
+  std::ofstream(dir + "/other.rank0.sawtooth") << "an earlier recording";
+  OutputPaths careful(dir + "/other.sawtooth", false);
+  EXPECT_EQ(careful.claim(5, 0), dir + "/other.rank0.2.sawtooth") << "an existing file is never replaced";
+  EXPECT_EQ(careful.mergedPath(), dir + "/other.sawtooth");
+}
+
+TEST(OutputPaths, DefaultNamesAndRefusals) {
+  const std::string dir = tempDir("defaults");
+  const std::time_t when = 1'800'000'000;
+  const std::string name = defaultOutPath({"python", "-u", "scripts/train.py", "--x"}, when);
+  EXPECT_TRUE(name.starts_with("train-")) << name;
+  EXPECT_TRUE(name.ends_with(".sawtooth"));
+  EXPECT_TRUE(defaultOutPath({"/usr/bin/env"}, when).starts_with("env-"));
+  EXPECT_TRUE(checkOutPath(dir, false).has_value()) << "a folder";
+  std::ofstream(dir + "/x.sawtooth") << "x";
+  EXPECT_TRUE(checkOutPath(dir + "/x.sawtooth", false).has_value());
+  EXPECT_FALSE(checkOutPath(dir + "/x.sawtooth", true).has_value());
+  EXPECT_TRUE(checkOutPath(dir + "/missing/x.sawtooth", true).has_value());
+  EXPECT_FALSE(checkOutPath(dir + "/new.sawtooth", false).has_value());
+}
+
+}  // namespace
+}  // namespace sawtooth::record

@@ -10,7 +10,8 @@ so that both see the same machine load:
     default, what PyTorch's _memory_viz.py gets).
 
 The files are read once first, so every run finds them in the page cache. Prints one JSON line per
-run and a Markdown table (best and median of the runs, and the ratios of the bests).
+run and a Markdown table (best and median of the runs, and the ratios of the bests); with --out NAME.md,
+writes the table under a title to NAME.md and the runs, with the command and the machine, to NAME.json.
 
 Usage: time_import_side_by_side.py --tool build/rel/bin/sawtooth-trace [--gui build/rel/bin/sawtooth]
                                    [--runs 5] [--out bench/results/NAME.md] FILE...
@@ -90,6 +91,7 @@ def main():
 
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     rows = []
+    runs = []
     load_before = loadavg()
     for path in args.files:
         with open(path, "rb") as f:
@@ -115,10 +117,12 @@ def main():
                               **{f"{k} peak RSS MB": round(v[-1] / 1e6, 1) for k, v in rss.items() if v}}), flush=True)
         del raw
         rows.append((path, size, events, times, rss))
+        runs.append((os.path.basename(path), times, rss))
     load_after = loadavg()
 
+    command = " ".join([os.path.relpath(sys.argv[0])] + sys.argv[1:])
     lines = [f"Machine: {machine()}.", f"Load average before / after: {load_before} / {load_after}.",
-             f"Command: `{' '.join([os.path.relpath(sys.argv[0])] + sys.argv[1:])}`", "",
+             f"Command: `{command}`", "",
              "| file | size | events | what | best (s) | median (s) | runs (s) | peak RSS | best vs pickle.loads gc off | gc on |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for path, size, events, times, rss in rows:
@@ -136,8 +140,15 @@ def main():
     table = "\n".join(lines)
     print(table)
     if args.out:
+        date = time.strftime("%Y-%m-%d")
         with open(args.out, "w") as f:
-            f.write(table + "\n")
+            f.write(f"# Snapshot import, whole process, beside pickle.loads ({date})\n\n" + table + "\n")
+        with open(os.path.splitext(args.out)[0] + ".json", "w") as f:
+            json.dump({"command": command, "date": date, "machine": machine(), "load_before": load_before,
+                       "load_after": load_after,
+                       "runs": [{"file": name, "seconds": times, "peak_rss_bytes": rss} for name, times, rss in runs]},
+                      f, indent=1)
+            f.write("\n")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ import subprocess
 import sys
 
 tool, results, python_json, out_json = sys.argv[1:5]
+COMMAND = " ".join(["python3", "bench/gpu/compare.py", *sys.argv[1:]])  # kept in the JSON it writes
 only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
 py = json.load(open(python_json))
 
@@ -95,7 +96,7 @@ def print_rows():
 
 if only == "checkpointing":
     checkpointing_rows()
-    result = {"device": py["device"], "torch": py["torch"], "rows": rows}
+    result = {"command": COMMAND, "device": py["device"], "torch": py["torch"], "rows": rows}
     with open(out_json, "w") as f:
         json.dump(result, f, indent=1)
     print_rows()
@@ -150,7 +151,7 @@ for kind in ("anatomy", "precision"):
             ratios.append(m(runs(f_on)[run_name], name) / m(runs(f_off)[run_name], name))
         overhead[f"{kind}/{run_name}"] = {"ratio_median": statistics.median(ratios), "ratios": ratios}
 
-result = {"device": py["device"], "torch": py["torch"], "rows": rows, "gradient_difference": gradient,
+result = {"command": COMMAND, "device": py["device"], "torch": py["torch"], "rows": rows, "gradient_difference": gradient,
           "capture_overhead": overhead, "capture_overhead_by_source_bf16": breakdown,
           "capture_overhead_ratio": max((v["ratio_median"] for v in overhead.values()), default=None)}
 with open(out_json, "w") as f:

@@ -8,7 +8,7 @@
 // transaction; the events table has no index but its integer key (seq, the rowid, appended in
 // order); synchronous=OFF while recording, because what a killed process wrote is in the page
 // cache and survives it (only a power loss could lose the last batches, and finish() syncs).
-// Measured beside raw SQLite and write() in bench/bench_writer.cpp.
+// Measured beside raw SQLite and write() in bench/capture/bench_writer.cpp.
 
 #include <memory>
 #include <span>

@@ -4,7 +4,7 @@
 #             stacks, as TECHNICAL_NOTES.md measured: about 936,000 events, 63 MB), then
 #             `sawtooth-trace info --json` reads it, whole process, side by side with Python's
 #             pickle.loads of the same bytes, interleaved, 5 runs each
-#             (bench/time_import_side_by_side.py); then the same for 2,000 steps with C++ frames
+#             (bench/core/time_import_side_by_side.py); then the same for 2,000 steps with C++ frames
 #             too (stacks="all": deeper stacks on every event). Expected duration: about 3 minutes
 #             (25 s + 5 s dump, 10 s + 3 s dump, then about 10 s of timing per file).
 # It prints the timing tables (the ratio column is the result: >= 3x is the target) and the peak
@@ -42,7 +42,7 @@ EOF
     $TRACE info --json "$f" > "${f%.pickle}.info.json" || echo "info failed on $f"
     python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(sys.argv[1], j['events'], 'events,', j['stacks'], 'stacks, anomalies', [(a['kind'], a['count']) for a in j['anomalies']])" "${f%.pickle}.info.json"
   done
-  python3 bench/time_import_side_by_side.py --tool "$TRACE" --runs 5 --out "$R/decoder-real-snapshots.md" \
+  python3 bench/core/time_import_side_by_side.py --tool "$TRACE" --runs 5 --out "$R/decoder-real-snapshots.md" \
     "$R/real-anatomy-8000-python.pickle" "$R/real-anatomy-2000-all.pickle" > "$R/decoder-real-snapshots.jsonl"
   cat "$R/decoder-real-snapshots.md"
   rm -f "$R"/real-anatomy-*.pickle

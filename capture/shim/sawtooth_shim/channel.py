@@ -11,7 +11,7 @@ LIVE_DELAY_NS (the thread kept from the GIL), or a frame's worth waits. The reco
 without watermarks back for 50 ms, so both stay below that. Sends from the program's thread were
 what the live stream cost a step-like loop; the thread's sweeps, on a fixed period and asleep after
 a second with nothing to send, cost it nothing measurable
-(bench/shim/live_sweep_bench.py, bench/results/cpu-shim-live-stream-2026-12-01.md).
+(bench/capture/shim/live_sweep_bench.py, bench/results/cpu-shim-live-stream-2026-12-01.md).
 
 A signal handler runs in the main thread between any two bytecodes, possibly while that thread
 holds the lock half-way through a send: the handler must not send then (the lock is not

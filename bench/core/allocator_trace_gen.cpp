@@ -1,4 +1,4 @@
-#include "bench/allocator_trace_gen.h"
+#include "bench/core/allocator_trace_gen.h"
 
 #include <map>
 #include <random>

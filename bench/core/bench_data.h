@@ -1,7 +1,7 @@
 #pragma once
 // Where the benchmarks find their inputs, and the process measurements they report.
-// Inputs are written by bench/gen_snapshot.py into $SAWTOOTH_BENCH_DATA (default build/bench-data,
-// relative to the working directory); bench/run_cpu_benchmarks.sh does it all.
+// Inputs are written by bench/core/gen_snapshot.py into $SAWTOOTH_BENCH_DATA (default build/bench-data,
+// relative to the working directory); bench/core/run_cpu_benchmarks.sh does it all.
 
 #include <cstddef>
 #include <memory>

@@ -1,12 +1,12 @@
 // Whole-file import of a PyTorch memory snapshot (read, unpickle, import: loadTrace), its parts,
 // and what the trace then holds resident. The reference is Python's pickle.loads on the same
-// bytes (bench/time_pickle_loads.py), which bench/run_cpu_benchmarks.sh runs beside these.
+// bytes (bench/core/time_pickle_loads.py), which bench/core/run_cpu_benchmarks.sh runs beside these.
 
 #include <benchmark/benchmark.h>
 
 #include <optional>
 
-#include "bench/bench_data.h"
+#include "bench/core/bench_data.h"
 #include "core/io/file_bytes.h"
 #include "core/io/pickle_document.h"
 #include "core/io/snapshot_importer.h"

@@ -1,25 +1,25 @@
 #!/usr/bin/env bash
 # The recorder's writer beside its physical references, in one run, interleaved round by round:
-# bench/bench_writer.cpp's BM_Writer (the writer's whole path), BM_RawSqlite (the same rows with
+# bench/capture/bench_writer.cpp's BM_Writer (the writer's whole path), BM_RawSqlite (the same rows with
 # the plain SQLite C API), BM_WriteBytes (write() of the same bytes) and BM_KernelPath (time per
 # step at 2,000 to 16,000 steps). Times are the writer thread's CPU time (user + system): on a
 # shared machine wall time measures the other processes too. Writes
 # bench/results/cpu-writer-<date>.md and .json with the machine, its load and the command.
 #
-# Usage: bench/run_writer_benchmark.sh [--build-dir build/bench] [--data-dir build/bench-data]
+# Usage: bench/capture/run_writer_benchmark.sh [--build-dir build/bench] [--data-dir build/bench-data]
 #                                      [--rounds 3] [--jobs 2] [--baseline PATH --baseline-name REV]
 # --baseline runs BM_KernelPath of an older build (same benchmark, that revision's writer) in the
 # same rounds, for a before/after table.
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 BUILD=build/bench
 DATA=build/bench-data
 ROUNDS=3
 JOBS=2
 BASELINE=""
 BASELINE_NAME="baseline"
-COMMAND_LINE="bench/run_writer_benchmark.sh $*"
+COMMAND_LINE="bench/capture/run_writer_benchmark.sh $*"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build-dir) BUILD=$2; shift 2 ;;

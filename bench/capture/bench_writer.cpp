@@ -14,7 +14,7 @@
 //   BM_KernelPath    steps of kernels and phases only, at 2,000 to 16,000 steps: the time per
 //                    step stays flat when the kernel path is linear in its records.
 // Only the writer's own work is timed (manual time); making the records is not.
-// Run by bench/run_writer_benchmark.sh, which writes bench/results/cpu-writer-<date>.md.
+// Run by bench/capture/run_writer_benchmark.sh, which writes bench/results/cpu-writer-<date>.md.
 
 #include <benchmark/benchmark.h>
 #include <fcntl.h>

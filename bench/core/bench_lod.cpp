@@ -5,7 +5,7 @@
 
 #include "core/analysis/lod_pyramid.h"
 #include "core/analysis/series.h"
-#include "bench/bench_data.h"
+#include "bench/core/bench_data.h"
 
 namespace sawtooth::bench {
 namespace {

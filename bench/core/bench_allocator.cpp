@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <random>
 
-#include "bench/allocator_trace_gen.h"
+#include "bench/core/allocator_trace_gen.h"
 #include "core/analysis/allocator_history.h"
 #include "core/analysis/fragmentation_series.h"
 #include "core/analysis/segment_map.h"

@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "bench/bench_data.h"
+#include "bench/core/bench_data.h"
 #include "core/analysis/trace_analysis.h"
 
 namespace sawtooth::bench {

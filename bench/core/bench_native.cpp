@@ -5,7 +5,7 @@
 
 #include <optional>
 
-#include "bench/bench_data.h"
+#include "bench/core/bench_data.h"
 #include "core/io/native_format.h"
 
 namespace sawtooth::bench {

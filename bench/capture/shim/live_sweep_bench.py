@@ -18,7 +18,7 @@ import time
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--variant", choices=["default", "nothread"], default="default")
-parser.add_argument("--shim", default=os.path.join(os.path.dirname(__file__), "..", "..", "app", "sawtooth-record", "shim"))
+parser.add_argument("--shim", default=os.path.join(os.path.dirname(__file__), "..", "..", "..", "capture", "shim"))
 parser.add_argument("--steps", type=int, default=200)
 args = parser.parse_args()
 sys.path.insert(0, args.shim)

@@ -1,4 +1,4 @@
-#include "bench/bench_data.h"
+#include "bench/core/bench_data.h"
 
 #include <malloc.h>
 #include <unistd.h>
@@ -23,7 +23,7 @@ std::string requireData(const std::string& name) {
   const std::string path = dataDir() + "/" + name;
   if (!exists(path)) {
     std::fprintf(stderr,
-                 "missing %s: run bench/run_cpu_benchmarks.sh, or bench/gen_snapshot.py, and set "
+                 "missing %s: run bench/core/run_cpu_benchmarks.sh, or bench/core/gen_snapshot.py, and set "
                  "SAWTOOTH_BENCH_DATA to its folder\n",
                  path.c_str());
     std::exit(2);

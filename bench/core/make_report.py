@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turns the outputs of bench/run_cpu_benchmarks.sh into bench/results/cpu-core-<date>.md (the
+"""Turns the outputs of bench/core/run_cpu_benchmarks.sh into bench/results/cpu-core-<date>.md (the
 machine, the command, every number, each target met or not met) and a .json with the same data.
 Python standard library only."""
 import argparse
@@ -199,7 +199,7 @@ def main():
               f"benchmark processes ran at niceness {os.nice(0)}.",
               f"Commit: {m['commit']}. Build: Release (build/bench).", "",
               "Command:", "", "```", a.command, "```", "",
-              "Data (bench/gen_snapshot.py, in the data folder, not committed): " +
+              "Data (bench/core/gen_snapshot.py, in the data folder, not committed): " +
               ", ".join(f"{f} {sizes[f] / 2**20:.0f} MiB" for f in data_files if f.startswith(("snapshot_5", "snapshot_10", "trace_10"))) + ".",
               ""]
     lines += ["## Targets", "", "| target | measured | reference | result |", "|---|---|---|---|"]
@@ -227,7 +227,7 @@ def main():
             lines.append(f"| {n}{' (' + b['label'] + ')' if b.get('label') else ''} | {b['real_time']:.4g} {b['time_unit']} | "
                          f"{now['real_time']:.4g} {now['time_unit']} | {seconds(b) / seconds(now):.2f}x |")
         results["before"] = {"name": a.before_name, "benchmarks": before}
-    lines += ["", "Python `pickle.loads` on the same bytes (bench/time_pickle_loads.py; reading the file not timed):", "",
+    lines += ["", "Python `pickle.loads` on the same bytes (bench/core/time_pickle_loads.py; reading the file not timed):", "",
               "| file | gc | runs (s) | min (s) | median (s) |", "|---|---|---|---|---|"]
     lines += [f"| {r['file']} | {r['gc']} | {', '.join(str(s) for s in r['seconds'])} | {r['min']} | {r['median']} |" for r in pickle_runs]
     if gui_runs:

@@ -9,14 +9,14 @@
 # Data (build/bench-data, gitignored) is generated on first use: about 1.2 GB of pickles and a
 # 0.4 GB .sawtooth file; the first run spends a few minutes writing them.
 #
-# Usage: bench/run_cpu_benchmarks.sh [--build-dir build/bench] [--data-dir build/bench-data]
+# Usage: bench/core/run_cpu_benchmarks.sh [--build-dir build/bench] [--data-dir build/bench-data]
 #                                    [--runs 3] [--jobs 2] [--gui PATH/TO/sawtooth] [--no-gui]
 #                                    [--baseline PATH/TO/older/sawtooth_bench_core --baseline-name REV]
 # --baseline runs the same import and open benchmarks with an older build of the program, in the
 # same run, for a before/after table.
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
 BUILD=build/bench
 DATA=build/bench-data
@@ -26,7 +26,7 @@ GUI=""
 NO_GUI=0
 BASELINE=""
 BASELINE_NAME="baseline"
-COMMAND_LINE="bench/run_cpu_benchmarks.sh $*"
+COMMAND_LINE="bench/core/run_cpu_benchmarks.sh $*"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build-dir) BUILD=$2; shift 2 ;;
@@ -60,7 +60,7 @@ echo "== data ($DATA)"
 for spec in 500k:500000 5m:5000000 10m:10000000; do
   name=${spec%%:*}; events=${spec##*:}
   if [[ ! -f "$DATA/snapshot_$name.pickle" ]]; then
-    python3 bench/gen_snapshot.py --events "$events" --out "$DATA/snapshot_$name.pickle"
+    python3 bench/core/gen_snapshot.py --events "$events" --out "$DATA/snapshot_$name.pickle"
   fi
 done
 # The 10 M-event .sawtooth is written by the benchmark program itself (writeNative) on first use.
@@ -83,7 +83,7 @@ for name in 500k 5m; do
 done
 
 echo "== reference: Python pickle.loads ($RUNS runs per file, gc enabled and disabled)"
-python3 bench/time_pickle_loads.py --runs "$RUNS" "$DATA/snapshot_500k.pickle" "$DATA/snapshot_5m.pickle" \
+python3 bench/core/time_pickle_loads.py --runs "$RUNS" "$DATA/snapshot_500k.pickle" "$DATA/snapshot_5m.pickle" \
   | tee "$OUT/pickle_loads.jsonl"
 
 echo "== Sawtooth: repeated loads, parts, LOD, .sawtooth open"
@@ -129,7 +129,7 @@ else
 fi
 
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
-python3 bench/make_report.py --out "bench/results/cpu-core-$STAMP" --command "$COMMAND_LINE" \
+python3 bench/core/make_report.py --out "bench/results/cpu-core-$STAMP" --command "$COMMAND_LINE" \
   --first "${FIRST[@]}" --bench "$OUT/bench.json" \
   --pickle "$OUT/pickle_loads.jsonl" --gui "$OUT/gui.jsonl" --load-before "$LOAD_BEFORE" --load-after "$LOAD_AFTER" \
   --data-dir "$DATA" "${BASELINE_ARGS[@]}"

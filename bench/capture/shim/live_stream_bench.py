@@ -12,7 +12,7 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "app", "sawtooth-record", "shim"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "capture", "shim"))
 import torch  # noqa: E402
 from sawtooth_shim import channel, gradient_tags, phases  # noqa: E402
 from drained_channel import drained_channel  # noqa: E402

@@ -5,7 +5,7 @@ Python stacks drawn from a set of distinct ones), as fast as it can, on one conn
 goodbye. Run it under the recorder; it prints what it sent and how fast, and the recorder's file
 must then hold every event.
 
-  sawtooth-record --out ingest.sawtooth -- python3 bench/program_ingest.py 1000000 [STACKS]
+  sawtooth-record --out ingest.sawtooth -- python3 bench/capture/program_ingest.py 1000000 [STACKS]
 """
 import json
 import os
@@ -14,7 +14,7 @@ import struct
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "app", "sawtooth-record", "shim"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "capture", "shim"))
 from sawtooth_shim import wire  # noqa: E402
 
 n = int(sys.argv[1])

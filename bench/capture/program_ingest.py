@@ -21,7 +21,7 @@ n = int(sys.argv[1])
 distinct_stacks = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
 sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 sock.connect(os.environ["SAWTOOTH_SOCKET"])
-sock.sendall(wire.frame(wire.HELLO, json.dumps({"role": "tracker", "pid": os.getpid()}).encode()))
+sock.sendall(wire.hello(json.dumps({"role": "tracker", "pid": os.getpid()}).encode()))
 
 # Stacks of 20 frames from a pool of 200 frames, as deep Python call chains look.
 def frame_entry(i):

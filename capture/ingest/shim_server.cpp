@@ -118,7 +118,9 @@ bool ShimServer::readFrom(Connection& c) {
                               [&](const wire::Header& h, std::string_view payload) -> Status {
                                 if (!c.hello) {
                                   if (h.type != wire::FrameType::Hello) return Error{"the first frame is not a hello"};
-                                  auto j = nlohmann::json::parse(payload, nullptr, false);
+                                  auto json = wire::helloJson(payload);
+                                  if (!json) return json.error();
+                                  auto j = nlohmann::json::parse(*json, nullptr, false);
                                   auto& p = processes_[c.pid];
                                   if (!p) p = std::make_unique<ProcessRecording>(c.pid, context_);
                                   if (Status s = p->onHello(c.id, j); !s) return s;

@@ -1,7 +1,7 @@
 // libsawtooth_cupti_inject.so: loaded into the recorded program by the CUDA driver itself
 // (CUDA_INJECTION64_PATH), which calls InitializeInjection when the program initialises CUDA.
-// It links CUPTI only — no LibTorch — so it serves any program: any torch version, plain C++
-// and LibTorch binaries. It records the driver's device allocations (MEMORY2), memory pools,
+// It links no LibTorch and loads CUPTI at run time (cupti_library.h) — so it serves any program:
+// any torch version, plain C++ and LibTorch binaries. It records the driver's device allocations (MEMORY2), memory pools,
 // kernel intervals and NVTX ranges through CUPTI's activity API, samples the device memory in
 // use of every device the program has a context on, and sends it all to sawtooth-record.
 //
@@ -36,10 +36,12 @@
 #include <cuda.h>
 #include <cupti.h>
 
+#include "capture/cupti/activity_decoder.h"
+#include "capture/inject/cupti_library.h"
 #include "capture/inject/injection_options.h"
-#include "core/recording/wire.h"
 #include "capture/inject/wire_connection.h"
 #include "core/model/action.h"
+#include "core/recording/wire.h"
 
 namespace {
 
@@ -85,6 +87,7 @@ struct Driver {
 };
 
 struct State {
+  sawtooth::inject::CuptiLibrary cupti;
   wire::Connection connection;
   std::mutex names_mutex;  // CUPTI may complete buffers on several threads
   wire::NameTable names;
@@ -130,64 +133,55 @@ void CUPTIAPI bufferRequested(uint8_t** buffer, size_t* size, size_t* max_record
 
 std::string timePayload(int64_t t) { return std::string(reinterpret_cast<const char*>(&t), sizeof t); }
 
-void CUPTIAPI bufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t, size_t valid) {
-  std::string driver_records, marker_records, kernel_records;
-  CUpti_Activity* record = nullptr;
-  while (g && cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
-    switch (record->kind) {
-      case CUPTI_ACTIVITY_KIND_MEMORY2: {
-        const auto* m = reinterpret_cast<const CUpti_ActivityMemory4*>(record);
-        g->memory.fetch_add(1, std::memory_order_relaxed);
-        if (m->memoryKind != CUPTI_ACTIVITY_MEMORY_KIND_DEVICE) break;  // the driver series is device memory
-        const bool alloc = m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
-        wire::Record r{static_cast<int64_t>(m->timestamp), m->address, static_cast<int64_t>(m->bytes), m->streamId,
-                       wire::kNoStack, static_cast<int16_t>(m->deviceId),
-                       static_cast<uint8_t>(alloc ? Action::Alloc : Action::FreeCompleted),
-                       static_cast<uint8_t>(wire::RecordKind::Driver)};
-        wire::appendPod(driver_records, r);
-        break;
-      }
-      case CUPTI_ACTIVITY_KIND_MEMORY_POOL:
-        g->pools.fetch_add(1, std::memory_order_relaxed);
-        break;
-      case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
-        const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-        g->kernels.fetch_add(1, std::memory_order_relaxed);
-        uint32_t name = 0;
-        {
-          std::lock_guard<std::mutex> lock(g->names_mutex);
-          name = g->names.id(k->name ? k->name : "?");
-        }
-        wire::Kernel out{static_cast<int64_t>(k->start), static_cast<int64_t>(k->end), name, k->streamId,
-                         static_cast<int16_t>(k->deviceId), 0, 0};
-        wire::appendPod(kernel_records, out);
-        break;
-      }
-      case CUPTI_ACTIVITY_KIND_MARKER: {
-        const auto* m = reinterpret_cast<const CUpti_ActivityMarker2*>(record);
-        const bool start = m->flags & CUPTI_ACTIVITY_FLAG_MARKER_START;
-        const bool end = m->flags & CUPTI_ACTIVITY_FLAG_MARKER_END;
-        if (!start && !end) break;  // instantaneous markers are not ranges
-        g->markers.fetch_add(1, std::memory_order_relaxed);
-        uint32_t name = 0;
-        if (start) {
-          std::lock_guard<std::mutex> lock(g->names_mutex);
-          name = g->names.id(m->name ? m->name : "nvtx range");
-        }
-        wire::Record r{static_cast<int64_t>(m->timestamp), name, 0, m->id, wire::kNoStack, 0, 0,
-                       static_cast<uint8_t>(start ? wire::RecordKind::AnnotationBegin : wire::RecordKind::AnnotationEnd)};
-        wire::appendPod(marker_records, r);
-        break;
-      }
-      default:
-        break;
-    }
+// What one buffer held, as the wire's records (names interned under the state's lock).
+struct BufferRecords {
+  std::string driver, markers, kernels;
+
+  void onMemory(const sawtooth::cupti::DriverMemory& m) {
+    wire::Record r{m.t_ns, m.addr, m.bytes, m.stream, wire::kNoStack, m.device,
+                   static_cast<uint8_t>(m.alloc ? Action::Alloc : Action::FreeCompleted),
+                   static_cast<uint8_t>(wire::RecordKind::Driver)};
+    wire::appendPod(driver, r);
   }
+  void onKernel(const sawtooth::cupti::KernelSpan& k) {
+    uint32_t name = 0;
+    {
+      std::lock_guard<std::mutex> lock(g->names_mutex);
+      name = g->names.id(k.name);
+    }
+    wire::Kernel out{k.begin_ns, k.end_ns, name, k.stream, k.device, 0, 0};
+    wire::appendPod(kernels, out);
+  }
+  void onMarker(const sawtooth::cupti::MarkerEdge& m) {
+    uint32_t name = 0;
+    if (m.start) {
+      std::lock_guard<std::mutex> lock(g->names_mutex);
+      name = g->names.id(m.name);
+    }
+    wire::Record r{m.t_ns, name, 0, m.id, wire::kNoStack, 0, 0,
+                   static_cast<uint8_t>(m.start ? wire::RecordKind::AnnotationBegin : wire::RecordKind::AnnotationEnd)};
+    wire::appendPod(markers, r);
+  }
+};
+
+void CUPTIAPI bufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t, size_t valid) {
+  BufferRecords out_records;
+  sawtooth::cupti::ActivityCounts counts;
+  if (g) {
+    sawtooth::cupti::decodeActivityBuffer(g->cupti.activityGetNextRecord, buffer, valid, out_records, counts);
+    g->memory.fetch_add(counts.memory, std::memory_order_relaxed);
+    g->pools.fetch_add(counts.pools, std::memory_order_relaxed);
+    g->kernels.fetch_add(counts.kernels, std::memory_order_relaxed);
+    g->markers.fetch_add(counts.markers, std::memory_order_relaxed);
+  }
+  const std::string& driver_records = out_records.driver;
+  const std::string& kernel_records = out_records.kernels;
+  const std::string& marker_records = out_records.markers;
   if (g_debug && g_debug_buffers.fetch_add(1) < 3)
     debug("buffer completed: %zu bytes; totals: %llu kernels, %llu memory", valid,
           static_cast<unsigned long long>(g ? g->kernels.load() : 0), static_cast<unsigned long long>(g ? g->memory.load() : 0));
   size_t dropped = 0;
-  if (g && cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS) g->dropped.fetch_add(dropped);
+  if (g && g->cupti.activityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS) g->dropped.fetch_add(dropped);
   std::free(buffer);
   if (!g || g->forked.load()) return;
   // Names go before the records that use them, and no other buffer's records overtake them.
@@ -217,21 +211,18 @@ bool kindWanted(size_t i) {
 
 std::string enableActivities() {
   std::string problems;
-  const CUptiResult registered = cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
+  const CUptiResult registered = g->cupti.activityRegisterCallbacks(bufferRequested, bufferCompleted);
   debug("register activity callbacks: %d", static_cast<int>(registered));
   if (registered != CUPTI_SUCCESS) return "CUPTI refused our activity buffers";
   for (size_t i = 0; i < std::size(kKinds); ++i) {
     const CUpti_ActivityKind kind = kKinds[i];
     if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && !g->record_kernels) continue;  // --kernels off
     if (!kindWanted(i)) continue;
-    const CUptiResult rc = cuptiActivityEnable(kind);
+    const CUptiResult rc = g->cupti.activityEnable(kind);
     debug("enable kind %d: %d", static_cast<int>(kind), static_cast<int>(rc));
-    if (rc != CUPTI_SUCCESS && kind != CUPTI_ACTIVITY_KIND_MARKER) {
-      const char* text = nullptr;
-      cuptiGetResultString(rc, &text);
+    if (rc != CUPTI_SUCCESS && kind != CUPTI_ACTIVITY_KIND_MARKER)
       problems += std::string(problems.empty() ? "" : "; ") + "activity kind " + std::to_string(static_cast<int>(kind)) +
-                  ": " + (text ? text : "error");
-    }
+                  ": " + g->cupti.describe(rc);
   }
   g->collecting.store(true);
   return problems;
@@ -240,8 +231,8 @@ std::string enableActivities() {
 // Delivers what CUPTI holds, then turns our activities off (the buffer callbacks stay ours).
 void disableActivities() {
   if (g->collecting.exchange(false)) {
-    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    for (CUpti_ActivityKind kind : kKinds) cuptiActivityDisable(kind);
+    g->cupti.activityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    for (CUpti_ActivityKind kind : kKinds) g->cupti.activityDisable(kind);
   }
 }
 
@@ -293,7 +284,7 @@ void describeDevices() {
   if (d.driverGetVersion && d.driverGetVersion(&version) == CUDA_SUCCESS)
     meta += "\"cuda_driver_version\": " + wire::jsonQuote(std::to_string(version));
   uint32_t cupti = 0;
-  if (cuptiGetVersion(&cupti) == CUPTI_SUCCESS)
+  if (g->cupti.getVersion(&cupti) == CUPTI_SUCCESS)
     meta += std::string(meta.size() > 1 ? ", " : "") + "\"cupti_version\": " + wire::jsonQuote(std::to_string(cupti));
   int count = 0;
   if (d.deviceGetName && d.deviceGetCount(&count) == CUDA_SUCCESS)
@@ -320,7 +311,7 @@ void samplerLoop() {
     if (have_driver && !g->sampler_paused.load(std::memory_order_relaxed)) sampleDevices();
     if (std::chrono::steady_clock::now() >= next_flush) {
       // Partly filled buffers too, so that the recorder sees the driver's allocations live.
-      if (g->collecting.load()) cuptiActivityFlushAll(0);
+      if (g->collecting.load()) g->cupti.activityFlushAll(0);
       next_flush = std::chrono::steady_clock::now() + kFlushPeriod;
     }
     lock.lock();
@@ -337,7 +328,7 @@ void finish() {
     }
     g->wake.notify_all();
     if (g->sampler.joinable()) g->sampler.join();
-    if (g->collecting.load()) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    if (g->collecting.load()) g->cupti.activityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     debug("exit: %llu kernels, %llu memory records", static_cast<unsigned long long>(g->kernels.load()),
           static_cast<unsigned long long>(g->memory.load()));
     std::string out;
@@ -364,19 +355,33 @@ void initialize() {
   const InjectionOptions options = parseInjectionOptions(std::getenv("SAWTOOTH_OPTIONS"));
   g->sample_interval_ms = options.sample_interval_ms;
   g->record_kernels = options.kernels;
+  const std::string missing = g->cupti.load();
   uint32_t version = 0;
-  cuptiGetVersion(&version);
+  if (missing.empty()) g->cupti.getVersion(&version);
   const std::string hello = "{\"role\": \"cupti\", \"pid\": " + std::to_string(getpid()) +
-                            ", \"cupti_version\": " + std::to_string(version) + "}";
-  if (!g->connection.open(socket_path, hello)) return;
-  debug("injected, CUPTI %u", version);
-  if (cuptiActivityRegisterTimestampCallback(monotonicClock) != CUPTI_SUCCESS)
+                            ", \"cupti_version\": " + std::to_string(version) +
+                            ", \"cupti_path\": " + wire::jsonQuote(g->cupti.path) + "}";
+  if (!g->connection.open(socket_path, hello)) {
+    g = nullptr;  // no recorder to send to: stay out of the way (the entry points below do nothing)
+    return;
+  }
+  if (!missing.empty()) {
+    // The program runs as it would unrecorded; only what CUPTI would have told is missing.
+    notice("warning", "driver allocations, kernels, NVTX ranges and device samples are not recorded: " + missing);
+    std::string out;
+    wire::appendFrame(out, wire::FrameType::Bye, 0, "{\"reason\": \"no CUPTI\"}");
+    g->connection.send(out);
+    g->connection.close();
+    g = nullptr;  // every entry point below then does nothing (the state is left, as CUPTI's callbacks never came)
+    return;
+  }
+  debug("injected, CUPTI %u from %s", version, g->cupti.path.c_str());
+  if (g->cupti.activityRegisterTimestampCallback(monotonicClock) != CUPTI_SUCCESS)
     notice("warning", "CUPTI did not take our clock: driver allocations and kernels may be misplaced in time");
   // NVTX ranges reach CUPTI only through NVTX's own injection hook, which it reads when the
   // program first uses NVTX.
-  Dl_info info{};
-  if (!std::getenv("NVTX_INJECTION64_PATH") && dladdr(reinterpret_cast<void*>(&cuptiGetVersion), &info) && info.dli_fname)
-    setenv("NVTX_INJECTION64_PATH", info.dli_fname, 0);
+  if (!std::getenv("NVTX_INJECTION64_PATH") && !g->cupti.path.empty())
+    setenv("NVTX_INJECTION64_PATH", g->cupti.path.c_str(), 0);
   const char* yield = std::getenv("SAWTOOTH_CUPTI_YIELD");
   if (yield && *yield == '1') {
     g->yielded.store(true);
@@ -411,7 +416,7 @@ __attribute__((visibility("default"))) void sawtooth_cupti_reclaim(void) {
   if (!g || g->yielded.load() || g->forked.load() || g->paused.load()) return;
   debug("reclaim after the shim's CPU profiler");
   // Buffers handed out under Kineto's callbacks go back to Kineto first: each side frees only its own.
-  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  g->cupti.activityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   if (std::string problems = enableActivities(); !problems.empty()) notice("warning", "CUPTI after the CPU profiler: " + problems);
 }
 
@@ -419,7 +424,7 @@ __attribute__((visibility("default"))) void sawtooth_cupti_reclaim(void) {
 __attribute__((visibility("default"))) void sawtooth_cupti_resume(void) {
   if (!g || !g->yielded.exchange(false)) return;
   debug("resume after torch.profiler");
-  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // Kineto's buffers back to Kineto first
+  g->cupti.activityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // Kineto's buffers back to Kineto first
   if (g->paused.load()) return;  // enabled again when the pause ends
   if (std::string problems = enableActivities(); !problems.empty())
     notice("warning", "CUPTI after torch.profiler: " + problems);

@@ -24,6 +24,7 @@
 #include "capture/inject/wire_connection.h"
 #include "core/model/action.h"
 #include "capture/writer/bounded_queue.h"
+#include "capture/torch/trace_entry_action.h"
 
 namespace sawtooth::tracker {
 namespace {
@@ -106,20 +107,6 @@ void anchorNow(ApproximateClock& clock) {
   if (best_span != UINT64_MAX) clock.anchor(best_approx, best_ns);
 }
 
-std::optional<Action> actionOf(TraceEntry::Action a) {
-  switch (a) {
-    case TraceEntry::ALLOC: return Action::Alloc;
-    case TraceEntry::FREE_REQUESTED: return Action::FreeRequested;
-    case TraceEntry::FREE_COMPLETED: return Action::FreeCompleted;
-    case TraceEntry::SEGMENT_ALLOC: return Action::SegmentAlloc;
-    case TraceEntry::SEGMENT_FREE: return Action::SegmentFree;
-    case TraceEntry::SEGMENT_MAP: return Action::SegmentMap;
-    case TraceEntry::SEGMENT_UNMAP: return Action::SegmentUnmap;
-    case TraceEntry::SNAPSHOT: return Action::Snapshot;
-    case TraceEntry::OOM: return Action::Oom;
-    default: return std::nullopt;
-  }
-}
 
 class Tracker {
  public:
@@ -381,7 +368,7 @@ void onTraceEntry(const TraceEntry& te) {
     t.idle_calls.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  const auto action = actionOf(te.action_);
+  const auto action = capture::actionOf(te.action_);
   if (!action) return;
   Pending p;
   p.approximate = t.approximate_clock.load(std::memory_order_relaxed);

@@ -47,7 +47,7 @@ bool Connection::open(const char* socket_path, const std::string& hello_json) {
   }
   fd_ = fd;
   std::string frame;
-  appendFrame(frame, FrameType::Hello, 0, hello_json);
+  appendFrame(frame, FrameType::Hello, 0, helloPayload(hello_json));
   return sendAll(fd_, frame);
 }
 

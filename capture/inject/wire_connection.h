@@ -21,7 +21,7 @@ class Connection {
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
-  // Connects to the recorder's socket and sends the hello (a JSON object).
+  // Connects to the recorder's socket and sends the hello (wire.h: magic, version, this JSON object).
   bool open(const char* socket_path, const std::string& hello_json);
   // Sends whole frames; false (and closed) when the recorder is gone.
   bool send(const std::string& frames);

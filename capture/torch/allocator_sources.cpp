@@ -1,4 +1,5 @@
 #include "capture/torch/allocator_sources.h"
+#include "capture/torch/trace_entry_action.h"
 
 #include <mutex>
 
@@ -24,20 +25,6 @@ void push(const SourceSink& sink, CaptureRecord&& r) {
   pushOrDrop(*sink.queue, r, sink.wakeup, *sink.queue_counters);
 }
 
-std::optional<Action> actionOf(TraceEntry::Action a) {
-  switch (a) {
-    case TraceEntry::ALLOC: return Action::Alloc;
-    case TraceEntry::FREE_REQUESTED: return Action::FreeRequested;
-    case TraceEntry::FREE_COMPLETED: return Action::FreeCompleted;
-    case TraceEntry::SEGMENT_ALLOC: return Action::SegmentAlloc;
-    case TraceEntry::SEGMENT_FREE: return Action::SegmentFree;
-    case TraceEntry::SEGMENT_MAP: return Action::SegmentMap;
-    case TraceEntry::SEGMENT_UNMAP: return Action::SegmentUnmap;
-    case TraceEntry::SNAPSHOT: return Action::Snapshot;
-    case TraceEntry::OOM: return Action::Oom;
-    default: return std::nullopt;
-  }
-}
 
 // Runs under the per-device allocator lock: no allocation, no locks, no PyTorch calls.
 void onTraceEntry(const TraceEntry& te) {

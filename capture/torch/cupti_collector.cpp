@@ -1,5 +1,7 @@
 #include "capture/torch/cupti_collector.h"
 
+#include "capture/cupti/activity_decoder.h"
+
 #include <cupti.h>
 #include <fmt/format.h>
 
@@ -55,57 +57,49 @@ uint32_t kernelId(State& s, const char* name, std::vector<std::pair<uint32_t, st
   return it->second;
 }
 
-void CUPTIAPI bufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t, size_t valid) {
-  State* s = g_state;
+// The decoded records of one buffer, handed to the session's sinks.
+struct BufferRecords {
+  State& s;
+  bool recording;
   std::vector<KernelInterval> kernels;
   std::vector<std::pair<uint32_t, std::string>> new_names;
-  const bool recording = s && (!s->sinks.recording || s->sinks.recording->load(std::memory_order_relaxed));
-  CUpti_Activity* record = nullptr;
-  while (s && cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
-    switch (record->kind) {
-      case CUPTI_ACTIVITY_KIND_MEMORY2: {
-        const auto* m = reinterpret_cast<const CUpti_ActivityMemory4*>(record);
-        s->memory.fetch_add(1, std::memory_order_relaxed);
-        if (m->memoryKind != CUPTI_ACTIVITY_MEMORY_KIND_DEVICE || !recording) break;  // device memory is the driver series
-        CaptureRecord r;
-        r.t_ns = static_cast<int64_t>(m->timestamp);
-        r.kind = RecordKind::Memory;
-        r.source = Source::Driver;
-        r.action = m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION ? Action::Alloc
-                                                                                               : Action::FreeCompleted;
-        r.device = static_cast<int16_t>(m->deviceId);
-        r.addr = m->address;
-        r.size = static_cast<int64_t>(m->bytes);
-        r.stream = m->streamId;
-        pushOrDrop(*s->sinks.memory_queue, r, s->sinks.wakeup, *s->sinks.memory_counters);
-        break;
-      }
-      case CUPTI_ACTIVITY_KIND_MEMORY_POOL:
-        s->pools.fetch_add(1, std::memory_order_relaxed);
-        break;
-      case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
-        const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-        s->kernel_count.fetch_add(1, std::memory_order_relaxed);
-        // A forced flush hands over kernels still running, without their end.
-        if (!recording || k->start == 0 || k->end < k->start) break;
-        KernelInterval ki;
-        ki.device = static_cast<int16_t>(k->deviceId);
-        ki.stream = k->streamId;
-        ki.begin_ns = static_cast<int64_t>(k->start);
-        ki.end_ns = static_cast<int64_t>(k->end);
-        ki.name = kernelId(*s, k->name, new_names);
-        kernels.push_back(ki);
-        break;
-      }
-      default:
-        break;
-    }
+
+  void onMemory(const cupti::DriverMemory& m) {
+    if (!recording) return;
+    CaptureRecord r;
+    r.t_ns = m.t_ns;
+    r.kind = RecordKind::Memory;
+    r.source = Source::Driver;
+    r.action = m.alloc ? Action::Alloc : Action::FreeCompleted;
+    r.device = m.device;
+    r.addr = m.addr;
+    r.size = m.bytes;
+    r.stream = m.stream;
+    pushOrDrop(*s.sinks.memory_queue, r, s.sinks.wakeup, *s.sinks.memory_counters);
   }
-  size_t dropped = 0;
-  if (cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS && s) s->dropped.fetch_add(dropped);
-  if (s) s->buffers.fetch_add(1, std::memory_order_relaxed);
-  if (s && (!kernels.empty() || !new_names.empty()) && s->sinks.kernels)
-    s->sinks.kernels(std::move(kernels), std::move(new_names));
+  void onKernel(const cupti::KernelSpan& k) {
+    if (!recording) return;
+    kernels.push_back(KernelInterval{k.device, k.stream, k.begin_ns, k.end_ns, kernelId(s, k.name, new_names)});
+  }
+  void onMarker(const cupti::MarkerEdge&) {}  // the workloads mark their phases themselves
+};
+
+void CUPTIAPI bufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t, size_t valid) {
+  State* s = g_state;
+  if (s) {
+    const bool recording = !s->sinks.recording || s->sinks.recording->load(std::memory_order_relaxed);
+    BufferRecords out{*s, recording, {}, {}};
+    cupti::ActivityCounts counts;
+    cupti::decodeActivityBuffer(cuptiActivityGetNextRecord, buffer, valid, out, counts);
+    s->memory.fetch_add(counts.memory, std::memory_order_relaxed);
+    s->pools.fetch_add(counts.pools, std::memory_order_relaxed);
+    s->kernel_count.fetch_add(counts.kernels, std::memory_order_relaxed);
+    size_t dropped = 0;
+    if (cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS) s->dropped.fetch_add(dropped);
+    s->buffers.fetch_add(1, std::memory_order_relaxed);
+    if ((!out.kernels.empty() || !out.new_names.empty()) && s->sinks.kernels)
+      s->sinks.kernels(std::move(out.kernels), std::move(out.new_names));
+  }
   std::free(buffer);
 }
 

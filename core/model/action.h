@@ -1,6 +1,8 @@
 #pragma once
 // The vocabulary of a trace: what happened (Action), who saw it (Source) and what the bytes were
 // (Category). Names are the ones PyTorch's snapshot uses, so files and CLIs speak one language.
+// The values are part of the wire contract (core/recording/wire.h) and of the .sawtooth file:
+// never renumber, only add.
 
 #include <cstdint>
 #include <optional>
@@ -9,36 +11,36 @@
 namespace sawtooth {
 
 enum class Action : uint8_t {
-  Alloc,
-  FreeRequested,
-  FreeCompleted,
-  SegmentAlloc,
-  SegmentFree,
-  SegmentMap,
-  SegmentUnmap,
-  Oom,       // size = requested bytes; addr = bytes free on the device at that moment
-  Snapshot,
-  Sample,    // a sampled counter: size = device bytes in use (cudaMemGetInfo), addr = device total
+  Alloc = 0,
+  FreeRequested = 1,
+  FreeCompleted = 2,
+  SegmentAlloc = 3,
+  SegmentFree = 4,
+  SegmentMap = 5,
+  SegmentUnmap = 6,
+  Oom = 7,       // size = requested bytes; addr = bytes free on the device at that moment
+  Snapshot = 8,
+  Sample = 9,    // a sampled counter: size = device bytes in use (cudaMemGetInfo), addr = device total
 };
 inline constexpr int kActionCount = 10;
 
 enum class Source : uint8_t {
-  Allocator,  // the caching allocator's own trace
-  Driver,     // CUDA driver allocations seen by CUPTI
-  Host,       // c10 memory reporting (CPU allocations, or CUDA as a cross-check)
-  Sample,     // periodic samples
+  Allocator = 0,  // the caching allocator's own trace
+  Driver = 1,     // CUDA driver allocations seen by CUPTI
+  Host = 2,       // c10 memory reporting (CPU allocations, or CUDA as a cross-check)
+  Sample = 3,     // periodic samples
 };
 inline constexpr int kSourceCount = 4;
 
 enum class Category : uint8_t {
-  Unknown,
-  Parameter,
-  Gradient,
-  OptimizerState,
-  Input,
-  Activation,
-  Temporary,
-  AutogradDetail,  // torch.profiler's AUTOGRAD_DETAIL: what backward makes besides gradients
+  Unknown = 0,
+  Parameter = 1,
+  Gradient = 2,
+  OptimizerState = 3,
+  Input = 4,
+  Activation = 5,
+  Temporary = 6,
+  AutogradDetail = 7,  // torch.profiler's AUTOGRAD_DETAIL: what backward makes besides gradients
 };
 inline constexpr int kCategoryCount = 8;
 

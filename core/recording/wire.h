@@ -1,11 +1,16 @@
 #pragma once
-// The stream a recorded program sends to sawtooth-record over its Unix socket: the Python shim,
-// the allocator tracker and the CUPTI injection library each open a connection and send frames.
-// Plain C++ with no dependencies, so that both sides and the in-process libraries share it; the
-// Python shim writes the same bytes with struct (sawtooth_shim/wire.py). Little-endian.
+// The wire contract: the stream a recorded program sends to sawtooth-record over its Unix socket.
+// The Python shim, the allocator tracker and the CUPTI injection library each open a connection
+// and send frames. Written once, here (plain C++, header-only, so that both sides and the
+// in-process libraries share it); the Python shim's constants (capture/shim/sawtooth_shim/wire.py)
+// are checked against this file by a test (capture.wire_contract) that fails on any drift.
+// Little-endian.
 //
 //   frame   = header (8 bytes) + payload (header.length bytes, at most kMaxPayload)
 //   header  = u32 length, u16 type, u8 stream, u8 flags
+//   hello   = the first frame of every connection: kMagic (8 bytes), u16 protocol version,
+//             u16 reserved (0), then a JSON object. The recorder refuses a peer without the magic
+//             or of another version, naming both versions.
 //
 // Streams: every record of one stream is in time order. A stream that sends Watermark frames
 // promises, with each, that it has sent every record stamped before that time (batched senders:
@@ -17,15 +22,21 @@
 #include <string>
 #include <string_view>
 
+#include "core/util/result.h"
+
 namespace sawtooth::wire {
 
+inline constexpr std::string_view kMagic = "SAWTWIRE";  // 8 bytes, no terminator on the wire
+// 1: hellos were a bare JSON object (before the magic); 2: magic and version.
+inline constexpr uint16_t kProtocolVersion = 2;
+inline constexpr size_t kHelloPrefixSize = 12;  // magic, u16 version, u16 reserved
 inline constexpr uint32_t kMaxPayload = 8u << 20;
 inline constexpr size_t kHeaderSize = 8;
 inline constexpr uint32_t kNoStack = 0xffffffffu;
 inline constexpr uint16_t kMaxStackDepth = 256;
 
 enum class FrameType : uint16_t {
-  Hello = 1,      // JSON object: role, pid, and what the sender knows (versions, rank, argv...)
+  Hello = 1,      // magic, version, then a JSON object: role, pid, and what the sender knows (rank, argv...)
   Meta = 2,       // JSON object of string values for the trace's meta table
   Records = 3,    // n x Record
   Frames = 4,     // n x {u32 id, i32 line, u16 name bytes, u16 file bytes, name, file}
@@ -39,16 +50,25 @@ enum class FrameType : uint16_t {
 };
 
 enum class RecordKind : uint8_t {
-  Allocator = 0,        // action: sawtooth::Action; device -1 is the CPU
+  Allocator = 0,        // action: sawtooth::Action's value (core/model/action.h); device -1 is the CPU
   Driver = 1,           // CUPTI device memory: action Alloc or FreeCompleted
   Sample = 2,           // device memory in use: size = used bytes, addr = total bytes
-  Tag = 3,              // the live block holding addr is of category `action` (sawtooth::Category)
+  Tag = 3,              // the live block holding addr is of category `action` (sawtooth::Category's value)
   PhaseBegin = 4,       // addr = name id
   PhaseEnd = 5,         // addr = name id (ends the innermost open phase of that name)
   AnnotationBegin = 6,  // addr = name id, stream = range id
   AnnotationEnd = 7,    // stream = range id
 };
 inline constexpr uint8_t kRecordKindCount = 8;
+
+// The shim's streams on its connection (the recorder treats every stream alike: these are the
+// shim's own convention, kept here so that both languages name them once).
+enum class ShimStream : uint8_t {
+  Live = 0,         // phase markers and tags as they happen (no watermarks)
+  Cpu = 1,          // CPU allocations, in chunks closed by a watermark
+  CudaHistory = 2,  // PyTorch's history read back (the portable path), in batches with watermarks
+};
+inline constexpr int16_t kCpuDevice = -1;
 
 #pragma pack(push, 1)
 struct Record {
@@ -111,6 +131,35 @@ inline void appendFrame(std::string& out, FrameType type, uint8_t stream, std::s
 template <typename T>
 inline void appendPod(std::string& out, const T& value) {
   out.append(reinterpret_cast<const char*>(&value), sizeof(T));
+}
+
+// A hello's payload: the magic, this protocol's version, then the sender's JSON object.
+inline std::string helloPayload(std::string_view json) {
+  std::string out(kMagic);
+  const uint16_t version = kProtocolVersion, reserved = 0;
+  out.append(reinterpret_cast<const char*>(&version), 2);
+  out.append(reinterpret_cast<const char*>(&reserved), 2);
+  out.append(json);
+  return out;
+}
+
+// The JSON object of a hello, or why the peer is refused: not one of ours, or another version.
+inline Result<std::string_view> helloJson(std::string_view payload) {
+  if (payload.size() < kHelloPrefixSize || payload.substr(0, kMagic.size()) != kMagic) {
+    if (!payload.empty() && payload.front() == '{')
+      return Error{"the peer speaks wire protocol 1 (a hello without magic or version), this recorder speaks " +
+                   std::to_string(kProtocolVersion) +
+                   ": the program loaded a shim or library of an older Sawtooth; use the ones that come with this "
+                   "sawtooth-record"};
+    return Error{"the peer is not a Sawtooth recording library (its first frame lacks the magic " + std::string(kMagic) +
+                 ")"};
+  }
+  uint16_t version = 0;
+  std::memcpy(&version, payload.data() + kMagic.size(), 2);
+  if (version != kProtocolVersion)
+    return Error{"the peer speaks wire protocol " + std::to_string(version) + ", this recorder speaks " +
+                 std::to_string(kProtocolVersion) + ": use the shim and libraries that come with this sawtooth-record"};
+  return payload.substr(kHelloPrefixSize);
 }
 
 // The environment variable that names the recorder's socket in the recorded program.

@@ -29,27 +29,6 @@ namespace {
 constexpr const char* kEnvironmentOfInterest[] = {"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "CUDA_VISIBLE_DEVICES",
                                                   "CUDA_LAUNCH_BLOCKING", "OMP_NUM_THREADS"};
 
-struct Options {
-  std::string out;
-  bool force = false;
-  std::string stacks = "python";
-  std::string cpu = "auto";
-  std::string shim = "auto";
-  std::string cupti = "on";
-  // Off by default: CUPTI times every kernel by instrumenting its launch (hardware tracing is
-  // Blackwell's only): +4 to +16 % step time on GPT-2 small on the H200 (bench/results/h200-2026-12-01-stop20.md).
-  std::string kernels = "off";
-  int sample_interval_ms = 50;
-  int64_t max_entries = 200'000;
-  std::string progress;
-  bool quiet = false;
-  int kill_after_s = 30;
-  int linger_s = 10;
-  std::string steps;
-  int64_t window_events = 0;
-  std::vector<std::string> command;
-};
-
 // What the user reads on stderr, and JSON lines for the app when --progress names a file.
 class Reporter {
  public:
@@ -103,19 +82,7 @@ Status mergeRanks(const std::vector<RecordedProcess>& ranks, const std::string& 
 
 }  // namespace
 
-bool isProgramRecording(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i)
-    if (std::string_view(argv[i]) == "--") return true;
-  return false;
-}
-
-int recordProgramMain(int argc, char** argv) {
-  Options o;
-  int separator = 1;
-  while (separator < argc && std::string_view(argv[separator]) != "--") ++separator;
-  for (int i = separator + 1; i < argc; ++i) o.command.emplace_back(argv[i]);
-
-  CLI::App app{"sawtooth-record [options] -- COMMAND [ARGS...]: record the memory of any program"};
+void addProgramOptions(CLI::App& app, ProgramOptions& o) {
   app.add_option("--out", o.out, "output .sawtooth file (default: named after the command, in this folder)");
   app.add_flag("--force", o.force, "replace an existing output file");
   app.add_option("--stacks", o.stacks, "Python stacks of each allocation")->check(CLI::IsMember({"python", "none"}));
@@ -145,10 +112,27 @@ int recordProgramMain(int argc, char** argv) {
   app.add_option("--kill-after", o.kill_after_s, "seconds between passing a signal on and SIGKILL")->check(CLI::Range(1, 86'400));
   app.add_option("--linger", o.linger_s, "seconds to wait for the program's processes to deliver after it exits")
       ->check(CLI::Range(0, 3'600));
+}
+
+bool isProgramRecording(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "--") return true;
+  return false;
+}
+
+int recordProgramMain(int argc, char** argv) {
+  ProgramOptions o;
+  int separator = 1;
+  while (separator < argc && std::string_view(argv[separator]) != "--") ++separator;
+  for (int i = separator + 1; i < argc; ++i) o.command.emplace_back(argv[i]);
+
+  CLI::App app{"sawtooth-record [options] -- COMMAND [ARGS...]: record the memory of any program"};
+  addProgramOptions(app, o);
   try {
     app.parse(separator, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+  } catch (const CLI::CallForHelp&) {
+    std::printf("%s", combinedHelp().c_str());
+    return 0;
   } catch (const CLI::ParseError& e) {
     return fail(std::string(e.what()) + " (see sawtooth-record --help)");
   }

@@ -12,7 +12,7 @@ import json
 import os
 import sys
 
-from . import channel, lifecycle, torch_hooks  # loaded now: our folder leaves sys.path afterwards
+from . import channel, lifecycle, torch_hooks, wire  # loaded now: our folder leaves sys.path afterwards
 
 _LAUNCHERS = ("torch.distributed.run", "torch.distributed.launch")
 _active = None  # this process's Shim, once activate() made one
@@ -97,7 +97,7 @@ def _guarded(ch, what, fn):
 
 
 def activate():
-    path = os.environ.get("SAWTOOTH_SOCKET")
+    path = os.environ.get(wire.SOCKET_ENV)
     if not path:
         return
     options = json.loads(os.environ.get("SAWTOOTH_OPTIONS") or "{}")

@@ -80,7 +80,7 @@ class Channel:
         self._unsent_frames = []
         self._unsent_stacks = []
         self.lost = False
-        self._send(wire.frame(wire.HELLO, json.dumps(hello).encode()))
+        self._send(wire.hello(json.dumps(hello).encode()))
 
     @property
     def open(self):

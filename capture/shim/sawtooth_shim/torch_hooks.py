@@ -72,7 +72,7 @@ class Shim:
                                             os.environ.get("SAWTOOTH_TRACKER_LIBRARY", "")[:-3] + ".torch")
                 if lib is not None:
                     try:
-                        native = cuda_native.NativeCuda(lib, history, os.environ["SAWTOOTH_SOCKET"],
+                        native = cuda_native.NativeCuda(lib, history, os.environ[wire.SOCKET_ENV],
                                                         int(self.options.get("delivery_ms", 50)))
                         native.start()
                         self.cuda = native

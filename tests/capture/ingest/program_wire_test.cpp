@@ -153,5 +153,34 @@ TEST(WireDecoders, RandomBytesNeverCrashTheReader) {
   SUCCEED();
 }
 
+TEST(WireHello, CarriesTheMagicAndVersionAndItsJson) {
+  const std::string payload = wire::helloPayload(R"({"role": "shim"})");
+  ASSERT_EQ(payload.substr(0, 8), "SAWTWIRE");
+  auto json = wire::helloJson(payload);
+  ASSERT_TRUE(json.ok()) << json.error().message;
+  EXPECT_EQ(*json, R"({"role": "shim"})");
+}
+
+TEST(WireHello, RefusesOldForeignAndOtherVersionsNamingBoth) {
+  auto old = wire::helloJson(R"({"role": "shim", "pid": 1})");
+  ASSERT_FALSE(old.ok());
+  EXPECT_NE(old.error().message.find("protocol 1"), std::string::npos) << old.error().message;
+  EXPECT_NE(old.error().message.find("speaks " + std::to_string(wire::kProtocolVersion)), std::string::npos);
+
+  auto foreign = wire::helloJson("GET / HTTP/1.1\r\n\r\n");
+  ASSERT_FALSE(foreign.ok());
+  EXPECT_NE(foreign.error().message.find("not a Sawtooth"), std::string::npos) << foreign.error().message;
+  EXPECT_FALSE(wire::helloJson("").ok());
+  EXPECT_FALSE(wire::helloJson("SAWTWIRE").ok()) << "cut short before the version";
+
+  std::string newer = wire::helloPayload("{}");
+  newer[8] = static_cast<char>(wire::kProtocolVersion + 1);
+  auto v = wire::helloJson(newer);
+  ASSERT_FALSE(v.ok());
+  EXPECT_NE(v.error().message.find("protocol " + std::to_string(wire::kProtocolVersion + 1)), std::string::npos)
+      << v.error().message;
+  EXPECT_NE(v.error().message.find("speaks " + std::to_string(wire::kProtocolVersion)), std::string::npos);
+}
+
 }  // namespace
 }  // namespace sawtooth::record

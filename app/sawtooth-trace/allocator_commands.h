@@ -1,7 +1,8 @@
 #pragma once
-// The `segments` and `diff` subcommands of sawtooth-trace: the allocator's segments and blocks at
-// any event (with the out-of-memory explanation at an OOM event), and a diff of two traces by
-// call site. Each registers its options on the app and runs when its subcommand was given.
+// The `segments`, `diff` and `ladder` subcommands of sawtooth-trace: the allocator's segments and
+// blocks at any event (with the out-of-memory explanation at an OOM event), a diff of two traces by
+// call site, and the ladder's predictions for a recording. Each registers its options on the app
+// and runs when its subcommand was given.
 
 #include <string>
 #include <vector>
@@ -32,5 +33,15 @@ struct DiffOptions {
 void addDiffCommand(CLI::App& app, DiffOptions& options);
 // Each file is read within `limits`.
 int runDiffCommand(const DiffOptions& options, const ReadLimits& limits);
+
+struct LadderCommandOptions {
+  CLI::App* command = nullptr;
+  std::string file, run, device, device_memory;
+  std::vector<std::string> measured;
+  int shard_devices = 0;
+  bool json = false;
+};
+void addLadderCommand(CLI::App& app, LadderCommandOptions& options);
+int runLadderCommand(const LadderCommandOptions& options, const ReadLimits& limits);
 
 }  // namespace sawtooth::cli

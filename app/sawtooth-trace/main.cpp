@@ -5,6 +5,7 @@
 //   export IN --chrome-trace OUT.json      counter tracks for Perfetto
 //   segments FILE [--at EVENT] [--device D] [--json]   the allocator's segments (allocator_commands.h)
 //   diff A B [--run X [--run Y]] [--json]  what changed, by call site
+//   ladder FILE [--device-memory SIZE] [--measured FILE]... [--json]   each rung's predicted peak and time
 // Every command reads within limits (--max-memory SIZE, --limit NAME=VALUE); exceeding one is an
 // error that names the limit.
 // Exit codes: 0 ok, 1 unreadable input or failed output, 2 bad arguments.
@@ -82,6 +83,9 @@ int main(int argc, char** argv) {
   sawtooth::cli::DiffOptions diff;
   sawtooth::cli::addDiffCommand(app, diff);
   addLimits(diff.command);  // each of the two files within them
+  sawtooth::cli::LadderCommandOptions ladder;
+  sawtooth::cli::addLadderCommand(app, ladder);
+  addLimits(ladder.command);
 
   app.footer("Exit codes: 0 ok, 1 unreadable input or failed output, 2 bad arguments.");
   try {
@@ -118,6 +122,7 @@ int main(int argc, char** argv) {
   }
   if (segments.command->parsed()) return sawtooth::cli::runSegmentsCommand(segments, limits);
   if (diff.command->parsed()) return sawtooth::cli::runDiffCommand(diff, limits);
+  if (ladder.command->parsed()) return sawtooth::cli::runLadderCommand(ladder, limits);
   auto trace = sawtooth::loadTrace(input, nullptr, limits);
   if (!trace) return failWith(trace.error());
 

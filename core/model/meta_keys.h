@@ -18,5 +18,8 @@ inline constexpr std::string_view kIncompleteDetail = "incomplete_detail";
 inline constexpr std::string_view kDroppedRecords = "dropped_records";
 // "true" when the segments tables hold the allocator's segments at the trace's end (Trace::segments_known).
 inline constexpr std::string_view kSegmentsKnown = "segments_known";
+// The ladder rung a recording applied to its program (sawtooth-record --rung): "bf16",
+// "checkpoint:every=N", "compile" — the row of the ladder it measures.
+inline constexpr std::string_view kRung = "rung";
 
 }  // namespace sawtooth::meta

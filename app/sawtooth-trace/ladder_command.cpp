@@ -1,0 +1,85 @@
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "app/sawtooth-trace/allocator_commands.h"
+#include "core/analysis/ladder.h"
+#include "core/analysis/ladder_measured.h"
+#include "core/io/ladder_json.h"
+#include "core/io/read_limits.h"
+#include "core/io/trace_loader.h"
+
+namespace sawtooth::cli {
+namespace {
+
+int fail(const std::string& message) {
+  fmt::print(stderr, "sawtooth-trace: {}\n", message);
+  return 1;
+}
+
+}  // namespace
+
+void addLadderCommand(CLI::App& app, LadderCommandOptions& o) {
+  o.command = app.add_subcommand(
+      "ladder", "The seed's ladder for a recorded program: each rung's predicted peak and step time with its reasoning, "
+                "beside measured runs of the rung where there are any");
+  o.command->add_option("FILE", o.file, "the recording to predict from")->required();
+  o.command->add_option("--run", o.run, "the run to start from (default: the first that is not a check)");
+  o.command->add_option("--device", o.device, "the device (default: the one whose allocations peak highest)");
+  o.command->add_option("--measured", o.measured,
+                        "a recording of the same program with a rung applied (sawtooth-record --rung, or a workload's "
+                        "runs); repeatable. FILE's own other runs are always looked at");
+  o.command->add_option("--device-memory", o.device_memory,
+                        "judge what fits against this much memory, e.g. 24G (default: the recorded device's)");
+  o.command->add_option("--shard-devices", o.shard_devices, "devices for the sharding rungs (default: the run's world size, or 2)")
+      ->check(CLI::Range(2, 4096));
+  o.command->add_flag("--json", o.json, "print one JSON object");
+}
+
+int runLadderCommand(const LadderCommandOptions& o, const ReadLimits& limits) {
+  LadderOptions options;
+  if (!o.device_memory.empty()) {
+    const auto bytes = parseByteSize(o.device_memory);
+    if (!bytes || *bytes == 0) {
+      fmt::print(stderr, "sawtooth-trace ladder: --device-memory takes a size such as 24G or 80G, not '{}'\n", o.device_memory);
+      return 2;
+    }
+    options.device_memory = static_cast<int64_t>(*bytes);
+  }
+  options.shard_devices = o.shard_devices;
+  LadderSelection selection;
+  selection.run = o.run;
+  if (!o.device.empty()) {
+    if (o.device == "cpu") {
+      selection.device = kCpuDevice;
+    } else {
+      const std::string digits = o.device.rfind("cuda:", 0) == 0 ? o.device.substr(5) : o.device;
+      try {
+        size_t used = 0;
+        const int d = std::stoi(digits, &used);
+        if (used != digits.size()) throw std::invalid_argument(digits);
+        selection.device = d;
+      } catch (const std::exception&) {
+        fmt::print(stderr, "sawtooth-trace ladder: --device takes cpu, N or cuda:N, not '{}'\n", o.device);
+        return 2;
+      }
+    }
+  }
+  auto trace = loadTrace(o.file, nullptr, limits);
+  if (!trace) return fail(trace.error().message);
+  auto input = ladderInput(*trace, selection);
+  if (!input) return fail(o.file + ": " + input.error().message);
+  LadderReport report = predictLadder(*input, options);
+  std::vector<MeasuredRung> measured = measuredRungs(*input, *trace, o.file, true);
+  for (const std::string& path : o.measured) {
+    auto other = loadTrace(path, nullptr, limits);
+    if (!other) return fail(other.error().message);
+    for (MeasuredRung& m : measuredRungs(*input, *other, path, path == o.file)) measured.push_back(std::move(m));
+  }
+  attachMeasured(report, measured);
+  if (o.json) std::cout << ladderJson(report, o.file) << "\n";
+  else std::cout << ladderText(report);
+  return 0;
+}
+
+}  // namespace sawtooth::cli

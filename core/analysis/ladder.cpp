@@ -1,0 +1,377 @@
+#include "core/analysis/ladder.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/analysis/ladder_rungs.h"
+#include "core/analysis/result_text.h"
+#include "core/util/format_bytes.h"
+
+namespace sawtooth {
+namespace {
+
+// Dense matrix throughput from the vendors' datasheets (TFLOP/s): FP32 without tensor cores,
+// TF32 and BF16/FP16 on tensor cores. Only ratios are used: how much faster the same matrix
+// products run in 2-byte types than in the precision the run used.
+struct Throughput {
+  const char* name_part;
+  double fp32, tf32, bf16;
+};
+constexpr Throughput kThroughputs[] = {
+    {"H200", 67, 495, 989},  {"H100", 67, 495, 989}, {"GH200", 67, 495, 989}, {"A100", 19.5, 156, 312},
+    {"L40S", 91.6, 183, 362}, {"L4", 30.3, 60, 121},  {"A10", 31.2, 62.5, 125}, {"V100", 15.7, 15.7, 125},
+};
+
+// What the datasheet figures become in matrix products of a training step's sizes: the H200
+// samples' fp32 run reached 86 % of the FP32 figure, its tf32 run 61 % of the TF32 one (tensor
+// cores need larger tiles to stay fed).
+constexpr double kSimtEfficiency = 0.86, kTensorCoreEfficiency = 0.61;
+
+const Throughput* throughputOf(const std::string& device_name) {
+  for (const Throughput& t : kThroughputs)
+    if (device_name.find(t.name_part) != std::string::npos) return &t;
+  return nullptr;
+}
+
+std::string ordinalEvery(int every) {
+  if (every == 1) return "every block";
+  if (every == 2) return "every 2nd block";
+  if (every == 3) return "every 3rd block";
+  return fmt::format("every {}th block", every);
+}
+
+struct Built {
+  RungProgram rung;
+  ProgramPeak peak;
+};
+
+Built build(RungProgram rung, const LadderInput& in) {
+  Built b{std::move(rung), {}};
+  if (b.rung.applicable) b.peak = programPeak(b.rung.program, in);
+  return b;
+}
+
+LadderRow rowFrom(std::string id, std::string label, RungFamily family, const Built& b) {
+  LadderRow row;
+  row.id = std::move(id);
+  row.label = std::move(label);
+  row.family = family;
+  row.applicable = b.rung.applicable;
+  row.note = b.rung.why_not;
+  if (!b.rung.applicable) return row;
+  row.peak_allocated = b.peak.bytes;
+  row.peak_allocated_blocks = b.peak.block_bytes;
+  row.at_peak = b.peak.by_kind;
+  row.reasoning = b.rung.reasoning;
+  return row;
+}
+
+// Where in the step a program peaks: the part of the recorded op whose position it reaches (the
+// rungs keep the recorded order, adding their own blocks in between).
+std::string peakPart(const LadderInput& in, const ProgramPeak& peak, const LadderRow& row) {
+  (void)in;
+  std::array<int64_t, kBlockKindCount> k = row.at_peak;
+  const int64_t activations = k[static_cast<size_t>(BlockKind::Activation)] + k[static_cast<size_t>(BlockKind::Recomputed)];
+  const int64_t grads = k[static_cast<size_t>(BlockKind::Gradient)];
+  (void)peak;
+  if (k[static_cast<size_t>(BlockKind::Recomputed)] > 0) return "backward (recomputing a block)";
+  if (activations > 0 && grads > 0) return "backward";
+  if (activations > 0) return "end of forward / start of backward";
+  if (grads > 0 && k[static_cast<size_t>(BlockKind::OptimizerState)] > 0) return "backward end / optimizer";
+  return "";
+}
+
+double hostFloorMs(const LadderInput& in) {
+  size_t ops = 0;
+  for (const MicroStep& m : in.micro_steps) ops += m.end - m.forward_begin;
+  const size_t passes = std::max<size_t>(1, in.micro_steps.size());
+  // About one allocation per operator: the allocations of a pass stand for its operators.
+  return static_cast<double>(ops) / static_cast<double>(passes) / 2.0 * kEagerOpOverheadMs;
+}
+
+double microStepsPerUnit(const LadderInput& in) {
+  if (!in.timing || in.timing->what == "fwd_bwd" || in.optimizer_steps == 0 || in.micro_steps.empty()) return 1;
+  return std::max(1.0, std::round(static_cast<double>(in.micro_steps.size()) / static_cast<double>(in.optimizer_steps)));
+}
+
+int64_t roundedDown(double v) { return static_cast<int64_t>(std::floor(v)); }
+
+}  // namespace
+
+std::string_view name(RungFamily f) {
+  switch (f) {
+    case RungFamily::Baseline: return "as recorded";
+    case RungFamily::Compile: return "compile";
+    case RungFamily::Precision: return "precision";
+    case RungFamily::Checkpoint: return "activation checkpointing";
+    case RungFamily::Accumulation: return "gradient accumulation";
+    case RungFamily::Batch: return "smaller batch";
+    case RungFamily::Sharding: return "more devices";
+  }
+  return "";
+}
+
+const LadderRow* LadderReport::row(std::string_view id) const {
+  for (const LadderRow& r : rows)
+    if (r.id == id) return &r;
+  return nullptr;
+}
+
+LadderReport predictLadder(const LadderInput& in, const LadderOptions& options) {
+  LadderReport rep;
+  rep.run = in.run;
+  rep.device = in.device;
+  rep.device_name = in.device_name;
+  rep.cuda = in.cuda;
+  rep.batch = in.batch;
+  rep.batch_key = in.batch_key;
+  rep.blocks_source = in.repeated.found() ? fmt::format("{} blocks: {}", in.repeated.count, in.repeated.source) : in.repeated.source;
+  if (options.device_memory > 0) {
+    rep.device_memory = options.device_memory;
+    rep.device_memory_source = "chosen";
+  } else if (in.device_total_bytes > 0) {
+    rep.device_memory = in.device_total_bytes;
+    rep.device_memory_source = "the recorded device's";
+  }
+  rep.shard_devices = options.shard_devices > 0 ? options.shard_devices : std::max(2, in.world_size);
+  if (in.timing) {
+    rep.time_source = in.timing->source;
+    rep.parts_source = in.timing->parts_source;
+  } else {
+    rep.time_source = "no step time recorded (no timing measurement, fewer than three optimizer steps)";
+  }
+
+  const Built base = build(identityRung(in), in);
+  // Reserved memory carried over from the measured run: what the caching allocator held above
+  // its blocks at the peak, as a ratio (the same program's rounding and segment sizes).
+  const double reserved_ratio = in.peak_reserved > 0 && in.peak_allocated_blocks > 0
+                                    ? static_cast<double>(in.peak_reserved) / static_cast<double>(in.peak_allocated_blocks)
+                                    : 0;
+  const std::optional<double> T = in.timing ? std::optional<double>(in.timing->median_ms) : std::nullopt;
+  const double fwd = in.timing ? in.timing->forward_ms : 0, bwd = in.timing ? in.timing->backward_ms : 0;
+  const double opt = in.timing ? in.timing->optimizer_ms : 0;
+  const double per_unit = microStepsPerUnit(in);
+
+  auto finish = [&](LadderRow& row, const Built& b) {
+    if (!row.applicable || !row.predicted) return;
+    if (reserved_ratio > 0)
+      row.peak_reserved = static_cast<int64_t>(std::llround(static_cast<double>(row.peak_allocated_blocks) * reserved_ratio));
+    row.peak_part = peakPart(in, b.peak, row);
+    if (rep.device_memory > 0) {
+      const double need = row.peak_reserved ? static_cast<double>(*row.peak_reserved) : static_cast<double>(row.peak_allocated_blocks);
+      row.fits = need <= static_cast<double>(rep.device_memory);
+      // The largest batch that fits: batch-scaled blocks grow with it (bisection on the scale).
+      const double ratio = reserved_ratio > 0 ? reserved_ratio : 1.0;
+      auto fitsAt = [&](double s) {
+        return static_cast<double>(programPeak(b.rung.program, in, s).block_bytes) * ratio <= static_cast<double>(rep.device_memory);
+      };
+      if (fitsAt(1.0 / 1024)) {
+        double lo = 1.0 / 1024, hi = 1;
+        while (fitsAt(hi) && hi < 1 << 20) lo = hi, hi *= 2;
+        if (!fitsAt(hi)) {
+          for (int i = 0; i < 40; ++i) {
+            const double mid = (lo + hi) / 2;
+            (fitsAt(mid) ? lo : hi) = mid;
+          }
+        } else {
+          lo = hi;
+        }
+        row.max_batch_scale = lo;
+        if (in.batch) row.max_batch = roundedDown(lo * static_cast<double>(*in.batch) + 1e-9);
+      } else {
+        row.max_batch_scale = 0;
+        if (in.batch) row.max_batch = 0;
+      }
+    }
+  };
+
+  {
+    LadderRow row = rowFrom("baseline", "as recorded", RungFamily::Baseline, base);
+    row.step_ms = T;
+    row.time_basis = T ? "measured" : rep.time_source;
+    finish(row, base);
+    rep.rows.push_back(std::move(row));
+  }
+  {
+    LadderRow row;
+    row.id = "compile";
+    row.label = "torch.compile";
+    row.family = RungFamily::Compile;
+    row.predicted = false;
+    row.note =
+        "measured only: what compile fuses (and so which temporaries and launches vanish) is not in a recording; record "
+        "it with sawtooth-record --rung compile";
+    rep.rows.push_back(std::move(row));
+  }
+  for (LowPrecision dtype : {LowPrecision::BFloat16, LowPrecision::Float16}) {
+    const bool bf16 = dtype == LowPrecision::BFloat16;
+    const Built b = build(autocastRung(in, dtype), in);
+    LadderRow row = rowFrom(bf16 ? "bf16" : "fp16", bf16 ? "bf16 autocast" : "fp16 autocast + loss scaling",
+                            RungFamily::Precision, b);
+    if (row.applicable && T) {
+      const Throughput* tp = in.cuda ? throughputOf(in.device_name) : nullptr;
+      const bool tf32 = in.matmul_precision == "high" || in.matmul_precision == "medium";
+      if (tp) {
+        const double base_rate = tf32 ? tp->tf32 * kTensorCoreEfficiency : tp->fp32 * kSimtEfficiency;
+        const double r = base_rate / (tp->bf16 * kTensorCoreEfficiency);
+        if (in.kernels && in.kernels->busy_ms_per_step > 0) {
+          const double mm = in.kernels->matmul_ms_per_step, other = std::max(0.0, in.kernels->busy_ms_per_step - mm);
+          row.step_ms = std::max(0.0, *T - mm * (1 - r) - other * 0.5);
+          row.time_basis = fmt::format(
+              "the recorded GEMM kernels ({:.3g} ms a step) sped up by the {} datasheet ratio {} → {} at the efficiency such "
+              "products reach ({:.3g}×), the other kernels ({:.3g} ms) moving half the bytes, the rest of the step unchanged",
+              mm, in.device_name, tf32 ? "TF32" : "FP32", bf16 ? "BF16" : "FP16", 1 / r, other);
+        } else {
+          row.step_ms = *T - (fwd + bwd) * (1 - r);
+          row.time_basis = fmt::format(
+              "forward and backward taken as matrix products sped up by the {} datasheet ratio {} → {} at the efficiency "
+              "such products reach ({:.3g}×): an upper bound on the gain (record with --kernels on to split GEMMs from the "
+              "rest)",
+              in.device_name, tf32 ? "TF32" : "FP32", bf16 ? "BF16" : "FP16", 1 / r);
+        }
+      } else {
+        row.time_basis = in.cuda ? "not predicted: no throughput table for " + in.device_name
+                                 : "not predicted on the CPU: bf16 speed depends on the CPU's bf16 support (AMX, AVX-512 "
+                                   "BF16), not on the bytes";
+      }
+    }
+    finish(row, b);
+    rep.rows.push_back(std::move(row));
+  }
+  for (CheckpointForm form : {CheckpointForm::NonReentrant, CheckpointForm::Reentrant})
+    for (int every : options.checkpoint_every) {
+      const bool re = form == CheckpointForm::Reentrant;
+      const Built b = build(checkpointRung(in, every, form), in);
+      LadderRow row = rowFrom(fmt::format("checkpoint:every={}{}", every, re ? ":reentrant" : ""),
+                              fmt::format("checkpoint {} ({})", ordinalEvery(every), re ? "reentrant" : "non-reentrant"),
+                              RungFamily::Checkpoint, b);
+      if (row.applicable && T) {
+        row.step_ms = *T + fwd * b.rung.recompute_fraction;
+        row.time_basis = fmt::format("+ {:.0f} % of the forward ({:.3g} ms{}) recomputed, the share by {}",
+                                     100 * b.rung.recompute_fraction, fwd,
+                                     in.timing->parts_measured ? ", measured" : ", assumed a third of forward + backward",
+                                     b.rung.recompute_source);
+      }
+      finish(row, b);
+      rep.rows.push_back(std::move(row));
+    }
+  const double host = hostFloorMs(in);
+  for (int k : options.accumulation) {
+    const Built b = build(batchRung(in, k, true), in);
+    LadderRow row = rowFrom(fmt::format("accumulate:k={}", k), fmt::format("accumulate over {} micro-batches", k),
+                            RungFamily::Accumulation, b);
+    if (row.applicable && T) {
+      const double pass = (fwd + bwd) / per_unit;
+      row.step_ms = *T - per_unit * pass + per_unit * k * std::max(host, pass / k);
+      row.time_basis = fmt::format(
+          "the same work in {} passes of 1/{} the batch; a pass never costs less than its operators' host overhead "
+          "({:.2g} ms: {:.0f} µs an operator)",
+          k, k, host, kEagerOpOverheadMs * 1000);
+    }
+    finish(row, b);
+    rep.rows.push_back(std::move(row));
+  }
+  for (int k : options.smaller_batch) {
+    const Built b = build(batchRung(in, k, false), in);
+    LadderRow row = rowFrom(fmt::format("batch:1/{}", k),
+                            in.batch ? fmt::format("batch {} (1/{})", *in.batch / k, k) : fmt::format("1/{} of the batch", k),
+                            RungFamily::Batch, b);
+    if (row.applicable && T) {
+      const double pass = (fwd + bwd) / per_unit;
+      row.step_ms = *T - per_unit * pass + per_unit * std::max(host, pass / k);
+      row.time_basis = fmt::format("forward and backward at 1/{} of the batch, not below the host overhead ({:.2g} ms)", k, host);
+    }
+    finish(row, b);
+    rep.rows.push_back(std::move(row));
+  }
+  const int n = rep.shard_devices;
+  for (Sharding kind : {Sharding::Zero1, Sharding::Zero2, Sharding::Full}) {
+    const char* id = kind == Sharding::Zero1 ? "zero1" : kind == Sharding::Zero2 ? "zero2" : "fsdp";
+    const char* label = kind == Sharding::Zero1   ? "ZeRO-1: optimizer state sharded"
+                        : kind == Sharding::Zero2 ? "ZeRO-2: + gradients sharded"
+                                                  : "full sharding (FSDP): + parameters sharded";
+    const Built b = build(shardingRung(in, kind, n), in);
+    LadderRow row = rowFrom(fmt::format("{}:N={}", id, n), fmt::format("{} over {} devices", label, n), RungFamily::Sharding, b);
+    if (row.applicable && T) {
+      const double compute = *T - opt * (1 - 1.0 / n);
+      if (in.world_size > 1 && in.timing && in.timing->collective_ms > 0) {
+        // A recorded data-parallel run already pays its all-reduce; sharding the optimizer adds a
+        // gather of the updated parameters (half an all-reduce's traffic), full sharding one more
+        // all-reduce's worth of parameter gathers.
+        const double comm = in.timing->collective_ms;
+        row.step_ms = compute + (kind == Sharding::Full ? 1.5 : 0.5) * comm;
+        row.time_basis = fmt::format(
+            "the optimizer's time ({:.3g} ms) divided by {}; the parameters' gather costs half the recorded all-reduce "
+            "and collectives ({:.3g} ms){}",
+            opt, n, comm, kind == Sharding::Full ? ", full sharding a whole all-reduce more" : "");
+      } else {
+        row.time_basis = fmt::format(
+            "compute per device {:.3g} ms (the optimizer's {:.3g} ms divided by {}); the collectives' time is not "
+            "predicted from a one-device recording",
+            compute, opt, n);
+      }
+    }
+    finish(row, b);
+    rep.rows.push_back(std::move(row));
+  }
+
+  // The diagnosis: where to start, in the seed's words.
+  LadderDiagnosis& d = rep.diagnosis;
+  const LadderRow& b0 = rep.rows.front();
+  const int64_t held = b0.peak_reserved.value_or(b0.peak_allocated_blocks);
+  bool tight = false;
+  if (rep.device_memory > 0) {
+    const double use = static_cast<double>(held) / static_cast<double>(rep.device_memory);
+    d.evidence.push_back(fmt::format("the peak holds {} of {} ({:.0f} %)", formatBytes(held), formatBytes(rep.device_memory), 100 * use));
+    tight = use >= 0.85;
+  }
+  std::string speed;
+  if (in.kernels && T && *T > 0) {
+    const double util = std::min(1.0, in.kernels->busy_ms_per_step / *T);
+    const double mm = in.kernels->busy_ms_per_step > 0 ? in.kernels->matmul_ms_per_step / in.kernels->busy_ms_per_step : 0;
+    d.evidence.push_back(fmt::format("the GPU is busy {:.0f} % of a step ({} kernels a step); matrix products are {:.0f} % "
+                                     "of its kernel time",
+                                     100 * util, in.kernels->kernels_per_step, 100 * mm));
+    if (util < 0.6) speed = "overhead-bound";
+    else if (mm >= 0.5) speed = "compute-bound";
+    else speed = "bandwidth-bound";
+  } else {
+    d.evidence.push_back(in.cuda ? "no kernel records (record with --kernels on to see the GPU's utilisation)"
+                                 : "a CPU recording: no GPU utilisation to judge speed by");
+  }
+  const bool already_low = !in.autocast.empty();
+  if (tight) {
+    d.verdict = "memory-tight";
+    d.start_with = already_low ? "doesn't fit → checkpoint (large memory cut, modest time)"
+                               : "tight → bf16 (half the bytes), and if it still doesn't fit → checkpoint";
+  } else if (speed == "overhead-bound" || speed == "bandwidth-bound") {
+    d.verdict = "bandwidth/overhead-bound";
+    d.start_with = "slow (bandwidth/overhead) → compile (usually free)";
+  } else if (speed == "compute-bound") {
+    d.verdict = "compute-bound";
+    d.start_with = already_low ? "still too slow → more devices" : "slow (compute) → bf16 (~1.5–2×, half the bytes)";
+  } else {
+    d.verdict = rep.device_memory > 0 ? "fits with room; speed not judged" : "not judged";
+    d.start_with = "want a bigger batch → accumulate (≈ same wall-clock); see the rows for what each rung buys";
+  }
+  return rep;
+}
+
+void attachMeasured(LadderReport& report, const std::vector<MeasuredRung>& measured) {
+  for (const MeasuredRung& m : measured)
+    for (LadderRow& row : report.rows) {
+      if (row.id != m.row || row.measured) continue;
+      row.measured = m;
+      if (row.applicable && row.predicted) {
+        const int64_t p = report.cuda ? row.peak_allocated_blocks : row.peak_allocated;
+        const int64_t q = report.cuda ? m.peak_allocated_blocks : m.peak_allocated;
+        if (q > 0) row.peak_error = static_cast<double>(p) / static_cast<double>(q) - 1;
+        if (row.step_ms && m.step_ms && *m.step_ms > 0) row.time_error = *row.step_ms / *m.step_ms - 1;
+      }
+      break;
+    }
+}
+
+}  // namespace sawtooth

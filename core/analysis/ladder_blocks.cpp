@@ -1,0 +1,126 @@
+#include "core/analysis/ladder_blocks.h"
+
+#include <fmt/format.h>
+
+namespace sawtooth {
+namespace {
+
+// Forwards longer than this are not searched (the search is quadratic in the forward's ops);
+// module data finds blocks in any length.
+constexpr size_t kMaxSearchedOps = 16384;
+
+uint64_t mix(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  h ^= h >> 33;
+  return h;
+}
+
+std::vector<uint64_t> forwardSignature(const LadderInput& in, const MicroStep& m) {
+  std::vector<uint64_t> sig;
+  sig.reserve(m.backward_begin - m.forward_begin);
+  for (uint32_t i = m.forward_begin; i < m.backward_begin; ++i) {
+    const LadderOp& op = in.ops[i];
+    sig.push_back(mix(static_cast<uint64_t>(in.blocks[op.block].bytes) * 2 + (op.alloc ? 1 : 0)));
+  }
+  return sig;
+}
+
+}  // namespace
+
+Repetition longestRepetition(const std::vector<uint64_t>& sig, size_t min_period) {
+  Repetition best;
+  const size_t n = sig.size();
+  if (n < 2 * std::max<size_t>(min_period, 1)) return best;
+  // Polynomial hashes of every window, from prefix hashes (arithmetic modulo 2^64): O(1) a window.
+  constexpr uint64_t kBase = 0x100000001b3ULL;
+  std::vector<uint64_t> prefix(n + 1, 0);
+  for (size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] * kBase + mix(sig[i]);
+  std::vector<uint64_t> window(n);
+  std::vector<uint32_t> run(n);
+  uint64_t power = 1;
+  for (size_t q = 0; q + 1 < std::max<size_t>(min_period, 1); ++q) power *= kBase;
+  for (size_t p = std::max<size_t>(min_period, 1); 2 * p <= n; ++p) {
+    power *= kBase;  // kBase^p
+    const size_t windows = n - p + 1;
+    for (size_t i = 0; i < windows; ++i) window[i] = prefix[i + p] - prefix[i] * power;
+    // run[i]: how many periods after the one at i repeat it, one after another.
+    for (size_t k = windows; k-- > 0;) {
+      const size_t next = k + p;
+      run[k] = next < windows && window[next] == window[k] ? run[next] + 1 : 0;
+    }
+    for (size_t i = 0; i < windows; ++i) {
+      const size_t count = run[i] + 1;
+      if (count < 2) continue;
+      const size_t covered = count * p, best_covered = best.count * best.period;
+      if (covered > best_covered || (covered == best_covered && count > best.count))
+        best = Repetition{i, p, count};
+    }
+  }
+  if (best.count < 2) return Repetition{};
+  // Confirm the winner element by element (hash sums can collide); shorten it where it does not hold.
+  size_t confirmed = 1;
+  while (confirmed < best.count) {
+    bool same = true;
+    for (size_t q = 0; q < best.period && same; ++q)
+      same = sig[best.start + confirmed * best.period + q] == sig[best.start + q];
+    if (!same) break;
+    ++confirmed;
+  }
+  best.count = confirmed;
+  return best.count >= 2 ? best : Repetition{};
+}
+
+RepeatedBlocks repeatedBlocksFromPattern(const LadderInput& in) {
+  RepeatedBlocks out;
+  const MicroStep* first = nullptr;
+  for (const MicroStep& m : in.micro_steps)
+    if (m.hasBackward()) {
+      first = &m;
+      break;
+    }
+  if (!first) {
+    out.source = "no forward followed by a backward in the run";
+    return out;
+  }
+  const std::vector<uint64_t> model = forwardSignature(in, *first);
+  if (model.size() > kMaxSearchedOps) {
+    out.source = fmt::format("not searched: the forward has {} allocator events (more than {}); module data would name the blocks",
+                             model.size(), kMaxSearchedOps);
+    return out;
+  }
+  const Repetition rep = longestRepetition(model);
+  if (rep.count < 2) {
+    out.source = "no repeated blocks: no stretch of the forward allocates the same sizes in the same order twice";
+    return out;
+  }
+  out.count = rep.count;
+  out.name = "repeating allocation pattern";
+  out.source = fmt::format(
+      "no module data: the forward allocates the same {} events {} times in a row (events {} to {} of {}), taken as {} "
+      "identical blocks",
+      rep.period, rep.count, rep.start, rep.start + rep.period * rep.count, model.size(), rep.count);
+  for (const MicroStep& m : in.micro_steps) {
+    std::vector<BlockSpan> spans;
+    if (m.hasBackward()) {
+      const std::vector<uint64_t> sig = forwardSignature(in, m);
+      Repetition r = rep;
+      if (sig != model) {
+        // The same layers, give or take one whose pattern the first forward interrupted (a
+        // library's workspace made on first use): the same period is enough.
+        r = longestRepetition(sig);
+        if (r.period != rep.period) r = Repetition{};
+      }
+      for (size_t b = 0; b < r.count; ++b) {
+        const auto begin = static_cast<uint32_t>(m.forward_begin + r.start + b * r.period);
+        spans.push_back(BlockSpan{begin, static_cast<uint32_t>(begin + r.period)});
+      }
+    }
+    out.forward.push_back(std::move(spans));
+  }
+  return out;
+}
+
+}  // namespace sawtooth

@@ -1,0 +1,421 @@
+#include "core/analysis/ladder_input.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+
+#include "core/analysis/experiment_results.h"
+#include "core/analysis/ladder_blocks.h"
+
+namespace sawtooth {
+namespace {
+
+std::optional<int64_t> parseInt(const std::string& text) {
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+// Runs that check something rather than train (the accumulation workload's exact_check).
+bool isCheckRun(const Run& run) { return run.name == "exact_check"; }
+
+bool isDistributedRank(const Run& run) {
+  const auto world = run.configValue("world_size");
+  return run.configValue("rank").has_value() && world && parseInt(*world).value_or(1) > 1;
+}
+
+struct Window {
+  uint16_t run = kNoRun;
+  bool own_events_only = false;  // a rank of a merged distributed trace: other ranks share the device id
+};
+
+bool inRun(const EventStore& ev, size_t i, const Window& w) { return w.run == kNoRun || ev.run()[i] == w.run; }
+bool counts(const EventStore& ev, size_t i, const Window& w) {
+  return ev.source()[i] == Source::Allocator && (!w.own_events_only || ev.run()[i] == w.run);
+}
+
+// The device whose allocated bytes rise highest during the run (from zero at its first event).
+std::optional<DeviceId> busiestDevice(const Trace& trace, const Window& w) {
+  std::map<DeviceId, std::pair<int64_t, int64_t>> level;  // device -> (now, peak)
+  const EventStore& ev = trace.events;
+  for (size_t i = 0; i < ev.size(); ++i) {
+    if (!inRun(ev, i, w) || !counts(ev, i, w)) continue;
+    const int sign = allocatedSign(ev.action()[i]);
+    if (sign == 0) continue;
+    auto& [now, peak] = level[ev.device()[i]];
+    now += sign * ev.sizes()[i];
+    peak = std::max(peak, now);
+  }
+  std::optional<DeviceId> best;
+  int64_t best_peak = -1;
+  for (const auto& [device, l] : level)
+    if (l.second > best_peak) best = device, best_peak = l.second;
+  return best;
+}
+
+StepPart partOf(const Trace& trace, uint32_t phase) {
+  if (phase == kNoPhase || phase >= trace.phases.size()) return StepPart::Other;
+  return stepPartOf(trace.phases[phase].name);
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+bool isMatmulKernel(std::string_view name) {
+  std::string lower(name);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (const char* word : {"gemm", "cutlass", "xmma", "cublas", "matmul", "wgmma"})
+    if (lower.find(word) != std::string::npos) return true;
+  return false;
+}
+
+void fillConfig(LadderInput& in, const Run* run) {
+  if (!run) return;
+  in.config = run->config;
+  for (const char* key : {"micro_batch", "batch", "rows", "global_batch"})
+    if (auto v = run->configValue(key))
+      if (auto n = parseInt(*v); n && *n > 0) {
+        in.batch = *n;
+        in.batch_key = key;
+        break;
+      }
+  if (auto v = run->configValue("world_size")) in.world_size = static_cast<int>(std::max<int64_t>(1, parseInt(*v).value_or(1)));
+  if (auto v = run->configValue("rank")) in.rank = static_cast<int>(parseInt(*v).value_or(0));
+  if (auto v = run->configValue("autocast"); v && *v != "off") in.autocast = *v;
+  if (auto v = run->configValue("float32_matmul_precision")) in.matmul_precision = *v;
+  if (auto v = run->configValue("checkpoint_every"); v && *v != "never") in.already_checkpointed = true;
+}
+
+// The step's timing: the run's own measurement when it has one, else the intervals between its
+// optimizer steps; and the parts of a step from the phases.
+void fillTiming(LadderInput& in, const Trace& trace, const Run* run) {
+  LadderTiming t;
+  if (run)
+    if (auto timing = runTiming(*run)) {
+      t.what = timing->name;
+      t.median_ms = timing->median_ms;
+      t.min_ms = timing->min_ms;
+      t.max_ms = timing->max_ms;
+      t.samples = timing->samples;
+      t.source = fmt::format("the run's {} measurement (median of {})", timing->name, timing->samples);
+    }
+  std::vector<double> fwd, bwd, opt, step_ends;
+  double collective_total = 0;
+  for (const Phase& p : trace.phases) {
+    if (p.kind != PhaseKind::Phase || (in.run_index != kNoRun && p.run != in.run_index)) continue;
+    if (p.device != kAllDevices && p.device != in.device) continue;
+    const double ms = static_cast<double>(p.end_ns - p.begin_ns) / 1e6;
+    switch (stepPartOf(p.name)) {
+      case StepPart::Forward: fwd.push_back(ms); break;
+      case StepPart::Backward: bwd.push_back(ms); break;
+      case StepPart::Optimizer:
+        opt.push_back(ms);
+        step_ends.push_back(static_cast<double>(p.end_ns) / 1e6);
+        break;
+      default:
+        if (p.name == "allreduce" || p.name == "all_reduce" || p.name == "broadcast" || p.name == "reduce_scatter" ||
+            p.name == "all_gather")
+          collective_total += ms;
+        break;
+    }
+  }
+  if (t.what.empty() && step_ends.size() >= 3) {
+    std::vector<double> intervals;
+    for (size_t i = 1; i < step_ends.size(); ++i) intervals.push_back(step_ends[i] - step_ends[i - 1]);
+    std::sort(intervals.begin(), intervals.end());
+    // The first step allocates the optimizer's state and warms caches: it is left out.
+    std::vector<double> steady(intervals.size() > 2 ? intervals.begin() + 1 : intervals.begin(), intervals.end());
+    t.what = "step";
+    t.median_ms = median(steady);
+    t.min_ms = steady.front();
+    t.max_ms = steady.back();
+    t.samples = steady.size();
+    t.source = fmt::format("the intervals between the run's optimizer steps (median of {})", steady.size());
+  }
+  if (t.what.empty()) return;
+  // Micro-steps in one timed unit: a training step holds micro_steps / optimizer_steps of them;
+  // a fwd_bwd measurement times one.
+  double micro_per_unit = 1;
+  if (t.what != "fwd_bwd" && in.optimizer_steps > 0 && !in.micro_steps.empty())
+    micro_per_unit = std::max(1.0, std::round(static_cast<double>(in.micro_steps.size()) / static_cast<double>(in.optimizer_steps)));
+  const bool has_opt = t.what != "fwd_bwd" && !opt.empty();
+  if (!in.cuda && !fwd.empty() && !bwd.empty()) {
+    t.forward_ms = median(fwd) * micro_per_unit;
+    t.backward_ms = median(bwd) * micro_per_unit;
+    t.optimizer_ms = has_opt ? median(opt) : 0;
+    t.parts_measured = true;
+    t.parts_source = "the recorded phases' durations (medians)";
+  } else {
+    // On a GPU the phases time the host launching kernels, not the kernels. The optimizer's own
+    // phase stands for its time (foreach optimizers launch few, bandwidth-bound kernels and the
+    // host keeps pace); the rest of the step is forward and backward, backward taken as twice
+    // forward (two matrix products for each one of forward).
+    t.optimizer_ms = has_opt ? std::min(median(opt), 0.25 * t.median_ms) : 0;
+    const double fb = std::max(0.0, t.median_ms - t.optimizer_ms);
+    t.forward_ms = fb / 3;
+    t.backward_ms = 2 * fb / 3;
+    t.parts_source = in.cuda ? "assumed: the host's phases do not time the GPU; backward = 2 × forward"
+                             : "assumed: backward = 2 × forward (no phases recorded)";
+  }
+  // Medians of separate phases can add up to more than the median step: they are shares of it.
+  if (const double sum = t.forward_ms + t.backward_ms + t.optimizer_ms; sum > t.median_ms && sum > 0) {
+    const double f = t.median_ms / sum;
+    t.forward_ms *= f, t.backward_ms *= f, t.optimizer_ms *= f;
+  }
+  t.other_ms = std::max(0.0, t.median_ms - t.forward_ms - t.backward_ms - t.optimizer_ms);
+  if (!opt.empty()) t.collective_ms = collective_total / static_cast<double>(opt.size());
+  in.timing = t;
+}
+
+void fillKernels(LadderInput& in, const Trace& trace) {
+  // A kernel's run is the one whose time it starts in (its recorded run tag follows the host, which
+  // runs ahead): from the run's first phase to the next run's.
+  int64_t begin = INT64_MIN, end = INT64_MAX;
+  if (in.run_index != kNoRun) {
+    std::map<uint16_t, int64_t> first;
+    for (const Phase& p : trace.phases)
+      if (p.run != kNoRun && (!first.count(p.run) || p.begin_ns < first[p.run])) first[p.run] = p.begin_ns;
+    auto it = first.find(in.run_index);
+    if (it == first.end()) return;
+    begin = it->second;
+    for (const auto& [run, t] : first)
+      if (t > begin) end = std::min(end, t);
+  }
+  std::vector<std::pair<int64_t, int64_t>> intervals;
+  int64_t matmul_ns = 0;
+  size_t count = 0;
+  for (const KernelInterval& k : trace.kernels) {
+    if (k.device != in.device || k.begin_ns < begin || k.begin_ns >= end || k.end_ns < k.begin_ns) continue;
+    intervals.emplace_back(k.begin_ns, k.end_ns);
+    if (k.name < trace.kernel_names.size() && isMatmulKernel(trace.kernel_names[k.name])) matmul_ns += k.end_ns - k.begin_ns;
+    ++count;
+  }
+  if (intervals.empty()) return;
+  std::sort(intervals.begin(), intervals.end());
+  int64_t busy = 0, cur_b = intervals.front().first, cur_e = intervals.front().second;
+  for (const auto& [b, e] : intervals) {
+    if (b > cur_e) {
+      busy += cur_e - cur_b;
+      cur_b = b;
+      cur_e = e;
+    } else {
+      cur_e = std::max(cur_e, e);
+    }
+  }
+  busy += cur_e - cur_b;
+  const double steps = static_cast<double>(std::max<size_t>(1, in.optimizer_steps > 0 ? in.optimizer_steps : in.micro_steps.size()));
+  KernelTime kt;
+  kt.busy_ms_per_step = static_cast<double>(busy) / 1e6 / steps;
+  kt.matmul_ms_per_step = static_cast<double>(matmul_ns) / 1e6 / steps;
+  kt.window_ms_per_step = static_cast<double>(cur_e - intervals.front().first) / 1e6 / steps;
+  kt.kernels_per_step = static_cast<size_t>(static_cast<double>(count) / steps);
+  in.kernels = kt;
+}
+
+}  // namespace
+
+std::string_view name(StepPart part) {
+  switch (part) {
+    case StepPart::Before: return "before the run";
+    case StepPart::Forward: return "forward";
+    case StepPart::Backward: return "backward";
+    case StepPart::Recompute: return "recompute";
+    case StepPart::Optimizer: return "optimizer";
+    case StepPart::ZeroGrad: return "zero_grad";
+    case StepPart::Other: return "other";
+  }
+  return "other";
+}
+
+StepPart stepPartOf(std::string_view phase) {
+  if (phase == "forward") return StepPart::Forward;
+  if (phase == "backward") return StepPart::Backward;
+  if (phase == "recompute") return StepPart::Recompute;
+  if (phase == "optimizer") return StepPart::Optimizer;
+  if (phase == "zero_grad") return StepPart::ZeroGrad;
+  return StepPart::Other;
+}
+
+std::vector<MicroStep> findMicroSteps(const std::vector<LadderOp>& ops) {
+  std::vector<MicroStep> out;
+  const auto n = static_cast<uint32_t>(ops.size());
+  auto backwardish = [](StepPart p) { return p == StepPart::Backward || p == StepPart::Recompute; };
+  uint32_t i = 0;
+  while (i < n) {
+    if (ops[i].part != StepPart::Forward) {
+      ++i;
+      continue;
+    }
+    MicroStep m;
+    m.forward_begin = i;
+    while (i < n && ops[i].part == StepPart::Forward) ++i;
+    m.backward_begin = i;
+    while (i < n && backwardish(ops[i].part)) ++i;
+    m.end = i;
+    out.push_back(m);
+  }
+  return out;
+}
+
+Result<LadderInput> ladderInput(const Trace& trace, const LadderSelection& selection) {
+  LadderInput in;
+  Window w;
+  const Run* run = nullptr;
+  if (!trace.runs.empty()) {
+    for (size_t r = 0; r < trace.runs.size() && !run; ++r) {
+      const Run& candidate = trace.runs[r];
+      if (selection.run.empty() ? !isCheckRun(candidate) : candidate.name == selection.run) {
+        run = &candidate;
+        w.run = static_cast<uint16_t>(r);
+      }
+    }
+    if (!run) {
+      std::string names;
+      for (const Run& r : trace.runs) names += (names.empty() ? "" : ", ") + r.name;
+      return Error{selection.run.empty() ? "the trace has only check runs (" + names + "): choose one with --run"
+                                         : "no run named '" + selection.run + "' (runs: " + names + ")"};
+    }
+    w.own_events_only = isDistributedRank(*run);
+    in.run = run->name;
+    in.run_index = w.run;
+  } else if (!selection.run.empty()) {
+    return Error{"the trace has no runs, so there is no run named '" + selection.run + "'"};
+  }
+
+  const std::optional<DeviceId> busiest = busiestDevice(trace, w);
+  if (selection.device) {
+    in.device = *selection.device;
+  } else if (busiest) {
+    in.device = *busiest;
+  } else {
+    return Error{in.run.empty() ? std::string("the trace has no allocator events")
+                                : "run '" + in.run + "' has no allocator events"};
+  }
+  in.cuda = in.device != kCpuDevice;
+  in.allocator = allocatorSettings(trace);
+  if (const DeviceInfo* d = trace.device(in.device)) {
+    in.device_name = d->name;
+    in.device_total_bytes = d->total_bytes;
+  }
+  if (in.device_name.empty())
+    if (auto it = trace.meta.find("device_name"); it != trace.meta.end() && in.cuda) in.device_name = it->second;
+  if (in.device_total_bytes == 0 && in.cuda)
+    if (auto it = trace.meta.find("device_total_bytes"); it != trace.meta.end())
+      in.device_total_bytes = parseInt(it->second).value_or(0);
+
+  // One pass over the device's allocator events: what is alive when the run begins, then the run's
+  // own allocations and frees. Blocks from before the trace (a snapshot's baseline) are one block.
+  const EventStore& ev = trace.events;
+  std::unordered_map<uint64_t, uint32_t> live;  // address -> block
+  std::vector<LadderBlock> before;              // alive before the run, in the order they were made
+  std::unordered_map<uint64_t, uint32_t> before_live;
+  int64_t baseline = 0;
+  if (const DeviceInfo* d = trace.device(in.device); d && !w.own_events_only) baseline = d->baseline_allocated;
+  int64_t reserved = 0, reserved_peak = 0;
+  if (const DeviceInfo* d = trace.device(in.device); d && !w.own_events_only) reserved = d->baseline_reserved;
+  bool any_segment_event = false, started = false, ended = false;
+  std::vector<LadderBlock> blocks;
+  std::vector<LadderOp> ops;
+  for (size_t i = 0; i < ev.size() && !ended; ++i) {
+    if (ev.device()[i] != in.device || !counts(ev, i, w)) continue;
+    const Action a = ev.action()[i];
+    const bool mine = inRun(ev, i, w);
+    if (!started && mine && allocatedSign(a) != 0) {
+      started = true;
+      // Blocks alive now are where the run starts from.
+      for (const auto& [addr, b] : before_live) {
+        live[addr] = static_cast<uint32_t>(blocks.size());
+        blocks.push_back(before[b]);
+      }
+      reserved_peak = reserved;
+    }
+    if (started && !mine && in.run_index != kNoRun && allocatedSign(a) != 0) {
+      ended = true;
+      break;
+    }
+    if (const int rs = reservedSign(a); rs != 0) {
+      any_segment_event = true;
+      reserved += rs * ev.sizes()[i];
+      if (started) reserved_peak = std::max(reserved_peak, reserved);
+      continue;
+    }
+    if (a == Action::Alloc) {
+      if (!started) {
+        before_live[ev.addr()[i]] = static_cast<uint32_t>(before.size());
+        before.push_back(LadderBlock{ev.sizes()[i], ev.category()[i], StepPart::Before, -1, -1});
+        continue;
+      }
+      LadderBlock b;
+      b.bytes = ev.sizes()[i];
+      b.category = ev.category()[i];
+      b.born = partOf(trace, ev.phase()[i]);
+      b.alloc_op = static_cast<int32_t>(ops.size());
+      live[ev.addr()[i]] = static_cast<uint32_t>(blocks.size());
+      ops.push_back(LadderOp{static_cast<uint32_t>(blocks.size()), true, b.born, ev.tNs()[i]});
+      blocks.push_back(b);
+    } else if (a == Action::FreeCompleted) {
+      if (!started) {
+        if (auto it = before_live.find(ev.addr()[i]); it != before_live.end()) {
+          before_live.erase(it);
+        } else {
+          baseline -= ev.sizes()[i];  // a block from before the trace
+        }
+        continue;
+      }
+      uint32_t id = 0;
+      if (auto it = live.find(ev.addr()[i]); it != live.end()) {
+        id = it->second;
+        live.erase(it);
+      } else {
+        // A block from before the trace freed in the run: it was part of the baseline.
+        id = static_cast<uint32_t>(blocks.size());
+        blocks.push_back(LadderBlock{ev.sizes()[i], ev.category()[i], StepPart::Before, -1, -1});
+        baseline -= ev.sizes()[i];
+      }
+      blocks[id].free_op = static_cast<int32_t>(ops.size());
+      ops.push_back(LadderOp{id, false, partOf(trace, ev.phase()[i]), ev.tNs()[i]});
+    }
+  }
+  if (!started) return Error{"run '" + in.run + "' has no allocations on " + trace.deviceName(in.device)};
+  if (baseline > 0) blocks.push_back(LadderBlock{baseline, Category::Unknown, StepPart::Before, -1, -1});
+  in.blocks = std::move(blocks);
+  in.ops = std::move(ops);
+  if (any_segment_event) in.peak_reserved = reserved_peak;
+
+  // The measured peaks, by the same sweep every prediction uses.
+  int64_t now = 0, now_blocks = 0;
+  for (const LadderBlock& b : in.blocks)
+    if (b.alloc_op < 0) now += b.bytes, now_blocks += in.roundedBytes(b.bytes);
+  in.peak_allocated = now;
+  in.peak_allocated_blocks = now_blocks;
+  for (const LadderOp& op : in.ops) {
+    const int64_t bytes = in.blocks[op.block].bytes;
+    const int sign = op.alloc ? 1 : -1;
+    now += sign * bytes;
+    now_blocks += sign * in.roundedBytes(bytes);
+    in.peak_allocated = std::max(in.peak_allocated, now);
+    in.peak_allocated_blocks = std::max(in.peak_allocated_blocks, now_blocks);
+  }
+
+  in.micro_steps = findMicroSteps(in.ops);
+  for (const Phase& p : trace.phases)
+    if (p.kind == PhaseKind::Phase && stepPartOf(p.name) == StepPart::Optimizer &&
+        (in.run_index == kNoRun || p.run == in.run_index) && (p.device == kAllDevices || p.device == in.device))
+      ++in.optimizer_steps;
+  fillConfig(in, run);
+  fillTiming(in, trace, run);
+  fillKernels(in, trace);
+  in.repeated = repeatedBlocksFromPattern(in);
+  return in;
+}
+
+}  // namespace sawtooth

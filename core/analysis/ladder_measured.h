@@ -1,0 +1,26 @@
+#pragma once
+// Measured rungs for the ladder's rows: runs that applied a rung to the program the baseline
+// recorded. They come from the built-in workloads' own runs (checkpointing every N in either form,
+// accumulation over k, precision bf16/fp16, data-parallel sharded = ZeRO-1 per rank) and from
+// recordings made with `sawtooth-record --rung` (their meta names the rung). Each is measured by
+// the same sweep as the baseline (core/analysis/ladder_input.h), so predicted and measured peaks
+// are counted alike.
+
+#include <string>
+#include <vector>
+
+#include "core/analysis/ladder.h"
+
+namespace sawtooth {
+
+// The rung a run applies, as a LadderRow id ("checkpoint:every=2", "accumulate:k=4", "bf16",
+// "zero1:N=2", ...), or "" when it applies none. `trace_rung` is the trace's own meta "rung" (a
+// --rung recording), which wins.
+std::string rungOfRun(const Run& run, const std::string& trace_rung);
+
+// The runs of `trace` that measure a rung of `baseline`'s program on its device (the baseline run
+// itself left out). `label` names the trace in MeasuredRung::source.
+std::vector<MeasuredRung> measuredRungs(const LadderInput& baseline, const Trace& trace, const std::string& label,
+                                        bool same_trace);
+
+}  // namespace sawtooth

@@ -1,0 +1,632 @@
+#include "core/analysis/ladder_rungs.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_set>
+
+#include "core/util/format_bytes.h"
+
+namespace sawtooth {
+namespace {
+
+constexpr int64_t kFixedUpTo = 512;  // scalars and tiny vectors: never scaled, never cast
+
+bool modelState(Category c) {
+  return c == Category::Parameter || c == Category::Gradient || c == Category::OptimizerState;
+}
+
+bool inForward(StepPart p) { return p == StepPart::Forward || p == StepPart::Recompute; }
+bool inBackward(StepPart p) { return p == StepPart::Backward || p == StepPart::Recompute; }
+
+int64_t scaledBytes(int64_t bytes, int64_t num, int64_t den) { return (bytes * num + den - 1) / den; }
+
+// Replays recorded blocks into a program: persistent ones first, then each op as asked.
+class Emitter {
+ public:
+  Emitter(const LadderInput& in, const std::vector<bool>& batch_scaled)
+      : in_(in), scaled_(batch_scaled), id_(in.blocks.size(), 0), alive_(in.blocks.size(), false) {
+    for (uint32_t b = 0; b < in.blocks.size(); ++b)
+      if (in.blocks[b].alloc_op < 0) {
+        id_[b] = program.persistent(in.blocks[b].bytes, kindOf(in.blocks[b].category), false);
+        alive_[b] = true;
+      }
+  }
+  // The recorded op as it was, or an allocation of `bytes` (and `kind`) instead of the recorded size.
+  void replay(const LadderOp& op) {
+    if (op.alloc) alloc(op.block, in_.blocks[op.block].bytes);
+    else free(op.block);
+  }
+  void alloc(uint32_t b, int64_t bytes, std::optional<BlockKind> kind = std::nullopt) {
+    id_[b] = program.alloc(bytes, kind.value_or(kindOf(in_.blocks[b].category)), scaled_[b]);
+    alive_[b] = true;
+  }
+  void free(uint32_t b) {
+    if (!alive_[b]) return;
+    program.free(id_[b]);
+    alive_[b] = false;
+  }
+  bool alive(uint32_t b) const { return alive_[b]; }
+  uint32_t id(uint32_t b) const { return id_[b]; }
+  void rebind(uint32_t b, uint32_t program_block) {
+    id_[b] = program_block;
+    alive_[b] = true;
+  }
+
+  MemoryProgram program;
+
+ private:
+  const LadderInput& in_;
+  const std::vector<bool>& scaled_;
+  std::vector<uint32_t> id_;
+  std::vector<bool> alive_;
+};
+
+bool bornIn(const LadderBlock& b, uint32_t begin, uint32_t end) {
+  return b.alloc_op >= 0 && static_cast<uint32_t>(b.alloc_op) >= begin && static_cast<uint32_t>(b.alloc_op) < end;
+}
+bool survives(const LadderBlock& b, uint32_t end) { return b.free_op < 0 || static_cast<uint32_t>(b.free_op) >= end; }
+
+// Where the backward step that made a gradient at `q` ends: before the first allocation that
+// follows a free (the node has released what it used, the next node starts).
+uint32_t nodeEnd(const LadderInput& in, uint32_t q, uint32_t end) {
+  bool seen_free = false;
+  for (uint32_t r = q + 1; r < end; ++r) {
+    if (!in.ops[r].alloc) seen_free = true;
+    else if (seen_free) return r;
+  }
+  return end;
+}
+
+std::string bytesText(int64_t b) { return formatBytes(b); }
+
+int64_t sumWhere(const LadderInput& in, const std::vector<bool>& scaled, bool want_scaled, bool only_fb) {
+  int64_t s = 0;
+  for (uint32_t b = 0; b < in.blocks.size(); ++b)
+    if (scaled[b] == want_scaled && (!only_fb || inForward(in.blocks[b].born) || inBackward(in.blocks[b].born)))
+      s += in.blocks[b].bytes;
+  return s;
+}
+
+}  // namespace
+
+std::vector<bool> batchScaledBlocks(const LadderInput& in) {
+  std::vector<bool> out(in.blocks.size(), false);
+  std::unordered_set<int64_t> forward_sizes;
+  for (const LadderBlock& b : in.blocks)
+    if (inForward(b.born) && !modelState(b.category) && b.bytes > kFixedUpTo) forward_sizes.insert(b.bytes);
+  for (size_t i = 0; i < in.blocks.size(); ++i) {
+    const LadderBlock& b = in.blocks[i];
+    if (b.alloc_op < 0 || b.bytes <= kFixedUpTo || modelState(b.category)) continue;
+    if (inForward(b.born) || b.category == Category::Input) out[i] = true;
+    else if (b.born == StepPart::Backward) out[i] = forward_sizes.count(b.bytes) > 0;
+  }
+  return out;
+}
+
+RungProgram identityRung(const LadderInput& in) {
+  const std::vector<bool> scaled = batchScaledBlocks(in);
+  Emitter e(in, scaled);
+  for (const LadderOp& op : in.ops) e.replay(op);
+  RungProgram r;
+  r.program = std::move(e.program);
+  r.reasoning.push_back("as recorded");
+  return r;
+}
+
+RungProgram batchRung(const LadderInput& in, int k, bool accumulate) {
+  RungProgram r;
+  if (k < 2) {
+    r.applicable = false;
+    r.why_not = "k must be at least 2";
+    return r;
+  }
+  const std::vector<bool> scaled = batchScaledBlocks(in);
+  Emitter e(in, scaled);
+  auto bytesOf = [&](uint32_t b) { return scaled[b] ? scaledBytes(in.blocks[b].bytes, 1, k) : in.blocks[b].bytes; };
+  uint32_t pos = 0;
+  size_t replicated = 0;
+  for (const MicroStep& m : in.micro_steps) {
+    for (; pos < m.forward_begin; ++pos) {
+      const LadderOp& op = in.ops[pos];
+      if (op.alloc) e.alloc(op.block, bytesOf(op.block));
+      else e.free(op.block);
+    }
+    const int copies = accumulate && m.hasBackward() ? k : 1;
+    if (copies > 1) ++replicated;
+    // Gradients made in this backward and kept: where a later micro-batch's copy of each is added in.
+    std::map<uint32_t, std::vector<uint32_t>> gradient_ends;  // op position -> gradients to free there
+    for (uint32_t q = m.backward_begin; q < m.end; ++q) {
+      const LadderOp& op = in.ops[q];
+      if (op.alloc && in.blocks[op.block].category == Category::Gradient && survives(in.blocks[op.block], m.end))
+        gradient_ends[nodeEnd(in, q, m.end)].push_back(op.block);
+    }
+    for (int c = 0; c < copies; ++c) {
+      std::map<uint32_t, uint32_t> transient;  // recorded gradient -> its copy in this micro-batch
+      std::vector<uint32_t> kept_copies;       // other survivors' copies in later micro-batches
+      auto freeTransients = [&](uint32_t at) {
+        if (auto it = gradient_ends.find(at); it != gradient_ends.end())
+          for (uint32_t g : it->second)
+            if (auto t = transient.find(g); t != transient.end()) e.program.free(t->second), transient.erase(t);
+      };
+      for (uint32_t q = m.forward_begin; q < m.end; ++q) {
+        if (c > 0) freeTransients(q);
+        const LadderOp& op = in.ops[q];
+        const LadderBlock& blk = in.blocks[op.block];
+        if (!bornIn(blk, m.forward_begin, m.end)) {
+          if (c == 0) e.free(op.block);  // made before this micro-step, freed in it
+          continue;
+        }
+        if (!op.alloc) {
+          e.free(op.block);
+          continue;
+        }
+        if (c > 0 && survives(blk, m.end)) {
+          if (blk.category == Category::Gradient) {
+            transient[op.block] = e.program.alloc(blk.bytes, BlockKind::Gradient, false);
+          } else {
+            kept_copies.push_back(e.program.alloc(bytesOf(op.block), kindOf(blk.category), scaled[op.block]));
+          }
+          continue;
+        }
+        e.alloc(op.block, bytesOf(op.block));
+      }
+      if (c > 0) {
+        freeTransients(m.end);
+        for (uint32_t id : kept_copies) e.program.free(id);
+      }
+    }
+    pos = m.end;
+  }
+  for (; pos < in.ops.size(); ++pos) {
+    const LadderOp& op = in.ops[pos];
+    if (op.alloc) e.alloc(op.block, bytesOf(op.block));
+    else e.free(op.block);
+  }
+  r.program = std::move(e.program);
+  const int64_t scaling = sumWhere(in, scaled, true, false), fixed = sumWhere(in, scaled, false, true);
+  r.reasoning.push_back(fmt::format(
+      "blocks that scale with the batch (made in forward, or in backward with a size forward also made: activations, "
+      "their gradients, temporaries, inputs made in the step) shrink to 1/{}: {} allocated over the run become {}",
+      k, bytesText(scaling), bytesText(scaledBytes(scaling, 1, k))));
+  r.reasoning.push_back(fmt::format(
+      "parameters, gradients, optimizer state and blocks of {} B or less do not change ({} allocated in forward and "
+      "backward do not scale)",
+      kFixedUpTo, bytesText(fixed)));
+  if (accumulate) {
+    r.reasoning.push_back(fmt::format(
+        "{} forward + backward pass(es) run {} times each; the first micro-batch makes the gradients, each later one makes "
+        "every gradient again and adds it in place, so one extra gradient exists while its backward step runs",
+        replicated, k));
+    if (replicated == 0) {
+      r.applicable = false;
+      r.why_not = "the run has no forward followed by a backward to split";
+    }
+  }
+  return r;
+}
+
+RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form) {
+  RungProgram r;
+  const bool reentrant = form == CheckpointForm::Reentrant;
+  if (!in.repeated.found()) {
+    r.applicable = false;
+    r.why_not = "no repeated blocks to checkpoint: " + in.repeated.source;
+    return r;
+  }
+  if (in.already_checkpointed) {
+    r.applicable = false;
+    r.why_not = "the run already checkpoints";
+    return r;
+  }
+  const std::vector<bool> scaled = batchScaledBlocks(in);
+  Emitter e(in, scaled);
+  const bool cpu = !in.cuda;
+  int64_t dropped_bytes = 0, recompute_allocated = 0;
+  size_t checkpointed_total = 0;
+  std::vector<double> fractions;
+  bool timed_by_clock = !in.cuda;
+  uint32_t pos = 0;
+  for (size_t mi = 0; mi < in.micro_steps.size(); ++mi) {
+    const MicroStep& m = in.micro_steps[mi];
+    const std::vector<BlockSpan>* spans = mi < in.repeated.forward.size() ? &in.repeated.forward[mi] : nullptr;
+    for (; pos < m.forward_begin; ++pos) e.replay(in.ops[pos]);
+    if (!m.hasBackward() || !spans || spans->empty()) {
+      for (; pos < m.end; ++pos) e.replay(in.ops[pos]);
+      continue;
+    }
+    struct Block {
+      BlockSpan span;
+      std::vector<uint32_t> allocs;   // recorded blocks made in the span, in order
+      std::set<uint32_t> internal;    // saved for this block's backward
+      uint32_t output = UINT32_MAX;
+      uint32_t last_internal_op = 0;  // the op allocating the last saved tensor
+      int64_t insert_after = -1;      // backward op after which it is recomputed (-1: backward's start)
+      uint32_t last_internal_free = 0;
+      uint32_t rng = UINT32_MAX;      // program block of its RNG state (CPU)
+      uint32_t held_output = UINT32_MAX;
+    };
+    std::vector<Block> ck;
+    std::map<uint32_t, size_t> block_of_span_start;
+    for (size_t bi = 0; bi < spans->size(); ++bi) {
+      if (bi % static_cast<size_t>(every) != 0) continue;
+      Block b;
+      b.span = (*spans)[bi];
+      for (uint32_t q = b.span.begin; q < b.span.end; ++q)
+        if (in.ops[q].alloc) b.allocs.push_back(in.ops[q].block);
+      if (b.allocs.empty()) continue;
+      b.output = b.allocs.back();
+      for (uint32_t q = b.span.begin; q < b.span.end; ++q) {
+        const uint32_t id = in.ops[q].block;
+        const LadderBlock& blk = in.blocks[id];
+        if (in.ops[q].alloc && id != b.output && blk.free_op >= 0 && static_cast<uint32_t>(blk.free_op) >= m.backward_begin &&
+            static_cast<uint32_t>(blk.free_op) < m.end && !modelState(blk.category)) {
+          b.internal.insert(id);
+          b.last_internal_op = q;
+          b.last_internal_free = std::max(b.last_internal_free, static_cast<uint32_t>(blk.free_op));
+        }
+      }
+      if (b.internal.empty()) continue;  // nothing saved: checkpointing it changes nothing
+      // Recomputed when backward reaches it: after the block's output and everything born after the
+      // block have been freed by the backward of what came later.
+      for (uint32_t q = m.backward_begin; q < m.end; ++q) {
+        const LadderOp& op = in.ops[q];
+        if (op.alloc) continue;
+        const LadderBlock& blk = in.blocks[op.block];
+        if (op.block == b.output || bornIn(blk, b.span.end, m.backward_begin)) b.insert_after = q;
+      }
+      block_of_span_start[b.span.begin] = ck.size();
+      ck.push_back(std::move(b));
+    }
+    if (ck.empty()) {
+      for (; pos < m.end; ++pos) e.replay(in.ops[pos]);
+      continue;
+    }
+    checkpointed_total += ck.size();
+    std::map<uint32_t, size_t> internal_owner;
+    for (size_t c = 0; c < ck.size(); ++c)
+      for (uint32_t id : ck[c].internal) internal_owner[id] = c;
+
+    // Forward: a checkpointed block's saved tensors go as soon as the next op has made its output.
+    std::vector<uint32_t> pending;
+    for (uint32_t q = m.forward_begin; q < m.backward_begin; ++q) {
+      if (auto it = block_of_span_start.find(q); it != block_of_span_start.end() && cpu)
+        ck[it->second].rng = e.program.alloc(kCpuRngStateBytes, BlockKind::RngState);
+      const LadderOp& op = in.ops[q];
+      if (!op.alloc) {
+        e.free(op.block);
+        continue;
+      }
+      e.alloc(op.block, in.blocks[op.block].bytes);
+      for (uint32_t id : pending) e.free(id), dropped_bytes += in.blocks[id].bytes;
+      pending.clear();
+      if (internal_owner.count(op.block)) pending.push_back(op.block);
+    }
+    for (uint32_t id : pending) e.free(id), dropped_bytes += in.blocks[id].bytes;
+
+    // Backward: each checkpointed block is recomputed where backward reaches it.
+    std::map<int64_t, std::vector<size_t>> recompute_at;
+    for (size_t c = 0; c < ck.size(); ++c) recompute_at[ck[c].insert_after].push_back(c);
+    auto recompute = [&](size_t c) {
+      Block& b = ck[c];
+      uint32_t rng_copy = UINT32_MAX;
+      if (cpu) rng_copy = e.program.alloc(kCpuRngStateBytes, BlockKind::RngState);
+      const uint32_t stop = reentrant ? b.span.end : b.last_internal_op + 1;
+      std::vector<uint32_t> temps;
+      std::set<uint32_t> rebound;
+      for (uint32_t q = b.span.begin; q < stop; ++q) {
+        const LadderOp& op = in.ops[q];
+        const uint32_t id = op.block;
+        if (op.alloc) {
+          const bool internal = b.internal.count(id) > 0;
+          const uint32_t p = e.program.alloc(in.blocks[id].bytes, internal ? BlockKind::Recomputed : BlockKind::Temporary,
+                                             scaled[id]);
+          recompute_allocated += in.blocks[id].bytes;
+          if (internal) {
+            e.rebind(id, p);
+          } else if (id == b.output && reentrant) {
+            b.held_output = p;
+          } else {
+            temps.push_back(p);
+            if (!e.alive(id)) e.rebind(id, p), rebound.insert(id);
+          }
+        } else if (rebound.count(id) && e.alive(id)) {
+          const uint32_t p = e.id(id);
+          e.free(id);
+          temps.erase(std::remove(temps.begin(), temps.end(), p), temps.end());
+        }
+      }
+      for (uint32_t p : temps) e.program.free(p);
+      if (rng_copy != UINT32_MAX) e.program.free(rng_copy);
+    };
+    if (auto it = recompute_at.find(-1); it != recompute_at.end())
+      for (size_t c : it->second) recompute(c);
+    for (uint32_t q = m.backward_begin; q < m.end; ++q) {
+      e.replay(in.ops[q]);
+      const LadderOp& op = in.ops[q];
+      if (!op.alloc)
+        if (auto it = internal_owner.find(op.block); it != internal_owner.end()) {
+          Block& b = ck[it->second];
+          if (q == b.last_internal_free) {
+            if (b.held_output != UINT32_MAX) e.program.free(b.held_output), b.held_output = UINT32_MAX;
+            if (!reentrant && b.rng != UINT32_MAX) e.program.free(b.rng), b.rng = UINT32_MAX;
+          }
+        }
+      if (auto it = recompute_at.find(q); it != recompute_at.end())
+        for (size_t c : it->second) recompute(c);
+    }
+    for (Block& b : ck) {
+      // A saved tensor the recorded backward freed before reaching the block is not kept past it.
+      for (uint32_t id : b.internal)
+        if (e.alive(id)) e.free(id);
+      if (b.held_output != UINT32_MAX) e.program.free(b.held_output);
+      if (b.rng != UINT32_MAX) e.program.free(b.rng);
+    }
+    pos = m.end;
+
+    // The forward work recomputed, as a fraction of this forward: by the clock on the CPU (where
+    // an op's allocation comes when it runs), by the bytes the ops allocate on a GPU (whose host
+    // runs ahead of the kernels).
+    const int64_t t0 = in.ops[m.forward_begin].t_ns, t1 = in.ops[m.backward_begin - 1].t_ns;
+    double fwd_bytes = 0;
+    for (uint32_t q = m.forward_begin; q < m.backward_begin; ++q)
+      if (in.ops[q].alloc) fwd_bytes += static_cast<double>(in.blocks[in.ops[q].block].bytes);
+    double added = 0;
+    for (const Block& b : ck) {
+      const uint32_t stop = reentrant ? b.span.end : b.last_internal_op + 1;
+      if (timed_by_clock && t1 > t0) {
+        const int64_t end_t = stop < m.backward_begin ? in.ops[stop].t_ns : t1;
+        added += static_cast<double>(end_t - in.ops[b.span.begin].t_ns) / static_cast<double>(t1 - t0);
+      } else if (fwd_bytes > 0) {
+        double bytes = 0;
+        for (uint32_t q = b.span.begin; q < stop; ++q)
+          if (in.ops[q].alloc) bytes += static_cast<double>(in.blocks[in.ops[q].block].bytes);
+        added += bytes / fwd_bytes;
+      }
+    }
+    fractions.push_back(added);
+  }
+  for (; pos < in.ops.size(); ++pos) e.replay(in.ops[pos]);
+  r.program = std::move(e.program);
+  if (checkpointed_total == 0) {
+    r.applicable = false;
+    r.why_not = "the repeated blocks keep nothing for backward but their outputs (the next block's inputs)";
+    return r;
+  }
+  const size_t fraction_n = fractions.size();
+  if (!fractions.empty()) {
+    // The median pass: the first pass pays for first calls, a loaded host for its neighbours.
+    std::sort(fractions.begin(), fractions.end());
+    r.recompute_fraction = fractions[fractions.size() / 2];
+  }
+  r.recompute_source = timed_by_clock ? "the forward's clock" : "the bytes the recomputed ops allocate";
+  const size_t per_pass = checkpointed_total / std::max<size_t>(1, fraction_n);
+  r.reasoning.push_back(fmt::format("{} of the {} repeated blocks ({}) checkpointed ({} per forward)",
+                                    every == 1 ? std::string("every one") : fmt::format("every {}{}", every, every == 2 ? "nd" : every == 3 ? "rd" : "th"),
+                                    in.repeated.count, in.repeated.name, per_pass));
+  r.reasoning.push_back(fmt::format(
+      "each keeps only its input{}; the {} it saved for backward are freed in forward as soon as the next op has run",
+      cpu ? fmt::format(" and the CPU RNG state ({} B)", kCpuRngStateBytes) : std::string(),
+      bytesText(dropped_bytes / static_cast<int64_t>(std::max<size_t>(1, fraction_n)))));
+  r.reasoning.push_back(fmt::format(
+      "when backward reaches a block its forward runs again ({}): {} per forward made again, alive until the block's "
+      "backward frees them",
+      reentrant ? "reentrant: the whole block, whose output is held until its backward ends"
+                : "non-reentrant: only until the last tensor it saved (early stop)",
+      bytesText(recompute_allocated / static_cast<int64_t>(std::max<size_t>(1, fraction_n)))));
+  r.reasoning.push_back(fmt::format("forward work added: {:.0f} % of a forward (measured by {})", 100 * r.recompute_fraction,
+                                    r.recompute_source));
+  return r;
+}
+
+RungProgram autocastRung(const LadderInput& in, LowPrecision dtype) {
+  RungProgram r;
+  if (!in.autocast.empty()) {
+    r.applicable = false;
+    r.why_not = "the run already autocasts (" + in.autocast + ")";
+    return r;
+  }
+  const std::vector<bool> scaled = batchScaledBlocks(in);
+  Emitter e(in, scaled);
+  auto half = [](int64_t b) { return (b + 1) / 2; };
+  // The data the first layer reads: the largest input alive when a forward starts.
+  int64_t casts_total = 0, halved_total = 0, input_cast = 0;
+  size_t weights = 0;
+  uint32_t pos = 0;
+  for (const MicroStep& m : in.micro_steps) {
+    for (; pos < m.forward_begin; ++pos) e.replay(in.ops[pos]);
+    if (!m.hasBackward()) {
+      for (; pos < m.end; ++pos) {
+        const LadderOp& op = in.ops[pos];
+        if (op.alloc) e.alloc(op.block, scaled[op.block] ? half(in.blocks[op.block].bytes) : in.blocks[op.block].bytes);
+        else e.free(op.block);
+      }
+      continue;
+    }
+    // The gradients this backward makes, in order; those made after the last saved activation
+    // is freed belong to layers that saved no weight (their input needs no gradient).
+    std::vector<uint32_t> grads;
+    uint32_t last_activation_free = m.backward_begin;
+    for (uint32_t q = m.backward_begin; q < m.end; ++q) {
+      const LadderOp& op = in.ops[q];
+      if (op.alloc && in.blocks[op.block].category == Category::Gradient && in.blocks[op.block].bytes > 0)
+        grads.push_back(q);
+      if (!op.alloc && scaled[op.block] && inForward(in.blocks[op.block].born)) last_activation_free = q;
+    }
+    int64_t largest_input = 0;
+    for (uint32_t b = 0; b < in.blocks.size(); ++b) {
+      const LadderBlock& blk = in.blocks[b];
+      if (blk.category != Category::Input || blk.bytes <= kFixedUpTo) continue;
+      const bool alive_now = (blk.alloc_op < 0 || static_cast<uint32_t>(blk.alloc_op) < m.forward_begin) &&
+                             (blk.free_op < 0 || static_cast<uint32_t>(blk.free_op) >= m.forward_begin);
+      if (alive_now) largest_input = std::max(largest_input, blk.bytes);
+    }
+    std::map<uint32_t, uint32_t> cast_of;  // gradient op -> its weight's cast
+    std::vector<uint32_t> unsaved;
+    for (uint32_t q : grads) {
+      const uint32_t c = e.program.alloc(half(in.blocks[in.ops[q].block].bytes), BlockKind::WeightCast);
+      casts_total += half(in.blocks[in.ops[q].block].bytes);
+      ++weights;
+      if (q > last_activation_free) unsaved.push_back(c);
+      else cast_of[q] = c;
+    }
+    uint32_t input_copy = UINT32_MAX;
+    if (largest_input > 0) {
+      input_copy = e.program.alloc(half(largest_input), BlockKind::InputCast, true);
+      input_cast = half(largest_input);
+    }
+    for (; pos < m.backward_begin; ++pos) {
+      const LadderOp& op = in.ops[pos];
+      if (op.alloc) {
+        const int64_t b = in.blocks[op.block].bytes;
+        e.alloc(op.block, scaled[op.block] ? half(b) : b);
+        if (scaled[op.block]) halved_total += b - half(b);
+      } else {
+        e.free(op.block);
+      }
+    }
+    for (uint32_t c : unsaved) e.program.free(c);  // the cast cache empties when forward's autocast region ends
+    for (; pos < m.end; ++pos) {
+      const LadderOp& op = in.ops[pos];
+      const int64_t b = in.blocks[op.block].bytes;
+      if (!op.alloc) {
+        e.free(op.block);
+        continue;
+      }
+      if (in.blocks[op.block].category == Category::Gradient && std::find(grads.begin(), grads.end(), pos) != grads.end()) {
+        // The layer's backward makes the 2-byte gradient and releases the weight's copy; then the
+        // cast back to fp32 makes the gradient kept.
+        const uint32_t low = e.program.alloc(half(b), BlockKind::LowPrecisionGrad);
+        if (auto it = cast_of.find(pos); it != cast_of.end()) e.program.free(it->second), cast_of.erase(it);
+        e.alloc(op.block, b);
+        e.program.free(low);
+        continue;
+      }
+      e.alloc(op.block, scaled[op.block] ? half(b) : b);
+      if (scaled[op.block]) halved_total += b - half(b);
+    }
+    for (const auto& [q, c] : cast_of) e.program.free(c);
+    if (input_copy != UINT32_MAX) e.program.free(input_copy);
+  }
+  for (; pos < in.ops.size(); ++pos) e.replay(in.ops[pos]);
+  r.program = std::move(e.program);
+  const size_t passes = std::max<size_t>(1, in.micro_steps.size());
+  r.reasoning.push_back(fmt::format(
+      "activations, their gradients and temporaries (the blocks that scale with the batch) become 2-byte: {} less "
+      "allocated per forward + backward",
+      bytesText(halved_total / static_cast<int64_t>(passes))));
+  r.reasoning.push_back(fmt::format(
+      "autocast keeps a 2-byte copy of each of the {} weights ({} in all) from forward until its gradient is made; the "
+      "layer whose gradient comes after every saved activation is gone (the first: its input needs no gradient) keeps "
+      "its copy only through forward",
+      weights / passes, bytesText(casts_total / static_cast<int64_t>(passes))));
+  r.reasoning.push_back(
+      "each weight's gradient exists in 2 bytes before its cast to the fp32 gradient kept: one such copy at a time");
+  if (input_cast > 0)
+    r.reasoning.push_back(fmt::format("the first layer saves a 2-byte copy of the input ({})", bytesText(input_cast)));
+  r.reasoning.push_back(std::string("parameters, gradients and optimizer state stay fp32") +
+                        (dtype == LowPrecision::Float16 ? "; fp16 adds a loss scaler (a few bytes)" : ""));
+  return r;
+}
+
+RungProgram shardingRung(const LadderInput& in, Sharding kind, int n) {
+  RungProgram r;
+  if (n < 2) {
+    r.applicable = false;
+    r.why_not = "sharding needs at least 2 devices";
+    return r;
+  }
+  const std::vector<bool> scaled = batchScaledBlocks(in);
+  auto shard = [&](int64_t b) { return (b + n - 1) / n; };
+  const bool grads = kind != Sharding::Zero1, params = kind == Sharding::Full;
+  MemoryProgram p;
+  std::vector<uint32_t> id(in.blocks.size(), 0);
+  std::vector<bool> alive(in.blocks.size(), false);
+  int64_t state = 0, opt_work = 0, grad_bytes = 0, param_bytes = 0;
+  auto bytesFor = [&](uint32_t b, bool& sharded) {
+    const LadderBlock& blk = in.blocks[b];
+    sharded = blk.category == Category::OptimizerState || (blk.born == StepPart::Optimizer && blk.bytes > kFixedUpTo) ||
+              (params && blk.category == Category::Parameter);
+    return sharded ? shard(blk.bytes) : blk.bytes;
+  };
+  for (uint32_t b = 0; b < in.blocks.size(); ++b)
+    if (in.blocks[b].alloc_op < 0) {
+      bool sh = false;
+      id[b] = p.persistent(bytesFor(b, sh), kindOf(in.blocks[b].category));
+      alive[b] = true;
+      if (in.blocks[b].category == Category::OptimizerState) state += in.blocks[b].bytes;
+      if (in.blocks[b].category == Category::Parameter) param_bytes += in.blocks[b].bytes;
+    }
+  // Full sharding gathers one unit's parameters at a time: a repeated block's (the largest
+  // gradient made between two blocks' recomputation points stands for it), or the whole model.
+  int64_t unit = 0;
+  if (params) {
+    // The gradients one backward makes: every parameter's, once.
+    int64_t all_grads = 0;
+    for (const MicroStep& m : in.micro_steps) {
+      int64_t made = 0;
+      for (uint32_t q = m.backward_begin; q < m.end; ++q)
+        if (in.ops[q].alloc && in.blocks[in.ops[q].block].category == Category::Gradient) made += in.blocks[in.ops[q].block].bytes;
+      all_grads = std::max(all_grads, made);
+    }
+    if (all_grads == 0) all_grads = param_bytes;
+    unit = in.repeated.found() ? all_grads / static_cast<int64_t>(in.repeated.count + 1) : std::max(all_grads, param_bytes);
+  }
+  const int64_t gathered_bytes = in.repeated.found() ? 2 * unit : unit;  // the next unit prefetched, when there are several
+  uint32_t gathered = UINT32_MAX;
+  size_t next_micro = 0;
+  for (uint32_t q = 0; q < in.ops.size(); ++q) {
+    if (params) {
+      while (next_micro < in.micro_steps.size() && in.micro_steps[next_micro].end <= q) ++next_micro;
+      const bool at_begin = next_micro < in.micro_steps.size() && in.micro_steps[next_micro].forward_begin == q;
+      if (at_begin && unit > 0) gathered = p.alloc(gathered_bytes, BlockKind::GatheredParameter);
+    }
+    const LadderOp& op = in.ops[q];
+    const LadderBlock& blk = in.blocks[op.block];
+    if (!op.alloc) {
+      if (alive[op.block]) p.free(id[op.block]), alive[op.block] = false;
+    } else if (grads && blk.category == Category::Gradient) {
+      const uint32_t whole = p.alloc(blk.bytes, BlockKind::CollectiveBuffer);
+      id[op.block] = p.alloc(shard(blk.bytes), BlockKind::Gradient);
+      alive[op.block] = true;
+      p.free(whole);
+      grad_bytes += blk.bytes;
+    } else {
+      bool sh = false;
+      id[op.block] = p.alloc(bytesFor(op.block, sh), kindOf(blk.category), scaled[op.block]);
+      alive[op.block] = true;
+      if (blk.category == Category::OptimizerState) state += blk.bytes;
+      else if (sh) opt_work += blk.bytes;
+    }
+    if (params && gathered != UINT32_MAX && next_micro < in.micro_steps.size() && in.micro_steps[next_micro].end == q + 1) {
+      p.free(gathered);
+      gathered = UINT32_MAX;
+    }
+  }
+  if (gathered != UINT32_MAX) p.free(gathered);
+  r.program = std::move(p);
+  r.reasoning.push_back(fmt::format("per device, each running this batch; optimizer state ({}) divided by {} (ZeRO-1)",
+                                    bytesText(state), n));
+  r.reasoning.push_back(fmt::format("the optimizer's working memory ({} allocated in its steps) divided by {}: each "
+                                    "device steps only its shard",
+                                    bytesText(opt_work), n));
+  if (grads)
+    r.reasoning.push_back(fmt::format(
+        "gradients ({} made) kept as 1/{} shards: each exists whole until it is reduce-scattered (one at a time here; "
+        "bucketing holds a bucket's worth)",
+        bytesText(grad_bytes), n));
+  if (params)
+    r.reasoning.push_back(fmt::format(
+        "parameters ({}) divided by {}; during forward and backward {} ({})",
+        bytesText(param_bytes), n,
+        in.repeated.found() ? fmt::format("one unit's parameters are gathered whole and the next one prefetched: 2 × {}", bytesText(unit))
+                            : fmt::format("the one unit's parameters are gathered whole: {}", bytesText(unit)),
+        in.repeated.found() ? "a unit: a repeated block, its parameters taken as one backward's gradients over the blocks + 1"
+                            : "no repeated blocks to wrap: the whole model is one unit"));
+  r.reasoning.push_back("NCCL's own buffers are outside PyTorch's allocator and not counted");
+  return r;
+}
+
+}  // namespace sawtooth

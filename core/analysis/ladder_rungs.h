@@ -1,0 +1,66 @@
+#pragma once
+// Each rung of the ladder as a rewrite of the recorded step (core/analysis/ladder_input.h) into the
+// allocations and frees that rung would make (core/analysis/ladder_program.h), with the reasoning
+// in words: which bytes change and why. The rules, each checked against the built-in workloads'
+// measured rungs (tests/tools/check_ladder.py, bench/results):
+//
+// - batch: a block scales with the batch when it is born in forward (or recompute), or in
+//   backward with a size forward also made (the gradient of an activation); parameters, their
+//   gradients, optimizer state and blocks of 512 bytes or less do not.
+// - accumulation over k: each forward + backward runs k times at 1/k of the batch; the first
+//   micro-batch makes the gradients, the later ones make each gradient again and add it in place
+//   (alive until the backward step that made it ends).
+// - activation checkpointing of the repeated blocks: a checkpointed block keeps only its input
+//   (and, on the CPU, the RNG state); what it saved for backward is freed as soon as the next op
+//   has run, and made again when backward reaches the block (after the next block's backward has
+//   freed the block's output and everything born after it) — non-reentrant up to the last saved
+//   tensor (PyTorch's early stop), reentrant the whole block, whose output it then holds until the
+//   block's backward ends.
+// - autocast (bf16/fp16): batch-scaled blocks become 2-byte; each weight gets a 2-byte copy in
+//   forward, kept until its gradient is made (not kept when its layer's gradient comes after every
+//   saved activation is gone: the first layer, whose input needs no gradient); before each fp32
+//   gradient its 2-byte gradient exists; the first layer's input is kept as a 2-byte copy.
+//   Parameters, gradients and optimizer state stay fp32.
+// - sharding over N: ZeRO-1 divides optimizer state and the optimizer's working memory by N;
+//   ZeRO-2 also keeps 1/N of each gradient once it is made (the whole gradient exists until it is
+//   reduce-scattered); full sharding also divides the parameters and gathers one repeated block's
+//   parameters at a time, the next one prefetched.
+
+#include <string>
+#include <vector>
+
+#include "core/analysis/ladder_input.h"
+#include "core/analysis/ladder_program.h"
+
+namespace sawtooth {
+
+struct RungProgram {
+  bool applicable = true;
+  std::string why_not;  // when not applicable: what the recording lacks or already does
+  MemoryProgram program;
+  std::vector<std::string> reasoning;
+  // Forward work added per micro-step, as a fraction of the forward (checkpointing).
+  double recompute_fraction = 0;
+  std::string recompute_source;
+};
+
+enum class CheckpointForm : uint8_t { NonReentrant, Reentrant };
+enum class Sharding : uint8_t { Zero1, Zero2, Full };
+enum class LowPrecision : uint8_t { BFloat16, Float16 };
+
+// The bytes of the CPU generator's state a checkpoint stashes (torch.get_rng_state(): mt19937's
+// state as a uint8 tensor); CUDA states are kept in host memory, so a GPU pays nothing on the device.
+inline constexpr int64_t kCpuRngStateBytes = 5056;
+
+RungProgram identityRung(const LadderInput& in);
+// micro_batches k: the batch divided by k; accumulate: k micro-batches per step (the same global
+// batch), otherwise one (a smaller batch).
+RungProgram batchRung(const LadderInput& in, int micro_batches, bool accumulate);
+RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form);
+RungProgram autocastRung(const LadderInput& in, LowPrecision dtype);
+RungProgram shardingRung(const LadderInput& in, Sharding kind, int devices);
+
+// Whether a block grows and shrinks with the batch (the rule above).
+std::vector<bool> batchScaledBlocks(const LadderInput& in);
+
+}  // namespace sawtooth

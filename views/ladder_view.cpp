@@ -1,13 +1,32 @@
 #include "views/ladder_view.h"
 
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
 #include <QScrollArea>
+#include <QSignalBlocker>
+#include <QSplitter>
+#include <QTableView>
+#include <QTextBrowser>
 #include <QVBoxLayout>
 
+#include "core/analysis/ladder_table.h"
 #include "views/qt_format.h"
+#include "views/table_model.h"
 
 namespace sawtooth::views {
 
-LadderView::LadderView(QWidget* parent) : QWidget(parent), body_(new QLabel(this)) {
+LadderView::LadderView(QWidget* parent)
+    : QWidget(parent),
+      body_(new QLabel(this)),
+      sources_(new QComboBox(this)),
+      memory_gb_(new QDoubleSpinBox(this)),
+      summary_(new QLabel(this)),
+      table_(new QTableView(this)),
+      model_(new TableModel(this)),
+      details_(new QTextBrowser(this)) {
   body_->setWordWrap(true);
   body_->setTextFormat(Qt::RichText);
   body_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
@@ -20,9 +39,54 @@ LadderView::LadderView(QWidget* parent) : QWidget(parent), body_(new QLabel(this
   scroll->setWidget(body_);
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
+
+  auto* program = new QGroupBox(tr("The ladder for a recording: predicted from it, measured where a run of the rung is open"), this);
+  auto* controls = new QHBoxLayout;
+  controls->addWidget(new QLabel(tr("Recording:"), program));
+  sources_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  sources_->setMinimumContentsLength(24);
+  controls->addWidget(sources_, 1);
+  controls->addWidget(new QLabel(tr("Device memory:"), program));
+  memory_gb_->setRange(0, 100000);
+  memory_gb_->setDecimals(1);
+  memory_gb_->setSuffix(tr(" GB"));
+  memory_gb_->setSpecialValueText(tr("the recorded device's"));
+  memory_gb_->setToolTip(tr("Judge what fits against a device of this size (decimal GB); 0: the recorded device's"));
+  memory_gb_->setKeyboardTracking(false);
+  controls->addWidget(memory_gb_);
+  summary_->setWordWrap(true);
+  summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  table_->setModel(model_);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::SingleSelection);
+  table_->verticalHeader()->hide();
+  table_->horizontalHeader()->setStretchLastSection(true);
+  details_->setOpenLinks(false);
+  auto* split = new QSplitter(Qt::Vertical, program);
+  split->addWidget(table_);
+  split->addWidget(details_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 1);
+  auto* program_layout = new QVBoxLayout(program);
+  program_layout->addLayout(controls);
+  program_layout->addWidget(summary_);
+  program_layout->addWidget(split, 1);
+
+  auto* outer = new QSplitter(Qt::Vertical, this);
+  outer->addWidget(scroll);
+  outer->addWidget(program);
+  outer->setStretchFactor(0, 1);
+  outer->setStretchFactor(1, 3);
+  outer->setSizes({260, 700});  // the seed's five rungs in view above the recording's ladder
   auto* layout = new QVBoxLayout(this);
-  layout->addWidget(scroll);
+  layout->addWidget(outer);
+
+  connect(sources_, &QComboBox::currentIndexChanged, this, [this] { request(); });
+  connect(memory_gb_, &QDoubleSpinBox::valueChanged, this, [this] { request(); });
+  connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& current) { showDetails(current.row()); });
   setRungs({});
+  setReport(nullptr);
 }
 
 void LadderView::setRungs(std::vector<LadderRung> rungs) {
@@ -48,5 +112,68 @@ QString LadderView::text() const {
     lines << QStringLiteral("%1 → %2: %3").arg(toQString(r.symptom), toQString(r.remedy), toQString(r.finding));
   return lines.join('\n');
 }
+
+void LadderView::setSources(const QStringList& names) {
+  const QString current = sources_->currentText();
+  {
+    const QSignalBlocker block(sources_);
+    sources_->clear();
+    sources_->addItems(names);
+    const int keep = names.indexOf(current);
+    sources_->setCurrentIndex(keep >= 0 ? keep : (names.isEmpty() ? -1 : 0));
+  }
+  if (names.isEmpty() || !report_) setReport(nullptr);
+}
+
+int LadderView::source() const { return sources_->currentIndex(); }
+
+int64_t LadderView::deviceMemory() const { return static_cast<int64_t>(memory_gb_->value() * 1e9); }
+
+void LadderView::setDeviceMemory(int64_t bytes) { memory_gb_->setValue(static_cast<double>(bytes) / 1e9); }
+
+void LadderView::request() {
+  if (sources_->currentIndex() >= 0) emit programLadderRequested(sources_->currentIndex(), deviceMemory());
+}
+
+void LadderView::setReport(std::shared_ptr<const LadderReport> report) {
+  report_ = std::move(report);
+  if (!report_) {
+    model_->setTable(std::make_shared<Table>());
+    summary_->setText(sources_->count() == 0 ? tr("Open a recording to see its ladder.") : tr("Predicting…"));
+    details_->clear();
+    return;
+  }
+  model_->setTable(std::make_shared<Table>(ladderTable(*report_)));
+  QStringList lines;
+  for (const std::string& line : ladderSummary(*report_)) lines << toQString(line);
+  summary_->setText(lines.join('\n'));
+  table_->resizeColumnsToContents();
+  selectRow(0);
+}
+
+void LadderView::setReportError(const QString& message) {
+  report_.reset();
+  model_->setTable(std::make_shared<Table>());
+  summary_->setText(tr("No ladder for this recording: %1").arg(message));
+  details_->clear();
+}
+
+void LadderView::selectRow(int row) {
+  if (!report_ || row < 0 || row >= static_cast<int>(report_->rows.size())) return;
+  table_->selectRow(row);
+  showDetails(row);
+}
+
+void LadderView::showDetails(int row) {
+  if (!report_ || row < 0) {
+    details_->clear();
+    return;
+  }
+  QStringList lines;
+  for (const std::string& line : ladderRowDetails(*report_, static_cast<size_t>(row))) lines << toQString(line);
+  details_->setPlainText(lines.join('\n'));
+}
+
+QString LadderView::programText() const { return summary_->text() + QLatin1Char('\n') + details_->toPlainText(); }
 
 }  // namespace sawtooth::views

@@ -272,7 +272,11 @@ views::LadderView* MainWindow::showLadder() {
         return;
       }
     });
-    connect(ladder_, &QObject::destroyed, this, [this] { ladder_ = nullptr; });
+    ladder_controller_ = new LadderController(jobs_, ladder_);
+    connect(ladder_, &QObject::destroyed, this, [this] {
+      ladder_ = nullptr;
+      ladder_controller_ = nullptr;
+    });
     tabs_->insertTab(0, ladder_, tr("Ladder"));
   }
   refreshLadder();
@@ -284,9 +288,15 @@ void MainWindow::refreshLadder() {
   if (!ladder_) return;
   // The ladder reads a few measurements of each run: small enough for the GUI thread.
   std::vector<const Trace*> traces;
+  std::vector<LadderController::Source> sources;
   for (views::TraceTab* t : traceTabs())
-    if (t->state() == views::TraceTab::State::Ready) traces.push_back(&t->analysis()->trace());
+    if (t->state() == views::TraceTab::State::Ready) {
+      traces.push_back(&t->analysis()->trace());
+      sources.push_back({tabs_->tabText(tabs_->indexOf(t)), t->analysis()});
+    }
   ladder_->setRungs(ladder(traces));
+  // The ladder for one recording is computed off the GUI thread.
+  ladder_controller_->setSources(std::move(sources));
 }
 
 views::CompareView* MainWindow::compare(views::TraceTab* a, views::TraceTab* b) {

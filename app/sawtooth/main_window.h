@@ -9,6 +9,7 @@
 #include <QTabWidget>
 
 #include "app/sawtooth/job_runner.h"
+#include "app/sawtooth/ladder_controller.h"
 #include "app/sawtooth/live_recording_tab.h"
 #include "app/sawtooth/trace_controller.h"
 #include "app/sawtooth/workload_panel.h"
@@ -95,6 +96,7 @@ class MainWindow : public QMainWindow {
   WorkloadPanel* panel_;
   QDockWidget* dock_;
   views::LadderView* ladder_ = nullptr;
+  LadderController* ladder_controller_ = nullptr;
   LiveRecordingTab* live_ = nullptr;
   QMenu* recent_menu_ = nullptr;
   QList<QAction*> needs_trace_;

@@ -72,14 +72,14 @@ LadderRow rowFrom(std::string id, std::string label, RungFamily family, const Bu
 // rungs keep the recorded order, adding their own blocks in between).
 std::string peakPart(const LadderInput& in, const ProgramPeak& peak, const LadderRow& row) {
   (void)in;
-  std::array<int64_t, kBlockKindCount> k = row.at_peak;
-  const int64_t activations = k[static_cast<size_t>(BlockKind::Activation)] + k[static_cast<size_t>(BlockKind::Recomputed)];
-  const int64_t grads = k[static_cast<size_t>(BlockKind::Gradient)];
+  std::array<int64_t, kBlockRoleCount> k = row.at_peak;
+  const int64_t activations = k[static_cast<size_t>(BlockRole::Activation)] + k[static_cast<size_t>(BlockRole::Recomputed)];
+  const int64_t grads = k[static_cast<size_t>(BlockRole::Gradient)];
   (void)peak;
-  if (k[static_cast<size_t>(BlockKind::Recomputed)] > 0) return "backward (recomputing a block)";
+  if (k[static_cast<size_t>(BlockRole::Recomputed)] > 0) return "backward (recomputing a block)";
   if (activations > 0 && grads > 0) return "backward";
   if (activations > 0) return "end of forward / start of backward";
-  if (grads > 0 && k[static_cast<size_t>(BlockKind::OptimizerState)] > 0) return "backward end / optimizer";
+  if (grads > 0 && k[static_cast<size_t>(BlockRole::OptimizerState)] > 0) return "backward end / optimizer";
   return "";
 }
 

@@ -41,7 +41,7 @@ struct LadderRow {
   int64_t peak_allocated = 0;         // the sum of requests at the peak (the trace's allocated series)
   int64_t peak_allocated_blocks = 0;  // in the allocator's blocks: max_memory_allocated (= the above on the CPU)
   std::optional<int64_t> peak_reserved;  // the baseline's reserved/allocated carried over (CUDA)
-  std::array<int64_t, kBlockKindCount> at_peak{};  // block bytes alive at the peak, by kind
+  std::array<int64_t, kBlockRoleCount> at_peak{};  // block bytes alive at the peak, by kind
   std::string peak_part;  // where the peak lands: "forward", "backward", "optimizer", ...
 
   std::optional<double> step_ms;

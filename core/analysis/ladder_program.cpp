@@ -4,27 +4,27 @@
 
 namespace sawtooth {
 
-std::string_view name(BlockKind kind) {
+std::string_view name(BlockRole kind) {
   switch (kind) {
-    case BlockKind::WeightCast: return "weight casts";
-    case BlockKind::LowPrecisionGrad: return "low-precision gradients";
-    case BlockKind::InputCast: return "input casts";
-    case BlockKind::Recomputed: return "recomputed activations";
-    case BlockKind::RngState: return "checkpoint RNG states";
-    case BlockKind::GatheredParameter: return "gathered parameters";
-    case BlockKind::CollectiveBuffer: return "collective buffers";
+    case BlockRole::WeightCast: return "weight casts";
+    case BlockRole::LowPrecisionGrad: return "low-precision gradients";
+    case BlockRole::InputCast: return "input casts";
+    case BlockRole::Recomputed: return "recomputed activations";
+    case BlockRole::RngState: return "checkpoint RNG states";
+    case BlockRole::GatheredParameter: return "gathered parameters";
+    case BlockRole::CollectiveBuffer: return "collective buffers";
     default: return name(static_cast<Category>(kind));
   }
 }
 
-uint32_t MemoryProgram::persistent(int64_t bytes, BlockKind kind, bool batch_scaled) {
+uint32_t MemoryProgram::persistent(int64_t bytes, BlockRole kind, bool batch_scaled) {
   const auto id = static_cast<uint32_t>(blocks_.size());
   blocks_.push_back(Block{bytes, kind, batch_scaled});
   persistent_.push_back(id);
   return id;
 }
 
-uint32_t MemoryProgram::alloc(int64_t bytes, BlockKind kind, bool batch_scaled) {
+uint32_t MemoryProgram::alloc(int64_t bytes, BlockRole kind, bool batch_scaled) {
   const auto id = static_cast<uint32_t>(blocks_.size());
   blocks_.push_back(Block{bytes, kind, batch_scaled});
   ops_.push_back(Op{id, true});

@@ -14,7 +14,7 @@
 namespace sawtooth {
 
 // The recorded categories (core/model/action.h), then what rungs add.
-enum class BlockKind : uint8_t {
+enum class BlockRole : uint8_t {
   Unknown = 0,
   Parameter = 1,
   Gradient = 2,
@@ -31,15 +31,15 @@ enum class BlockKind : uint8_t {
   GatheredParameter = 13, // full sharding: a block's parameters gathered for its forward/backward
   CollectiveBuffer = 14,  // gradients on their way to their owners (reduce-scatter)
 };
-inline constexpr int kBlockKindCount = 15;
-std::string_view name(BlockKind kind);
-inline BlockKind kindOf(Category c) { return static_cast<BlockKind>(c); }
+inline constexpr int kBlockRoleCount = 15;
+std::string_view name(BlockRole kind);
+inline BlockRole roleOf(Category c) { return static_cast<BlockRole>(c); }
 
 class MemoryProgram {
  public:
   struct Block {
     int64_t bytes = 0;
-    BlockKind kind = BlockKind::Unknown;
+    BlockRole kind = BlockRole::Unknown;
     bool batch_scaled = false;  // grows and shrinks with the batch (for fitting a batch to a device)
   };
   struct Op {
@@ -48,8 +48,8 @@ class MemoryProgram {
   };
 
   // Alive from the start (parameters, what the run began with).
-  uint32_t persistent(int64_t bytes, BlockKind kind, bool batch_scaled = false);
-  uint32_t alloc(int64_t bytes, BlockKind kind, bool batch_scaled = false);
+  uint32_t persistent(int64_t bytes, BlockRole kind, bool batch_scaled = false);
+  uint32_t alloc(int64_t bytes, BlockRole kind, bool batch_scaled = false);
   void free(uint32_t block);
 
   const std::vector<Block>& blocks() const { return blocks_; }
@@ -66,7 +66,7 @@ struct ProgramPeak {
   int64_t bytes = 0;         // the sum of the requests alive at the peak (the trace's allocated series)
   int64_t block_bytes = 0;   // the same in caching-allocator blocks (max_memory_allocated); = bytes on the CPU
   size_t op = 0;             // where the block peak is first reached (ops().size(): at the start)
-  std::array<int64_t, kBlockKindCount> by_kind{};  // block bytes alive there, by kind
+  std::array<int64_t, kBlockRoleCount> by_kind{};  // block bytes alive there, by kind
 };
 
 // Blocks round as the input's device rounds them (the caching allocator's sizes on CUDA);

@@ -30,7 +30,7 @@ class Emitter {
       : in_(in), scaled_(batch_scaled), id_(in.blocks.size(), 0), alive_(in.blocks.size(), false) {
     for (uint32_t b = 0; b < in.blocks.size(); ++b)
       if (in.blocks[b].alloc_op < 0) {
-        id_[b] = program.persistent(in.blocks[b].bytes, kindOf(in.blocks[b].category), false);
+        id_[b] = program.persistent(in.blocks[b].bytes, roleOf(in.blocks[b].category), false);
         alive_[b] = true;
       }
   }
@@ -39,8 +39,8 @@ class Emitter {
     if (op.alloc) alloc(op.block, in_.blocks[op.block].bytes);
     else free(op.block);
   }
-  void alloc(uint32_t b, int64_t bytes, std::optional<BlockKind> kind = std::nullopt) {
-    id_[b] = program.alloc(bytes, kind.value_or(kindOf(in_.blocks[b].category)), scaled_[b]);
+  void alloc(uint32_t b, int64_t bytes, std::optional<BlockRole> kind = std::nullopt) {
+    id_[b] = program.alloc(bytes, kind.value_or(roleOf(in_.blocks[b].category)), scaled_[b]);
     alive_[b] = true;
   }
   void free(uint32_t b) {
@@ -165,9 +165,9 @@ RungProgram batchRung(const LadderInput& in, int k, bool accumulate) {
         }
         if (c > 0 && survives(blk, m.end)) {
           if (blk.category == Category::Gradient) {
-            transient[op.block] = e.program.alloc(blk.bytes, BlockKind::Gradient, false);
+            transient[op.block] = e.program.alloc(blk.bytes, BlockRole::Gradient, false);
           } else {
-            kept_copies.push_back(e.program.alloc(bytesOf(op.block), kindOf(blk.category), scaled[op.block]));
+            kept_copies.push_back(e.program.alloc(bytesOf(op.block), roleOf(blk.category), scaled[op.block]));
           }
           continue;
         }
@@ -293,7 +293,7 @@ RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form
     std::vector<uint32_t> pending;
     for (uint32_t q = m.forward_begin; q < m.backward_begin; ++q) {
       if (auto it = block_of_span_start.find(q); it != block_of_span_start.end() && cpu)
-        ck[it->second].rng = e.program.alloc(kCpuRngStateBytes, BlockKind::RngState);
+        ck[it->second].rng = e.program.alloc(kCpuRngStateBytes, BlockRole::RngState);
       const LadderOp& op = in.ops[q];
       if (!op.alloc) {
         e.free(op.block);
@@ -312,7 +312,7 @@ RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form
     auto recompute = [&](size_t c) {
       Block& b = ck[c];
       uint32_t rng_copy = UINT32_MAX;
-      if (cpu) rng_copy = e.program.alloc(kCpuRngStateBytes, BlockKind::RngState);
+      if (cpu) rng_copy = e.program.alloc(kCpuRngStateBytes, BlockRole::RngState);
       const uint32_t stop = reentrant ? b.span.end : b.last_internal_op + 1;
       std::vector<uint32_t> temps;
       std::set<uint32_t> rebound;
@@ -321,7 +321,7 @@ RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form
         const uint32_t id = op.block;
         if (op.alloc) {
           const bool internal = b.internal.count(id) > 0;
-          const uint32_t p = e.program.alloc(in.blocks[id].bytes, internal ? BlockKind::Recomputed : BlockKind::Temporary,
+          const uint32_t p = e.program.alloc(in.blocks[id].bytes, internal ? BlockRole::Recomputed : BlockRole::Temporary,
                                              scaled[id]);
           recompute_allocated += in.blocks[id].bytes;
           if (internal) {
@@ -466,7 +466,7 @@ RungProgram autocastRung(const LadderInput& in, LowPrecision dtype) {
     std::map<uint32_t, uint32_t> cast_of;  // gradient op -> its weight's cast
     std::vector<uint32_t> unsaved;
     for (uint32_t q : grads) {
-      const uint32_t c = e.program.alloc(half(in.blocks[in.ops[q].block].bytes), BlockKind::WeightCast);
+      const uint32_t c = e.program.alloc(half(in.blocks[in.ops[q].block].bytes), BlockRole::WeightCast);
       casts_total += half(in.blocks[in.ops[q].block].bytes);
       ++weights;
       if (q > last_activation_free) unsaved.push_back(c);
@@ -474,7 +474,7 @@ RungProgram autocastRung(const LadderInput& in, LowPrecision dtype) {
     }
     uint32_t input_copy = UINT32_MAX;
     if (largest_input > 0) {
-      input_copy = e.program.alloc(half(largest_input), BlockKind::InputCast, true);
+      input_copy = e.program.alloc(half(largest_input), BlockRole::InputCast, true);
       input_cast = half(largest_input);
     }
     for (; pos < m.backward_begin; ++pos) {
@@ -498,7 +498,7 @@ RungProgram autocastRung(const LadderInput& in, LowPrecision dtype) {
       if (in.blocks[op.block].category == Category::Gradient && std::find(grads.begin(), grads.end(), pos) != grads.end()) {
         // The layer's backward makes the 2-byte gradient and releases the weight's copy; then the
         // cast back to fp32 makes the gradient kept.
-        const uint32_t low = e.program.alloc(half(b), BlockKind::LowPrecisionGrad);
+        const uint32_t low = e.program.alloc(half(b), BlockRole::LowPrecisionGrad);
         if (auto it = cast_of.find(pos); it != cast_of.end()) e.program.free(it->second), cast_of.erase(it);
         e.alloc(op.block, b);
         e.program.free(low);
@@ -554,7 +554,7 @@ RungProgram shardingRung(const LadderInput& in, Sharding kind, int n) {
   for (uint32_t b = 0; b < in.blocks.size(); ++b)
     if (in.blocks[b].alloc_op < 0) {
       bool sh = false;
-      id[b] = p.persistent(bytesFor(b, sh), kindOf(in.blocks[b].category));
+      id[b] = p.persistent(bytesFor(b, sh), roleOf(in.blocks[b].category));
       alive[b] = true;
       if (in.blocks[b].category == Category::OptimizerState) state += in.blocks[b].bytes;
       if (in.blocks[b].category == Category::Parameter) param_bytes += in.blocks[b].bytes;
@@ -581,21 +581,21 @@ RungProgram shardingRung(const LadderInput& in, Sharding kind, int n) {
     if (params) {
       while (next_micro < in.micro_steps.size() && in.micro_steps[next_micro].end <= q) ++next_micro;
       const bool at_begin = next_micro < in.micro_steps.size() && in.micro_steps[next_micro].forward_begin == q;
-      if (at_begin && unit > 0) gathered = p.alloc(gathered_bytes, BlockKind::GatheredParameter);
+      if (at_begin && unit > 0) gathered = p.alloc(gathered_bytes, BlockRole::GatheredParameter);
     }
     const LadderOp& op = in.ops[q];
     const LadderBlock& blk = in.blocks[op.block];
     if (!op.alloc) {
       if (alive[op.block]) p.free(id[op.block]), alive[op.block] = false;
     } else if (grads && blk.category == Category::Gradient) {
-      const uint32_t whole = p.alloc(blk.bytes, BlockKind::CollectiveBuffer);
-      id[op.block] = p.alloc(shard(blk.bytes), BlockKind::Gradient);
+      const uint32_t whole = p.alloc(blk.bytes, BlockRole::CollectiveBuffer);
+      id[op.block] = p.alloc(shard(blk.bytes), BlockRole::Gradient);
       alive[op.block] = true;
       p.free(whole);
       grad_bytes += blk.bytes;
     } else {
       bool sh = false;
-      id[op.block] = p.alloc(bytesFor(op.block, sh), kindOf(blk.category), scaled[op.block]);
+      id[op.block] = p.alloc(bytesFor(op.block, sh), roleOf(blk.category), scaled[op.block]);
       alive[op.block] = true;
       if (blk.category == Category::OptimizerState) state += blk.bytes;
       else if (sh) opt_work += blk.bytes;

@@ -31,8 +31,8 @@ json rowJson(const LadderRow& r) {
     j["peak_reserved_bytes"] = optional(r.peak_reserved);
     j["peak_part"] = r.peak_part;
     json at = json::object();
-    for (int k = 0; k < kBlockKindCount; ++k)
-      if (r.at_peak[static_cast<size_t>(k)] != 0) at[std::string(name(static_cast<BlockKind>(k)))] = r.at_peak[static_cast<size_t>(k)];
+    for (int k = 0; k < kBlockRoleCount; ++k)
+      if (r.at_peak[static_cast<size_t>(k)] != 0) at[std::string(name(static_cast<BlockRole>(k)))] = r.at_peak[static_cast<size_t>(k)];
     j["at_peak"] = at;
     j["reasoning"] = r.reasoning;
     j["fits"] = optional(r.fits);

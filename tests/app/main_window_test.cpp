@@ -325,6 +325,24 @@ class MainWindowTest : public QObject {
     QVERIFY(!QImage(dir.filePath("compare.png")).isNull());
   }
 
+  void theLadderPredictsForAnOpenRecordingInAJob() {
+    app::MainWindow w{QString()};
+    w.resize(1400, 900);
+    w.show();
+    TraceTab* tab = w.openFile(QStringLiteral(SAWTOOTH_SAMPLES "/accumulation.sawtooth"));
+    QTRY_COMPARE_WITH_TIMEOUT(tab->state(), TraceTab::State::Ready, 30000);
+    auto* ladder = w.showLadder();
+    QTRY_VERIFY_WITH_TIMEOUT(ladder->report() != nullptr, 30000);
+    const LadderRow* k2 = ladder->report()->row("accumulate:k=2");
+    QVERIFY(k2);
+    QVERIFY(k2->measured.has_value());  // the recording's own k=2 run, beside the prediction
+    QVERIFY(k2->peak_error.has_value() && std::abs(*k2->peak_error) < 1e-5);
+    // A smaller device: the report comes again, judged against it.
+    ladder->setDeviceMemory(int64_t{1} * 1000 * 1000 * 1000);
+    QTRY_VERIFY_WITH_TIMEOUT(ladder->report() && ladder->report()->device_memory == int64_t{1} * 1000 * 1000 * 1000, 30000);
+    QCOMPARE(*ladder->report()->rows.front().fits, false);
+  }
+
   void runIsEnabledOnceTheWorkloadsAreListed() {
     // With no file open, F5 stayed disabled until a tab changed.
     QTemporaryDir dir;

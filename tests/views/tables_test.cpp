@@ -7,6 +7,7 @@
 
 #include "tests/views/view_test_data.h"
 #include "views/experiment_charts.h"
+#include "core/analysis/ladder_measured.h"
 #include "views/ladder_view.h"
 #include "views/oom_view.h"
 #include "views/precision_view.h"
@@ -107,6 +108,41 @@ class TablesTest : public QObject {
     QVERIFY(view.rungs().empty());
     view.setRungs(ladder({}));
     QVERIFY(view.text().contains(QStringLiteral("not measured yet: run the precision workload")));
+  }
+
+  void theLadderShowsARecordingsPredictionsAndWhy() {
+    LadderView view;
+    QSignalSpy requested(&view, &LadderView::programLadderRequested);
+    view.setSources({QStringLiteral("checkpointing.sawtooth"), QStringLiteral("other.sawtooth")});
+    QCOMPARE(requested.count(), 0);  // the app computes the first report itself
+    QVERIFY(view.programText().contains(QStringLiteral("Predicting")));
+    auto trace = loadTrace(SAWTOOTH_SAMPLES "/checkpointing.sawtooth");
+    QVERIFY(trace.ok());
+    auto input = ladderInput(*trace);
+    QVERIFY(input.ok());
+    LadderReport report = predictLadder(*input);
+    attachMeasured(report, measuredRungs(*input, *trace, "checkpointing.sawtooth", true));
+    const auto shared = std::make_shared<const LadderReport>(report);
+    view.setReport(shared);
+    QCOMPARE(view.programTable()->rowCount(), static_cast<int>(report.rows.size()));
+    QCOMPARE(view.programTable()->index(0, 0).data().toString(), QStringLiteral("as recorded"));
+    int row = -1;
+    for (size_t i = 0; i < report.rows.size(); ++i)
+      if (report.rows[i].id == "checkpoint:every=1:reentrant") row = static_cast<int>(i);
+    QVERIFY(row > 0);
+    // Measured beside predicted, with the error.
+    QVERIFY(!view.programTable()->index(row, 2).data().toString().isEmpty());
+    QVERIFY(view.programTable()->index(row, 3).data().toString().contains(QLatin1Char('%')));
+    view.selectRow(row);
+    QVERIFY(view.programText().contains(QStringLiteral("reentrant: the whole block")));
+    QVERIFY(view.programText().contains(QStringLiteral("Peak error")));
+    QVERIFY(view.programText().contains(QStringLiteral("Diagnosis: compute-bound")));
+    // Another device size asks the app for a new report.
+    view.setDeviceMemory(int64_t{24} * 1000 * 1000 * 1000);
+    QCOMPARE(requested.count(), 1);
+    QCOMPARE(requested.at(0).at(1).toLongLong(), qint64{24} * 1000 * 1000 * 1000);
+    view.setReportError(QStringLiteral("run 'x' has no allocator events"));
+    QVERIFY(view.programText().contains(QStringLiteral("no allocator events")));
   }
 };
 

@@ -215,8 +215,8 @@ TEST(LadderRungs, AutocastCastsWeightsAndHalvesActivations) {
   EXPECT_LT(p.block_bytes, 851 * u);
   bool cast = false, low = false;
   for (const auto& blk : r.program.blocks()) {
-    cast |= blk.kind == BlockKind::WeightCast && blk.bytes == 10 * u;
-    low |= blk.kind == BlockKind::LowPrecisionGrad && blk.bytes == 10 * u;
+    cast |= blk.kind == BlockRole::WeightCast && blk.bytes == 10 * u;
+    low |= blk.kind == BlockRole::LowPrecisionGrad && blk.bytes == 10 * u;
   }
   EXPECT_TRUE(cast);
   EXPECT_TRUE(low);
@@ -249,7 +249,7 @@ TEST(LadderRungs, ShardingDividesOptimizerStateAndItsWorkingMemory) {
   EXPECT_EQ(p.block_bytes / u, 851);
   int64_t state = 0;
   for (const auto& blk : z1.program.blocks())
-    if (blk.kind == BlockKind::OptimizerState) state += blk.bytes;
+    if (blk.kind == BlockRole::OptimizerState) state += blk.bytes;
   EXPECT_EQ(state, 40 * u);  // 2 × 40 / 2
 }
 

@@ -1,0 +1,53 @@
+#include "app/sawtooth/ladder_controller.h"
+
+#include <algorithm>
+
+#include "core/analysis/ladder.h"
+#include "core/analysis/ladder_measured.h"
+
+namespace sawtooth::app {
+
+LadderController::LadderController(JobRunner& jobs, views::LadderView* view) : QObject(view), jobs_(jobs), view_(view) {
+  connect(view_, &views::LadderView::programLadderRequested, this, &LadderController::compute);
+}
+
+void LadderController::setSources(std::vector<Source> sources) {
+  const bool same = sources.size() == sources_.size() &&
+                    std::equal(sources.begin(), sources.end(), sources_.begin(), [](const Source& a, const Source& b) {
+                      return a.name == b.name && a.analysis == b.analysis;
+                    });
+  if (same && view_->report()) return;
+  sources_ = std::move(sources);
+  QStringList names;
+  for (const Source& s : sources_) names << s.name;
+  view_->setSources(names);
+  compute(view_->source(), view_->deviceMemory());
+}
+
+void LadderController::compute(int index, qint64 device_memory) {
+  if (index < 0 || index >= static_cast<int>(sources_.size())) return;
+  view_->setReport(nullptr);
+  std::vector<std::pair<std::string, std::shared_ptr<const TraceAnalysis>>> all;
+  for (const Source& s : sources_) all.emplace_back(s.name.toStdString(), s.analysis);
+  const auto chosen = static_cast<size_t>(index);
+  jobs_.run<std::shared_ptr<const LadderReport>>(
+      QStringLiteral("ladder"), tr("Predicting the ladder"), view_,
+      [all, chosen, device_memory](Progress&) -> Result<std::shared_ptr<const LadderReport>> {
+        const Trace& trace = all[chosen].second->trace();
+        auto input = ladderInput(trace);
+        if (!input) return input.error();
+        LadderOptions options;
+        options.device_memory = device_memory;
+        LadderReport report = predictLadder(*input, options);
+        std::vector<MeasuredRung> measured;
+        for (size_t i = 0; i < all.size(); ++i)
+          for (MeasuredRung& m : measuredRungs(*input, all[i].second->trace(), all[i].first, i == chosen))
+            measured.push_back(std::move(m));
+        attachMeasured(report, measured);
+        return std::make_shared<const LadderReport>(std::move(report));
+      },
+      [view = view_](std::shared_ptr<const LadderReport> report) { view->setReport(std::move(report)); },
+      [view = view_](const QString& error) { view->setReportError(error); });
+}
+
+}  // namespace sawtooth::app

@@ -14,8 +14,8 @@ def _start_shim():
     try:
         import sawtooth_shim
         sawtooth_shim.activate()
-    except Exception as e:  # the program must start whatever happens here
-        print(f"sawtooth-record: the recording shim did not start ({type(e).__name__}: {e})", file=sys.stderr)
+    except Exception:  # the program starts whatever happens here, and hears nothing of it (sawtooth-record
+        pass           # says that no process of the program connected)
 
 
 def _chain():

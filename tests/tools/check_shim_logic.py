@@ -7,6 +7,7 @@ thread is half-way through a send (the delivery waits until the send is done, it
 deadlock on the channel's lock). No torch needed.
 
 Usage: check_shim_logic.py SHIM_PYTHON_DIR"""
+import gc
 import inspect
 import os
 import socket
@@ -14,10 +15,12 @@ import sys
 import tempfile
 import time
 import types
+import weakref
 
 sys.path.insert(0, sys.argv[1])
 import sawtooth_shim  # noqa: E402
-from sawtooth_shim import channel, cuda_native, cuda_portable, gradient_tags, history, lifecycle, phases, torch_hooks, wire  # noqa: E402
+from sawtooth_shim import (channel, cpu_allocations, cuda_native, cuda_portable, gradient_tags, guard,  # noqa: E402
+                           history, lifecycle, phases, torch_hooks, wire)
 
 failures = []
 
@@ -160,7 +163,7 @@ traces = {"now": [[]], "cleared": 0, "on": True}
 torch, calls = fake_torch(traces)
 ch = FakeChannel()
 h = history.History(torch, ch, stacks=True, max_entries=10)
-h.install_patch()
+h.install_patch(guard.Guard(ch))
 h.enable()
 traces["on"] = False
 torch.cuda.memory._record_memory_history(enabled=None)
@@ -299,8 +302,7 @@ got = grad_tags_in([r for _, records in ch.sent for r in records])
 check(got == want + [(0x7000, 3)], f"optimizer: a new group's gradients {got}")
 slow = gradient_tags.OptimizerTags._records_one_by_one([p.grad for p in opt_params + [extra]], 77)
 fast_tags = gradient_tags.OptimizerTags()
-fast_tags.parameters(optimizer)
-check(fast_tags.gradient_records(77) == slow, "optimizer: the prepared buffer holds what packing each record gives")
+check(fast_tags.gradient_records(fast_tags.parameters(optimizer), 77) == slow, "optimizer: the prepared buffer holds what packing each record gives")
 
 # The live stream waits for company: phase markers and tags go out with the next send (names first,
 # then the waiting records, then what that send carries), at a flush, or from the thread after
@@ -432,6 +434,251 @@ try:
     check(killed == [lifecycle.signal.SIGTERM], f"and then dies by SIGTERM: {killed}")
 finally:
     lifecycle.os.kill, lifecycle.signal.signal = real_kill, real_signal
+
+# -- A guest in the program (issue 27) ------------------------------------------------------------
+class FakeRecordFunction:
+    """torch.autograd.profiler.record_function as the program uses it: a context manager."""
+    entered = []
+
+    def __init__(self, name):
+        self.name = name
+
+    def __enter__(self):
+        FakeRecordFunction.entered.append(self.name)
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class FakeHandle:
+    next_id = 0
+
+    def __init__(self, hooks):
+        self.hooks, self.id = hooks, FakeHandle.next_id
+        FakeHandle.next_id += 1
+
+    def remove(self):
+        self.hooks.pop(self.id, None)
+
+
+def guest_torch(scopes=True):
+    """The parts of torch the shim's phases and CPU recording touch."""
+    module_ns = types.SimpleNamespace(_global_forward_pre_hooks={}, _global_forward_hooks={},
+                                      _global_backward_pre_hooks={}, _global_backward_hooks={})
+
+    def register_module_forward_pre_hook(hook):
+        handle = FakeHandle(module_ns._global_forward_pre_hooks)
+        module_ns._global_forward_pre_hooks[handle.id] = hook
+        return handle
+    module_ns.register_module_forward_pre_hook = register_module_forward_pre_hook
+    module_ns._has_any_global_hook = lambda: bool(module_ns._global_forward_pre_hooks or module_ns._global_forward_hooks)
+    profiler_calls = []
+
+    def enable(config, activities, *scope):
+        if scope and not scopes:
+            raise TypeError("_enable_profiler(): incompatible function arguments")
+        profiler_calls.append(("enable", scope[0] if scope else None))
+
+    def disable():
+        profiler_calls.append(("disable",))
+        return types.SimpleNamespace(experimental_event_tree=lambda: [])
+
+    record_scope = types.SimpleNamespace(FUNCTION="FUNCTION", USER_SCOPE="USER_SCOPE", LITE_INTERPRETER="LITE_INTERPRETER")
+    torch = types.SimpleNamespace(
+        Tensor=object, is_grad_enabled=lambda: True,
+        nn=types.SimpleNamespace(modules=types.SimpleNamespace(module=module_ns)),
+        autograd=types.SimpleNamespace(profiler=types.SimpleNamespace(record_function=FakeRecordFunction)),
+        _C=types.SimpleNamespace(
+            _profiler=types.SimpleNamespace(RecordScope=record_scope,
+                                            _EventType=types.SimpleNamespace(Allocation="allocation")),
+            _autograd=types.SimpleNamespace(_prepare_profiler=lambda config, activities: None, _enable_profiler=enable,
+                                            _disable_profiler=disable)),
+        compiler=types.SimpleNamespace(is_compiling=lambda: torch.compiling), compiling=False)
+    return torch, profiler_calls
+
+
+def ready_cpu(torch, ph):
+    cpu = cpu_allocations.CpuAllocations(torch, FakeChannel(), ph)
+    cpu.config = ("config", {"CPU"})
+    return cpu
+
+
+# The CPU profiler session observes no operator and no range: a range it observed would, ending
+# after a restart, write into the stopped session's freed memory (crashes at exit).
+torch, profiler_calls = guest_torch()
+ph = phases.Phases(torch, FakeChannel(), lambda: None)
+cpu = ready_cpu(torch, ph)
+cpu.start()
+scope = profiler_calls[-1][1]
+check(profiler_calls[-1][0] == "enable" and scope and "USER_SCOPE" not in scope and "FUNCTION" not in scope,
+      f"cpu: the profiler observes no operator and no range {profiler_calls}")
+ph._install_record_function()
+with torch.autograd.profiler.record_function("program's range"):
+    check(ph.ranges.depth == 1, "ranges: an open range is counted")
+    check(cpu.cut(force=True) and profiler_calls[-2:] == [("disable",), ("enable", scope)],
+          f"cpu: a session that observes no range is cut inside one {profiler_calls[-2:]}")
+check(ph.ranges.depth == 0, "ranges: and uncounted when it closes")
+
+# A torch without the scopes argument: the session observes ranges, so it is cut between them.
+torch, profiler_calls = guest_torch(scopes=False)
+ph = phases.Phases(torch, FakeChannel(), lambda: None)
+ph._install_record_function()
+cpu = ready_cpu(torch, ph)
+cpu.start()
+check(profiler_calls == [("enable", None)] and cpu.scopes is None, f"cpu: an older torch's profiler {profiler_calls}")
+with torch.autograd.profiler.record_function("program's range"):
+    check(not cpu.cut(force=True) and profiler_calls == [("enable", None)], f"cpu: no cut inside a range {profiler_calls}")
+check(cpu.cut(force=True) and profiler_calls[-2:] == [("disable",), ("enable", None)], "cpu: the cut after it")
+
+# The step's end runs inside the optimizer's range (Optimizer.step#...): its work waits until that
+# range has closed — not inside the program's annotation — and runs once.
+torch, profiler_calls = guest_torch()
+done = []
+ph = phases.Phases(torch, FakeChannel(), lambda: done.append(ph.ranges.depth))
+ph._install_record_function()
+with torch.autograd.profiler.record_function("epoch"):
+    with torch.autograd.profiler.record_function("Optimizer.step#SGD.step"):
+        ph.quiet_point()
+        ph.quiet_point()
+        check(done == [], "quiet point: waits inside the optimizer's range")
+    check(done == [1], f"quiet point: runs once when the step's range closes, inside the outer one {done}")
+ph.quiet_point()
+check(done == [1, 0], f"quiet point: at once outside any range {done}")
+
+# After the program's own profiler our session restarts only once the ranges open now (which the
+# program's session observed) have closed.
+torch, profiler_calls = guest_torch()
+ph = phases.Phases(torch, FakeChannel(), lambda: None)
+ph._install_record_function()
+cpu = ready_cpu(torch, ph)
+cpu.start()
+with torch.autograd.profiler.record_function("outer"):
+    cpu.pause()
+    check(not cpu.running and profiler_calls[-1] == ("disable",), "profiler: ours stops for the program's")
+    cpu.resume()
+    check(not cpu.running, "profiler: no restart inside a range the program's session observed")
+check(cpu.running and profiler_calls[-1][0] == "enable", f"profiler: restarted after the range {profiler_calls[-2:]}")
+
+# Identity tables hold nothing: an object leaves with its entry, and a new object at a reused
+# address is a new entry.
+class Thing:
+    pass
+
+
+table = guard.Identities()
+thing = Thing()
+table.add(thing, "tags")
+check(table.get(thing) == "tags" and thing in table, "identities: remembered while alive")
+ref = weakref.ref(thing)
+del thing
+check(ref() is None and len(table) == 0, "identities: hold no reference, and forget the dead")
+unweakable = 12345678901234567890
+table.add(unweakable, "by id")
+check(table.get(unweakable) == "by id", "identities: an object without weak references is kept by id")
+
+# An optimizer and its parameters die with the program's last reference (the shim's tags kept
+# three of five dropped models alive), and a new optimizer is tagged anew.
+class FakeOptimizer:
+    def __init__(self, params):
+        self.param_groups = [{"params": params}]
+        self.state = {}
+
+
+class FakeParam:
+    def __init__(self, ptr):
+        self.ptr, self.grad = ptr, types.SimpleNamespace(data_ptr=lambda: ptr + 1, get_device=lambda: -1)
+
+    def data_ptr(self):
+        return self.ptr
+
+    def get_device(self):
+        return -1
+
+
+torch, _ = guest_torch()
+ch = FakeChannel()
+ph = phases.Phases(torch, ch, lambda: None)
+for round_ in range(2):
+    params = [FakeParam(0x1000 * (i + 1) + round_) for i in range(3)]
+    opt = FakeOptimizer(params)
+    refs = [weakref.ref(opt)] + [weakref.ref(p) for p in params]
+    ph.step_begin(opt)
+    ph.step_end(opt)
+    tagged = [r[1] for _, records in ch.sent for r in records if r[7] == wire.TAG and r[6] == wire.PARAMETER]
+    check(tagged[-3:] == [p.ptr for p in params], f"optimizer {round_}: its parameters tagged at its first step")
+    del opt, params
+    gc.collect()
+    check(all(r() is None for r in refs), f"optimizer {round_}: the shim keeps it and its parameters alive")
+check(len(ph.optimizers) == 0, "optimizers: no entry outlives its optimizer")
+
+# A hook body that fails says so once and returns None (what a hook returns changes the program's
+# arguments); while dynamo traces, our hooks do nothing.
+torch, _ = guest_torch()
+ch = FakeChannel()
+g = guard.Guard(ch, torch)
+seen = []
+
+
+def failing(*args):
+    seen.append(args)
+    raise RuntimeError("ScriptModule hooks are not supported")
+
+
+hook = g.wrap("a hook", failing)
+check(hook(1) is None and hook(2) is None and len(ch.notices) == 1 and "a hook failed" in ch.notices[0],
+      f"guard: one notice, nothing raised {ch.notices}")
+check(g.wrap("another", lambda: 5)() is None, "guard: a hook returns None")
+torch.compiling = True
+check(hook(3) is None and seen == [(1,), (2,)], "guard: nothing while dynamo traces")
+torch.compiling = False
+
+
+def interrupted():
+    raise KeyboardInterrupt
+
+
+try:
+    g.call("program's signal", interrupted)
+    check(False, "guard: KeyboardInterrupt is the program's")
+except KeyboardInterrupt:
+    pass
+
+# The forward phase uses one global hook, armed at step boundaries and gone at the first call: no
+# hook on the program's modules, and torch.compile's check for global hooks does not count it.
+torch, _ = guest_torch()
+module_ns = torch.nn.modules.module
+ch = FakeChannel()
+ph = phases.Phases(torch, ch, lambda: None)
+ph._hide_global_hook()
+ph.arm()
+check(len(module_ns._global_forward_pre_hooks) == 1 and not module_ns._has_any_global_hook(),
+      "global hook: armed, and hidden from torch.compile's check")
+module = types.SimpleNamespace(parameters=lambda: iter([fake_tensor(0x500)]))
+hook = next(iter(module_ns._global_forward_pre_hooks.values()))
+check(hook(module, ()) is None, "global hook: returns None")
+check(module_ns._global_forward_pre_hooks == {} and ph.open == ["forward"], f"global hook: removed at the first call {ph.open}")
+check(not hasattr(module, "_forward_pre_hooks"), "global hook: nothing put on the program's module")
+module_ns._global_forward_pre_hooks[999] = print
+check(module_ns._has_any_global_hook(), "global hook: the program's own still count")
+
+# A warning raised inside a wrapped function (stacklevel=2, as PyTorch's are) names the program's
+# line, as it would unrecorded: the wrapper's frame is skipped.
+import warnings  # noqa: E402
+
+
+def warns():
+    warnings.warn("inside the program's function", UserWarning, stacklevel=2)
+
+
+wrapped = guard.around(warns, guard.Guard(FakeChannel()), "a wrapper", lambda: None, lambda: None)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always", UserWarning)
+    line = inspect.currentframe().f_lineno + 1
+    wrapped()
+check(len(caught) == 1 and caught[0].filename == __file__ and caught[0].lineno == line,
+      f"wrapper: the warning names the caller's line {[(w.filename, w.lineno) for w in caught]} (want {line})")
+check(wrapped.__wrapped__ is warns and wrapped.__name__ == "warns", "wrapper: named as the function it wraps")
 
 if failures:
     print(f"{len(failures)} check(s) failed")

@@ -72,35 +72,43 @@ class _TorchWatcher(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
         if name != "torch":
             return None
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec("torch")
+        try:
+            sys.meta_path.remove(self)
+        except ValueError:
+            return None
+        try:
+            spec = importlib.util.find_spec("torch")
+        except Exception:  # the import system's own finders say it again, to the program
+            return None
         if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return spec
         exec_module = spec.loader.exec_module
         on_import = self.on_import
 
         def exec_and_report(module):
-            exec_module(module)
-            on_import(module)
+            exec_module(module)  # the program's import: what it raises is the program's
+            on_import(module)    # guarded
 
-        spec.loader.exec_module = exec_and_report
+        try:
+            spec.loader.exec_module = exec_and_report
+        except Exception:
+            return None
         return spec
 
 
-def _guarded(ch, what, fn):
-    def run(*args):
-        try:
-            fn(*args)
-        except Exception as e:  # never the program's problem
-            ch.notice("warning", f"{what} failed ({type(e).__name__}: {e}); the program carries on partly recorded")
-    return run
-
-
 def activate():
+    """Connects to the recorder and prepares the hooks. Nothing here reaches the program: a
+    failure before the connection leaves the program unrecorded (the recorder says nothing
+    connected), one after it is a notice."""
     path = os.environ.get(wire.SOCKET_ENV)
     if not path:
         return
-    options = json.loads(os.environ.get("SAWTOOTH_OPTIONS") or "{}")
+    try:
+        options = json.loads(os.environ.get("SAWTOOTH_OPTIONS") or "{}")
+    except ValueError:
+        options = {}
+    if not isinstance(options, dict):
+        options = {}
     role = _role()
     hello = {"role": "shim", "process_role": role, "pid": os.getpid(), "ppid": os.getppid(),
              "argv": list(getattr(sys, "orig_argv", sys.argv)), "python": sys.version.split()[0]}
@@ -109,7 +117,7 @@ def activate():
             hello[key.lower()] = _env_int(key)
     try:
         ch = channel.Channel(path, hello)
-    except OSError:
+    except (OSError, ValueError):
         return  # no recorder listening: run unrecorded
     os.environ["SAWTOOTH_PARENT_PID"] = str(os.getpid())
     if role == "launcher":
@@ -117,13 +125,14 @@ def activate():
         ch.close()
         return
     shim = torch_hooks.Shim(ch, options, role)
-    global _active
-    _active = shim
-    shim.on_cuda_init = _guarded(ch, "recording PyTorch's CUDA allocator", shim.on_cuda_init)
-    shim.quiet_point = _guarded(ch, "a delivery at a step boundary", shim.quiet_point)
-    lifecycle.Lifecycle(shim).install()
-    on_torch = _guarded(ch, "setting up the recording of PyTorch", shim.on_torch)
-    if "torch" in sys.modules:
-        on_torch(sys.modules["torch"])
-    else:
-        sys.meta_path.insert(0, _TorchWatcher(on_torch))
+    try:
+        global _active
+        _active = shim
+        lifecycle.Lifecycle(shim).install()
+        on_torch = shim.guard.wrap("setting up the recording of PyTorch", shim.on_torch)
+        if "torch" in sys.modules:
+            on_torch(sys.modules["torch"])
+        else:
+            sys.meta_path.insert(0, _TorchWatcher(on_torch))
+    except Exception as e:
+        shim.guard.report("starting the recording shim", e)

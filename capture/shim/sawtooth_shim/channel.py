@@ -22,7 +22,6 @@ import json
 import os
 import socket
 import struct
-import sys
 import threading
 import time
 
@@ -114,12 +113,9 @@ class Channel:
         try:
             self._sock.sendall(data)
             return True
-        except OSError as e:
-            self._sock = None
-            if not self.lost:
-                self.lost = True
-                print(f"sawtooth-record: lost the connection to the recorder ({e}); the program carries on "
-                      f"unrecorded", file=sys.stderr)
+        except OSError:
+            self._sock = None  # the program carries on unrecorded; the recorder saw the connection close
+            self.lost = True
             return False
 
     def when_free(self, work):

@@ -1,13 +1,22 @@
 """CPU allocations of a PyTorch program, through the profiler's memory events (what PyTorch
 offers for the CPU allocator). The profiler runs with CPU activity only — it never touches CUPTI —
 and is cut into chunks at step boundaries: each cut takes its allocation events, restarts at once
-and sends them with a watermark. Its cost is the profiler's (every operator is an event), so it
-is on for CPU programs and, with --cpu auto, stops once the process uses CUDA.
+and sends them with a watermark. With --cpu auto it stops once the process uses CUDA.
 
-When the program starts a profiler of its own, ours stops first and resumes after it (the
-profiler is one per thread); the allocations in between are not recorded.
+The session observes no operator (its RecordFunction callbacks are limited to a scope no Python
+program uses): the allocations are all it is for, an observed operator costs the program time,
+and a range observed by one session and ended in the next writes into the stopped session's
+freed memory (the heap corruption behind crashes at exit when cuts fell inside the optimizer's
+step range). Where this torch cannot limit the scope, cuts wait until the program's ranges have
+closed (phases.py). A restart after the program's own profiler waits for that too: its session
+observed the ranges open now.
+
+The profiler is one per thread: the session lives on the thread that imported torch, and is cut
+only from there. When the program starts a profiler of its own, ours stops first and resumes
+after it; the allocations in between are not recorded.
 """
 import os
+import threading
 import time
 
 from . import wire
@@ -15,16 +24,27 @@ from . import wire
 _MIN_CHUNK_NS = 200_000_000
 
 
+def _quiet_scopes(torch):
+    """A RecordFunction scope no Python program enters, or None where this torch has none."""
+    scopes = getattr(getattr(torch._C, "_profiler", None), "RecordScope", None)
+    scope = getattr(scopes, "LITE_INTERPRETER", None)
+    return {scope} if scope is not None else None
+
+
 class CpuAllocations:
-    def __init__(self, torch, channel):
+    def __init__(self, torch, channel, phases=None):
         self.torch = torch
         self.ch = channel
+        self.phases = phases  # open ranges, and work that waits for them to close
         self.running = False
         self.started_ns = 0
         self.events = 0
         self.config = None
+        self.scopes = _quiet_scopes(torch)
         self.unavailable = None
         self.paused = False
+        self.restart_waiting = False
+        self.thread = threading.get_ident()
 
     def _configure(self):
         """The profiler settings of this torch version, built the way its own profile() builds them."""
@@ -37,25 +57,41 @@ class CpuAllocations:
             config = p.config()
         return config, p.kineto_activities
 
-    def start(self, announce=True):
-        if self.running or self.unavailable:
-            return
+    def _ranges_open(self):
+        return self.phases is not None and self.phases.ranges.depth > 0
+
+    def _enable(self, config, activities):
         c = self.torch._C._autograd
-        if "KINETO_LOG_LEVEL" not in os.environ and not os.path.exists("/proc/driver/nvidia/version"):
+        c._prepare_profiler(config, activities)
+        if self.scopes is not None:
+            try:
+                c._enable_profiler(config, activities, self.scopes)
+                return
+            except TypeError:  # a torch without the scopes argument
+                self.scopes = None
+        c._enable_profiler(config, activities)
+
+    def start(self, announce=True):
+        if self.running or self.unavailable or threading.get_ident() != self.thread:
+            return
+        quiet_kineto = "KINETO_LOG_LEVEL" not in os.environ and not os.path.exists("/proc/driver/nvidia/version")
+        if quiet_kineto:
             # Without an NVIDIA driver Kineto's first start prints an error about CUDA devices on
-            # the program's stderr; there is nothing on GPUs to hear about.
+            # the program's stderr; there is nothing on GPUs to hear about. It reads the variable
+            # when it starts, so the program's environment is given back as it was.
             os.environ["KINETO_LOG_LEVEL"] = "5"
         try:
             if self.config is None:
                 self.config = self._configure()
-            config, activities = self.config
-            c._prepare_profiler(config, activities)
-            c._enable_profiler(config, activities)
+            self._enable(*self.config)
         except Exception as e:  # no Kineto, or a profiler already on in this thread
             self.unavailable = str(e)
             self.ch.notice("warning", f"CPU allocations are not recorded: the profiler could not start ({e})")
             self.ch.watermark(wire.CPU, time.monotonic_ns(), idle=True)
             return
+        finally:
+            if quiet_kineto:
+                os.environ.pop("KINETO_LOG_LEVEL", None)
         self.running = True
         self.started_ns = time.monotonic_ns()
         if announce:  # nothing of this stream is older (a restart says so with the last chunk instead)
@@ -63,11 +99,13 @@ class CpuAllocations:
 
     def cut(self, final=False, force=False):
         """Sends the chunk's allocations; starts the next chunk unless final. True if it cut."""
-        if not self.running:
+        if not self.running or threading.get_ident() != self.thread:
             return False
         now = time.monotonic_ns()
         if not final and not force and now - self.started_ns < _MIN_CHUNK_NS:
             return False
+        if not final and self.scopes is None and self._ranges_open():
+            return False  # a session that observes ranges is cut between them (see above)
         result = self.torch._C._autograd._disable_profiler()
         cut_ns = time.monotonic_ns()
         self.running = False
@@ -78,6 +116,7 @@ class CpuAllocations:
         except Exception as e:
             self.ch.notice("warning", f"CPU allocations of one chunk could not be read ({e})")
             records = []
+        del result
         self.events += len(records)
         # This chunk's records go before the next chunk's start says anything newer.
         self.ch.records(wire.CPU, records, watermark=cut_ns)
@@ -87,13 +126,24 @@ class CpuAllocations:
 
     def pause(self):
         """Until resume(): the program's own profiler takes over."""
+        self.paused = True
         if self.running:
             self.cut(final=True)
-            self.paused = True
 
     def resume(self):
-        if self.paused:
-            self.paused = False
+        """After the program's profiler: once the ranges its session observed have closed."""
+        if not self.paused:
+            return
+        self.paused = False
+        if self.phases is None:
+            self.start()
+        elif not self.restart_waiting:
+            self.restart_waiting = True
+            self.phases.when_ranges_close(self._restart)
+
+    def _restart(self):
+        self.restart_waiting = False
+        if not self.paused:
             self.start()
 
     def _allocations(self, result):

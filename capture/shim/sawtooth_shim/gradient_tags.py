@@ -4,6 +4,9 @@ Gradients are tagged at every step: one that zero_grad freed comes back as a new
 small (148 parameters) this was most of the shim's work per step, so the parameter list and each
 parameter's device are kept between steps, and a step's tags are written into a copy of a
 prepared buffer (the time and the data pointers only) instead of being packed one by one.
+
+Nothing here holds a parameter: the list is read from the optimizer at each step (a dropped model
+must be freed as it would be unrecorded); only the buffer's shape and devices are kept.
 """
 import struct
 import sys
@@ -24,35 +27,36 @@ class OptimizerTags:
     def __init__(self):
         self.steps = 0          # steps seen
         self.state_tensors = 0  # len(optimizer.state) when the state was last tagged
-        self.params = []
-        self._shape = None      # the parameter lists (identity and length) the cache was built from
+        self._shape = None      # the parameter lists (identity and length) the buffer was built for
         self._template = array("Q")
 
     def parameters(self, optimizer):
-        """The optimizer's parameters, rebuilt only when its groups change."""
-        shape = [(id(group["params"]), len(group["params"])) for group in optimizer.param_groups]
+        """The optimizer's parameters now (not kept); the buffer is rebuilt when its groups change."""
+        groups = optimizer.param_groups
+        params = [p for group in groups for p in group["params"]]
+        shape = [(id(group["params"]), len(group["params"])) for group in groups]
         if shape != self._shape:
             self._shape = shape
-            self.params = [p for group in optimizer.param_groups for p in group["params"]]
             words = []
-            for p in self.params:
+            for p in params:
                 try:
                     device = p.get_device()  # a gradient lives on its parameter's device
                 except Exception:
                     device = -1
                 words += [0, 0, 0, 0, _rest_word(device)]
             self._template = array("Q", words)
-        return self.params
+        return params
 
-    def gradient_records(self, now):
-        """The gradients' TAG records (wire.RECORD, stamped `now`) as one bytes object."""
-        grads = [p.grad for p in self.params]
+    def gradient_records(self, params, now):
+        """The gradients' TAG records (wire.RECORD, stamped `now`) of `params` (this step's
+        parameters()) as one bytes object."""
+        grads = [p.grad for p in params]
         if _FAST:
             try:
                 ptrs = array("Q", [g.data_ptr() for g in grads])
             except (AttributeError, RuntimeError, TypeError, OverflowError):
                 ptrs = None  # a parameter without a gradient, or one without storage
-            if ptrs is not None and 0 not in ptrs:
+            if ptrs is not None and 0 not in ptrs and len(ptrs) * _WORDS == len(self._template):
                 records = array("Q", self._template)
                 records[0::_WORDS] = array("Q", [now]) * len(ptrs)
                 records[1::_WORDS] = ptrs

@@ -5,6 +5,8 @@ only fires while it is), with the program told once.
 """
 import inspect
 
+from .guard import then
+
 
 class History:
     def __init__(self, torch, channel, stacks, max_entries):
@@ -32,22 +34,20 @@ class History:
         self.on = False  # first: the program's patched function must not turn it back on
         self.record(enabled=None)
 
-    def install_patch(self):
+    def install_patch(self, guard):
         memory = self.torch.cuda.memory
         original = self.record
         history = self
 
-        def _record_memory_history(*args, **kwargs):
-            result = original(*args, **kwargs)
+        def after_program_call(*args, **kwargs):
             if not history.program_uses_it:
                 history.program_uses_it = True
                 history.ch.notice("info", "the program records PyTorch's allocator history itself; Sawtooth keeps it on "
                                           "(the program's own snapshots then hold what both asked for)")
             if history.on and not history.torch._C._cuda_isHistoryEnabled():
                 history.enable()
-            return result
 
-        _record_memory_history.__wrapped__ = original
-        memory._record_memory_history = _record_memory_history
+        patched = then(original, guard, "keeping PyTorch's allocator history on", after_program_call)
+        memory._record_memory_history = patched
         if getattr(self.torch.cuda, "_record_memory_history", None) is original:
-            self.torch.cuda._record_memory_history = _record_memory_history
+            self.torch.cuda._record_memory_history = patched

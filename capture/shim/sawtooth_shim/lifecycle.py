@@ -19,7 +19,13 @@ class Lifecycle:
                 signal.signal(signal.SIGTERM, self._on_sigterm)
             if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
                 signal.signal(signal.SIGINT, self._on_sigint)
-        os.register_at_fork(after_in_child=self.shim.after_fork)
+        os.register_at_fork(after_in_child=self._after_fork)
+
+    def _after_fork(self):
+        try:
+            self.shim.after_fork()
+        except Exception:  # Python would print it on the child's stderr
+            pass
 
     def final(self, reason):
         if reason == "exit" and self.interrupted:

@@ -2,21 +2,34 @@
 
 Phases, with the names the built-in workloads use, so that the same attribution rules apply:
   forward    from the first module call after a step boundary until backward starts (or the next
-             top-level call when there is no backward, as in inference);
+             top-level call when gradients are off, as in inference);
   backward   torch.autograd.backward / grad;
+  recompute  a torch.utils.checkpoint function run again inside backward;
   optimizer  the optimizer's step (global step hooks);
   zero_grad  Optimizer.zero_grad and Module.zero_grad.
 Categories by data pointer: parameters (the top module's and each optimizer's), gradients (at
 each step), optimizer state (after the first step and whenever it grows), inputs (the tensors
 handed to the top-level module). Activations and temporaries follow from the phases in the
 recorder. The program's own record_function ranges become annotations.
+
+A guest's rules (guard.py): one global module hook, armed at step boundaries and removed at the
+first call (no hook is put on the program's modules: a module pickled with torch.save would
+carry it, and a ScriptModule refuses it), every hook body guarded, nothing of the program's kept
+alive (optimizers and modules are remembered by identity while they live).
+
+Work at a step's end (the CPU profiler's chunk) waits until no record_function range of the
+program is open on this thread: the optimizer's step is one (its post hooks run inside
+"Optimizer.step#..."), and a profiler session restarted inside a range lets that range's end
+write into the session that was stopped (heap corruption, seen as crashes at exit).
 """
-import functools
 import importlib
+import sys
+import threading
 import time
 
 from . import wire
 from .gradient_tags import OptimizerTags
+from .guard import Guard, Identities, around, arguments, during, first, then
 
 _STATE_RETAG_STEPS = 100
 
@@ -34,18 +47,41 @@ def _tensors(value, depth=0):
             yield from _tensors(v, depth + 1)
 
 
+def _call_kwargs():
+    """The keyword arguments of the module call whose global pre-hook is running: the global
+    hooks are handed only the positional ones, and Module._call_impl keeps the rest in a local."""
+    frame = sys._getframe(1)
+    for _ in range(6):
+        frame = frame.f_back
+        if frame is None:
+            return {}
+        if frame.f_code.co_name in ("inner", "_call_impl"):
+            kwargs = frame.f_locals.get("kwargs")
+            return kwargs if isinstance(kwargs, dict) else {}
+    return {}
+
+
+class _Ranges(threading.local):
+    depth = 0  # the program's record_function ranges open on this thread
+
+
 class Phases:
-    def __init__(self, torch, channel, on_quiet_point):
+    def __init__(self, torch, channel, on_quiet_point, guard=None):
         self.torch = torch
         self.ch = channel
+        self.guard = guard or Guard(channel, torch)
         self.on_quiet_point = on_quiet_point  # called at step boundaries (nothing else allocates then)
         self.open = []
-        self.global_hook = None
+        self.hook = None          # the global forward pre-hook, while armed
+        self.top_id = None        # id() of the last top-level module (compared only, never held)
+        self.watching_inference = False  # armed through a no-grad top-level call's submodules
         self.inputs_armed = True
-        self.top_modules = set()
+        self.top_modules = Identities()
         self.backward_depth = 0
-        self.optimizers = {}  # id(optimizer) -> OptimizerTags
-        self.ranges = 0
+        self.optimizers = Identities()  # optimizer -> OptimizerTags, while it lives
+        self.ranges = _Ranges()
+        self.waiting = []  # (thread, depth, work): work waiting for ranges to close
+        self.quiet_pending = False
         self.paused = False  # sawtooth_shim.pause_recording(): the hooks stay, and do nothing
 
     # -- markers ---------------------------------------------------------------------------------
@@ -77,44 +113,78 @@ class Phases:
         if packed:
             self.ch.live_packed(packed)
 
+    # -- step boundaries -------------------------------------------------------------------------
+    def when_ranges_close(self, work, depth=0):
+        """Runs work now when at most `depth` of the program's ranges are open on this thread,
+        else as soon as they have closed (on this thread)."""
+        if self.ranges.depth <= depth:
+            work()
+        else:
+            self.waiting.append((threading.get_ident(), depth, work))
+
+    def ranges_closed(self):
+        """A range closed on this thread: the work that waited for it."""
+        me, depth = threading.get_ident(), self.ranges.depth
+        due = [w for w in self.waiting if w[0] == me and depth <= w[1]]
+        if due:
+            self.waiting = [w for w in self.waiting if not (w[0] == me and depth <= w[1])]
+            for _, _, work in due:
+                self.guard.call("the work at a step's end", work)
+
+    def quiet_point(self):
+        """A step ended: the step's work, once the range around the hook (Optimizer.step's) has
+        closed, so that it is neither inside the program's annotation nor inside a range."""
+        if self.quiet_pending:
+            return
+        depth = self.ranges.depth
+        if depth == 0:
+            self.on_quiet_point()
+            return
+        self.quiet_pending = True
+        self.when_ranges_close(self._quiet_now, depth - 1)
+
+    def _quiet_now(self):
+        self.quiet_pending = False
+        self.on_quiet_point()
+
     # -- forward -----------------------------------------------------------------------------------
     def arm(self):
-        if self.global_hook is None:
-            self.global_hook = self.torch.nn.modules.module.register_module_forward_pre_hook(self._first_call)
+        if self.hook is None:
+            self.hook = self.torch.nn.modules.module.register_module_forward_pre_hook(
+                self.guard.wrap("watching the program's first module call", self._module_call))
 
-    def _first_call(self, module, args):
-        self.global_hook.remove()
-        self.global_hook = None
+    def disarm(self):
+        hook, self.hook = self.hook, None
+        if hook is not None:
+            hook.remove()
+
+    def is_our_hook(self, hook_id):
+        return self.hook is not None and self.hook.id == hook_id
+
+    def _module_call(self, module, args):
+        grad = self.torch.is_grad_enabled()
+        if self.watching_inference and id(module) != self.top_id:
+            if grad:  # gradients back on: a training step's first call
+                self.watching_inference = False
+            else:
+                return  # a submodule of the top-level call being watched
+        self.top_id = id(module)
+        # In training the forward phase runs on (through the loss) until backward; without
+        # gradients (inference, validation) each top-level call is a forward of its own, so the
+        # hook stays armed and reacts to that module only.
+        self.watching_inference = not grad
+        if grad:
+            self.disarm()
         if "forward" in self.open:
             self.end("forward")
         self.begin("forward")
-        if id(module) not in self.top_modules:
-            self.top_modules.add(id(module))
+        if module not in self.top_modules:
+            self.top_modules.add(module, True)
             self.tag(module.parameters(), wire.PARAMETER)
-            self._watch_top_module(module)
-            if self.inputs_armed:  # this first call's keyword arguments are not seen
-                self.inputs_armed = False
-                self.tag(_tensors(args), wire.INPUT)
-
-    def _watch_top_module(self, module):
-        def before(mod, args, kwargs=None):
-            if self.inputs_armed:
-                self.inputs_armed = False
-                self.tag(_tensors(args), wire.INPUT)
-                self.tag(_tensors(kwargs or {}), wire.INPUT)
-
-        def after(mod, args, output):
-            # In training the forward phase runs on (through the loss) until backward; without
-            # gradients (inference, validation) each top-level call is a forward of its own.
-            if not self.torch.is_grad_enabled():
-                self.inputs_armed = True
-                self.arm()
-
-        try:
-            module.register_forward_pre_hook(before, with_kwargs=True)
-        except TypeError:  # torch before 2.0
-            module.register_forward_pre_hook(lambda mod, args: before(mod, args))
-        module.register_forward_hook(after)
+        if self.inputs_armed or not grad:
+            self.inputs_armed = False
+            self.tag(_tensors(args), wire.INPUT)
+            self.tag(_tensors(_call_kwargs()), wire.INPUT)
 
     # -- backward ----------------------------------------------------------------------------------
     def backward_begin(self):
@@ -125,17 +195,31 @@ class Phases:
             self.begin("backward")
 
     def backward_end(self):
-        self.backward_depth -= 1
+        self.backward_depth = max(0, self.backward_depth - 1)
         if self.backward_depth == 0:
             self.end("backward")
-            self.inputs_armed = True
-            self.arm()
+            self.step_boundary()
+
+    def step_boundary(self):
+        self.inputs_armed = True
+        self.watching_inference = False
+        self.arm()
+
+    def recompute_begin(self):
+        """A checkpointed function runs: inside backward it is recomputing what forward dropped."""
+        if self.backward_depth > 0:
+            self.begin("recompute")
+            return True
+        return False
+
+    def recompute_end(self):
+        self.end("recompute")
 
     # -- optimizer ---------------------------------------------------------------------------------
     def _optimizer_tags(self, optimizer):
-        seen = self.optimizers.get(id(optimizer))
+        seen = self.optimizers.get(optimizer)
         if seen is None:
-            seen = self.optimizers[id(optimizer)] = OptimizerTags()
+            seen = self.optimizers.add(optimizer, OptimizerTags())
         return seen
 
     def step_begin(self, optimizer):
@@ -147,14 +231,14 @@ class Phases:
         params = seen.parameters(optimizer)
         if seen.steps == 0:
             self.tag(params, wire.PARAMETER)
-        gradients = seen.gradient_records(time.monotonic_ns())
+        gradients = seen.gradient_records(params, time.monotonic_ns())
         if gradients:
             self.ch.live_packed((gradients,))
         self.begin("optimizer")
 
     def step_end(self, optimizer):
         if self.paused:
-            self.on_quiet_point()
+            self.quiet_point()
             return
         self.end("optimizer")
         seen = self._optimizer_tags(optimizer)
@@ -165,9 +249,8 @@ class Phases:
             tensor = self.torch.Tensor
             self.tag([v for values in list(state.values()) if isinstance(values, dict)
                       for v in values.values() if isinstance(v, tensor)], wire.OPTIMIZER_STATE)
-        self.inputs_armed = True
-        self.arm()
-        self.on_quiet_point()
+        self.step_boundary()
+        self.quiet_point()
 
     def zero_grad_begin(self):
         if "forward" in self.open:
@@ -176,57 +259,105 @@ class Phases:
 
     def zero_grad_end(self):
         self.end("zero_grad")
-        self.inputs_armed = True
-        self.arm()
+        self.step_boundary()
 
     # -- installation --------------------------------------------------------------------------------
     def install(self):
-        torch = self.torch
-        phases = self
+        """Each hook on its own: one that this torch does not offer leaves the others working."""
+        guard = self.guard
+        for what, install in (("the backward phase", self._install_backward),
+                              ("the zero_grad phase", self._install_zero_grad),
+                              ("the optimizer phase", self._install_optimizer),
+                              ("the program's record_function ranges", self._install_record_function),
+                              ("the recompute phase of torch.utils.checkpoint", self._install_checkpoint),
+                              ("hiding the shim's module hook from torch.compile", self._hide_global_hook),
+                              ("the forward phase", self.arm)):
+            try:
+                install()
+            except Exception as e:
+                guard.report(f"installing {what}", e)
 
-        def around(begin, end):
-            def wrap(fn):
-                @functools.wraps(fn)
-                def wrapper(*args, **kwargs):
-                    begin()
-                    try:
-                        return fn(*args, **kwargs)
-                    finally:
-                        end()
-                wrapper.__sawtooth_wrapped__ = fn
-                return wrapper
-            return wrap
+    def _install_backward(self):
+        autograd = self.torch.autograd
+        for name in ("backward", "grad"):
+            setattr(autograd, name, around(getattr(autograd, name), self.guard, "the backward phase", self.backward_begin,
+                                           self.backward_end))
 
-        autograd = torch.autograd
-        autograd.backward = around(self.backward_begin, self.backward_end)(autograd.backward)
-        autograd.grad = around(self.backward_begin, self.backward_end)(autograd.grad)
-        for cls in (torch.optim.Optimizer, torch.nn.Module):
-            cls.zero_grad = around(self.zero_grad_begin, self.zero_grad_end)(cls.zero_grad)
+    def _install_zero_grad(self):
+        for cls in (self.torch.optim.Optimizer, self.torch.nn.Module):
+            cls.zero_grad = around(cls.zero_grad, self.guard, "the zero_grad phase", self.zero_grad_begin,
+                                   self.zero_grad_end)
+
+    def _install_optimizer(self):
         optimizer_module = importlib.import_module("torch.optim.optimizer")  # torch.optim hides the name
-        if hasattr(optimizer_module, "register_optimizer_step_pre_hook"):
-            optimizer_module.register_optimizer_step_pre_hook(lambda opt, args, kwargs: self.step_begin(opt))
-            optimizer_module.register_optimizer_step_post_hook(lambda opt, args, kwargs: self.step_end(opt))
-        else:
-            self.ch.notice("warning", f"torch {torch.__version__} has no global optimizer hooks: no optimizer phase, "
-                                      "gradients or optimizer state")
-        self._install_record_function()
-        self.arm()
+        if not hasattr(optimizer_module, "register_optimizer_step_pre_hook"):
+            self.ch.notice("warning", f"torch {self.torch.__version__} has no global optimizer hooks: no optimizer "
+                                      "phase, gradients or optimizer state")
+            return
+        begin = self.guard.wrap("the optimizer phase", self.step_begin)
+        end = self.guard.wrap("the optimizer phase", self.step_end)
+
+        def pre_hook(opt, args, kwargs):
+            begin(opt)  # returns None: the step's arguments stay the program's
+
+        def post_hook(opt, args, kwargs):
+            end(opt)
+        optimizer_module.register_optimizer_step_pre_hook(pre_hook)
+        optimizer_module.register_optimizer_step_post_hook(post_hook)
 
     def _install_record_function(self):
         rf = self.torch.autograd.profiler.record_function
-        enter, exit_ = rf.__enter__, rf.__exit__
-        ch, phases = self.ch, self
+        ch, phases, ranges = self.ch, self, self.ranges
 
-        def __enter__(this):
-            result = enter(this)
+        def begun(this):
+            ranges.depth += 1
             if not phases.paused:
                 ch.record(wire.ANNOTATION_BEGIN, addr=ch.name_id(str(this.name)), range_id=id(this))
-            return result
 
-        def __exit__(this, *exc):
+        def ending(this, *exc):
             if not phases.paused:
                 ch.record(wire.ANNOTATION_END, range_id=id(this))
-            return exit_(this, *exc)
 
-        rf.__enter__, rf.__exit__ = __enter__, __exit__
+        def ended():
+            ranges.depth = max(0, ranges.depth - 1)
+            if phases.waiting:
+                phases.ranges_closed()
 
+        what = "the program's record_function ranges"
+        rf.__enter__ = then(rf.__enter__, self.guard, what, begun)
+        rf.__exit__ = first(rf.__exit__, self.guard, what, ending, ended)
+
+    def _install_checkpoint(self):
+        """torch.utils.checkpoint runs the checkpointed function once in forward and again in
+        backward (both forms): the second run is the recompute phase."""
+        try:
+            checkpoint = importlib.import_module("torch.utils.checkpoint")
+        except ImportError:
+            return
+        phases = self
+
+        def recomputed(function):
+            return during(function, phases.guard, "the recompute phase", phases.recompute_begin, phases.recompute_end)
+        checkpoint.checkpoint = arguments(checkpoint.checkpoint, self.guard, "the recompute phase", recomputed)
+
+    def _hide_global_hook(self):
+        """torch.compile(module) warns when any global module hook exists; ours must not count."""
+        module = self.torch.nn.modules.module
+        original = getattr(module, "_has_any_global_hook", None)
+        if original is None:
+            return
+        phases = self
+
+        def _has_any_global_hook():
+            try:
+                hooks = module._global_forward_pre_hooks
+                if phases.hook is not None and len(hooks) == 1 and phases.is_our_hook(next(iter(hooks))):
+                    return bool(module._global_backward_pre_hooks or module._global_backward_hooks or
+                                module._global_forward_hooks or
+                                getattr(module, "_global_forward_hooks_always_called", None) or
+                                getattr(module, "_global_forward_hooks_with_kwargs", None))
+            except Exception:
+                pass
+            return original()
+        _has_any_global_hook.__wrapped__ = original
+        module._has_any_global_hook = _has_any_global_hook

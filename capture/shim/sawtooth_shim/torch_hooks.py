@@ -13,6 +13,7 @@ import sys
 from . import cuda_native, wire
 from .cpu_allocations import CpuAllocations
 from .cuda_portable import PortableCuda
+from .guard import Guard, first, then
 from .history import History
 from .phases import Phases
 
@@ -25,12 +26,14 @@ PAUSABLE = ("allocator", "cupti", "sampler", "phases")
 class Shim:
     def __init__(self, channel, options, role):
         self.ch = channel
+        self.guard = Guard(channel)
         self.options = options
         self.role = role
         self.torch = None
         self.phases = None
         self.cpu = None
         self.cpu_stop_pending = False
+        self.cpu_recorded = False
         self.cuda = None
         self.profiling = False
         self.finished = False
@@ -39,11 +42,15 @@ class Shim:
     # -- start -------------------------------------------------------------------------------------
     def on_torch(self, torch):
         self.torch = torch
+        self.guard.use_torch(torch)
         self.ch.meta({"torch_version": torch.__version__, "torch_cuda_version": torch.version.cuda or "",
                       "python_version": platform.python_version(), "shim_role": self.role})
-        self.phases = Phases(torch, self.ch, self.quiet_point)
+        self.phases = Phases(torch, self.ch, self.guard.wrap("the work at a step's end", self.quiet_point), self.guard)
         self.phases.install()
-        self._patch_profiler()
+        try:
+            self._patch_profiler()
+        except Exception as e:
+            self.guard.report("watching the program's own torch.profiler", e)
         cpu = self.options.get("cpu", "auto")
         if cpu == "auto" and self._cupti_injected() and os.path.exists("/proc/driver/nvidia/version"):
             # Kineto takes CUPTI's activity buffers even for a CPU-only session, and handing them
@@ -52,18 +59,19 @@ class Shim:
             self.ch.notice("info", "CPU allocations are not recorded on a machine with a GPU (--cpu auto): the "
                                    "profiler that reports them shares CUPTI with the recording of kernels and "
                                    "driver allocations; pass --cpu on to record them anyway")
-        if cpu != "off" and self.role != "helper":
-            self.cpu = CpuAllocations(torch, self.ch)
+        if cpu != "off":
+            self.cpu = CpuAllocations(torch, self.ch, self.phases)
             self.cpu.start()
+            self.cpu_recorded = self.cpu.running
         if self.options.get("mode", "auto") != "off" and hasattr(torch, "cuda"):
-            torch.cuda._lazy_call(self.on_cuda_init)
+            torch.cuda._lazy_call(self.guard.wrap("recording PyTorch's CUDA allocator", self.on_cuda_init))
 
     def on_cuda_init(self):
         torch = self.torch
         try:
             history = History(torch, self.ch, self.options.get("stacks", "python") == "python",
                               int(self.options.get("max_entries", 200_000)))
-            history.install_patch()
+            history.install_patch(self.guard)
             mode = self.options.get("mode", "auto")
             if history.stacks:
                 self._import_stack_symbolizer()
@@ -85,7 +93,8 @@ class Shim:
                 self.cuda = PortableCuda(torch, self.ch, history)
                 self.cuda.start()
             self.ch.meta({"shim_mode": self.cuda.mode})
-            torch._C._cuda_attach_out_of_memory_observer(self.on_oom)
+            torch._C._cuda_attach_out_of_memory_observer(self.guard.wrap("recording a CUDA out-of-memory error",
+                                                                         self.on_oom))
         except Exception as e:  # e.g. the cudaMallocAsync backend has no history
             self.ch.notice("warning", f"PyTorch's CUDA allocator is not recorded ({type(e).__name__}: {e}); driver "
                                       "allocations and device memory still are")
@@ -151,24 +160,20 @@ class Shim:
 
     def _patch_profiler(self):
         profiler = self.torch.autograd.profiler
-        prepare, enable, disable = profiler._prepare_profiler, profiler._enable_profiler, profiler._disable_profiler
-        shim = self
+        shim, guard = self, self.guard
 
-        def _prepare_profiler(config, activities, *a, **k):
+        def starting(config=None, activities=None, *rest):
             shim.program_profiler_starting(activities)
-            return prepare(config, activities, *a, **k)
 
-        def _enable_profiler(config, activities, *a, **k):
-            shim.program_profiler_starting(activities)
-            return enable(config, activities, *a, **k)
+        def nothing():
+            pass
 
-        def _disable_profiler(*a, **k):
-            result = disable(*a, **k)
-            shim.program_profiler_stopped()
-            return result
-
-        profiler._prepare_profiler, profiler._enable_profiler = _prepare_profiler, _enable_profiler
-        profiler._disable_profiler = _disable_profiler
+        what = "making room for the program's torch.profiler"
+        profiler._prepare_profiler = first(profiler._prepare_profiler, guard, what, starting, nothing)
+        profiler._enable_profiler = first(profiler._enable_profiler, guard, what, starting, nothing)
+        profiler._disable_profiler = then(profiler._disable_profiler, guard,
+                                          "resuming after the program's torch.profiler",
+                                          lambda *args: shim.program_profiler_stopped())
 
     @staticmethod
     def _cupti_injected():
@@ -226,14 +231,30 @@ class Shim:
             return
         self.finished = True
         try:
+            call = self.guard.call
             if self.cpu is not None:
-                self.cpu.cut(final=True)
+                call("the last delivery of CPU allocations", self.cpu.cut, final=True)
             if self.cuda is not None:
-                self.cuda.final(reason)
-            self._allocator_statistics()
+                call("the last delivery of PyTorch's CUDA allocator", self.cuda.final, reason)
+            call("reading the program's allocator statistics", self._allocator_statistics)
+            call("naming the shim that ran", self._say_what_ran)
         finally:
-            self.ch.bye(reason)
-            self.ch.close()
+            try:
+                self.ch.bye(reason)
+                self.ch.close()
+            except Exception:
+                pass
+
+    def _say_what_ran(self):
+        """The file says which shim recorded this process, on the CPU too (`shim_mode`)."""
+        if self.cuda is not None or self.torch is None:
+            return
+        self.ch.meta({"shim_mode": "cpu" if self.cpu_recorded else "none"})
+        asked = self.options.get("mode", "auto")
+        if asked in ("native", "portable"):
+            self.ch.notice("info", f"--shim {asked} chooses how PyTorch's CUDA allocator is recorded; this process "
+                                   "never used CUDA" + (", and its CPU allocations were recorded through the "
+                                                        "profiler's memory events" if self.cpu_recorded else ""))
 
     def _allocator_statistics(self):
         """What the program itself would read from torch.cuda, for comparison with the trace."""

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks Sawtooth's .deb packages as a user would get them.
 
-  check_packages.py --build BUILD [--components app,recorder] --work DIR [--data TESTS_DATA]
+  check_packages.py --build BUILD [--components app,recorder] --work DIR [--data TESTS_DATA] [--python PY]
       makes the packages of BUILD with cpack (DEB) into DIR/packages, then checks them;
   check_packages.py --debs FOLDER --work DIR [--data TESTS_DATA]
       checks the .deb files already in FOLDER (e.g. build/package after the package workflow).
@@ -12,8 +12,11 @@ dpkg-deb -x into one temporary root, and from there, with a clean environment (n
 LD_LIBRARY_PATH, no LibTorch environment): every program resolves its libraries inside the root or
 the system's library folders; the .desktop file, AppStream metadata and MIME types validate;
 sawtooth-trace reads every trace format; sawtooth --export-png draws a PNG; a command-line error
-exits with 2; and, with sawtooth-recorder, sawtooth-record lists its workloads, records one on the
-CPU, and sits beside sawtooth where the app looks for it.
+exits with 2; sawtooth-record (in the sawtooth package, without LibTorch) records a PyTorch program
+on the CPU with that program's own torch (--python: a Python with torch) and, without
+sawtooth-recorder, says that the built-in workloads need it; and, with sawtooth-recorder,
+sawtooth-record lists its workloads, records one on the CPU, and sits beside sawtooth where the
+app looks for it.
 """
 import argparse
 import glob
@@ -231,6 +234,57 @@ def check_app(root, env, work, data):
               f"{os.path.getsize(png)} bytes", flush=True)
 
 
+PROGRAM = """
+import torch
+model = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.ReLU(), torch.nn.Linear(64, 8))
+opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+for _ in range(3):
+    opt.zero_grad()
+    model(torch.randn(32, 64)).sum().backward()
+    opt.step()
+print("trained")
+"""
+
+
+def check_program_recorder(root, env, work, python, with_workloads):
+    """sawtooth-record from the sawtooth package: no LibTorch of its own, the program's torch."""
+    bindir = os.path.join(root, "usr/bin")
+    record = os.path.join(bindir, "sawtooth-record")
+    support = os.path.join(root, "usr/lib/sawtooth")
+    for name in ("python/sitecustomize.py", "python/sawtooth_shim/__init__.py", "inject/libsawtooth_cupti_inject.so"):
+        if not os.path.exists(os.path.join(support, name)):
+            fail(f"the sawtooth package lacks lib/sawtooth/{name}, which sawtooth-record puts into recorded programs")
+    r = run([record, "--help"], env=env, cwd=work)
+    if r.returncode != 0 or "-- COMMAND" not in r.stdout or "--workload" not in r.stdout:
+        fail(f"sawtooth-record --help: exit {r.returncode}; it must cover both modes")
+    if not with_workloads:
+        r = run([record, "--list", "--json"], env=env, cwd=work)
+        if r.returncode == 0 or "sawtooth-recorder" not in r.stderr:
+            fail(f"sawtooth-record --list without sawtooth-recorder: exit {r.returncode}, {r.stderr.strip()[-300:]}; "
+                 "it must say that the workloads need that package")
+        else:
+            print("sawtooth-record --list without sawtooth-recorder: refused, naming the package", flush=True)
+    if not python:
+        print("sawtooth-record -- python: not checked (no --python with torch given)", flush=True)
+        return
+    script = os.path.join(work, "train.py")
+    with open(script, "w") as f:
+        f.write(PROGRAM)
+    out = os.path.join(work, "train.sawtooth")
+    r = run([record, "--out", out, "--", python, script], env=env, cwd=work, timeout=600)
+    if r.returncode != 0 or r.stdout.strip() != "trained":
+        fail(f"sawtooth-record -- python train.py: exit {r.returncode}, stdout {r.stdout!r}, {r.stderr.strip()[-800:]}")
+        return
+    r = run([os.path.join(bindir, "sawtooth-trace"), "info", "--json", out], env=env, cwd=work)
+    info = json.loads(r.stdout) if r.returncode == 0 else {}
+    cpu = [d for d in info.get("devices", []) if d.get("device") in (-1, "cpu")]
+    if not cpu or not cpu[0].get("peak_allocated_bytes"):
+        fail(f"the program recording made from the package has no CPU peak: {r.stdout[:300]} {r.stderr[:300]}")
+        return
+    print(f"sawtooth-record -- python train.py (the package's recorder, the program's torch): {info.get('events')} "
+          f"events, CPU peak {cpu[0]['peak_allocated_bytes']} bytes", flush=True)
+
+
 def check_recorder(root, env, work):
     bindir = os.path.join(root, "usr/bin")
     record = os.path.join(bindir, "sawtooth-record")
@@ -270,6 +324,7 @@ def main():
     parser.add_argument("--debs", help="folder with .deb files already made")
     parser.add_argument("--work", required=True, help="scratch folder (emptied)")
     parser.add_argument("--data", help="tests/data, for the trace formats beyond the samples")
+    parser.add_argument("--python", help="a Python with torch, for recording a program with the package's sawtooth-record")
     args = parser.parse_args()
     work = os.path.abspath(args.work)
     shutil.rmtree(work, ignore_errors=True)
@@ -303,6 +358,7 @@ def main():
     if "sawtooth" in packages:
         check_desktop_files(root)
         check_app(root, env, work, args.data)
+        check_program_recorder(root, env, work, args.python, "sawtooth-recorder" in packages)
     if "sawtooth-recorder" in packages:
         check_recorder(root, env, work)
     print(f"{len(failures)} failures" if failures else f"packages {', '.join(sorted(packages))}: all checks passed")

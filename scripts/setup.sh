@@ -27,7 +27,7 @@ for arg in "$@"; do
 done
 
 packages=(
-  build-essential cmake ninja-build pkg-config git clang libclang-rt-14-dev file
+  build-essential cmake ninja-build ccache pkg-config git clang libclang-rt-14-dev file
   qt6-base-dev qt6-base-dev-tools qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libgl-dev libxkbcommon-dev
   libsqlite3-dev sqlite3 zlib1g-dev libsimdjson-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev libgloo-dev

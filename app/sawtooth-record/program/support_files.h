@@ -1,8 +1,8 @@
 #pragma once
 // The files program recording puts into the recorded program, found beside sawtooth-record:
-// BIN/../lib/sawtooth/ holds python/ (the start-up shim), the CUPTI injection library and the
-// allocator tracker (with the torch version it was built against), in the build tree as once
-// installed.
+// BIN/../lib/sawtooth/ holds python/ (the start-up shim) and inject/ (the CUPTI injection library
+// and the allocator tracker, with the torch version it was built against), in the build tree as
+// once installed.
 
 #include <string>
 

@@ -28,7 +28,9 @@ void addLadderCommand(CLI::App& app, LadderCommandOptions& o) {
   o.command->add_option("--device", o.device, "the device (default: the one whose allocations peak highest)");
   o.command->add_option("--measured", o.measured,
                         "a recording of the same program with a rung applied (sawtooth-record --rung, or a workload's "
-                        "runs); repeatable. FILE's own other runs are always looked at");
+                        "runs), as FILE or FILE=RUNG when the file does not say which rung it measures (RUNG as the "
+                        "JSON's ids: bf16, checkpoint:every=1, zero1:N=2, ...); repeatable. FILE's own other runs are "
+                        "always looked at");
   o.command->add_option("--device-memory", o.device_memory,
                         "judge what fits against this much memory, e.g. 24G (default: the recorded device's)");
   o.command->add_option("--shard-devices", o.shard_devices, "devices for the sharding rungs (default: the run's world size, or 2)")
@@ -71,10 +73,20 @@ int runLadderCommand(const LadderCommandOptions& o, const ReadLimits& limits) {
   if (!input) return fail(o.file + ": " + input.error().message);
   LadderReport report = predictLadder(*input, options);
   std::vector<MeasuredRung> measured = measuredRungs(*input, *trace, o.file, true);
-  for (const std::string& path : o.measured) {
+  for (const std::string& spec : o.measured) {
+    // FILE=RUNG: RUNG is a row id (which may hold '=' itself: zero1:N=2), after the file's last slash.
+    std::string path = spec, rung;
+    const size_t slash = spec.rfind('/');
+    for (size_t eq = spec.find('=', slash == std::string::npos ? 0 : slash); eq != std::string::npos;
+         eq = spec.find('=', eq + 1))
+      if (report.row(spec.substr(eq + 1)) != nullptr) {
+        path = spec.substr(0, eq);
+        rung = spec.substr(eq + 1);
+        break;
+      }
     auto other = loadTrace(path, nullptr, limits);
     if (!other) return fail(other.error().message);
-    for (MeasuredRung& m : measuredRungs(*input, *other, path, path == o.file)) measured.push_back(std::move(m));
+    for (MeasuredRung& m : measuredRungs(*input, *other, path, path == o.file, rung)) measured.push_back(std::move(m));
   }
   attachMeasured(report, measured);
   if (o.json) std::cout << ladderJson(report, o.file) << "\n";

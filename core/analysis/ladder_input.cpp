@@ -412,6 +412,9 @@ Result<LadderInput> ladderInput(const Trace& trace, const LadderSelection& selec
         (in.run_index == kNoRun || p.run == in.run_index) && (p.device == kAllDevices || p.device == in.device))
       ++in.optimizer_steps;
   fillConfig(in, run);
+  // A recorded program says whether its model already ran under autocast (the shim's meta).
+  if (auto it = trace.meta.find("program_autocast"); in.autocast.empty() && it != trace.meta.end() && it->second != "off")
+    in.autocast = it->second;
   fillTiming(in, trace, run);
   fillKernels(in, trace);
   in.repeated = repeatedBlocksFromPattern(in);

@@ -30,11 +30,23 @@ std::string rungOfRun(const Run& run, const std::string& trace_rung) {
   return "";
 }
 
+namespace {
+
+// A run's rank: its configuration's, or a merged program recording's run name ("rank 1").
+std::optional<std::string> rankOf(const Run& run) {
+  if (auto r = run.configValue("rank")) return r;
+  if (run.name.rfind("rank ", 0) == 0) return run.name.substr(5);
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::vector<MeasuredRung> measuredRungs(const LadderInput& base, const Trace& trace, const std::string& label,
-                                        bool same_trace) {
+                                        bool same_trace, const std::string& rung) {
   std::vector<MeasuredRung> out;
-  std::string trace_rung;
-  if (auto it = trace.meta.find(std::string(meta::kRung)); it != trace.meta.end()) trace_rung = it->second;
+  std::string trace_rung = rung;
+  if (auto it = trace.meta.find(std::string(meta::kRung)); it != trace.meta.end() && trace_rung.empty())
+    trace_rung = it->second;
   auto measure = [&](const std::string& run_name, const std::string& row, const std::string& source) {
     auto in = ladderInput(trace, LadderSelection{run_name, base.device});
     if (!in) return;
@@ -57,9 +69,8 @@ std::vector<MeasuredRung> measuredRungs(const LadderInput& base, const Trace& tr
     const std::string row = rungOfRun(run, trace_rung);
     if (row.empty()) continue;
     // A rank is compared with the same rank.
-    if (const auto rank = run.configValue("rank"); rank && base.world_size > 1 && *rank != std::to_string(base.rank))
-      continue;
-    if (const auto rank = run.configValue("rank"); rank && base.world_size == 1 && *rank != "0") continue;
+    if (const auto rank = rankOf(run); rank && base.world_size > 1 && *rank != std::to_string(base.rank)) continue;
+    if (const auto rank = rankOf(run); rank && base.world_size == 1 && *rank != "0") continue;
     measure(run.name, row, trace_rung.empty() ? fmt::format("run {} of {}", run.name, label)
                                               : fmt::format("{} (--rung {})", label, trace_rung));
   }

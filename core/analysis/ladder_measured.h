@@ -19,8 +19,10 @@ namespace sawtooth {
 std::string rungOfRun(const Run& run, const std::string& trace_rung);
 
 // The runs of `trace` that measure a rung of `baseline`'s program on its device (the baseline run
-// itself left out). `label` names the trace in MeasuredRung::source.
+// itself left out). `label` names the trace in MeasuredRung::source. `rung`, when given, is the
+// rung the whole trace measures (a recording that does not say, such as a ZeRO-1 script's); a
+// distributed trace's ranks are matched with the baseline's rank.
 std::vector<MeasuredRung> measuredRungs(const LadderInput& baseline, const Trace& trace, const std::string& label,
-                                        bool same_trace);
+                                        bool same_trace, const std::string& rung = "");
 
 }  // namespace sawtooth

@@ -680,6 +680,19 @@ check(len(caught) == 1 and caught[0].filename == __file__ and caught[0].lineno =
       f"wrapper: the warning names the caller's line {[(w.filename, w.lineno) for w in caught]} (want {line})")
 check(wrapped.__wrapped__ is warns and wrapped.__name__ == "warns", "wrapper: named as the function it wraps")
 
+# --rung: what it accepts, and the canonical id the file's meta names (the ladder's row).
+from sawtooth_shim import rungs  # noqa: E402
+check(rungs.parse("bf16")[3] == "bf16" and rungs.parse("compile")[3] == "compile", "bf16 and compile parse")
+check(rungs.parse("checkpoint")[1:] == (1, False, "checkpoint:every=1"), f"checkpoint: {rungs.parse('checkpoint')}")
+check(rungs.parse("checkpoint:every=4:reentrant")[1:] == (4, True, "checkpoint:every=4:reentrant"),
+      "checkpoint:every=4:reentrant")
+for bad in ("fp8", "checkpoint:every=0", "checkpoint:every=x", "checkpoint:sometimes", "bf16:every=2"):
+    try:
+        rungs.parse(bad)
+        check(False, f"--rung {bad} is refused")
+    except ValueError:
+        pass
+
 if failures:
     print(f"{len(failures)} check(s) failed")
     sys.exit(1)

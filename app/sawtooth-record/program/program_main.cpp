@@ -82,6 +82,31 @@ Status mergeRanks(const std::vector<RecordedProcess>& ranks, const std::string& 
 
 }  // namespace
 
+std::string rungSpecProblem(const std::string& spec) {
+  if (spec == "bf16" || spec == "compile") return {};
+  std::string_view rest(spec);
+  if (!rest.starts_with("checkpoint")) return "choose bf16, checkpoint[:every=N][:reentrant] or compile";
+  rest.remove_prefix(10);
+  bool every = false, reentrant = false;
+  while (!rest.empty()) {
+    if (rest.front() != ':') return "checkpoint takes :every=N and :reentrant";
+    rest.remove_prefix(1);
+    const size_t end = std::min(rest.find(':'), rest.size());
+    const std::string_view part = rest.substr(0, end);
+    rest.remove_prefix(end);
+    if (part == "reentrant" && !reentrant) {
+      reentrant = true;
+    } else if (part.starts_with("every=") && !every && part.size() > 6 &&
+               part.find_first_not_of("0123456789", 6) == std::string_view::npos && part.substr(6) != "0" &&
+               part.size() < 12) {
+      every = true;
+    } else {
+      return fmt::format("'{}' is neither every=N (N >= 1) nor reentrant", part);
+    }
+  }
+  return {};
+}
+
 void addProgramOptions(CLI::App& app, ProgramOptions& o) {
   app.add_option("--out", o.out, "output .sawtooth file (default: named after the command, in this folder)");
   app.add_flag("--force", o.force, "replace an existing output file");
@@ -107,6 +132,13 @@ void addProgramOptions(CLI::App& app, ProgramOptions& o) {
   app.add_option("--window-events", o.window_events,
                  "keep only the last N events of each process (older ones leave the file as it goes; what they "
                  "left alive becomes the baseline)");
+  app.add_option("--rung", o.rung,
+                 "apply a rung of the ladder to the unmodified Python program and record it: bf16 (autocast around "
+                 "the model's forward), checkpoint[:every=N][:reentrant] (torch.utils.checkpoint around every N-th "
+                 "block of its repeated ModuleList), compile (the model compiled in place); a program it cannot be "
+                 "applied to is told so and runs unchanged (sawtooth-trace ladder --measured FILE puts it beside "
+                 "the prediction)")
+      ->check([](const std::string& spec) { return rungSpecProblem(spec); });
   app.add_option("--progress", o.progress, "append JSON progress lines to this file (or FIFO, or /dev/fd/N)");
   app.add_flag("--quiet", o.quiet, "no messages of sawtooth-record's own on stderr");
   app.add_option("--kill-after", o.kill_after_s, "seconds between passing a signal on and SIGKILL")->check(CLI::Range(1, 86'400));
@@ -167,6 +199,7 @@ int recordProgramMain(int argc, char** argv) {
                   {"cupti", o.cupti},
                   {"kernels", o.cupti == "on" ? o.kernels : "off"},
                   {"recorder_version", SAWTOOTH_VERSION}};
+  if (!o.rung.empty()) context.meta["rung_requested"] = o.rung;  // "rung" itself once the shim applied it
   for (const char* key : kEnvironmentOfInterest)
     if (const char* v = std::getenv(key)) context.meta[std::string("env.") + key] = v;
   context.claim_path = [&paths](int pid, int rank) { return paths.claim(pid, rank); };
@@ -187,6 +220,10 @@ int recordProgramMain(int argc, char** argv) {
   nlohmann::json shim_options = {{"stacks", o.stacks},          {"cpu", o.cpu},
                                  {"mode", o.shim},              {"max_entries", o.max_entries},
                                  {"sample_interval_ms", o.sample_interval_ms}, {"kernels", o.kernels == "on"}};
+  if (!o.rung.empty()) {
+    shim_options["rung"] = o.rung;
+    if (o.shim == "off") reporter.say("--rung needs the Python shim: with --shim off the program runs unchanged");
+  }
   env["SAWTOOTH_OPTIONS"] = shim_options.dump();
   if (o.shim != "off") {
     if (support.python_dir.empty()) {

@@ -30,10 +30,14 @@ struct ProgramOptions {
   int linger_s = 10;
   std::string steps;
   int64_t window_events = 0;
+  // A rung of the ladder the Python shim applies to the program (capture/shim/sawtooth_shim/rungs.py).
+  std::string rung;
   std::vector<std::string> command;
 };
 
 void addProgramOptions(CLI::App& app, ProgramOptions& o);
+// Empty when `spec` is a rung --rung accepts, else what is wrong with it.
+std::string rungSpecProblem(const std::string& spec);
 
 // True when the arguments ask to record a program (they contain "--").
 bool isProgramRecording(int argc, char** argv);

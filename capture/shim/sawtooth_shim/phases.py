@@ -83,6 +83,7 @@ class Phases:
         self.waiting = []  # (thread, depth, work): work waiting for ranges to close
         self.quiet_pending = False
         self.paused = False  # sawtooth_shim.pause_recording(): the hooks stay, and do nothing
+        self.on_new_top_module = None  # called with each new top-level module (torch_hooks: --rung, autocast)
 
     # -- markers ---------------------------------------------------------------------------------
     def begin(self, name):
@@ -181,6 +182,8 @@ class Phases:
         if module not in self.top_modules:
             self.top_modules.add(module, True)
             self.tag(module.parameters(), wire.PARAMETER)
+            if self.on_new_top_module is not None:
+                self.guard.call("watching the model", lambda: self.on_new_top_module(module))
         if self.inputs_armed or not grad:
             self.inputs_armed = False
             self.tag(_tensors(args), wire.INPUT)

@@ -47,6 +47,7 @@ class Shim:
                       "python_version": platform.python_version(), "shim_role": self.role})
         self.phases = Phases(torch, self.ch, self.guard.wrap("the work at a step's end", self.quiet_point), self.guard)
         self.phases.install()
+        self.phases.on_new_top_module = self._model_watch(torch)
         try:
             self._patch_profiler()
         except Exception as e:
@@ -65,6 +66,16 @@ class Shim:
             self.cpu_recorded = self.cpu.running
         if self.options.get("mode", "auto") != "off" and hasattr(torch, "cuda"):
             torch.cuda._lazy_call(self.guard.wrap("recording PyTorch's CUDA allocator", self.on_cuda_init))
+
+    def _model_watch(self, torch):
+        from .rungs import ModelWatch, Rung
+        rung = None
+        if self.options.get("rung"):
+            try:
+                rung = Rung(torch, self.ch, self.options["rung"])
+            except ValueError as e:
+                self.ch.notice("warning", f"--rung: {e}; the program runs unchanged")
+        return ModelWatch(torch, self.ch, rung)
 
     def on_cuda_init(self):
         torch = self.torch

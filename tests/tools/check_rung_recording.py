@@ -4,10 +4,8 @@ prediction beside what the rung measured.
 
 Usage: check_rung_recording.py SAWTOOTH_RECORD SAWTOOTH_TRACE PYTHON OUT_DIR
 
-A GPT-like script (embedding, four identical blocks in a ModuleList: LayerNorm, a token-mixing MLP
-and an MLP with residuals, a head; AdamW; attention is left out: on the CPU, non-reentrant
-checkpointing around attention's views crashes the recorded program, a recorder bug reported
-separately) is recorded as it is and with --rung checkpoint, checkpoint:every=2:reentrant
+A GPT-like script (embedding, four identical blocks in a ModuleList: LayerNorm, attention, MLP,
+residuals; a head; AdamW) is recorded as it is and with --rung checkpoint, checkpoint:every=2:reentrant
 and bf16: the file's meta names the rung the shim applied, the program's output and exit status
 are its own, and `sawtooth-trace ladder --measured` predicts each measured checkpointing peak
 within 2 % (bf16's error is printed: see below). A script without repeated blocks and one already under autocast
@@ -36,10 +34,11 @@ GPT = textwrap.dedent("""
         def __init__(self, d):
             super().__init__()
             self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
-            self.mix, self.proj = nn.Linear(d, 2 * d), nn.Linear(2 * d, d)
+            self.attn = nn.MultiheadAttention(d, 4, batch_first=True)
             self.fc1, self.fc2 = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
         def forward(self, x):
-            x = x + self.proj(torch.tanh(self.mix(self.ln1(x))))
+            h = self.ln1(x)
+            x = x + self.attn(h, h, h, need_weights=False)[0]
             return x + self.fc2(nn.functional.gelu(self.fc1(self.ln2(x))))
     class Net(nn.Module):
         def __init__(self, vocab=512, d=64):

@@ -1,6 +1,8 @@
 #include "views/chart_export.h"
 
 #include <QBuffer>
+#include <QAbstractAxis>
+#include <QEvent>
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
@@ -63,10 +65,44 @@ bool saveViewImage(QGraphicsView* view, const QString& path, QSize size) {
   return saveViewPng(view, path, size);
 }
 
+void applyPaletteColours(QChart* chart, const QPalette& palette) {
+  const QColor text = palette.color(QPalette::WindowText);
+  QColor grid = text;
+  grid.setAlpha(45);
+  chart->setBackgroundBrush(palette.color(QPalette::Base));
+  chart->setTitleBrush(text);
+  chart->legend()->setLabelColor(text);
+  for (QAbstractAxis* axis : chart->axes()) {
+    axis->setLabelsColor(text);
+    axis->setTitleBrush(text);
+    axis->setGridLineColor(grid);
+    axis->setLinePenColor(palette.color(QPalette::Mid));
+  }
+}
+
+namespace {
+
+// Follows the application's palette (light or dark chosen while the app runs) without a new
+// theme, which would reset the colours given to the series.
+class ChartPaletteFollower : public QObject {
+ public:
+  explicit ChartPaletteFollower(QChartView* view) : QObject(view), view_(view) {}
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    if (event->type() == QEvent::PaletteChange && view_->chart()) applyPaletteColours(view_->chart(), view_->palette());
+    return QObject::eventFilter(watched, event);
+  }
+
+ private:
+  QChartView* view_;
+};
+
+}  // namespace
+
 QChart* installThemedChart(QChartView* view) {
   auto* chart = new QChart();
   chart->setAnimationOptions(QChart::NoAnimation);
   applyPaletteTheme(chart, view->palette());
+  view->installEventFilter(new ChartPaletteFollower(view));
   chart->legend()->setAlignment(Qt::AlignBottom);
   chart->setMargins(QMargins(6, 6, 6, 6));
   view->setChart(chart);

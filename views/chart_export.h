@@ -19,7 +19,9 @@ QByteArray renderViewSvg(QGraphicsView* view, QSize size = {}, const QString& ti
 // Qt Charts' dark theme under a dark palette, the light one otherwise (call before adding series:
 // a theme resets series colours).
 void applyPaletteTheme(QChart* chart, const QPalette& palette);
-// Gives the view a new chart: themed from the view's palette, no animation, legend below, tight margins.
+// The palette's colours on a chart and its axes, without a new theme (the series keep theirs).
+void applyPaletteColours(QChart* chart, const QPalette& palette);
+// Gives the view a new chart (it follows the palette as it changes): themed from the view's palette, no animation, legend below, tight margins.
 QChart* installThemedChart(QChartView* view);
 
 // Picks PNG or SVG from the file name's suffix.

@@ -34,7 +34,7 @@ FragmentationChart::FragmentationChart(QWidget* parent) : QChartView(parent) {
   marker_->setPen(QPen(QColor(0x60, 0x60, 0x60), 1, Qt::DashLine));
   marker_->setZValue(20);
   marker_->hide();
-  setMinimumHeight(140);
+  setMinimumHeight(100);
   setXAxisByTime(false);
 }
 

@@ -101,9 +101,9 @@ void SegmentMapWidget::paintEvent(QPaintEvent* event) {
       p.setFont(bold);
       p.setPen(pal.color(QPalette::Text));
       p.drawText(QRect(4, bar.top() - 2, width() - 8, kRowHeight), Qt::AlignVCenter | Qt::AlignLeft,
-                 tr("%1 — %L2 segments, reserved %3, allocated %4, free %5, largest free block %6")
+                 tr("%1 — %2, reserved %3, allocated %4, free %5, largest free block %6")
                      .arg(toQString(g.label))
-                     .arg(g.segments.size())
+                     .arg(g.segments.size() == 1 ? tr("1 segment") : tr("%L1 segments").arg(g.segments.size()))
                      .arg(bytesText(g.reserved), bytesText(g.allocated), bytesText(g.free_bytes), bytesText(g.largest_free_block)));
       p.setFont(font());
       continue;

@@ -135,6 +135,7 @@ class TimelineChart : public QChartView {
   double toDisplayX(double x) const { return by_time_ ? x / 1e6 : x; }
   double fromDisplayX(double x) const { return by_time_ ? x * 1e6 : x; }
   double dataXAt(const QPointF& view_pos) const;
+  bool onLegend(const QPoint& view_pos) const;
   QPointF chartPosition(double x, double bytes) const;
   QAbstractSeries* anchorSeries() const;
   void showHover(const QPoint& view_pos);

@@ -61,8 +61,14 @@ void TimelineChart::wheelEvent(QWheelEvent* event) {
   event->accept();
 }
 
+bool TimelineChart::onLegend(const QPoint& view_pos) const {
+  const QLegend* legend = chart()->legend();
+  return legend->isVisible() && legend->sceneBoundingRect().contains(mapToScene(view_pos));
+}
+
 void TimelineChart::mousePressEvent(QMouseEvent* event) {
-  if (!analysis_) return QChartView::mousePressEvent(event);
+  // A click on the legend is the legend's (its entries show and hide what they stand for).
+  if (!analysis_ || onLegend(event->pos())) return QChartView::mousePressEvent(event);
   drag_origin_ = event->pos();
   if (event->button() == Qt::LeftButton) {
     drag_ = Drag::Zoom;
@@ -100,6 +106,7 @@ void TimelineChart::mouseMoveEvent(QMouseEvent* event) {
 }
 
 void TimelineChart::mouseReleaseEvent(QMouseEvent* event) {
+  if (drag_ == Drag::None) return QChartView::mouseReleaseEvent(event);
   if (drag_ == Drag::Zoom) {
     rubber_->hide();
     if (std::abs(event->pos().x() - drag_origin_.x()) > 4) zoomTo(dataXAt(drag_origin_), dataXAt(event->pos()));
@@ -110,6 +117,7 @@ void TimelineChart::mouseReleaseEvent(QMouseEvent* event) {
 }
 
 void TimelineChart::mouseDoubleClickEvent(QMouseEvent* event) {
+  if (onLegend(event->pos())) return event->accept();  // the press toggled the entry already
   resetZoom();
   event->accept();
 }

@@ -6,6 +6,7 @@
 #include <QHBoxLayout>
 #include <QSplitter>
 #include <QStyle>
+#include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -49,6 +50,7 @@ QWidget* TraceTab::buildLoadingPage() {
 
 QWidget* TraceTab::buildErrorPage() {
   auto* page = new QWidget;
+  error_page_ = page;
   auto* layout = new QVBoxLayout(page);
   auto* icon = new QLabel(page);
   icon->setPixmap(style()->standardIcon(QStyle::SP_MessageBoxWarning).pixmap(48, 48));
@@ -88,9 +90,14 @@ QWidget* TraceTab::buildContentPage() {
   timeline_page_ = new QWidget;
   auto* tl = new QVBoxLayout(timeline_page_);
   tl->setContentsMargins(0, 4, 0, 0);
-  auto* controls = new QHBoxLayout;
+  // A tool bar: what does not fit a narrow window goes behind its » button instead of widening it.
+  auto* controls = new QToolBar(timeline_page_);
+  controls->setObjectName(QStringLiteral("timelineControls"));
+  controls->setIconSize(QSize(16, 16));
   devices_ = new QComboBox(timeline_page_);
   devices_->setToolTip(tr("Which devices to draw"));
+  devices_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  devices_->setMinimumContentsLength(12);
   stacked_ = new QCheckBox(tr("Stack by category"), timeline_page_);
   stacked_->setToolTip(tr("Live bytes stacked by category: parameters, gradients, optimizer state, inputs, activations, "
                           "temporaries, unknown"));
@@ -105,17 +112,19 @@ QWidget* TraceTab::buildContentPage() {
   x_axis_->setToolTip(tr("Plot against allocation-event index (as the seed does) or against time"));
   auto* reset = new QToolButton(timeline_page_);
   reset->setText(tr("Reset zoom"));
-  controls->addWidget(devices_);
-  controls->addWidget(stacked_);
+  devices_action_ = controls->addWidget(devices_);
+  stacked_action_ = controls->addWidget(stacked_);
   controls->addWidget(bands_);
   controls->addWidget(y_from_zero_);
-  controls->addStretch();
+  auto* gap = new QWidget(timeline_page_);
+  gap->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+  controls->addWidget(gap);
   controls->addWidget(x_axis_);
   controls->addWidget(reset);
-  tl->addLayout(controls);
+  tl->addWidget(controls);
   auto* split = new QSplitter(Qt::Vertical, timeline_page_);
   timeline_ = new TimelineChart(split);
-  timeline_->setMinimumHeight(260);
+  timeline_->setMinimumHeight(180);
   fragmentation_ = new FragmentationChart(split);  // shown once the allocator's replay arrives
   fragmentation_->hide();
   events_ = new EventsView(split);
@@ -159,8 +168,24 @@ QWidget* TraceTab::buildContentPage() {
 
 void TraceTab::setState(State state) {
   state_ = state;
+  if (console_ && (state == State::Failed || state == State::Cancelled) && console_->parentWidget() != error_page_)
+    static_cast<QVBoxLayout*>(error_page_->layout())->insertWidget(error_page_->layout()->count() - 1, console_, 3);
   pages_->setCurrentIndex(state == State::Loading ? 0 : state == State::Ready ? 2 : 1);
   emit stateChanged(state);
+}
+
+void TraceTab::setConsole(const QList<ConsoleChunk>& chunks, bool show_first) {
+  if (!console_) console_ = new ConsoleView(this);
+  console_->setChunks(chunks);
+  console_first_ = show_first;
+  if (state_ == State::Ready && !hasView(View::Console)) {
+    addView(View::Console, console_, tr("Console"));
+    if (show_first) showView(View::Console);
+  } else if (state_ == State::Failed || state_ == State::Cancelled) {
+    setState(state_);
+  } else {
+    console_->hide();  // until the trace is shown
+  }
 }
 
 void TraceTab::setLoadProgress(int permille) { progress_->setValue(permille); }
@@ -206,14 +231,14 @@ void TraceTab::showReport(std::shared_ptr<const TraceReport> report) {
       devices_->addItem(toQString(trace.deviceName(d->device)), static_cast<int>(d->device));
     const auto defaults = defaultDevices();
     if (defaults.size() == 1) devices_->setCurrentIndex(devices_->findData(static_cast<int>(*defaults.begin())));
-    devices_->setVisible(analysis.devices().size() > 1);
+    devices_action_->setVisible(analysis.devices().size() > 1);
   }
   timeline_->setTitle(title());
   timeline_->setVisibleDevices(defaultDevices());
   timeline_->setPlanLines(report_->plan_lines);
   timeline_->setAnalysis(report_->analysis);
   stacked_->setEnabled(timeline_->hasCategories());
-  stacked_->setVisible(timeline_->hasCategories());
+  stacked_action_->setVisible(timeline_->hasCategories());
   events_->setTrace(analysis.sharedTrace());
   summary_->setText(summarize());
   notices_->setText(notices());
@@ -241,9 +266,11 @@ void TraceTab::showReport(std::shared_ptr<const TraceReport> report) {
   if (oom_->setReport(*report_)) addView(View::OutOfMemory, oom_, tr("Out of memory"));
   if (trace.segments_known) addView(View::Allocator, allocator_, tr("Allocator"));
   addView(View::LiveBytes, live_, tr("Live bytes"));
+  if (console_) addView(View::Console, console_, tr("Console"));
 
   // The view that answers this trace's question first.
-  if (hasView(View::OutOfMemory)) showView(View::OutOfMemory);
+  if (console_ && console_first_) showView(View::Console);
+  else if (hasView(View::OutOfMemory)) showView(View::OutOfMemory);
   else if (hasView(View::Precision)) showView(View::Precision);
   else if (hasView(View::Ranks)) showView(View::Ranks);
   else if (hasView(View::Peaks)) showView(View::Peaks);
@@ -314,6 +341,7 @@ QGraphicsView* TraceTab::currentChart() const {
   switch (currentView()) {
     case View::Allocator:
     case View::LiveBytes: return nullptr;  // painted, not charts: currentPicture()
+    case View::Console: return nullptr;
     case View::Peaks: return peaks_;
     case View::Plan: return plan_;
     case View::Precision: return precision_->chart();

@@ -9,6 +9,7 @@
 // trace_report.h) off the GUI thread and hands it over with showReport(); the events table's rows
 // and the rank lanes arrive the same way. Requests go out as signals.
 
+#include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
@@ -21,6 +22,7 @@
 #include "core/analysis/trace_report.h"
 #include "views/allocator_state_view.h"
 #include "views/bar_chart.h"
+#include "views/console_view.h"
 #include "views/events_view.h"
 #include "views/fragmentation_chart.h"
 #include "views/live_bytes_view.h"
@@ -36,7 +38,7 @@ class TraceTab : public QWidget {
   Q_OBJECT
  public:
   enum class State { Loading, Failed, Cancelled, Ready };
-  enum class View { Timeline, Peaks, Plan, Precision, Ranks, Runs, OutOfMemory, Allocator, LiveBytes };
+  enum class View { Timeline, Peaks, Plan, Precision, Ranks, Runs, OutOfMemory, Allocator, LiveBytes, Console };
 
   explicit TraceTab(QString path, QWidget* parent = nullptr);
   ~TraceTab() override;
@@ -46,6 +48,10 @@ class TraceTab : public QWidget {
   void showReport(std::shared_ptr<const TraceReport> report);
   void showError(const QString& message);
   void showCancelled();
+  // What the recording printed (a recording the app ran): a Console view, the first one shown when
+  // `show_first` (a program that failed); beside the reason when the trace cannot be opened.
+  void setConsole(const QList<ConsoleChunk>& chunks, bool show_first);
+  ConsoleView* console() const { return console_; }
 
   State state() const { return state_; }
   const QString& path() const { return path_; }
@@ -120,6 +126,8 @@ class TraceTab : public QWidget {
   QLabel* notices_ = nullptr;
   QComboBox* x_axis_ = nullptr;
   QComboBox* devices_ = nullptr;
+  QAction* devices_action_ = nullptr;  // the tool bar's: it shows and hides the combo box
+  QAction* stacked_action_ = nullptr;
   QCheckBox* bands_ = nullptr;
   QCheckBox* stacked_ = nullptr;
   QCheckBox* y_from_zero_ = nullptr;
@@ -136,6 +144,9 @@ class TraceTab : public QWidget {
   AllocatorStateView* allocator_ = nullptr;
   FragmentationChart* fragmentation_ = nullptr;
   LiveBytesView* live_ = nullptr;
+  ConsoleView* console_ = nullptr;
+  bool console_first_ = false;
+  QWidget* error_page_ = nullptr;
   std::vector<std::pair<View, QWidget*>> view_pages_;
 };
 

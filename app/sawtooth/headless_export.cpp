@@ -94,7 +94,7 @@ int saveScreenshotWhenLoaded(MainWindow& window, const ScreenshotOptions& option
     if (auto* compare = window.compare(tabs[0], tabs[1])) {
       if (options.align == QLatin1String("time")) compare->setAlignment(Alignment::Time);
       if (options.align == QLatin1String("step")) compare->setAlignment(Alignment::Step);
-      if (options.view == QLatin1String("sites")) window.tabs()->setCurrentIndex(window.tabs()->count() - 1);
+      if (options.view == QLatin1String("sites")) window.currentComparison()->showSites();
     }
   // Let the window settle (layouts, first paint, the comparison, call sites, lanes or allocator
   // state a view asked for: every such job runs in the window's runner).

@@ -1,7 +1,9 @@
 #include "app/sawtooth/live_recording_tab.h"
 
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLocale>
+#include <QSplitter>
 #include <QVBoxLayout>
 
 namespace sawtooth::app {
@@ -11,16 +13,27 @@ LiveRecordingTab::LiveRecordingTab(const QString& path, JobRunner* jobs, QWidget
       follower_(new LiveFollower(path, jobs, this)),
       chart_(new views::LiveTimelineChart(this)),
       status_(new QLabel(tr("Waiting for the recorder's first events…"), this)),
-      stop_(new QPushButton(tr("Stop"), this)) {
+      stop_(new QPushButton(tr("Stop"), this)),
+      console_(new views::ConsoleView(this)) {
   setObjectName(QStringLiteral("liveRecording"));
   stop_->setToolTip(tr("Stop the recording: the recorder closes its file and the trace opens."));
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  status_->setWordWrap(true);
+  // Its text never sets the window's width: it wraps (or clips) at the width it is given.
+  status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  status_->setToolTip(path);
   auto* top = new QHBoxLayout;
   top->addWidget(status_, 1);
   top->addWidget(stop_);
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(chart_);
+  split->addWidget(console_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 1);
+  split->setChildrenCollapsible(false);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(top);
-  layout->addWidget(chart_, 1);
+  layout->addWidget(split, 1);
   chart_->setTimeline(&follower_->timeline());
   chart_->setToolTip(tr("Wheel: zoom · drag: pan · double click or End: show everything and follow the live edge"));
   connect(stop_, &QPushButton::clicked, this, [this] {
@@ -68,8 +81,8 @@ void LiveRecordingTab::updateStatus() {
   if (!t.firstTime() || follower_->capped()) return;
   const QLocale locale;
   const double seconds = static_cast<double>(t.lastTime() - *t.firstTime()) / 1e9;
-  const QString what = follower_->files() > 1 ? tr("%1 (%2 files)").arg(follower_->path()).arg(follower_->files())
-                                              : follower_->path();
+  const QString name = QFileInfo(follower_->path()).fileName();
+  const QString what = follower_->files() > 1 ? tr("%1 (%2 files)").arg(name).arg(follower_->files()) : name;
   status_->setText(tr("Recording %1 — %2 events, %3 s · %4 · last refresh: read %5 ms, added in %6 ms")
                        .arg(what, locale.toString(static_cast<qulonglong>(t.events())),
                             QString::number(seconds, 'f', 1),

@@ -1,13 +1,17 @@
 #pragma once
 // The tab a recording shows while it runs: the timeline growing (views/live_timeline_chart.h, fed
-// by a LiveFollower), a line saying how far it has got and how long a refresh takes, and Stop.
-// When the recording ends the main window replaces it with the finished trace's tab.
+// by a LiveFollower), a line saying how far it has got and how long a refresh takes, Stop, and the
+// recording's console (what the program prints). When the recording ends the main window replaces
+// it with the finished trace's tab, which keeps the console.
+// Nothing here widens the window: the status line names the file (its folder is in the tooltip)
+// and wraps or clips at whatever width the tab gets.
 
 #include <QLabel>
 #include <QPushButton>
 #include <QWidget>
 
 #include "app/sawtooth/live_follower.h"
+#include "views/console_view.h"
 #include "views/live_timeline_chart.h"
 
 namespace sawtooth::app {
@@ -18,6 +22,7 @@ class LiveRecordingTab : public QWidget {
   LiveRecordingTab(const QString& path, JobRunner* jobs, QWidget* parent = nullptr);
 
   views::LiveTimelineChart* chart() const { return chart_; }
+  views::ConsoleView* console() const { return console_; }
   LiveFollower* follower() const { return follower_; }
   const QString& path() const { return follower_->path(); }
   QString statusText() const { return status_->text(); }
@@ -39,6 +44,7 @@ class LiveRecordingTab : public QWidget {
   views::LiveTimelineChart* chart_;
   QLabel* status_;
   QPushButton* stop_;
+  views::ConsoleView* console_;
 };
 
 }  // namespace sawtooth::app

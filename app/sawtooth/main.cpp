@@ -8,6 +8,8 @@
 //                                                    open the FILEs in the window, wait until they
 //                                                    are loaded, save a picture of it and exit
 //                                                    (non-zero when a file did not open)
+// Appearance: the desktop's light or dark scheme, or Settings ▸ Appearance; SAWTOOTH_PALETTE=dark|light
+// overrides both for one run.
 // Logging: quiet by default; QT_LOGGING_RULES="sawtooth.*.debug=true" shows the jobs, the recorder's
 // lines, the timeline's rebuilds.
 
@@ -17,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "app/sawtooth/appearance.h"
 #include "app/sawtooth/headless_export.h"
 #include "app/sawtooth/main_window.h"
 
@@ -59,26 +62,18 @@ int main(int argc, char** argv) {
     setenv("QT_QPA_PLATFORM", "offscreen", 1);
 
   QApplication app(argc, argv);
-  // SAWTOOTH_PALETTE=dark: Fusion with a dark palette, to try (and screenshot) the dark look
-  // on a desktop that does not provide one.
-  if (qEnvironmentVariable("SAWTOOTH_PALETTE") == QLatin1String("dark")) {
-    QApplication::setStyle(QStringLiteral("Fusion"));
-    QPalette dark;
-    dark.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
-    dark.setColor(QPalette::WindowText, QColor(0xe0, 0xe0, 0xe0));
-    dark.setColor(QPalette::Base, QColor(0x20, 0x20, 0x20));
-    dark.setColor(QPalette::AlternateBase, QColor(0x2b, 0x2b, 0x2b));
-    dark.setColor(QPalette::Text, QColor(0xe0, 0xe0, 0xe0));
-    dark.setColor(QPalette::Button, QColor(0x35, 0x35, 0x35));
-    dark.setColor(QPalette::ButtonText, QColor(0xe0, 0xe0, 0xe0));
-    dark.setColor(QPalette::Highlight, QColor(0x2a, 0x82, 0xda));
-    dark.setColor(QPalette::ToolTipBase, QColor(0x35, 0x35, 0x35));
-    dark.setColor(QPalette::ToolTipText, QColor(0xe0, 0xe0, 0xe0));
-    QApplication::setPalette(dark);
-  }
   QApplication::setOrganizationName(QStringLiteral("Sawtooth"));
   QApplication::setApplicationName(QStringLiteral("sawtooth"));
   QApplication::setApplicationVersion(QStringLiteral(SAWTOOTH_VERSION));
+  // Light or dark as the desktop says, or as chosen in Settings ▸ Appearance; SAWTOOTH_PALETTE=dark
+  // or light overrides both for this run (screenshots, a quick try).
+  {
+    using sawtooth::app::ColorScheme;
+    const QString forced = qEnvironmentVariable("SAWTOOTH_PALETTE");
+    sawtooth::app::applyColorScheme(forced == QLatin1String("dark")    ? ColorScheme::Dark
+                                    : forced == QLatin1String("light") ? ColorScheme::Light
+                                                                       : sawtooth::app::savedColorScheme());
+  }
 
   // Parsed again once Qt has taken its own options (-platform, -style, ...) out of the arguments.
   // process() would exit with 1 on a bad one; bad arguments are 2. It prints --help, --help-all

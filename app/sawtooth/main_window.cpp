@@ -18,9 +18,13 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QActionGroup>
+#include <QLabel>
 #include <QTabBar>
+#include <QVBoxLayout>
 
 #include "app/sawtooth/app_logging.h"
+#include "app/sawtooth/appearance.h"
 #include "app/sawtooth/program_dialog.h"
 #include "app/sawtooth/reading_limits.h"
 #include "app/sawtooth/recent_files.h"
@@ -51,7 +55,9 @@ QString defaultRecordingDirectory() {
 
 MainWindow::MainWindow(QString recorder, QString out_dir, QWidget* parent)
     : QMainWindow(parent),
-      tabs_(new QTabWidget(this)),
+      central_(new QStackedWidget(this)),
+      start_(new StartPage(central_)),
+      tabs_(new QTabWidget(central_)),
       panel_(new WorkloadPanel(recorder, out_dir.isEmpty() ? defaultRecordingDirectory() : out_dir)),
       dock_(new QDockWidget(tr("Workloads"), this)) {
   initSawtoothResources();
@@ -61,19 +67,41 @@ MainWindow::MainWindow(QString recorder, QString out_dir, QWidget* parent)
   tabs_->setTabsClosable(true);
   tabs_->setMovable(true);
   tabs_->setDocumentMode(true);
-  setCentralWidget(tabs_);
+  tabs_->setElideMode(Qt::ElideMiddle);
+  central_->addWidget(start_);
+  central_->addWidget(tabs_);
+  setCentralWidget(central_);
+  connect(start_, &StartPage::openRequested, this, [this](const QString& path, const QString& title) {
+    if (title.isEmpty()) openOrFollow(path);
+    else openFile(path, title);
+  });
+  connect(start_, &StartPage::openDialogRequested, this, &MainWindow::openDialog);
+  connect(start_, &StartPage::recordProgramRequested, this, &MainWindow::recordProgramDialog);
+  connect(start_, &StartPage::openAllSamplesRequested, this, [this] { openSamples(); });
+  {
+    QList<QPair<QString, QString>> samples;
+    const QDir dir(samplesDirectory());
+    for (const char* name : {"anatomy", "checkpointing", "precision", "accumulation"})
+      if (const QString path = dir.filePath(QLatin1String(name) + QStringLiteral(".sawtooth")); QFileInfo::exists(path))
+        samples.append({QLatin1String(name), path});
+    start_->setSamples(samples);
+  }
   auto* scroll = new QScrollArea(dock_);
   scroll->setWidget(panel_);
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
   dock_->setObjectName(QStringLiteral("workloads"));
   dock_->setWidget(scroll);
-  dock_->setMinimumWidth(300);
+  dock_->setMinimumWidth(240);
   addDockWidget(Qt::LeftDockWidgetArea, dock_);
   connect(tabs_, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
-  connect(tabs_, &QTabWidget::currentChanged, this, [this] { updateActions(); });
+  connect(tabs_, &QTabWidget::currentChanged, this, [this] {
+    updateActions();
+    updateCentral();
+  });
   connect(panel_, &WorkloadPanel::recordingFinished, this, &MainWindow::onRecordingFinished);
   connect(panel_, &WorkloadPanel::recordingStarted, this, [this](const QString& name) {
+    recording_name_ = name;
     openLiveTab(name);
     updateActions();
   });
@@ -90,6 +118,7 @@ MainWindow::MainWindow(QString recorder, QString out_dir, QWidget* parent)
   restoreState(settings.value("window/state").toByteArray());
   if (!settings.contains("window/geometry")) resize(1400, 880);
   updateActions();
+  updateCentral();
   panel_->loadCatalog();
 }
 
@@ -130,8 +159,27 @@ void MainWindow::buildMenus() {
   });
   view->addAction(tr("The &ladder, measured here"), QKeySequence(tr("Ctrl+L")), this, [this] { showLadder(); });
 
+  view->addSeparator();
+  // Ctrl+Tab moves between a trace's views; these move between the open traces.
+  view->addAction(tr("&Next tab"), QKeySequence(Qt::CTRL | Qt::Key_PageDown), this, [this] { cycleTabs(1); });
+  view->addAction(tr("&Previous tab"), QKeySequence(Qt::CTRL | Qt::Key_PageUp), this, [this] { cycleTabs(-1); });
+
   QMenu* settings = menuBar()->addMenu(tr("&Settings"));
   settings->addAction(tr("&Reading limits…"), this, [this] { ReadingLimitsDialog(this).exec(); });
+  QMenu* appearance = settings->addMenu(tr("&Appearance"));
+  auto* schemes = new QActionGroup(appearance);
+  for (const auto& [scheme, label] : {std::pair{ColorScheme::System, tr("Follow the &desktop")},
+                                      std::pair{ColorScheme::Light, tr("&Light")}, std::pair{ColorScheme::Dark, tr("&Dark")}}) {
+    QAction* a = appearance->addAction(label);
+    a->setCheckable(true);
+    a->setChecked(savedColorScheme() == scheme);
+    a->setData(colorSchemeName(scheme));
+    schemes->addAction(a);
+    connect(a, &QAction::triggered, this, [scheme] {
+      saveColorScheme(scheme);
+      applyColorScheme(scheme);
+    });
+  }
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About Sawtooth"), this, [this] { QMessageBox::about(this, tr("About Sawtooth"), aboutText()); });
@@ -161,6 +209,7 @@ void MainWindow::rebuildRecentMenu() {
   const QStringList files = RecentFiles::load();
   for (const QString& f : files) recent_menu_->addAction(f, this, [this, f] { openOrFollow(f); });
   if (files.isEmpty()) recent_menu_->addAction(tr("(none)"))->setEnabled(false);
+  start_->setRecentFiles(files);
   recent_menu_->addSeparator();
   recent_menu_->addAction(tr("Clear"), this, [this] {
     RecentFiles::clear();
@@ -301,19 +350,23 @@ void MainWindow::refreshLadder() {
 
 views::CompareView* MainWindow::compare(views::TraceTab* a, views::TraceTab* b) {
   if (!a || !b || !a->analysis() || !b->analysis()) return nullptr;
-  auto* view = new views::CompareView(tabs_);
+  auto* tab = new views::ComparisonTab(tabs_);
+  views::CompareView* view = tab->compareView();
   const QString name_a = tabs_->tabText(tabs_->indexOf(a)), name_b = tabs_->tabText(tabs_->indexOf(b));
-  tabs_->setCurrentIndex(tabs_->addTab(view, tr("Compare")));
+  const int index = tabs_->addTab(tab, tr("Compare"));
+  tabs_->setTabToolTip(index, tr("%1 against %2").arg(name_a, name_b));
+  tabs_->setCurrentIndex(index);
+  connect(tab, &QTabWidget::currentChanged, this, [this] { updateActions(); });
   auto analysis_a = a->analysis(), analysis_b = b->analysis();
   connect(view, &views::CompareView::alignmentChanged, this,
           [this, view, analysis_a, name_a, analysis_b, name_b] { runComparison(view, analysis_a, name_a, analysis_b, name_b); });
   runComparison(view, analysis_a, name_a, analysis_b, name_b);
-  auto* sites = new views::DiffSitesView(tabs_);
-  tabs_->addTab(sites, tr("Call sites"));
-  runSiteDiff(sites, analysis_a, name_a, analysis_b, name_b);
+  runSiteDiff(tab->sitesView(), analysis_a, name_a, analysis_b, name_b);
   updateActions();
   return view;
 }
+
+views::ComparisonTab* MainWindow::currentComparison() const { return qobject_cast<views::ComparisonTab*>(tabs_->currentWidget()); }
 
 void MainWindow::runComparison(views::CompareView* view, std::shared_ptr<const TraceAnalysis> a, QString name_a,
                                std::shared_ptr<const TraceAnalysis> b, QString name_b) {
@@ -352,31 +405,40 @@ void MainWindow::recordProgramDialog() {
 }
 
 void MainWindow::compareDialog() {
-  QList<views::TraceTab*> ready;
+  QList<QPair<views::TraceTab*, QString>> open;
   for (views::TraceTab* t : traceTabs())
-    if (t->state() == views::TraceTab::State::Ready) ready << t;
-  if (ready.size() < 2) {
-    QMessageBox::information(this, tr("Compare"), tr("Open two traces first (for example two precision modes, or a run "
-                                                     "against a saved one)."));
+    if (t->state() == views::TraceTab::State::Ready) open.append({t, tabs_->tabText(tabs_->indexOf(t))});
+  CompareDialog dialog(open, this);
+  if (dialog.exec() == QDialog::Accepted) compareSides(dialog.side(0), dialog.side(1));
+}
+
+void MainWindow::compareSides(const CompareDialog::Side& a_side, const CompareDialog::Side& b_side) {
+  auto resolve = [this](const CompareDialog::Side& side) -> views::TraceTab* {
+    if (side.tab) return side.tab;
+    for (views::TraceTab* t : traceTabs())
+      if (t->path() == side.path && t->state() != views::TraceTab::State::Failed) return t;
+    return side.path.isEmpty() ? nullptr : openFile(side.path);
+  };
+  QPointer<views::TraceTab> a = resolve(a_side), b = resolve(b_side);
+  if (!a || !b) return;
+  auto ready = [](views::TraceTab* t) { return t->state() == views::TraceTab::State::Ready; };
+  if (ready(a) && ready(b)) {
+    compare(a, b);
     return;
   }
-  QDialog dialog(this);
-  dialog.setWindowTitle(tr("Compare two traces"));
-  auto* form = new QFormLayout(&dialog);
-  auto* a = new QComboBox(&dialog);
-  auto* b = new QComboBox(&dialog);
-  for (views::TraceTab* t : ready) {
-    a->addItem(tabs_->tabText(tabs_->indexOf(t)));
-    b->addItem(tabs_->tabText(tabs_->indexOf(t)));
-  }
-  b->setCurrentIndex(1);
-  form->addRow(tr("A"), a);
-  form->addRow(tr("B"), b);
-  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
-  form->addRow(buttons);
-  connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
-  connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-  if (dialog.exec() == QDialog::Accepted) compare(ready[a->currentIndex()], ready[b->currentIndex()]);
+  // Once both have loaded; a side that fails leaves its reason in its tab and compares nothing.
+  auto pending = std::make_shared<QList<QMetaObject::Connection>>();
+  auto attempt = [this, a, b, pending, ready] {
+    if (!a || !b) return;
+    const bool failed = a->state() == views::TraceTab::State::Failed || b->state() == views::TraceTab::State::Failed ||
+                        a->state() == views::TraceTab::State::Cancelled || b->state() == views::TraceTab::State::Cancelled;
+    if (!failed && !(ready(a) && ready(b))) return;
+    for (const auto& c : *pending) disconnect(c);
+    if (failed) showStatus(tr("Nothing to compare: a trace did not open."));
+    else compare(a, b);
+  };
+  *pending << connect(a, &views::TraceTab::stateChanged, this, attempt) << connect(b, &views::TraceTab::stateChanged, this, attempt);
+  showStatus(tr("Opening the traces to compare…"));
 }
 
 void MainWindow::openLiveTab(const QString& name) {
@@ -385,6 +447,8 @@ void MainWindow::openLiveTab(const QString& name) {
   live_ = addLiveTab(panel_->runner()->outPath(), name);
   connect(live_, &LiveRecordingTab::stopRequested, panel_, &WorkloadPanel::cancel);
   connect(panel_->runner(), &RecorderRunner::fileStarted, live_, &LiveRecordingTab::addAnnouncedFile);
+  live_->console()->setChunks(panel_->runner()->console());
+  connect(panel_->runner(), &RecorderRunner::output, live_->console(), &views::ConsoleView::append);
   qCInfo(lcWindow) << "following" << live_->path() << "live";
 }
 
@@ -425,10 +489,65 @@ void MainWindow::closeLiveTab() {
 void MainWindow::onRecordingFinished(RecorderRunner::Outcome outcome, const QString& path, const QString& message) {
   closeLiveTab();
   updateActions();
+  const QList<views::ConsoleChunk> console = panel_->runner() ? panel_->runner()->console() : QList<views::ConsoleChunk>();
   showStatus(tr("The recording %1. %2").arg(RecorderRunner::describe(outcome), message));
-  if (!RecorderRunner::leavesTrace(outcome) || !QFileInfo::exists(path)) return;
+  if (RecorderRunner::leavesTrace(outcome) && !QFileInfo::exists(path) && !leftRankFiles(path.toStdString()).empty()) {
+    mergeLeftRanksAndOpen(outcome, path, console);
+    return;
+  }
+  if (!RecorderRunner::leavesTrace(outcome) || !QFileInfo::exists(path)) {
+    bool printed = false;
+    for (const auto& c : console) printed = printed || !c.text.trimmed().isEmpty();
+    if (printed) openConsoleTab(recording_name_, tr("The recording %1. %2").arg(RecorderRunner::describe(outcome), message), console);
+    return;
+  }
+  openRecording(outcome, path, console);
+}
+
+void MainWindow::openRecording(RecorderRunner::Outcome outcome, const QString& path,
+                               const QList<views::ConsoleChunk>& console) {
   auto* tab = openFile(path, QFileInfo(path).completeBaseName());
+  bool printed = false;
+  for (const auto& c : console) printed = printed || !c.text.isEmpty();
+  // A program that failed: its own words (a traceback) come first.
+  if (printed) tab->setConsole(console, outcome == RecorderRunner::Outcome::ProgramExited);
   emit recordingOpened(tab, outcome);
+}
+
+void MainWindow::mergeLeftRanksAndOpen(RecorderRunner::Outcome outcome, const QString& path, QList<views::ConsoleChunk> console) {
+  const auto ranks = leftRankFiles(path.toStdString());
+  showStatus(tr("Merging what the %n rank(s) recorded into %1…", nullptr, static_cast<int>(ranks.size())).arg(path));
+  jobs_.run<Ok>(
+      QString(), tr("Merging the ranks' traces"), this,
+      [ranks, out = path.toStdString()](Progress& p) { return mergeLeftRanks(ranks, out, p); },
+      [this, outcome, path, console](Ok) { openRecording(outcome, path, console); },
+      [this, outcome, ranks, console](const QString& error) {
+        // The ranks as they are, each in its tab, with the reason the merge failed.
+        showStatus(tr("The ranks' traces could not be merged (%1): each opens on its own.").arg(error));
+        for (size_t i = 0; i < ranks.size(); ++i) {
+          const QString file = QString::fromStdString(ranks[i].second);
+          auto* tab = openFile(file);
+          if (i == 0 && !console.isEmpty()) tab->setConsole(console, false);
+          emit recordingOpened(tab, outcome);
+        }
+      });
+}
+
+void MainWindow::openConsoleTab(const QString& name, const QString& message, const QList<views::ConsoleChunk>& console) {
+  auto* page = new QWidget(tabs_);
+  page->setObjectName(QStringLiteral("recordingConsole"));
+  auto* label = new QLabel(message.toHtmlEscaped(), page);
+  label->setWordWrap(true);
+  label->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* view = new views::ConsoleView(page);
+  view->setChunks(console);
+  auto* layout = new QVBoxLayout(page);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addWidget(label);
+  layout->addWidget(view, 1);
+  const int index = tabs_->addTab(page, tr("%1 (console)").arg(name.isEmpty() ? tr("recording") : name));
+  tabs_->setCurrentIndex(index);
 }
 
 void MainWindow::openDialog() {
@@ -455,8 +574,8 @@ void MainWindow::closeTab(int index) {
 void MainWindow::updateActions() {
   auto* tab = currentTab();
   const bool ready = tab && tab->state() == views::TraceTab::State::Ready;
-  const bool compare = qobject_cast<views::CompareView*>(tabs_->currentWidget()) != nullptr;
-  const bool sites = qobject_cast<views::DiffSitesView*>(tabs_->currentWidget()) != nullptr;
+  const bool compare = currentComparison() && currentComparison()->currentCompare();
+  const bool sites = currentComparison() && currentComparison()->currentSites();
   for (QAction* a : needs_trace_) a->setEnabled(ready);
   if (compare || sites) needs_trace_.front()->setEnabled(true);
   if (sites) needs_trace_[1]->setEnabled(true);
@@ -468,6 +587,14 @@ void MainWindow::updateActions() {
   cancel_->setEnabled(panel_->isRunning());
   record_program_->setEnabled(panel_->runner() && !panel_->isRunning());
 }
+
+void MainWindow::cycleTabs(int step) {
+  const int n = tabs_->count();
+  if (n < 2) return;
+  tabs_->setCurrentIndex(((tabs_->currentIndex() + step) % n + n) % n);
+}
+
+void MainWindow::updateCentral() { central_->setCurrentWidget(tabs_->count() > 0 ? static_cast<QWidget*>(tabs_) : start_); }
 
 void MainWindow::showStatus(const QString& text) { statusBar()->showMessage(text, 10000); }
 
@@ -484,8 +611,8 @@ void MainWindow::watchExport(const QString& path, bool interactive) {
 
 bool MainWindow::exportChart(const QString& given) {
   auto* tab = currentTab();
-  auto* compare = qobject_cast<views::CompareView*>(tabs_->currentWidget());
-  auto* sites = qobject_cast<views::DiffSitesView*>(tabs_->currentWidget());
+  auto* compare = currentComparison() ? currentComparison()->currentCompare() : nullptr;
+  auto* sites = currentComparison() ? currentComparison()->currentSites() : nullptr;
   if ((!tab || tab->state() != views::TraceTab::State::Ready) && !compare && !sites) return false;
   QString path = given;
   if (path.isEmpty()) {
@@ -517,7 +644,7 @@ void MainWindow::runExport(const QString& path, bool interactive, std::function<
 
 bool MainWindow::exportCsv(const QString& what, const QString& given) {
   auto* tab = currentTab();
-  if (auto* sites = qobject_cast<views::DiffSitesView*>(tabs_->currentWidget()); sites && what == QLatin1String("table")) {
+  if (auto* sites = currentComparison() ? currentComparison()->currentSites() : nullptr; sites && what == QLatin1String("table")) {
     const auto table = sites->tableData();
     if (!table) return false;
     const QString path = given.isEmpty() ? QFileDialog::getSaveFileName(this, tr("Export call sites as CSV"), QStringLiteral("call-sites.csv"), tr("CSV (*.csv)")) : given;

@@ -6,14 +6,18 @@
 #include <QDockWidget>
 #include <QMainWindow>
 #include <QMenu>
+#include <QStackedWidget>
 #include <QTabWidget>
 
 #include "app/sawtooth/job_runner.h"
+#include "app/sawtooth/compare_dialog.h"
 #include "app/sawtooth/ladder_controller.h"
 #include "app/sawtooth/live_recording_tab.h"
+#include "app/sawtooth/start_page.h"
 #include "app/sawtooth/trace_controller.h"
 #include "app/sawtooth/workload_panel.h"
 #include "views/compare_view.h"
+#include "views/comparison_tab.h"
 #include "views/diff_sites_view.h"
 #include "views/ladder_view.h"
 #include "views/trace_tab.h"
@@ -45,8 +49,19 @@ class MainWindow : public QMainWindow {
   int openSamples();
   static QString samplesDirectory();
   views::LadderView* showLadder();
-  // A comparison tab; the comparison itself arrives from a job.
+  // A comparison tab (the timelines overlaid, the call sites diffed); the comparison itself
+  // arrives from a job.
   views::CompareView* compare(views::TraceTab* a, views::TraceTab* b);
+  // The current tab when it is a comparison, else null.
+  views::ComparisonTab* currentComparison() const;
+  // What the Compare dialog asks for: each side an open trace or a file, opened first; the
+  // comparison follows once both have loaded (nothing when one fails to open).
+  void compareSides(const CompareDialog::Side& a, const CompareDialog::Side& b);
+  // Shown while no tab is open.
+  StartPage* startPage() const { return start_; }
+  bool startPageShown() const { return central_->currentWidget() == start_; }
+  // The next or previous document tab (Ctrl+PgDown, Ctrl+PgUp), wrapping around.
+  void cycleTabs(int step);
   JobRunner* jobs() { return &jobs_; }
 
   // File dialogs are skipped when a path is given (tests, scripts). True when the export started;
@@ -76,6 +91,12 @@ class MainWindow : public QMainWindow {
   void refreshLadder();
   void showStatus(const QString& text);
   void onRecordingFinished(RecorderRunner::Outcome outcome, const QString& path, const QString& message);
+  // A recording that stopped before its ranks' files were merged: merged here, then opened.
+  void mergeLeftRanksAndOpen(RecorderRunner::Outcome outcome, const QString& path, QList<views::ConsoleChunk> console);
+  void openRecording(RecorderRunner::Outcome outcome, const QString& path, const QList<views::ConsoleChunk>& console);
+  // A recording that left no trace but printed something: its console in a tab of its own.
+  void openConsoleTab(const QString& name, const QString& message, const QList<views::ConsoleChunk>& console);
+  void updateCentral();
   void openLiveTab(const QString& name);
   // A live tab following `path`, titled after `name`, made current.
   void followSiblingRanks(LiveRecordingTab* live, const QString& path);
@@ -92,6 +113,8 @@ class MainWindow : public QMainWindow {
   void runExport(const QString& path, bool interactive, std::function<Result<Ok>(Progress&)> work);
 
   JobRunner jobs_;
+  QStackedWidget* central_;
+  StartPage* start_;
   QTabWidget* tabs_;
   WorkloadPanel* panel_;
   QDockWidget* dock_;
@@ -104,6 +127,7 @@ class MainWindow : public QMainWindow {
   QAction* run_ = nullptr;
   QAction* cancel_ = nullptr;
   QAction* record_program_ = nullptr;
+  QString recording_name_;  // the running recording's, for its console tab
 };
 
 }  // namespace sawtooth::app

@@ -65,6 +65,10 @@ bool RecorderRunner::start(const Request& request) {
   const QStringList args = arguments(request);
   qCDebug(lcRecorder) << "starting" << recorder_ << args;
   stderr_tail_.clear();
+  console_.clear();
+  console_chars_ = 0;
+  stdout_text_ = QStringDecoder(QStringDecoder::Utf8);
+  stderr_text_ = QStringDecoder(QStringDecoder::Utf8);
   progress_file_.close();
   process_.setProgram(recorder_);
   process_.setArguments(args);
@@ -92,10 +96,31 @@ void RecorderRunner::cancel(int grace_ms) {
   kill_timer_.start(grace_ms);
 }
 
+void RecorderRunner::addConsole(const QString& text, bool error) {
+  if (text.isEmpty()) return;
+  if (!console_.isEmpty() && console_.back().error == error) console_.back().text += text;
+  else console_.append({text, error});
+  console_chars_ += text.size();
+  while (console_chars_ > kMaxConsoleChars && !console_.isEmpty()) {
+    ConsoleChunk& first = console_.front();
+    const qsizetype excess = console_chars_ - kMaxConsoleChars;
+    if (first.text.size() <= excess) {
+      console_chars_ -= first.text.size();
+      console_.removeFirst();
+    } else {
+      first.text.remove(0, excess);
+      console_chars_ -= excess;
+    }
+  }
+  emit output(text, error);
+}
+
 void RecorderRunner::readErrors() {
   constexpr qsizetype kTail = 4096;
-  stderr_tail_ += process_.readAllStandardError();
+  const QByteArray bytes = process_.readAllStandardError();
+  stderr_tail_ += bytes;
   if (stderr_tail_.size() > kTail) stderr_tail_ = stderr_tail_.right(kTail);
+  addConsole(stderr_text_.decode(bytes), true);
 }
 
 void RecorderRunner::readProgress() {
@@ -110,25 +135,26 @@ void RecorderRunner::readProgress() {
 }
 
 void RecorderRunner::readOutput() {
-  if (request_.isProgram()) {
-    (void)process_.readAllStandardOutput();  // the program's own output: not ours to keep
+  if (request_.isProgram()) {  // the program's own output (its progress comes in a file)
+    addConsole(stdout_text_.decode(process_.readAllStandardOutput()), false);
     return;
   }
   buffer_ += process_.readAllStandardOutput();
   qsizetype nl;
   while ((nl = buffer_.indexOf('\n')) >= 0) {
-    handleLine(buffer_.left(nl).trimmed());
+    const QByteArray line = buffer_.left(nl + 1);
+    if (!handleLine(line.trimmed())) addConsole(stdout_text_.decode(line), false);
     buffer_.remove(0, nl + 1);
   }
   // A runaway line without an end is not progress: drop it rather than hold it.
   if (static_cast<size_t>(buffer_.size()) > recording::kMaxProgressLineBytes) buffer_.clear();
 }
 
-void RecorderRunner::handleLine(const QByteArray& bytes) {
+bool RecorderRunner::handleLine(const QByteArray& bytes) {
   const auto line = recording::parseProgressLine(std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())));
   if (!line) {
     qCDebug(lcRecorder) << "not a progress line:" << bytes.left(200);
-    return;
+    return false;
   }
   namespace stage = recording::stage;
   const std::string& s = line->stage;
@@ -147,13 +173,14 @@ void RecorderRunner::handleLine(const QByteArray& bytes) {
                              .absoluteFilePath(fromStd(line->file));
     emit fileStarted(file, line->rank.value_or(-1), line->pid.value_or(-1));
   }
+  return true;
 }
 
 RecorderRunner::Outcome RecorderRunner::programOutcomeOf(int exit_code, bool cancel_requested) {
   if (exit_code == 0) return Outcome::Ok;
   if (exit_code == recording::kProgramNotRecorded) return Outcome::Failed;
   if (exit_code == recording::kProgramCannotExecute || exit_code == recording::kProgramNotFound)
-    return Outcome::BadArguments;
+    return Outcome::ProgramNotStarted;
   if (cancel_requested && exit_code > 128) return Outcome::Cancelled;  // the program died by our Stop
   return Outcome::ProgramExited;
 }
@@ -208,9 +235,10 @@ QString RecorderRunner::describe(Outcome outcome) {
   switch (outcome) {
     case Outcome::Ok: return tr("finished");
     case Outcome::OutOfMemory: return tr("ran out of GPU memory");
-    case Outcome::Cancelled: return tr("cancelled");
-    case Outcome::Interrupted: return tr("interrupted");
+    case Outcome::Cancelled: return tr("was cancelled");
+    case Outcome::Interrupted: return tr("was interrupted");
     case Outcome::BadArguments: return tr("refused its parameters");
+    case Outcome::ProgramNotStarted: return tr("could not start the program");
     case Outcome::Failed: return tr("failed");
     case Outcome::Crashed: return tr("crashed");
     case Outcome::ProgramExited: return tr("ended with the program's failure");

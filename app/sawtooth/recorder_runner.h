@@ -8,8 +8,11 @@
 #include <QObject>
 #include <QPair>
 #include <QProcess>
+#include <QStringDecoder>
 #include <QStringList>
 #include <QTimer>
+
+#include "views/console_view.h"
 
 namespace sawtooth::app {
 
@@ -17,8 +20,9 @@ class RecorderRunner : public QObject {
   Q_OBJECT
  public:
   // ProgramExited: a recorded program ended with a non-zero status or a signal of its own; its
-  // trace is kept (and opened), the status is in the message.
-  enum class Outcome { Ok, OutOfMemory, Cancelled, Interrupted, BadArguments, Failed, Crashed, ProgramExited };
+  // trace is kept (and opened), the status is in the message. ProgramNotStarted: the command was
+  // not found or could not be executed.
+  enum class Outcome { Ok, OutOfMemory, Cancelled, Interrupted, BadArguments, Failed, Crashed, ProgramExited, ProgramNotStarted };
   Q_ENUM(Outcome)
 
   struct Request {
@@ -38,6 +42,12 @@ class RecorderRunner : public QObject {
     bool isProgram() const { return !command.isEmpty(); }
   };
 
+  // What the recording printed: the recorded program's stdout and stderr (a workload's stderr and
+  // any line of its stdout that is not progress), with the recorder's own messages, in order.
+  using ConsoleChunk = views::ConsoleChunk;
+  // The console keeps its last this many characters.
+  static constexpr qsizetype kMaxConsoleChars = 4 << 20;
+
   explicit RecorderRunner(QString recorder, QObject* parent = nullptr);
   ~RecorderRunner() override;
 
@@ -50,6 +60,7 @@ class RecorderRunner : public QObject {
   bool isRunning() const;
   qint64 processId() const { return process_.processId(); }
   const QString& outPath() const { return request_.out; }
+  // What happened, to follow "The recording ": "was cancelled", "ran out of GPU memory".
   static QString describe(Outcome outcome);
   // Whether a trace file is worth opening after this outcome.
   static bool leavesTrace(Outcome outcome);
@@ -58,6 +69,8 @@ class RecorderRunner : public QObject {
   // The outcome of `sawtooth-record -- COMMAND` that exited normally with `exit_code`.
   static Outcome programOutcomeOf(int exit_code, bool cancel_requested);
   static QString progressPath(const QString& out) { return out + QStringLiteral(".progress.jsonl"); }
+  // The current (or last) recording's console, oldest first.
+  const QList<ConsoleChunk>& console() const { return console_; }
 
  signals:
   void started(QString message);
@@ -66,14 +79,17 @@ class RecorderRunner : public QObject {
   // A process of the recording writes a file of its own (a rank, a program's process): the live
   // view follows it. rank and pid are -1 where the line does not say.
   void fileStarted(QString path, int rank, int pid);
+  // A chunk of the console as it arrives.
+  void output(QString text, bool error);
   void finished(sawtooth::app::RecorderRunner::Outcome outcome, QString out_path, QString message);
 
  private:
   void readOutput();
   void readProgress();
   void readErrors();
-  void handleLine(const QByteArray& line);
+  bool handleLine(const QByteArray& line);  // false: not a progress line
   void onFinished(int exit_code, QProcess::ExitStatus status);
+  void addConsole(const QString& text, bool error);
 
   QString recorder_;
   QProcess process_;
@@ -81,6 +97,10 @@ class RecorderRunner : public QObject {
   QTimer progress_timer_;  // a recorded program's progress file, polled
   QFile progress_file_;
   QByteArray stderr_tail_;  // the last few KB: a program may print without end
+  QList<ConsoleChunk> console_;
+  qsizetype console_chars_ = 0;
+  QStringDecoder stdout_text_{QStringDecoder::Utf8};
+  QStringDecoder stderr_text_{QStringDecoder::Utf8};
   Request request_;
   QByteArray buffer_;
   QString error_message_;

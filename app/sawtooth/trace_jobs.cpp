@@ -1,10 +1,16 @@
 #include "app/sawtooth/trace_jobs.h"
 
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QImageWriter>
+#include <algorithm>
 
 #include "core/io/csv_export.h"
+#include "core/io/native_format.h"
 #include "core/io/trace_loader.h"
+#include "core/model/trace_merge.h"
+#include "core/recording/rank_files.h"
 
 namespace sawtooth::app {
 
@@ -21,6 +27,37 @@ Result<std::shared_ptr<const TraceReport>> loadTraceReport(const std::string& pa
   auto report = buildTraceReport(std::move(analysis));
   progress.report(1000, 1000);
   return report;
+}
+
+std::vector<std::pair<int, std::string>> leftRankFiles(const std::string& out) {
+  const QFileInfo info(QString::fromStdString(out));
+  QString stem = info.fileName();
+  if (stem.endsWith(QLatin1String(".sawtooth"))) stem.chop(9);
+  std::vector<std::pair<int, std::string>> ranks;
+  const QDir dir = info.absoluteDir();
+  for (const QString& name : dir.entryList({stem + QStringLiteral(".rank*.sawtooth")}, QDir::Files)) {
+    const auto parsed = recording::parseRankFileName(name.toStdString());
+    if (parsed && QString::fromStdString(parsed->stem) == stem) ranks.emplace_back(parsed->rank, dir.filePath(name).toStdString());
+  }
+  std::sort(ranks.begin(), ranks.end());
+  return ranks;
+}
+
+Result<Ok> mergeLeftRanks(const std::vector<std::pair<int, std::string>>& ranks, const std::string& out, Progress& progress) {
+  std::vector<RankTrace> traces;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    Progress reading = progress.sub(static_cast<int>(800 * i / ranks.size()), static_cast<int>(800 * (i + 1) / ranks.size()));
+    auto trace = loadTrace(ranks[i].second, &reading);
+    if (!trace) return Error{"rank " + std::to_string(ranks[i].first) + ": " + trace.error().message};
+    if (progress.cancelled()) return Error{"cancelled"};
+    traces.push_back(RankTrace{ranks[i].first, std::move(*trace)});
+  }
+  auto merged = mergeRankTraces(traces);
+  if (!merged) return merged.error();
+  traces.clear();
+  if (Status st = writeNative(*merged, out); !st) return st.error();
+  progress.report(1000, 1000);
+  return Ok{};
 }
 
 Result<Ok> exportTraceCsv(const std::shared_ptr<const Trace>& trace, const std::string& what, const std::string& path,

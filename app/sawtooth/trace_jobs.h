@@ -9,6 +9,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/analysis/event_query.h"
 #include "core/analysis/table.h"
@@ -22,6 +24,13 @@ namespace sawtooth::app {
 // Reads the file, analyses it and builds the report every view of its tab draws from.
 Result<std::shared_ptr<const TraceReport>> loadTraceReport(const std::string& path, Progress& progress,
                                                             const ReadLimits& limits = {});
+
+// The rank files (OUT.rankN.sawtooth) a distributed recording left beside `out` when it stopped
+// before merging them (cancelled, or a rank failed), by rank; empty when there are none.
+std::vector<std::pair<int, std::string>> leftRankFiles(const std::string& out);
+// Merges what the ranks recorded into `out` (as the recorder does when every rank succeeds), each
+// rank under its own number; the rank files stay.
+Result<Ok> mergeLeftRanks(const std::vector<std::pair<int, std::string>>& ranks, const std::string& out, Progress& progress);
 
 // "series" or "events" of the whole trace (sawtooth-trace export's formats).
 Result<Ok> exportTraceCsv(const std::shared_ptr<const Trace>& trace, const std::string& what, const std::string& path,

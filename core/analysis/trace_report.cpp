@@ -35,7 +35,8 @@ std::string spaced(std::string text) {
 std::string framesText(const Trace& t, uint32_t stack) {
   if (stack == kNoStack) return {};
   std::string out;
-  for (uint32_t f : interestingFrames(t.stacks, stack, 3)) {
+  // The user's lines first: they say where in the program the memory was taken.
+  for (uint32_t f : userFirstFrames(t.stacks, stack, 3)) {
     const FrameView fr = t.stacks.frame(f);
     std::string name(fr.name.size() > 60 ? fr.name.substr(0, 60) : fr.name);
     const std::string where = frameLocation(fr);

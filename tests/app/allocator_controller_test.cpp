@@ -163,11 +163,13 @@ class AllocatorControllerTest : public QObject {
 
     QVERIFY(w.compare(a, b));
     QVERIFY(waitIdle(*w.jobs()));
-    auto* sites = qobject_cast<DiffSitesView*>(w.tabs()->widget(w.tabs()->count() - 1));
+    auto* comparison = qobject_cast<views::ComparisonTab*>(w.tabs()->widget(w.tabs()->count() - 1));
+    QVERIFY(comparison);
+    comparison->showSites();
+    auto* sites = comparison->sitesView();
     QVERIFY(sites);
     QVERIFY(sites->model()->rowCount() > 0);
     QVERIFY2(sites->summary()->text().contains(QStringLiteral("Peak:")), qPrintable(sites->summary()->text()));
-    w.tabs()->setCurrentWidget(sites);
     QVERIFY(w.exportChart(dir.filePath("sites.svg")));
     QVERIFY(w.exportCsv(QStringLiteral("table"), dir.filePath("sites.csv")));
     QVERIFY(waitIdle(*w.jobs()));

@@ -2,12 +2,15 @@
 // run as jobs, the events table filters and sorts off the GUI thread, and the recorder's contract
 // (core/recording) is exercised against a stand-in recorder script that speaks it.
 
+#include <QListWidget>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardItemModel>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "app/sawtooth/appearance.h"
 #include "app/sawtooth/headless_export.h"
 #include "app/sawtooth/main_window.h"
 #include "app/sawtooth/reading_limits.h"
@@ -21,9 +24,12 @@ using sawtooth::views::TraceTab;
 
 namespace {
 
-// A recorder without LibTorch: it lists one workload from core/recording's own document and, asked
-// to run, prints the progress lines of a precision run and then refuses a parameter, as the real
-// one does.
+// A recorder without LibTorch: it lists two workloads from core/recording's own document and,
+// asked to run, speaks its contract:
+// - precision: prints the progress lines of a run and then refuses a parameter, as the real one does;
+// - data-parallel (--ranks N): each rank writes its file (a copy of a recording) beside the output,
+//   then it runs until stopped, when it ends interrupted without merging them;
+// - a program (-- COMMAND): prints on stdout and a traceback on stderr, leaves a trace, exits 1.
 QString writeStandInRecorder(const QTemporaryDir& dir, bool cuda) {
   recording::WorkloadList list;
   list.workloads.push_back({"precision",
@@ -31,6 +37,7 @@ QString writeStandInRecorder(const QTemporaryDir& dir, bool cuda) {
                             "fp32, TF32, bf16, fp16",
                             {{"steps", "int", "timed steps", "20", "3", {}, 1, 1000}},
                             false});
+  list.workloads.push_back({"data-parallel", "Data parallel", "ranks", {}, true});
   list.cuda_available = cuda;
   list.cuda_devices = cuda ? 1 : 0;
   if (cuda) list.environment = {{"device_name", "NVIDIA H200"}, {"device_total_bytes", "150000000000"}};
@@ -43,13 +50,29 @@ QString writeStandInRecorder(const QTemporaryDir& dir, bool cuda) {
   if (!f.open(QIODevice::WriteOnly)) qFatal("cannot write the script");
   f.write(QStringLiteral("#!/bin/sh\n"
                          "if [ \"$1\" = --list ]; then cat '%1'; exit 0; fi\n"
+                         "out=; ranks=1; program=\n"
+                         "while [ $# -gt 0 ]; do case \"$1\" in\n"
+                         "  --out) out=$2; shift 2;; --ranks) ranks=$2; shift 2;; --) program=1; shift; break;; *) shift;;\n"
+                         "esac; done\n"
+                         "if [ \"$1\" = missing-program ]; then echo 'sawtooth-record: missing-program: not found' >&2; exit 127; fi\n"
+                         "if [ -n \"$program\" ]; then\n"
+                         "  echo 'epoch 1: loss 0.93'\n"
+                         "  printf 'Traceback (most recent call last):\\n  File \"train.py\", line 3\\nValueError: the batch is empty\\n' >&2\n"
+                         "  cp '%2' \"$out\"; exit 1\n"
+                         "fi\n"
+                         "if [ \"$ranks\" -gt 1 ]; then\n"
+                         "  trap 'exit 4' TERM\n"
+                         "  echo '{\"stage\":\"start\",\"message\":\"data-parallel on the CPU\"}'\n"
+                         "  r=0; while [ $r -lt $ranks ]; do cp '%2' \"${out%.sawtooth}.rank$r.sawtooth\"; r=$((r+1)); done\n"
+                         "  while :; do sleep 0.1; done\n"
+                         "fi\n"
                          "echo '{\"stage\":\"start\",\"message\":\"precision on the CPU\"}'\n"
                          "echo '{\"stage\":\"run\",\"run\":\"bf16\",\"step\":3,\"steps\":20,\"fraction\":0.4,"
                          "\"message\":\"bf16: step 3 of 20\"}'\n"
                          "sleep 1\n"
                          "echo 'sawtooth-record: steps=0: must be between 1 and 1000' >&2\n"
                          "exit 2\n")
-              .arg(json.fileName())
+              .arg(json.fileName(), QStringLiteral(SAWTOOTH_SAMPLES "/anatomy.sawtooth"))
               .toUtf8());
   f.close();
   f.setPermissions(f.permissions() | QFileDevice::ExeOwner);
@@ -70,6 +93,7 @@ class MainWindowTest : public QObject {
     QCoreApplication::setOrganizationName(QStringLiteral("SawtoothTest"));
     app::RecentFiles::clear();
     QSettings().setValue(QStringLiteral("firstStartDone"), true);  // no sample tabs in these tests
+    qRegisterMetaType<TraceTab*>();
   }
 
   void opensATraceShowsItsPeakAndExports() {
@@ -233,6 +257,221 @@ class MainWindowTest : public QObject {
             qobject_cast<TraceTab*>(w.tabs()->widget(0))->path().contains(QStringLiteral("rank1")));
   }
 
+  // On a 1600-pixel screen the window grew to 1,654–1,760 px while a recording ran (its status line
+  // named the whole path), and its smallest size was 971×673.
+  void theWindowFitsASmallScreenEvenWhileRecording() {
+    QTemporaryDir dir;
+    const QString folder = dir.filePath(QString(120, QLatin1Char('f')) + QStringLiteral("/") + QString(120, QLatin1Char('g')));
+    QVERIFY(QDir().mkpath(folder));
+    const QString path = folder + QStringLiteral("/a-recording-whose-name-goes-on-and-on-") + QString(80, QLatin1Char('n')) +
+                         QStringLiteral(".sawtooth");
+    auto writer = NativeWriter::create(path.toStdString(), OutputClaim::Existing::Refuse, NativeWriterOptions{.recording = true});
+    QVERIFY(writer.ok());
+    auto source = loadTrace(data("anatomy_adam_snapshot.pickle").toStdString());
+    QVERIFY(source.ok());
+    QVERIFY((*writer)->beginBatch());
+    for (const DeviceInfo& d : source->devices) QVERIFY((*writer)->writeDevice(d));
+    QVERIFY((*writer)->appendEventsAt(source->events, 0, 100, 0));
+    QVERIFY((*writer)->commitBatch());
+
+    // The workload panel with its form, every sample's views and a snapshot's.
+    app::MainWindow w(writeStandInRecorder(dir, false), dir.path());
+    w.resize(800, 600);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTRY_VERIFY_WITH_TIMEOUT(w.workloadPanel()->catalog().has_value(), 20000);
+    QCOMPARE(w.openSamples(), 4);
+    TraceTab* tab = w.openFile(data("anatomy_adam_snapshot.pickle"));
+    QTRY_COMPARE_WITH_TIMEOUT(tab->state(), TraceTab::State::Ready, 20000);
+    QVERIFY(waitIdle(w));
+    for (TraceTab* t : w.traceTabs()) QCOMPARE(t->state(), TraceTab::State::Ready);
+    auto fits = [&] {
+      const QSize least = w.minimumSizeHint().expandedTo(w.minimumSize());
+      return least.width() <= 800 && least.height() <= 600;
+    };
+    QVERIFY2(fits(), qPrintable(QStringLiteral("%1×%2").arg(w.minimumSizeHint().width()).arg(w.minimumSizeHint().height())));
+    auto* live = w.followRecording(path);
+    QVERIFY(live);
+    QTRY_VERIFY_WITH_TIMEOUT(live->statusText().contains(QStringLiteral("100 events")), 10000);
+    QCoreApplication::processEvents();
+    QVERIFY2(fits(), qPrintable(QStringLiteral("%1×%2").arg(w.minimumSizeHint().width()).arg(w.minimumSizeHint().height())));
+    QCOMPARE(w.width(), 800);
+    QVERIFY(live->statusText().contains(QStringLiteral("a-recording-whose-name")));
+    (*writer)->finish();
+  }
+
+  void aCancelledDistributedRunOpensWhatItsRanksRecorded() {
+    QTemporaryDir dir;
+    app::MainWindow w(writeStandInRecorder(dir, false), dir.path());
+    auto* panel = w.workloadPanel();
+    QTRY_VERIFY_WITH_TIMEOUT(panel->catalog().has_value(), 20000);
+    panel->selectWorkload(QStringLiteral("data-parallel"));
+    panel->setRanks(2);
+    QSignalSpy opened(&w, &app::MainWindow::recordingOpened);
+    QVERIFY(panel->run());
+    const QString out = panel->runner()->outPath();
+    QString stem = out;
+    stem.chop(QStringLiteral(".sawtooth").size());
+    QTRY_VERIFY_WITH_TIMEOUT(QFileInfo::exists(stem + QStringLiteral(".rank1.sawtooth")), 10000);
+    QTest::qWait(300);  // both copies complete
+    panel->cancel();
+    QVERIFY(opened.wait(30000));
+    QCOMPARE(opened.first().at(1).value<app::RecorderRunner::Outcome>(), app::RecorderRunner::Outcome::Cancelled);
+    auto* tab = opened.first().at(0).value<TraceTab*>();
+    QCOMPARE(tab->path(), QFileInfo(out).absoluteFilePath());
+    QTRY_COMPARE_WITH_TIMEOUT(tab->state(), TraceTab::State::Ready, 30000);
+    QVERIFY(tab->report()->ranks.has_value());
+    QVERIFY(tab->hasView(TraceTab::View::Ranks));
+    QCOMPARE(tab->analysis()->trace().runs.size(), 2 * loadTrace(SAWTOOTH_SAMPLES "/anatomy.sawtooth")->runs.size());
+    QVERIFY(panel->statusText().contains(QStringLiteral("was cancelled")));
+  }
+
+  void aRecordedProgramsOutputIsKeptInItsConsole() {
+    QTemporaryDir dir;
+    app::MainWindow w(writeStandInRecorder(dir, false), dir.path());
+    auto* panel = w.workloadPanel();
+    QTRY_VERIFY_WITH_TIMEOUT(panel->catalog().has_value(), 20000);
+    QSignalSpy opened(&w, &app::MainWindow::recordingOpened);
+    app::RecorderRunner::Request request;
+    request.command = {QStringLiteral("python3"), QStringLiteral("train.py")};
+    QVERIFY(panel->runProgram(request));
+    QVERIFY(w.liveTab());
+    QVERIFY(opened.wait(30000));
+    QCOMPARE(opened.first().at(1).value<app::RecorderRunner::Outcome>(), app::RecorderRunner::Outcome::ProgramExited);
+    auto* tab = opened.first().at(0).value<TraceTab*>();
+    QTRY_COMPARE_WITH_TIMEOUT(tab->state(), TraceTab::State::Ready, 30000);
+    // The program failed: its traceback is the first thing shown.
+    QVERIFY(tab->hasView(TraceTab::View::Console));
+    QCOMPARE(tab->currentView(), TraceTab::View::Console);
+    const QString text = tab->console()->text();
+    QVERIFY2(text.contains(QStringLiteral("epoch 1: loss 0.93")), qPrintable(text));
+    QVERIFY(text.contains(QStringLiteral("ValueError: the batch is empty")));
+    // Searchable.
+    tab->console()->searchEdit()->setText(QStringLiteral("valueerror"));
+    QCOMPARE(tab->console()->editor()->textCursor().selectedText(), QStringLiteral("ValueError"));
+    QCOMPARE(tab->console()->matchText(), QStringLiteral("1 match"));
+    QVERIFY(!tab->console()->findNext() || tab->console()->editor()->textCursor().selectedText() == QStringLiteral("ValueError"));
+
+    // A command that cannot start leaves no trace: its console opens in a tab of its own, worded so.
+    QSignalSpy finished(panel, &app::WorkloadPanel::recordingFinished);
+    request.command = {QStringLiteral("missing-program")};
+    const int tabs = w.tabCount();
+    QVERIFY(panel->runProgram(request));
+    QVERIFY(finished.wait(30000));
+    QCOMPARE(finished.first().at(0).value<app::RecorderRunner::Outcome>(), app::RecorderRunner::Outcome::ProgramNotStarted);
+    QVERIFY2(panel->statusText().contains(QStringLiteral("could not start the program")), qPrintable(panel->statusText()));
+    QCOMPARE(w.tabCount(), tabs + 1);
+    auto* console = w.tabs()->currentWidget()->findChild<views::ConsoleView*>();
+    QVERIFY(console);
+    QVERIFY(console->text().contains(QStringLiteral("missing-program: not found")));
+  }
+
+  void keysMoveBetweenTheOpenTraces() {
+    app::MainWindow w{QString()};
+    w.show();
+    QApplication::setActiveWindow(&w);
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    for (const char* name : {"anatomy_adam_snapshot.pickle", "oom_mlp_snapshot_protocol2.pickle.gz", "jax_seed_cpu.prof"})
+      w.openFile(data(name));
+    QVERIFY(waitIdle(w));
+    w.tabs()->setCurrentIndex(0);
+    // From inside a trace's views (where Ctrl+Tab moves between its own tabs).
+    w.currentTab()->timeline()->setFocus();
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_PageDown, Qt::ControlModifier);
+    QCOMPARE(w.tabs()->currentIndex(), 1);
+    QTest::keyClick(QApplication::focusWidget() ? QApplication::focusWidget() : static_cast<QWidget*>(&w), Qt::Key_PageDown,
+                    Qt::ControlModifier);
+    QCOMPARE(w.tabs()->currentIndex(), 2);
+    QTest::keyClick(&w, Qt::Key_PageDown, Qt::ControlModifier);
+    QCOMPARE(w.tabs()->currentIndex(), 0);  // round again
+    QTest::keyClick(&w, Qt::Key_PageUp, Qt::ControlModifier);
+    QCOMPARE(w.tabs()->currentIndex(), 2);
+  }
+
+  void aStartPageOffersRecentFilesAndTheSamples() {
+    app::RecentFiles::clear();
+    {
+      app::MainWindow first{QString()};
+      TraceTab* tab = first.openFile(data("anatomy_adam_snapshot.pickle"));
+      QTRY_COMPARE_WITH_TIMEOUT(tab->state(), TraceTab::State::Ready, 20000);
+    }
+    // A second start with nothing to open: no empty grey area.
+    app::MainWindow w{QString()};
+    QVERIFY(w.startPageShown());
+    QCOMPARE(w.startPage()->sampleList()->count(), 4);
+    QCOMPARE(w.startPage()->recentList()->count(), 1);
+    QListWidgetItem* recent = w.startPage()->recentList()->item(0);
+    QVERIFY(recent->toolTip().endsWith(QStringLiteral("anatomy_adam_snapshot.pickle")));
+    emit w.startPage()->recentList()->itemActivated(recent);
+    QCOMPARE(w.tabCount(), 1);
+    QVERIFY(!w.startPageShown());
+    emit w.startPage()->sampleList()->itemActivated(w.startPage()->sampleList()->item(2));
+    QCOMPARE(w.tabCount(), 2);
+    QCOMPARE(w.tabs()->tabText(1), QStringLiteral("Sample: precision"));
+    QVERIFY(waitIdle(w));
+    w.tabs()->tabCloseRequested(1);
+    w.tabs()->tabCloseRequested(0);
+    QVERIFY(w.startPageShown());
+  }
+
+  void comparesWithAFileThatIsNotOpen() {
+    app::MainWindow w{QString()};
+    TraceTab* a = w.openFile(data("anatomy_adam_snapshot.pickle"));
+    QTRY_COMPARE_WITH_TIMEOUT(a->state(), TraceTab::State::Ready, 20000);
+    app::CompareDialog dialog({{a, w.tabs()->tabText(0)}});
+    QVERIFY(!dialog.acceptable());  // one trace against itself
+    dialog.setFile(1, data("anatomy_adam_snapshot_protocol2.pickle"));
+    QVERIFY(dialog.acceptable());
+    QCOMPARE(dialog.side(0).tab, a);
+    QVERIFY(dialog.side(1).path.endsWith(QStringLiteral("protocol2.pickle")));
+    w.compareSides(dialog.side(0), dialog.side(1));
+    QTRY_VERIFY_WITH_TIMEOUT(w.currentComparison() != nullptr, 30000);
+    QCOMPARE(w.tabCount(), 3);  // the file opened and the comparison
+    auto* view = w.currentComparison()->compareView();
+    QTRY_VERIFY_WITH_TIMEOUT(view->comparison() != nullptr, 30000);
+  }
+
+  void theCallSitesOpenWithTheComparisonInItsTab() {
+    // They had a document tab of their own that opened out of sight at the far end of the tab bar.
+    app::MainWindow w{QString()};
+    for (int i = 0; i < 12; ++i) w.openFile(data("anatomy_adam_snapshot.pickle"), QStringLiteral("a trace with a long name %1").arg(i));
+    QVERIFY(waitIdle(w));
+    const int before = w.tabCount();
+    QVERIFY(w.compare(w.traceTabs()[0], w.traceTabs()[1]));
+    QCOMPARE(w.tabCount(), before + 1);
+    views::ComparisonTab* comparison = w.currentComparison();
+    QVERIFY(comparison);
+    QCOMPARE(comparison->tabText(1), QStringLiteral("Call sites"));
+    QVERIFY(waitIdle(w));
+    QVERIFY(comparison->sitesView()->model()->rowCount() > 0);
+  }
+
+  void darkModeFollowsTheSettingAndStaysReadable() {
+    app::MainWindow w{QString()};
+    QAction* dark = nullptr;
+    for (QAction* a : w.findChildren<QAction*>())
+      if (a->data().toString() == QLatin1String("dark")) dark = a;
+    QVERIFY(dark);
+    dark->trigger();
+    QCOMPARE(app::savedColorScheme(), app::ColorScheme::Dark);
+    QVERIFY(app::paletteIsDark());
+    const QPalette p = QApplication::palette();
+    auto lightness = [&](QPalette::ColorGroup g, QPalette::ColorRole r) { return p.color(g, r).lightness(); };
+    // Placeholder text readable on its field; a disabled button's text plainly dimmer than an enabled one's.
+    QVERIFY(lightness(QPalette::Active, QPalette::PlaceholderText) - lightness(QPalette::Active, QPalette::Base) >= 100);
+    QVERIFY(lightness(QPalette::Active, QPalette::ButtonText) - lightness(QPalette::Disabled, QPalette::ButtonText) >= 80);
+    // The idle Cancel of the workload panel is drawn disabled.
+    QPushButton* cancel = nullptr;
+    for (QPushButton* b : w.workloadPanel()->findChildren<QPushButton*>())
+      if (b->text() == QLatin1String("Cancel")) cancel = b;
+    QVERIFY(cancel && !cancel->isEnabled());
+    QCoreApplication::processEvents();
+    QCOMPARE(cancel->palette().color(QPalette::Disabled, QPalette::ButtonText), p.color(QPalette::Disabled, QPalette::ButtonText));
+    app::applyColorScheme(app::ColorScheme::Light);
+    QVERIFY(!app::paletteIsDark());
+    app::saveColorScheme(app::ColorScheme::System);
+  }
+
   void readingLimitsComeFromTheSettings() {
     app::ReadingLimitsDialog dialog;
     dialog.setMemory(QStringLiteral("lots"));
@@ -379,6 +618,7 @@ class MainWindowTest : public QObject {
     app::MainWindow w(writeStandInRecorder(dir, false), dir.path());
     auto* panel = w.workloadPanel();
     QTRY_VERIFY_WITH_TIMEOUT(panel->catalog().has_value(), 20000);
+    panel->selectWorkload(QStringLiteral("precision"));
     QSignalSpy finished(panel, &app::WorkloadPanel::recordingFinished);
     QVERIFY(panel->run());
     // The run's name once: "bf16: step 3 of 20", not "bf16 — bf16: step 3 of 20".
@@ -397,6 +637,7 @@ class MainWindowTest : public QObject {
     app::MainWindow w(writeStandInRecorder(dir, false), dir.path());
     auto* panel = w.workloadPanel();
     QTRY_VERIFY_WITH_TIMEOUT(panel->catalog().has_value(), 20000);
+    panel->selectWorkload(QStringLiteral("precision"));
     QVERIFY(panel->setParameter(QStringLiteral("steps"), QStringLiteral("abc")));
     QVERIFY(!panel->run());
     QVERIFY(panel->statusIsError());

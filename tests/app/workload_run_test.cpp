@@ -396,12 +396,13 @@ class WorkloadRunTest : public QObject {
     QCOMPARE(opened.first().at(1).value<RecorderRunner::Outcome>(), RecorderRunner::Outcome::ProgramExited);
     QVERIFY2(panel->statusText().contains(QStringLiteral("exited with status 3")), qPrintable(panel->statusText()));
 
-    // A command that does not exist: refused, nothing opens.
+    // A command that does not exist: said so (not "refused its parameters"), nothing opens.
     QSignalSpy finished(panel, &app::WorkloadPanel::recordingFinished);
     request.command = {QStringLiteral("no-such-command-sawtooth")};
     QVERIFY(panel->runProgram(request));
     QVERIFY(finished.wait(60000));
-    QCOMPARE(finished.first().at(0).value<RecorderRunner::Outcome>(), RecorderRunner::Outcome::BadArguments);
+    QCOMPARE(finished.first().at(0).value<RecorderRunner::Outcome>(), RecorderRunner::Outcome::ProgramNotStarted);
+    QVERIFY2(panel->statusText().contains(QStringLiteral("could not start the program")), qPrintable(panel->statusText()));
   }
 
   void closingTheWindowStopsItsRecording() {

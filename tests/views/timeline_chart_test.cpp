@@ -1,4 +1,7 @@
+#include <QGraphicsSimpleTextItem>
+#include <QGraphicsTextItem>
 #include <QHelpEvent>
+#include <QLegend>
 #include <QImage>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -36,6 +39,20 @@ std::shared_ptr<const TraceAnalysis> smallSawtoothOnALargeBaseline(int64_t basel
   t.events.clear();
   for (const Event& e : ordered) t.events.push(e);
   return test::analyse(std::move(t));
+}
+
+// Where a legend entry's text is drawn, in the chart view's viewport; null when there is none.
+QPoint legendEntry(const QChartView& view, const QString& name) {
+  QList<QGraphicsItem*> items = view.chart()->legend()->childItems();
+  while (!items.isEmpty()) {
+    QGraphicsItem* item = items.takeFirst();
+    items += item->childItems();
+    if (auto* text = dynamic_cast<QGraphicsTextItem*>(item); text && text->isVisible() && text->toPlainText() == name)
+      return view.mapFromScene(text->sceneBoundingRect().center());
+    if (auto* text = dynamic_cast<QGraphicsSimpleTextItem*>(item); text && text->isVisible() && text->text() == name)
+      return view.mapFromScene(text->sceneBoundingRect().center());
+  }
+  return {};
 }
 
 double maxY(const QLineSeries* s) {
@@ -188,6 +205,30 @@ class TimelineChartTest : public QObject {
     QEvent leave(QEvent::Leave);
     QApplication::sendEvent(&chart, &leave);
     QVERIFY(!chart.hoverVisible());
+  }
+
+  void clickingALegendEntryHidesWhatItStandsFor() {
+    // The chart's own mouse handling (rubber band, pan) used to swallow the click meant for the legend.
+    TimelineChart chart;
+    chart.resize(1200, 600);
+    chart.show();
+    chart.setAnalysis(test::sample("anatomy.sawtooth")->analysis);
+    chart.setVisibleDevices({0});
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    QLineSeries* reserved = chart.line(0, SeriesKind::Reserved);
+    QVERIFY(reserved && reserved->isVisible());
+    const QPoint at = legendEntry(chart, QStringLiteral("reserved"));
+    QVERIFY(!at.isNull());
+    QTest::mouseClick(chart.viewport(), Qt::LeftButton, {}, at);
+    QVERIFY(!reserved->isVisible());
+    QVERIFY(!chart.window().isZoomed());  // the click did not start a zoom
+    QTest::mouseClick(chart.viewport(), Qt::LeftButton, {}, legendEntry(chart, QStringLiteral("reserved")));
+    QVERIFY(reserved->isVisible());
+    // A phase's entry hides its bands.
+    const int bands = chart.bandsShown();
+    QVERIFY(bands > 0);
+    QTest::mouseClick(chart.viewport(), Qt::LeftButton, {}, legendEntry(chart, QStringLiteral("forward")));
+    QVERIFY2(chart.bandsShown() < bands, qPrintable(QStringLiteral("%1 of %2").arg(chart.bandsShown()).arg(bands)));
   }
 
   void allocatedAndReservedDifferInHue() {

@@ -61,5 +61,24 @@ TEST(FrameFilter, FallsBackToNonMachineryFrames) {
   EXPECT_EQ(t.frame(frames[0]).name, "at::native::matmul(...)");
 }
 
+TEST(FrameFilter, UserFramesComeBeforeTheLibrarys) {
+  StackTable t;
+  std::vector<uint32_t> ids{
+      t.internFrame("linear", "/venv/lib/python3.11/site-packages/torch/nn/functional.py", 2500),
+      t.internFrame("forward", "/venv/lib/python3.11/site-packages/torch/nn/modules/linear.py", 125),
+      t.internFrame("_call_impl", "/usr/lib/python3.11/site-packages/torch/nn/modules/module.py", 1747),
+      t.internFrame("forward", "/home/me/model.py", 40),
+      t.internFrame("train_step", "/home/me/train.py", 12)};
+  const uint32_t s = t.internStack(ids);
+  const auto frames = userFirstFrames(t, s, 3);
+  ASSERT_EQ(frames.size(), 3u);
+  EXPECT_EQ(t.frame(frames[0]).file, "/home/me/model.py");
+  EXPECT_EQ(t.frame(frames[1]).file, "/home/me/train.py");
+  EXPECT_EQ(t.frame(frames[2]).name, "linear");  // then the library's, innermost first
+  EXPECT_TRUE(isLibraryFile("/opt/conda/lib/python3.10/site-packages/torch/nn/modules/module.py"));
+  EXPECT_TRUE(isLibraryFile("<frozen runpy>"));
+  EXPECT_FALSE(isLibraryFile("/home/me/train.py"));
+}
+
 }  // namespace
 }  // namespace sawtooth

@@ -99,6 +99,12 @@ TEST(TraceReport, OutOfMemoryPostMortem) {
   EXPECT_EQ(o.blocks.rowCount(), 8u);
   EXPECT_EQ(o.blocks.columns[0].unit, Unit::Bytes);
   EXPECT_FALSE(o.blocks.at(0, 5).text()->empty());  // frames
+  // The user's lines first, PyTorch's after them (they came first: module.py's _apply and to).
+  for (size_t r = 0; r < o.blocks.rowCount(); ++r) {
+    const std::string& frames = *o.blocks.at(r, 5).text();
+    ASSERT_NE(frames.find("(fixtures.py:"), std::string::npos) << frames;
+    EXPECT_LT(frames.find("(fixtures.py:"), frames.find(" ← ")) << frames;
+  }
   EXPECT_GE(o.allocated, o.itemised);
   EXPECT_TRUE(report->headline.items[0].out_of_memory);
 }

@@ -44,6 +44,7 @@ WorkloadPanel::WorkloadPanel(QString recorder, QString out_dir, QWidget* parent)
   description_->setWordWrap(true);
   device_note_->setWordWrap(true);
   status_->setWordWrap(true);
+  status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // a long path wraps or clips, never widens
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   device_->setObjectName(QStringLiteral("device"));
   device_->addItem(tr("auto (a GPU when there is one)"), QStringLiteral("auto"));

@@ -25,6 +25,7 @@ CompareView::CompareView(QWidget* parent)
   table_->setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
   timeline_->setPhaseLegendVisible(false);
   timeline_->setBandsVisible(false);
+  timeline_->setLinesEndAtLastPoint(true);
   auto* top = new QHBoxLayout;
   top->addWidget(note_, 1);
   top->addWidget(align_);

@@ -3,11 +3,13 @@
 #include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QHeaderView>
+#include <QHelpEvent>
 #include <QSplitter>
 #include <QToolTip>
 #include <QValueAxis>
 #include <QVBoxLayout>
 
+#include "core/analysis/short_labels.h"
 #include "views/chart_export.h"
 #include "views/qt_format.h"
 #include "views/timeline_style.h"
@@ -16,14 +18,13 @@ namespace sawtooth::views {
 namespace {
 
 constexpr double kBytesPerUnit = 1e6;
-constexpr int kLabelChars = 48;
+constexpr size_t kLabelChars = 40;
 constexpr int kSiteColumn = 0;    // diffSitesTable's columns
 constexpr int kChangeColumn = 4;
 
 QString shortLabel(const DiffRow& r) {
-  QString site = toQString(r.site);
-  if (site.size() > kLabelChars) site = QStringLiteral("…") + site.right(kLabelChars - 1);
-  return QStringLiteral("%1 · %2").arg(site, toQString(name(r.category)).replace('_', ' '));
+  return QStringLiteral("%1 · %2").arg(toQString(compactSiteLabel(r.site, kLabelChars)),
+                                       toQString(name(r.category)).replace('_', ' '));
 }
 
 }  // namespace
@@ -43,7 +44,9 @@ void DivergingBarChart::setDiff(std::shared_ptr<const CallSiteDiff> diff) {
   }
   sites_.clear();
   rows_.clear();
+  hovered_ = -1;
   series_ = nullptr;
+  site_axis_ = nullptr;
   grew_ = shrank_ = nullptr;
   if (!diff_) return;
   c->setTitle(tr("Live bytes at the peak by call site: B (%1) against A (%2)")
@@ -73,7 +76,10 @@ void DivergingBarChart::setDiff(std::shared_ptr<const CallSiteDiff> diff) {
   series_->setBarWidth(0.7);
   c->addSeries(series_);
   auto* y = new QBarCategoryAxis(c);
+  site_axis_ = y;
   y->append(categories);
+  // The labels are short already (compactSiteLabel): drawn whole, never cut to "…".
+  y->setTruncateLabels(false);
   auto* x = new QValueAxis(c);
   x->setRange(-extent * 1.05, extent * 1.05);
   x->applyNiceNumbers();
@@ -83,14 +89,23 @@ void DivergingBarChart::setDiff(std::shared_ptr<const CallSiteDiff> diff) {
   c->addAxis(x, Qt::AlignBottom);
   series_->attachAxis(y);
   series_->attachAxis(x);
-  auto hover = [this](bool status, int index) {
-    if (!status) {
-      QToolTip::hideText();
-      return;
-    }
-    QToolTip::showText(QCursor::pos(), describe(static_cast<int>(rows_.size()) - 1 - index), this);
-  };
-  connect(series_, &QAbstractBarSeries::hovered, this, [hover](bool status, int index, QBarSet*) { hover(status, index); });
+  // The bar under the pointer; its tooltip is shown when the pointer rests (viewportEvent).
+  connect(series_, &QAbstractBarSeries::hovered, this, [this](bool status, int index, QBarSet*) {
+    hovered_ = status ? static_cast<int>(rows_.size()) - 1 - index : -1;
+    if (!status) QToolTip::hideText();
+  });
+}
+
+bool DivergingBarChart::viewportEvent(QEvent* event) {
+  // The scene answers a resting pointer's tooltip request by hiding any tooltip (the bars have none
+  // of their own): the bar's description is shown here instead.
+  if (event->type() == QEvent::ToolTip) {
+    const auto* help = static_cast<QHelpEvent*>(event);
+    if (hovered_ >= 0) QToolTip::showText(help->globalPos(), describe(hovered_), this);
+    else QToolTip::hideText();
+    return true;
+  }
+  return QChartView::viewportEvent(event);
 }
 
 QString DivergingBarChart::describe(int site) const {

@@ -6,6 +6,7 @@
 // off the GUI thread.
 
 #include <QChartView>
+#include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QHorizontalStackedBarSeries>
 #include <QLabel>
@@ -32,6 +33,12 @@ class DivergingBarChart : public QChartView {
   QBarSet* shrankSet() const { return shrank_; }
   // What the tooltip says for the bar of a site (index in sites()).
   QString describe(int site) const;
+  // The site whose bar is under the pointer (index in sites()), -1 when none.
+  int hoveredSite() const { return hovered_; }
+  QBarCategoryAxis* siteAxis() const { return site_axis_; }
+
+ protected:
+  bool viewportEvent(QEvent* event) override;
 
  private:
   std::shared_ptr<const TraceDiff> diff_;
@@ -40,6 +47,8 @@ class DivergingBarChart : public QChartView {
   QHorizontalStackedBarSeries* series_ = nullptr;
   QBarSet* grew_ = nullptr;
   QBarSet* shrank_ = nullptr;
+  QBarCategoryAxis* site_axis_ = nullptr;
+  int hovered_ = -1;
 };
 
 class DiffSitesView : public QWidget {

@@ -1,6 +1,7 @@
 #include "views/events_table_model.h"
 
 #include "core/analysis/frame_filter.h"
+#include "core/analysis/short_labels.h"
 #include "views/qt_format.h"
 #include "views/views_logging.h"
 
@@ -66,6 +67,7 @@ QVariant EventsTableModel::data(const QModelIndex& index, int role) const {
   }
   if (role == Qt::ToolTipRole && index.column() == Size) return tr("%L1 bytes").arg(ev.sizes()[i]);
   if (role == Qt::ToolTipRole && index.column() == Time) return tr("%L1 ns").arg(ev.tNs()[i]);
+  if (role == Qt::ToolTipRole && index.column() == Run && ev.run()[i] < t.runs.size()) return toQString(t.runs[ev.run()[i]].name);
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
     case Index: return static_cast<qint64>(i);
@@ -80,7 +82,10 @@ QVariant EventsTableModel::data(const QModelIndex& index, int role) const {
     case Stream: return static_cast<qulonglong>(ev.stream()[i]);
     case Category: return toQString(name(ev.category()[i]));
     case Phase: return ev.phase()[i] < t.phases.size() ? toQString(t.phases[ev.phase()[i]].name) : QString();
-    case Run: return ev.run()[i] < t.runs.size() ? toQString(t.runs[ev.run()[i]].name) : QString();
+    case Run: {  // a recorded program's run is its command line: without its folders here, whole in the tooltip
+      constexpr size_t kRunChars = 40;
+      return ev.run()[i] < t.runs.size() ? toQString(compactCommand(t.runs[ev.run()[i]].name, kRunChars)) : QString();
+    }
     case TopFrame: {
       const uint32_t stack = ev.stack()[i];
       if (stack >= top_frames_.size()) return QString();

@@ -33,12 +33,13 @@ bool showPeakComparison(BarChart& chart, const std::vector<PeakGroup>& groups, c
                       .arg(toQString(g.run), bytesText(static_cast<qint64>(g.peak_allocated)))
                       .arg(static_cast<qint64>(g.peak_allocated));
     if (g.time)
-      tip += QObject::tr("<br>%1: median %2 ms (min %3, max %4, %5 samples)")
+      tip += QObject::tr("<br>%1: median %2 ms (min %3, max %4, %5 samples, spread ±%6 %)")
                  .arg(toQString(g.time->name).replace('_', ' '))
                  .arg(g.time->median_ms, 0, 'f', 3)
                  .arg(g.time->min_ms, 0, 'f', 3)
                  .arg(g.time->max_ms, 0, 'f', 3)
-                 .arg(g.time->samples);
+                 .arg(g.time->samples)
+                 .arg(g.time->spread() * 100, 0, 'f', 0);
     allocated.tooltips << tip;
     reserved.values << g.peak_reserved.value_or(0) / unit.bytes;
     reserved.tooltips << (g.peak_reserved ? QObject::tr("<b>%1</b><br>peak reserved %2 (%L3 bytes)")
@@ -50,7 +51,8 @@ bool showPeakComparison(BarChart& chart, const std::vector<PeakGroup>& groups, c
       annotations << QObject::tr("baseline");
     } else {
       QString text = QObject::tr("%1 peak").arg(signedPercent(g.allocated_change));
-      if (g.time_change) text += QObject::tr(" · %1 time").arg(signedPercent(*g.time_change));
+      // A time change only where it stands out of the spread; otherwise the label says it is noise.
+      if (g.time_vs_baseline) text += QStringLiteral(" · ") + toQString(timeChangeText(*g.time_vs_baseline));
       annotations << text;
     }
   }
@@ -99,23 +101,28 @@ bool showPrecisionTiming(BarChart& chart, const std::vector<PrecisionRow>& rows)
     categories << category;
     median.values << r.time.median_ms;
     median.whiskers->append({r.time.min_ms, r.time.max_ms});
-    QString tip = QObject::tr("<b>%1</b><br>median %2 ms, min %3, max %4 (%5 steps)<br>%6")
+    QString tip = QObject::tr("<b>%1</b><br>median %2 ms, min %3, max %4 (%5 steps, spread ±%6 %)<br>%7")
                       .arg(toQString(r.mode))
                       .arg(r.time.median_ms, 0, 'f', 3)
                       .arg(r.time.min_ms, 0, 'f', 3)
                       .arg(r.time.max_ms, 0, 'f', 3)
                       .arg(r.time.samples)
+                      .arg(r.time.spread() * 100, 0, 'f', 0)
                       .arg(toQString(r.settings).toHtmlEscaped());
+    if (!r.caveat.empty()) tip += QStringLiteral("<br><i>%1</i>").arg(toQString(r.caveat).toHtmlEscaped());
     if (r.peak_allocated) tip += QObject::tr("<br>peak allocated %1").arg(bytesText(static_cast<qint64>(*r.peak_allocated)));
     median.tooltips << tip;
     QStringList speedups;
-    auto against = [](double speedup, const QString& reference) {
-      const QString text = toQString(speedupText(speedup));
+    // "1.7× faster than fp32" only where it stands out of the spread: "within noise of fp32" otherwise.
+    auto against = [](const TimingChange& c, const QString& reference) {
+      if (!c.meaningful()) return QObject::tr("%1 of %2").arg(toQString(speedupVerdictText(c)), reference);
+      const QString text = toQString(speedupText(c.speedup));
       return text == QLatin1String("as fast") ? QObject::tr("as fast as %1").arg(reference)
                                               : QObject::tr("%1 than %2").arg(text, reference);
     };
-    if (r.speedup_vs_fp32 && r.mode != "fp32") speedups << against(*r.speedup_vs_fp32, QStringLiteral("fp32"));
-    if (r.speedup_vs_tf32 && r.mode != "tf32" && r.mode != "fp32") speedups << against(*r.speedup_vs_tf32, QStringLiteral("TF32"));
+    if (!r.caveat.empty()) speedups << QObject::tr("no TF32 on a CPU:\nthe fp32 arithmetic");
+    else if (r.vs_fp32 && r.mode != "fp32") speedups << against(*r.vs_fp32, QStringLiteral("fp32"));
+    if (r.caveat.empty() && r.vs_tf32 && r.mode != "tf32" && r.mode != "fp32") speedups << against(*r.vs_tf32, QStringLiteral("TF32"));
     // One comparison a line: two on one line run into the next bar's label.
     annotations << (speedups.isEmpty() ? (r.mode == "fp32" ? QObject::tr("baseline (TF32 off)") : QString())
                                        : speedups.join(QLatin1Char('\n')));

@@ -4,6 +4,7 @@
 #include <QPen>
 
 #include "views/chart_export.h"
+#include "views/timeline_style.h"
 
 namespace sawtooth::views {
 namespace {
@@ -45,8 +46,9 @@ void FragmentationChart::setSeries(std::shared_ptr<const FragmentationSeries> se
     hi_ = std::max(lo_ + 1, series_->xMax(by_time_));
     int64_t top = 0;
     for (int i = 0; i < FragmentationSeries::kLines; ++i) top = std::max(top, series_->maxValue(i));
-    y_->setRange(0, std::max(1.0, static_cast<double>(top) / kBytesPerUnit * 1.05));
-    y_->applyNiceNumbers();
+    const double y_top = std::max(1.0, static_cast<double>(top) / kBytesPerUnit * 1.05);
+    applyTicks(y_, 0, y_top, 3, false);
+    y_->setRange(0, y_top);
   }
   refresh();
 }
@@ -54,7 +56,6 @@ void FragmentationChart::setSeries(std::shared_ptr<const FragmentationSeries> se
 void FragmentationChart::setXAxisByTime(bool by_time) {
   by_time_ = by_time;
   x_->setTitleText(by_time ? tr("time (ms)") : tr("allocator event"));
-  x_->setLabelFormat(by_time ? QStringLiteral("%.1f") : QStringLiteral("%.0f"));
   if (series_) {
     lo_ = series_->xMin(by_time_);
     hi_ = std::max(lo_ + 1, series_->xMax(by_time_));
@@ -83,6 +84,10 @@ void FragmentationChart::refresh() {
         points.append({toDisplayX(p.x), p.y / kBytesPerUnit});
     lines_[i]->replace(points);
   }
+  // The timeline's ticks (1, 2 or 5 × 10^k, whole event numbers), not Qt's five at any value; set
+  // before the range, so that a new range never meets an old range's interval (a tick per event
+  // of a million).
+  if (hi_ > lo_) applyTicks(x_, toDisplayX(lo_), toDisplayX(hi_), std::max(2, columns / 110), !by_time_);
   x_->setRange(toDisplayX(lo_), toDisplayX(hi_));
   placeMarker();
 }

@@ -29,6 +29,7 @@ class FragmentationChart : public QChartView {
 
   QLineSeries* line(int index) const { return lines_[index]; }
   QValueAxis* xAxis() const { return x_; }
+  QValueAxis* yAxis() const { return y_; }
 
  signals:
   // A click on the chart: the allocator event there.

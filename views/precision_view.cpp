@@ -35,7 +35,8 @@ bool PrecisionView::setReport(const TraceReport& report) {
   table_->resizeColumnsToContents();
   note_->setText(tr("Each bar is the median of the timed steps after warm-up (CUDA events on a GPU), the whiskers "
                     "their minimum and maximum; every mode ran the same network and batch (%1). fp32 has TF32 off, "
-                    "the unfair baseline; TF32 is the fair one.")
+                    "the unfair baseline; TF32 is the fair one. A difference within the modes' spread (their "
+                    "interquartile range, or min–max under 5 steps) is labelled \"within noise\", never a speed-up.")
                      .arg(toQString(report.precision_shared_config)));
   return true;
 }

@@ -113,4 +113,24 @@ void TimelineBands::update(const TraceAnalysis& analysis, int16_t reference_devi
   }
 }
 
+void TimelineBands::hideLabelsOver(const std::vector<QRectF>& rects) {
+  for (int i = 0; i < shown_; ++i) {
+    QGraphicsSimpleTextItem* label = labels_[static_cast<size_t>(i)];
+    if (!label->isVisible()) continue;
+    const QRectF r = label->sceneBoundingRect();
+    for (const QRectF& other : rects)
+      if (r.intersects(other)) {
+        label->hide();
+        break;
+      }
+  }
+}
+
+std::vector<QRectF> TimelineBands::labelRects() const {
+  std::vector<QRectF> out;
+  for (int i = 0; i < shown_; ++i)
+    if (labels_[static_cast<size_t>(i)]->isVisible()) out.push_back(labels_[static_cast<size_t>(i)]->sceneBoundingRect());
+  return out;
+}
+
 }  // namespace sawtooth::views

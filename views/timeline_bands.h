@@ -28,6 +28,10 @@ class TimelineBands {
   void update(const TraceAnalysis& analysis, int16_t reference_device, const ZoomWindow& window, bool by_time,
               const QRectF& plot);
   int visibleBands() const { return shown_; }
+  // Band names give way to the markers' labels: a name under one of `rects` (scene coordinates)
+  // is hidden (the band stays, its name shows on hover and in the legend).
+  void hideLabelsOver(const std::vector<QRectF>& rects);
+  std::vector<QRectF> labelRects() const;  // the names shown, scene coordinates
 
   static QColor colorFor(const std::string& phase_name);
 

@@ -1,6 +1,7 @@
 #include "views/timeline_chart.h"
 
 #include <QElapsedTimer>
+#include <QFontMetricsF>
 #include <QLegendMarker>
 #include <algorithm>
 #include <cmath>
@@ -94,6 +95,11 @@ void TimelineChart::setCompact(bool compact) {
   refresh();
 }
 
+void TimelineChart::setLinesEndAtLastPoint(bool end) {
+  end_at_last_point_ = end;
+  refresh();
+}
+
 void TimelineChart::setPlanLines(std::vector<PlanLine> lines) {
   plan_lines_ = std::move(lines);
   rebuild();
@@ -134,6 +140,7 @@ void TimelineChart::rebuild() {
   // Stacked categories fill the legend already; the bands stay, their names show on hover.
   if (phase_legend_ && !stacked_) addPhaseLegend();
   connectLegend();
+  placeLegend();
   axis_x_->setTitleText(by_time_ ? tr("time (ms)") : tr("allocation event"));
   // A new extent shows all of it; the same extent (stacking toggled, devices changed) keeps the zoom.
   const double lo = shared_bounds_ ? shared_bounds_->first : analysis_->xMin(by_time_);
@@ -213,7 +220,7 @@ void TimelineChart::addCategoryStack(const DeviceAnalysis& d, bool several) {
 void TimelineChart::addPlanLines() {
   for (const PlanLine& p : plan_lines_) {
     auto* s = new QLineSeries();
-    s->setName(toQString(p.label));
+    s->setName(toQString(p.legend.empty() ? p.label : p.legend));
     s->setPen(QPen(QColor(0x55, 0x55, 0x55), 1.3, Qt::DashDotDotLine));
     chart()->addSeries(s);
     s->attachAxis(axis_x_);
@@ -256,6 +263,19 @@ void TimelineChart::connectLegend() {
   }
 }
 
+void TimelineChart::placeLegend() {
+  // One row below the plot while its entries fit the chart's width; a column on the right when
+  // they do not (stacked categories beside the lines), where no entry is cut to "…".
+  QLegend* legend = chart()->legend();
+  const QFontMetricsF metrics(legend->font());
+  constexpr qreal kMarkerAndGap = 34;  // the colour box, its spacing and the gap between entries
+  qreal row = 0;
+  for (QLegendMarker* m : legend->markers())
+    if (m->isVisible()) row += metrics.horizontalAdvance(m->label()) + kMarkerAndGap;
+  const Qt::Alignment wanted = row > chart()->size().width() * 0.95 ? Qt::AlignRight : Qt::AlignBottom;
+  if (legend->alignment() != wanted) legend->setAlignment(wanted);
+}
+
 void TimelineChart::applyWindow() {
   refresh();
   emit windowChanged(window_.lo(), window_.hi());
@@ -291,6 +311,12 @@ void TimelineChart::refresh() {
     const Line& l = lines_[i];
     const Series& s = *l.source->series;
     line_points[i] = l.source->lod.query(s.axis->xs(by_time_), s.start, x0, x1, columns);
+    if (end_at_last_point_) {
+      // Up to the column that holds the last point, nothing after it.
+      const double last = s.empty() ? x0 : s.axis->x(s.size() - 1, by_time_);
+      const double column = (x1 - x0) / columns;
+      std::erase_if(line_points[i], [&](const LodPoint& p) { return p.x > last + column; });
+    }
     if (l.series->isVisible())
       for (const LodPoint& p : line_points[i]) extend(p.y);
   }
@@ -329,14 +355,17 @@ void TimelineChart::refresh() {
   for (auto& [series, plan] : plans_)
     series->replace(QList<QPointF>{{toDisplayX(x0), plan.bytes / unit}, {toDisplayX(x1), plan.bytes / unit}});
 
+  // Ticks before ranges: a new range never meets the old one's interval (switching from ms to
+  // events would ask Qt for a tick per event first).
+  applyTicks(axis_y_, y_range_.lo / unit, y_range_.hi / unit, compact_ ? 3 : 6, false);
+  applyTicks(axis_x_, toDisplayX(x0), toDisplayX(x1), std::max(2, columns / 110), !by_time_);
   axis_x_->setRange(toDisplayX(x0), toDisplayX(x1));
   axis_y_->setRange(y_range_.lo / unit, y_range_.hi / unit);
   axis_y_->setTitleText(yTitle());
-  applyTicks(axis_y_, y_range_.lo / unit, y_range_.hi / unit, compact_ ? 3 : 6, false);
-  applyTicks(axis_x_, toDisplayX(x0), toDisplayX(x1), std::max(2, columns / 110), !by_time_);
   const QRectF plot = chart()->plotArea();
   markers_->place(plot, [this](double x, double bytes) { return chartPosition(x, bytes); });
   bands_->update(*analysis_, referenceDevice(), window_, by_time_, plot);
+  bands_->hideLabelsOver(markers_->labelRects());
   qCDebug(lcTimeline) << "refreshed" << columns << "columns in" << clock.elapsed() << "ms";
 }
 
@@ -413,6 +442,14 @@ QStringList TimelineChart::planLabels() const {
 
 int TimelineChart::oomMarkers() const { return oom_markers_; }
 
+QRectF TimelineChart::oomLabelRect(int k) const { return markers_->labelRect(peak_devices_.size() + static_cast<size_t>(k)); }
+
+std::vector<QRectF> TimelineChart::markerLabelRects() const { return markers_->labelRects(); }
+
+std::vector<QRectF> TimelineChart::markerRects() const { return markers_->markerRects(); }
+
+std::vector<QRectF> TimelineChart::bandLabelRects() const { return bands_->labelRects(); }
+
 int TimelineChart::bandsShown() const { return bands_->visibleBands(); }
 
 QString TimelineChart::describeEvent(int64_t event) const {
@@ -426,6 +463,7 @@ QString TimelineChart::hoverText() const { return hover_->text(); }
 
 void TimelineChart::resizeEvent(QResizeEvent* event) {
   QChartView::resizeEvent(event);
+  placeLegend();
   refresh();
 }
 

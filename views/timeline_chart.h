@@ -63,6 +63,9 @@ class TimelineChart : public QChartView {
   void setPhaseLegendVisible(bool visible);
   // A small lane (ranks): no legend, the y axis titled with its unit only.
   void setCompact(bool compact);
+  // Each line ends at its series' last point instead of holding its value to the end of the x axis
+  // (a comparison: the shorter trace stops where it ended, not as a flat line after it).
+  void setLinesEndAtLastPoint(bool end);
 
   void resetZoom();
   void zoomTo(double lo, double hi);  // data units: ns, or allocator-event index
@@ -81,6 +84,10 @@ class TimelineChart : public QChartView {
   QRectF peakLabelRect(int16_t device) const;  // scene coordinates, empty when hidden
   QStringList planLabels() const;
   int oomMarkers() const;
+  QRectF oomLabelRect(int k) const;             // the k-th out-of-memory's label, scene coordinates
+  std::vector<QRectF> markerLabelRects() const;  // every peak and out-of-memory label shown
+  std::vector<QRectF> markerRects() const;       // every peak dot and out-of-memory triangle shown
+  std::vector<QRectF> bandLabelRects() const;    // every phase name shown on its band
   int pointBudget() const;                   // points the chart may hold per line
   ValueRange yRange() const { return y_range_; }  // bytes
   ByteUnit yUnit() const { return y_unit_; }
@@ -127,6 +134,7 @@ class TimelineChart : public QChartView {
   void addPlanLines();
   void addPhaseLegend();
   void connectLegend();
+  void placeLegend();
   void updateMarkers(bool several);
   void refresh();
   void applyWindow();
@@ -147,6 +155,7 @@ class TimelineChart : public QChartView {
   bool phase_legend_ = true;
   bool y_from_zero_ = false;
   bool compact_ = false;
+  bool end_at_last_point_ = false;
   std::optional<std::pair<double, double>> shared_bounds_;
   std::set<int16_t> visible_devices_;
   std::vector<PlanLine> plan_lines_;

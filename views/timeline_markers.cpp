@@ -50,34 +50,75 @@ void TimelineMarkers::setMarkers(std::vector<TimelineMarker> markers) {
 }
 
 void TimelineMarkers::place(const QRectF& plot, const std::function<QPointF(double, double)>& to_position) {
+  // Every marker first: a label is kept off the other markers as well as off the other labels.
   std::vector<QRectF> taken;
+  std::vector<QPointF> at_point(markers_.size());
+  std::vector<bool> inside(markers_.size());
   for (size_t i = 0; i < markers_.size(); ++i) {
-    const TimelineMarker& m = markers_[i];
     Items& it = items_[i];
-    const QPointF p = to_position(m.x, m.bytes);
-    const bool inside = plot.adjusted(-0.5, -0.5, 0.5, 0.5).contains(p);
-    it.marker->setVisible(inside);
-    it.label->setVisible(inside && m.show_label);
-    if (!inside) continue;
-    it.marker->setPos(p);
-    if (!m.show_label) continue;
-    // Above and right of the marker, kept inside the plot; moved up past labels already placed.
-    const QRectF r = it.label->boundingRect();
-    QPointF at(p.x() + 7, p.y() - r.height() - 2);
-    if (at.x() + r.width() > plot.right()) at.setX(p.x() - 7 - r.width());
-    at.setX(std::max(at.x(), plot.left() + 1));
-    at.setY(std::max(at.y(), plot.top() + 1));
-    for (bool moved = true; moved;) {
-      moved = false;
-      for (const QRectF& other : taken)
-        if (QRectF(at, r.size()).intersects(other)) {
-          at.setY(other.bottom() + 1);
-          moved = true;
-        }
-    }
-    it.label->setPos(at);
-    taken.emplace_back(at, r.size());
+    at_point[i] = to_position(markers_[i].x, markers_[i].bytes);
+    inside[i] = plot.adjusted(-0.5, -0.5, 0.5, 0.5).contains(at_point[i]);
+    it.marker->setVisible(inside[i]);
+    it.label->setVisible(inside[i] && markers_[i].show_label);
+    if (!inside[i]) continue;
+    it.marker->setPos(at_point[i]);
+    taken.push_back(it.marker->mapRectToParent(it.marker->boundingRect()).adjusted(-1, -1, 1, 1));
   }
+  const QRectF room = plot.adjusted(1, 1, -1, -1);
+  for (size_t i = 0; i < markers_.size(); ++i) {
+    if (!inside[i] || !markers_[i].show_label) continue;
+    Items& it = items_[i];
+    const QPointF p = at_point[i];
+    const QSizeF size = it.label->boundingRect().size();
+    auto fits = [&](const QRectF& r) {
+      if (!room.contains(r)) return false;
+      for (const QRectF& other : taken)
+        if (r.intersects(other)) return false;
+      return true;
+    };
+    // Above right of the marker, else above left, below right, below left; failing all, stacked
+    // above the labels in the way (moved into the plot).
+    const QRectF candidates[] = {
+        {QPointF(p.x() + 7, p.y() - size.height() - 2), size}, {QPointF(p.x() - 7 - size.width(), p.y() - size.height() - 2), size},
+        {QPointF(p.x() + 7, p.y() + 4), size},                 {QPointF(p.x() - 7 - size.width(), p.y() + 4), size}};
+    QRectF chosen;
+    for (const QRectF& c : candidates)
+      if (fits(c)) {
+        chosen = c;
+        break;
+      }
+    if (chosen.isNull()) {
+      QPointF at = candidates[0].topLeft();
+      if (at.x() + size.width() > room.right()) at.setX(candidates[1].left());
+      at.setX(std::max(at.x(), room.left()));
+      at.setY(std::max(at.y(), room.top()));
+      for (bool moved = true; moved;) {
+        moved = false;
+        for (const QRectF& other : taken)
+          if (QRectF(at, size).intersects(other)) {
+            at.setY(other.bottom() + 1);
+            moved = true;
+          }
+      }
+      chosen = QRectF(at, size);
+    }
+    it.label->setPos(chosen.topLeft());
+    taken.push_back(chosen);
+  }
+}
+
+std::vector<QRectF> TimelineMarkers::markerRects() const {
+  std::vector<QRectF> out;
+  for (const Items& it : items_)
+    if (it.marker->isVisible()) out.push_back(it.marker->sceneBoundingRect());
+  return out;
+}
+
+std::vector<QRectF> TimelineMarkers::labelRects() const {
+  std::vector<QRectF> out;
+  for (const Items& it : items_)
+    if (it.label->isVisible()) out.push_back(it.label->sceneBoundingRect());
+  return out;
 }
 
 bool TimelineMarkers::isShown(size_t i) const { return i < items_.size() && items_[i].marker->isVisible(); }

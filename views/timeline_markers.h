@@ -1,8 +1,9 @@
 #pragma once
 // Markers with labels on the timeline — each device's peak, each out-of-memory — drawn as scene
 // items placed for the visible window: a marker outside the window (or below the y range) is
-// hidden with its label, never left clipped at the plot's edge, and labels that would overlap
-// (two traces' peaks side by side) are stacked instead.
+// hidden with its label, never left clipped at the plot's edge, and a label goes where it covers
+// no other label and no other marker (above or below, right or left of its marker; two traces'
+// peaks side by side, a peak beside its out-of-memory).
 
 #include <QChart>
 #include <QGraphicsEllipseItem>
@@ -36,6 +37,8 @@ class TimelineMarkers {
   // For tests: marker i's label as drawn, and whether it is on the chart now.
   bool isShown(size_t i) const;
   QRectF labelRect(size_t i) const;  // scene coordinates; empty when hidden
+  std::vector<QRectF> labelRects() const;  // every label shown, scene coordinates
+  std::vector<QRectF> markerRects() const;  // every marker shown, scene coordinates
 
  private:
   struct Items {

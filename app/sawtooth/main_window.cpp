@@ -108,8 +108,9 @@ MainWindow::MainWindow(QString recorder, QString out_dir, QWidget* parent)
   // Run (F5) becomes possible once the recorder has listed its workloads, whatever tab is current.
   connect(panel_, &WorkloadPanel::catalogLoaded, this, [this] { updateActions(); });
   connect(panel_, &WorkloadPanel::catalogFailed, this, [this] { updateActions(); });
-  connect(panel_, &WorkloadPanel::catalogLoaded, this, &MainWindow::maybeOpenSamplesAtFirstStart);
-  connect(panel_, &WorkloadPanel::catalogFailed, this, &MainWindow::maybeOpenSamplesAtFirstStart);
+  // Queued: files given on the command line open first (and then no samples are opened).
+  connect(panel_, &WorkloadPanel::catalogLoaded, this, &MainWindow::maybeOpenSamplesAtFirstStart, Qt::QueuedConnection);
+  connect(panel_, &WorkloadPanel::catalogFailed, this, &MainWindow::maybeOpenSamplesAtFirstStart, Qt::QueuedConnection);
   buildMenus();
   statusBar()->showMessage(tr("Pick a workload and press Run (F5), or open a PyTorch memory snapshot, a torch.profiler "
                               "trace or a .sawtooth file (Ctrl+O, or drop one here)."));

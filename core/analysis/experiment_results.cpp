@@ -1,5 +1,8 @@
 #include "core/analysis/experiment_results.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "core/analysis/category_series.h"
@@ -42,6 +45,72 @@ std::string workloadOf(const Trace& trace) {
   return trace.runs.empty() ? std::string() : trace.runs.front().workload;
 }
 
+std::pair<double, double> Timing::typicalRange() const {
+  if (sample_ms.size() >= 5) {
+    std::vector<double> sorted = sample_ms;
+    std::sort(sorted.begin(), sorted.end());
+    // Quartiles by linear interpolation between the closest ranks.
+    auto quantile = [&](double q) {
+      const double at = q * static_cast<double>(sorted.size() - 1);
+      const size_t lo = static_cast<size_t>(std::floor(at));
+      const size_t hi = std::min(lo + 1, sorted.size() - 1);
+      return sorted[lo] + (sorted[hi] - sorted[lo]) * (at - static_cast<double>(lo));
+    };
+    return {quantile(0.25), quantile(0.75)};
+  }
+  return {min_ms, max_ms};
+}
+
+double Timing::spread() const {
+  const auto [lo, hi] = typicalRange();
+  return median_ms > 0 ? (hi - lo) / 2 / median_ms : 0;
+}
+
+TimingChange compareTimings(const Timing& reference, const Timing& t) {
+  TimingChange c;
+  if (reference.median_ms > 0 && t.median_ms > 0) {
+    c.speedup = reference.median_ms / t.median_ms;
+    c.change = t.median_ms / reference.median_ms - 1;
+  }
+  c.noise = std::max(reference.spread(), t.spread());
+  constexpr size_t kFewestSamples = 3;
+  constexpr double kSmallestChange = 0.02;
+  if (reference.samples < kFewestSamples || t.samples < kFewestSamples || !(reference.median_ms > 0) || !(t.median_ms > 0)) {
+    c.verdict = TimingChange::Verdict::NotJudged;
+    return c;
+  }
+  const auto [rlo, rhi] = reference.typicalRange();
+  const auto [tlo, thi] = t.typicalRange();
+  const bool overlap = tlo <= rhi && rlo <= thi;
+  if (overlap || std::fabs(c.change) < kSmallestChange) c.verdict = TimingChange::Verdict::WithinNoise;
+  else c.verdict = c.speedup > 1 ? TimingChange::Verdict::Faster : TimingChange::Verdict::Slower;
+  return c;
+}
+
+namespace {
+
+std::string plusMinus(double spread) { return fmt::format("±{:.0f} %", spread * 100); }
+
+std::string notJudged(const TimingChange&) { return "not judged (fewer than 3 timed samples)"; }
+
+}  // namespace
+
+std::string speedupVerdictText(const TimingChange& c) {
+  switch (c.verdict) {
+    case TimingChange::Verdict::WithinNoise: return fmt::format("within noise ({})", plusMinus(c.noise));
+    case TimingChange::Verdict::NotJudged: return notJudged(c);
+    default: return speedupText(c.speedup);
+  }
+}
+
+std::string timeChangeText(const TimingChange& c) {
+  switch (c.verdict) {
+    case TimingChange::Verdict::WithinNoise: return fmt::format("time within noise ({})", plusMinus(c.noise));
+    case TimingChange::Verdict::NotJudged: return "time " + notJudged(c);
+    default: return signedPercentText(c.change) + " time";
+  }
+}
+
 std::optional<Timing> runTiming(const Run& run) {
   using namespace measure;
   for (const auto& m : run.measurements) {
@@ -51,7 +120,8 @@ std::optional<Timing> runTiming(const Run& run) {
     t.median_ms = m.value;
     t.min_ms = value(run, timing(t.name, kMinMsSuffix)).value_or(m.value);
     t.max_ms = value(run, timing(t.name, kMaxMsSuffix)).value_or(m.value);
-    t.samples = run.samples(timing(t.name, kSampleMsSuffix)).size();
+    t.sample_ms = run.samples(timing(t.name, kSampleMsSuffix));
+    t.samples = t.sample_ms.size();
     return t;
   }
   return std::nullopt;
@@ -73,7 +143,10 @@ std::vector<PeakGroup> peakComparison(const Trace& trace) {
   const PeakGroup& base = out.front();
   for (auto& g : out) {
     g.allocated_change = base.peak_allocated > 0 ? g.peak_allocated / base.peak_allocated - 1 : 0;
-    if (g.time && base.time && base.time->median_ms > 0) g.time_change = g.time->median_ms / base.time->median_ms - 1;
+    if (g.time && base.time && base.time->median_ms > 0) {
+      g.time_change = g.time->median_ms / base.time->median_ms - 1;
+      g.time_vs_baseline = compareTimings(*base.time, *g.time);
+    }
   }
   return out;
 }
@@ -95,16 +168,29 @@ std::vector<PrecisionRow> precisionResults(const Trace& trace) {
                                run.configValue("loss_scaling").value_or("off") == "off" ? "off" : "dynamic");
     out.push_back(std::move(row));
   }
-  auto medianOf = [&](std::string_view mode) -> std::optional<double> {
+  auto timingOf = [&](std::string_view mode) -> std::optional<Timing> {
     for (const auto& r : out)
-      if (r.mode == mode) return r.time.median_ms;
+      if (r.mode == mode) return r.time;
     return std::nullopt;
   };
-  const auto fp32 = medianOf("fp32"), tf32 = medianOf("tf32");
+  const auto fp32 = timingOf("fp32"), tf32 = timingOf("tf32");
+  // TF32 is a format of NVIDIA's tensor cores (Ampere and later): a CPU runs fp32 either way.
+  const bool cpu = trace.meta.count("device_kind") && trace.meta.at("device_kind") == "cpu";
   for (auto& r : out) {
-    if (fp32 && r.time.median_ms > 0) r.speedup_vs_fp32 = *fp32 / r.time.median_ms;
-    if (tf32 && r.time.median_ms > 0) r.speedup_vs_tf32 = *tf32 / r.time.median_ms;
+    if (fp32 && r.time.median_ms > 0) {
+      r.speedup_vs_fp32 = fp32->median_ms / r.time.median_ms;
+      r.vs_fp32 = compareTimings(*fp32, r.time);
+    }
+    if (tf32 && r.time.median_ms > 0) {
+      r.speedup_vs_tf32 = tf32->median_ms / r.time.median_ms;
+      r.vs_tf32 = compareTimings(*tf32, r.time);
+    }
+    if (cpu && r.mode == "tf32")
+      r.caveat = "TF32 is an NVIDIA GPU format: on a CPU this mode runs the fp32 arithmetic, so its difference to "
+                 "fp32 is noise";
   }
+  if (cpu)  // against TF32 is against fp32 again
+    for (auto& r : out) r.vs_tf32.reset();
   return out;
 }
 
@@ -143,15 +229,19 @@ std::vector<LadderRung> ladder(const std::vector<const Trace*>& traces) {
       if (r.mode == "bf16") b = &r;
       if (r.mode == "fp32") f = &r;
     }
-    if (b && b->speedup_vs_tf32) {
-      const std::string tf32 = speedupText(*b->speedup_vs_tf32);
-      bf16.finding = fmt::format("bf16 is {} {} here ({:.2f} ms vs {:.2f} ms per step)", tf32,
-                                 tf32 == "as fast" ? "as TF32" : "than TF32", b->time.median_ms,
-                                 b->time.median_ms * *b->speedup_vs_tf32);
-      if (b->speedup_vs_fp32) {
-        const std::string fp32 = speedupText(*b->speedup_vs_fp32);
-        bf16.finding += fmt::format(", {} {} fp32 with TF32 off", fp32, fp32 == "as fast" ? "as" : "than");
-      }
+    // Against TF32 on a GPU; on a CPU (no TF32) against fp32.
+    const std::optional<TimingChange>& reference = b && b->vs_tf32 ? b->vs_tf32 : b ? b->vs_fp32 : std::nullopt;
+    if (b && reference) {
+      const std::string against = b->vs_tf32 ? "TF32" : "fp32";
+      const std::string verdict = speedupVerdictText(*reference);
+      auto phrase = [](const TimingChange& c, const std::string& what, const std::string& text) {
+        if (!c.meaningful()) return fmt::format("{} against {}", text, what);
+        return text == "as fast" ? fmt::format("as fast as {}", what) : fmt::format("{} than {}", text, what);
+      };
+      bf16.finding = fmt::format("bf16 is {} here ({:.2f} ms vs {:.2f} ms per step)", phrase(*reference, against, verdict),
+                                 b->time.median_ms, b->time.median_ms * reference->speedup);
+      if (b->vs_tf32 && b->vs_fp32)
+        bf16.finding += fmt::format(", {}", phrase(*b->vs_fp32, "fp32 with TF32 off", speedupVerdictText(*b->vs_fp32)));
       if (f && b->peak_allocated && f->peak_allocated && *f->peak_allocated > 0)
         bf16.finding += fmt::format("; peak {} vs {} ({})", formatBytes(static_cast<int64_t>(*b->peak_allocated)),
                                     formatBytes(static_cast<int64_t>(*f->peak_allocated)),
@@ -171,7 +261,7 @@ std::vector<LadderRung> ladder(const std::vector<const Trace*>& traces) {
       ckpt.finding = fmt::format("checkpointing ({}): {} peak ({} → {})", most.run, percent(most.allocated_change),
                                  formatBytes(static_cast<int64_t>(groups.front().peak_allocated)),
                                  formatBytes(static_cast<int64_t>(most.peak_allocated)));
-      if (most.time_change) ckpt.finding += fmt::format(" for {} time", percent(*most.time_change));
+      if (most.time_vs_baseline) ckpt.finding += fmt::format(", {}", timeChangeText(*most.time_vs_baseline));
       ckpt.measured = true;
     }
   }
@@ -188,7 +278,7 @@ std::vector<LadderRung> ladder(const std::vector<const Trace*>& traces) {
       const PeakGroup& last = groups.back();
       accum.run = last.run;
       text += fmt::format("{}{}: peak {}", text.empty() ? "" : "; ", last.run, percent(last.allocated_change));
-      if (last.time_change) text += fmt::format(", time per global batch {}", percent(*last.time_change));
+      if (last.time_vs_baseline) text += fmt::format(", per global batch: {}", timeChangeText(*last.time_vs_baseline));
     }
     if (!text.empty()) {
       accum.finding = text;

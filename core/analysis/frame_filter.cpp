@@ -3,6 +3,8 @@
 #include <array>
 #include <string_view>
 
+#include "core/analysis/call_sites.h"
+
 namespace sawtooth {
 namespace {
 
@@ -34,21 +36,13 @@ std::vector<uint32_t> interestingFrames(const StackTable& stacks, uint32_t stack
   return out;
 }
 
-bool isLibraryFile(std::string_view file) {
-  static constexpr std::array<std::string_view, 5> markers = {"/site-packages/", "/dist-packages/", "/lib/python",
-                                                              "<frozen ", "/torch/"};
-  for (std::string_view m : markers)
-    if (file.find(m) != std::string_view::npos) return true;
-  return false;
-}
-
 std::vector<uint32_t> userFirstFrames(const StackTable& stacks, uint32_t stack, size_t max_frames) {
   const auto all = interestingFrames(stacks, stack, stacks.stack(stack).size());
   std::vector<uint32_t> out;
   for (uint32_t id : all)
-    if (out.size() < max_frames && !isLibraryFile(stacks.frame(id).file)) out.push_back(id);
+    if (out.size() < max_frames && isUserFrame(stacks.frame(id))) out.push_back(id);
   for (uint32_t id : all)
-    if (out.size() < max_frames && isLibraryFile(stacks.frame(id).file)) out.push_back(id);
+    if (out.size() < max_frames && !isUserFrame(stacks.frame(id))) out.push_back(id);
   return out;
 }
 

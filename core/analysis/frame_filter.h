@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "core/model/stack_table.h"
@@ -13,12 +12,9 @@
 namespace sawtooth {
 
 std::vector<uint32_t> interestingFrames(const StackTable& stacks, uint32_t stack, size_t max_frames);
-// The same frames with the user's own first: Python frames outside installed packages and the
-// standard library (site-packages, dist-packages, lib/pythonX.Y), innermost first, then the
-// others (PyTorch's modules) in their order.
+// The same frames with the user's own first (isUserFrame, call_sites.h: Python outside installed
+// packages and the standard library), innermost first, then the others (PyTorch's) in their order.
 std::vector<uint32_t> userFirstFrames(const StackTable& stacks, uint32_t stack, size_t max_frames);
-// A frame's file is a library's (an installed package, the standard library, PyTorch's own).
-bool isLibraryFile(std::string_view file);
 
 // "forward (linear.py:125)": the first interesting frame of a stack (never the unwinder's or the
 // allocator's own), with its file's base name and line when known; empty when there is none.

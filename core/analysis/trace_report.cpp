@@ -108,7 +108,8 @@ std::vector<PlanLine> planLines(const Trace& trace) {
     if (const auto plan = MemoryPlan::fromRun(r))
       return {PlanLine{fmt::format("plan: parameters + gradients + optimizer state = {:.0f}P = {}", plan->modelStateInP(),
                                    formatBytes(static_cast<int64_t>(plan->modelStateBytes()))),
-                       plan->modelStateBytes()}};
+                       plan->modelStateBytes(),
+                       fmt::format("plan {:.0f}P = {}", plan->modelStateInP(), formatBytes(static_cast<int64_t>(plan->modelStateBytes())))}};
   return {};
 }
 
@@ -196,12 +197,26 @@ Table runsTable(const Trace& trace) {
 Table precisionTable(const std::vector<PrecisionRow>& rows) {
   Table t;
   t.columns = {{"mode", Unit::Text},         {"median", Unit::Milliseconds},        {"min", Unit::Milliseconds},
-               {"max", Unit::Milliseconds},  {"against fp32", Unit::Speedup},       {"against TF32", Unit::Speedup},
-               {"throughput", Unit::FlopPerSecond}, {"peak allocated", Unit::Bytes}, {"settings", Unit::Text}};
+               {"max", Unit::Milliseconds},  {"spread (±)", Unit::Share},               {"against fp32", Unit::Speedup},
+               {"against TF32", Unit::Speedup}, {"throughput", Unit::FlopPerSecond}, {"peak allocated", Unit::Bytes},
+               {"note", Unit::Text},         {"settings", Unit::Text}};
   for (const PrecisionRow& r : rows) {
     auto optional = [](const std::optional<double>& v, double scale = 1) { return v ? Cell(*v * scale) : Cell(); };
-    t.rows.push_back({r.mode, r.time.median_ms, r.time.min_ms, r.time.max_ms, optional(r.speedup_vs_fp32),
-                      optional(r.speedup_vs_tf32), optional(r.tflops, 1e12), optional(r.peak_allocated), r.settings});
+    // A speed-up only where it is one: noise, too few samples or a comparison the device makes
+    // meaningless leave the cell empty and say why in the note.
+    auto speedup = [&](const std::optional<TimingChange>& c) { return c && c->meaningful() && r.caveat.empty() ? Cell(c->speedup) : Cell(); };
+    std::vector<std::string> notes;
+    if (!r.caveat.empty()) notes.push_back(r.caveat);
+    else {
+      if (r.mode != "fp32" && r.vs_fp32 && !r.vs_fp32->meaningful()) notes.push_back("against fp32: " + speedupVerdictText(*r.vs_fp32));
+      if (r.mode != "tf32" && r.mode != "fp32" && r.vs_tf32 && !r.vs_tf32->meaningful())
+        notes.push_back("against TF32: " + speedupVerdictText(*r.vs_tf32));
+    }
+    std::string note;
+    for (const std::string& n : notes) note += (note.empty() ? "" : "; ") + n;
+    t.rows.push_back({r.mode, r.time.median_ms, r.time.min_ms, r.time.max_ms, r.time.samples >= 2 ? Cell(r.time.spread()) : Cell(),
+                      speedup(r.vs_fp32), speedup(r.vs_tf32), optional(r.tflops, 1e12), optional(r.peak_allocated), note,
+                      r.settings});
   }
   return t;
 }

@@ -41,8 +41,9 @@ std::vector<std::string> traceWarnings(const Trace& trace);
 
 // A horizontal line across the timeline: the plan's model state ("= 16P").
 struct PlanLine {
-  std::string label;
+  std::string label;   // what it is in words: "plan: parameters + gradients + optimizer state = 16P = 402.7 MB"
   double bytes = 0;
+  std::string legend;  // the same, short enough for a chart's legend: "plan 16P = 402.7 MB"
 };
 std::vector<PlanLine> planLines(const Trace& trace);
 

@@ -163,7 +163,9 @@ Status countAnomalies(Trace& trace, uint64_t max_bytes) {
 
     const bool block = action == Action::Alloc || action == Action::FreeRequested || action == Action::FreeCompleted;
     const bool segment = action == Action::SegmentAlloc || action == Action::SegmentFree;
-    if (!block && !segment) continue;
+    // Address 0 is no address: memory timelines and JAX profiles record none, and no allocator
+    // hands out the null pointer.
+    if ((!block && !segment) || ev.addr()[i] == 0) continue;
     uint8_t* state = states.find(ev.addr()[i], ev.device()[i], static_cast<uint8_t>(static_cast<uint8_t>(source) * 2 + segment));
     if (!state)
       return Error{fmt::format("counting the trace's anomalies needs more memory than the limit allows ({} "

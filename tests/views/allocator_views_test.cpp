@@ -4,6 +4,8 @@
 // for export (the app's jobs write them).
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
+#include <QHelpEvent>
+#include <QToolTip>
 #include <QtTest>
 
 #include "core/analysis/allocator_history.h"
@@ -14,6 +16,7 @@
 #include "core/analysis/trace_diff.h"
 #include "core/io/trace_loader.h"
 #include "views/allocator_state_view.h"
+#include "views/comparison_tab.h"
 #include "views/diff_sites_view.h"
 #include "views/fragmentation_chart.h"
 #include "views/live_bytes_view.h"
@@ -115,6 +118,31 @@ class AllocatorViewsTest : public QObject {
     QCOMPARE(chart.xAxis()->max(), static_cast<double>(t->events.tNs()[h->events().back()]) / 1e6);
   }
 
+  void fragmentationTicksAtRoundValues() {
+    // Qt's five ticks fell anywhere (−5.7, 150.8); the timeline's rule puts them at 1, 2 or 5 × 10^k.
+    const auto t = load("anatomy_adam_snapshot.pickle");
+    FragmentationChart chart;
+    chart.resize(900, 240);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    chart.setSeries(std::make_shared<const FragmentationSeries>(t, history(*t)));
+    auto round = [](double v) {
+      const double decade = std::pow(10.0, std::floor(std::log10(v)));
+      const double m = v / decade;
+      return std::abs(m - 1) < 1e-9 || std::abs(m - 2) < 1e-9 || std::abs(m - 5) < 1e-9;
+    };
+    for (const auto& [lo, hi] : {std::pair{3.0, 157.0}, std::pair{10.0, 50.0}, std::pair{0.0, 351.0}}) {
+      chart.setWindow(lo, hi);
+      for (QValueAxis* axis : {chart.xAxis(), chart.yAxis()}) {
+        QCOMPARE(axis->tickType(), QValueAxis::TicksDynamic);
+        QVERIFY2(round(axis->tickInterval()), qPrintable(QString::number(axis->tickInterval())));
+        const double k = axis->tickAnchor() / axis->tickInterval();
+        QVERIFY(std::abs(k - std::round(k)) < 1e-9);
+      }
+      QVERIFY(chart.xAxis()->tickInterval() >= 1);  // whole events
+    }
+  }
+
   void flameGraphZoomsAndTableSumsToThePeak() {
     const auto t = load("anatomy_adam_snapshot.pickle");
     auto live = std::make_shared<const LiveBytes>(liveBytesAt(*t, 0));
@@ -200,6 +228,55 @@ class AllocatorViewsTest : public QObject {
     QVERIFY(same.ok());
     view.setDiff(std::make_shared<const CallSiteDiff>(callSiteDiff(std::move(*same), DivergingBarChart::kSites)));
     QVERIFY(view.chart()->sites().isEmpty());
+  }
+
+  void longSignaturesStayReadableAndBarsExplainThemselves() {
+    // C++ sites are whole signatures: every bar label read "…", and no bar had a tooltip.
+    TraceDiff d;
+    d.a.file = "a.pickle";
+    d.b.file = "b.pickle";
+    for (int i = 0; i < 6; ++i) {
+      DiffRow r;
+      r.site = QStringLiteral("Loops.cpp:%1 void at::native::(anonymous namespace)::kernel_%1<float, c10::complex<double>>("
+                              "at::TensorIteratorBase&, c10::Scalar const&, std::optional<c10::MemoryFormat>) const")
+                   .arg(100 + i)
+                   .toStdString();
+      r.category = Category::Activation;
+      r.a_bytes = i * 1'000'000;
+      r.b_bytes = (i + 2) * 3'000'000;
+      d.rows.push_back(r);
+    }
+    std::sort(d.rows.begin(), d.rows.end(), [](const DiffRow& x, const DiffRow& y) { return x.growth() > y.growth(); });
+    const auto shared = std::make_shared<const CallSiteDiff>(callSiteDiff(std::move(d), DivergingBarChart::kSites));
+    // As the window does it: given its diff while the comparison's timeline is in front, shown after.
+    ComparisonTab tab;
+    tab.resize(1100, 800);
+    tab.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&tab));
+    DiffSitesView& view = *tab.sitesView();
+    view.setDiff(shared);
+    QCoreApplication::processEvents();
+    tab.showSites();
+    DivergingBarChart* chart = view.chart();
+    QCOMPARE(chart->sites().size(), 6);
+    QCOMPARE(chart->sites().front(), QStringLiteral("Loops.cpp:105 at::native::kernel_105 · activation"));
+    QCoreApplication::processEvents();
+    QVERIFY(!chart->siteAxis()->labelsTruncated());
+
+    // Resting on the top bar shows what it stands for.
+    QBarSet* grew = chart->grewSet();
+    const int top = grew->count() - 1;
+    const QPointF centre = chart->chart()->mapToPosition(QPointF(grew->at(top) / 2, top), chart->chart()->series().front());
+    const QPoint at = chart->mapFromScene(chart->chart()->mapToScene(centre));
+    // A plain move, no button held (QTest remembers the buttons other tests pressed).
+    QMouseEvent move(QEvent::MouseMove, at, chart->viewport()->mapToGlobal(at), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+    QApplication::sendEvent(chart->viewport(), &move);
+    QTRY_COMPARE(chart->hoveredSite(), 0);
+    QHelpEvent help(QEvent::ToolTip, at, chart->viewport()->mapToGlobal(at));
+    QApplication::sendEvent(chart->viewport(), &help);
+    QTRY_VERIFY(QToolTip::isVisible());
+    QVERIFY2(QToolTip::text().contains(QStringLiteral("kernel_105")), qPrintable(QToolTip::text()));
+    QVERIFY(QToolTip::text().contains(QStringLiteral("B at its peak")));
   }
 };
 

@@ -49,6 +49,22 @@ class EventsTableModelTest : public QObject {
     QCOMPARE(ev.sizes()[static_cast<size_t>(model.eventAt(0))], *std::max_element(ev.sizes().begin(), ev.sizes().end()));
   }
 
+  void aProgramsRunIsNamedWithoutItsFolders() {
+    Trace t;
+    t.runs.push_back(Run{"/home/me/venv/bin/python /home/me/project/train.py --epochs 1", "program", {}, {}});
+    Event e;
+    e.action = sawtooth::Action::Alloc;
+    e.size = 1024;
+    e.addr = 0x1000;
+    e.run = 0;
+    t.events.push(e);
+    EventsTableModel model;
+    model.setTrace(std::make_shared<const Trace>(std::move(t)));
+    const QModelIndex run = model.index(0, EventsTableModel::Run);
+    QCOMPARE(run.data().toString(), QStringLiteral("python train.py --epochs 1"));
+    QCOMPARE(run.data(Qt::ToolTipRole).toString(), QStringLiteral("/home/me/venv/bin/python /home/me/project/train.py --epochs 1"));
+  }
+
   void sortingAsksForRows() {
     EventsTableModel model;
     model.setTrace(trace_);

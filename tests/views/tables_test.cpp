@@ -57,21 +57,69 @@ class TablesTest : public QObject {
               view.model()->index(r, peak).data(TableModel::RawRole).toDouble());
   }
 
+  // A precision run with three timed steps per mode, as the workloads record them.
+  static Trace precisionRun(std::vector<std::pair<const char*, std::vector<double>>> modes, const char* device_kind) {
+    Trace t;
+    t.meta["workload"] = "precision";
+    t.meta["device_kind"] = device_kind;
+    for (auto& [mode, samples] : modes) {
+      Run r{mode, "precision", {{"mode", mode}}, {{"step_time_median_ms", samples[1], "ms"},
+                                                 {"step_time_min_ms", samples[0], "ms"},
+                                                 {"step_time_max_ms", samples[2], "ms"},
+                                                 {"achieved_tflops", 0.012, "TFLOP/s"}}};
+      for (double ms : samples) r.measurements.push_back({"step_time_sample_ms", ms, "ms"});
+      t.runs.push_back(std::move(r));
+    }
+    return t;
+  }
+
   void precisionReadsSlowerAndKeepsItsDigits() {
     PrecisionView view;
     QAbstractItemModelTester tester(view.tableModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-    // A CPU's precision run: bf16 ten times slower than TF32, a tenth of a TFLOP/s.
-    Trace t;
-    t.meta["workload"] = "precision";
-    for (auto [mode, ms] : {std::pair{"fp32", 10.0}, {"tf32", 10.0}, {"bf16", 100.0}})
-      t.runs.push_back(Run{mode, "precision", {{"mode", mode}}, {{"step_time_median_ms", ms, "ms"}, {"achieved_tflops", 0.012, "TFLOP/s"}}});
-    const auto report = buildTraceReport(test::analyse(std::move(t)));
+    // bf16 ten times slower than TF32, a tenth of a TFLOP/s (a GPU's run: TF32 is real there).
+    const auto report = buildTraceReport(test::analyse(
+        precisionRun({{"fp32", {9.8, 10, 10.2}}, {"tf32", {9.9, 10, 10.1}}, {"bf16", {99, 100, 101}}}, "cuda")));
     QVERIFY(view.setReport(*report));
-    QCOMPARE(view.tableModel()->index(2, 5).data().toString(), QStringLiteral("10× slower"));
-    QCOMPARE(view.tableModel()->index(2, 6).data().toString(), QStringLiteral("12.0 GFLOP/s"));
+    constexpr int kAgainstTf32 = 6, kThroughput = 7;
+    QCOMPARE(view.tableModel()->index(2, kAgainstTf32).data().toString(), QStringLiteral("10× slower"));
+    QCOMPARE(view.tableModel()->index(2, kThroughput).data().toString(), QStringLiteral("12.0 GFLOP/s"));
     QVERIFY2(view.chart()->annotations()[2].contains(QStringLiteral("10× slower than TF32")), qPrintable(view.chart()->annotations()[2]));
     QVERIFY(!view.chart()->annotations()[2].contains(QStringLiteral("×0.")));
     QVERIFY(view.chart()->categories()[2].contains(QStringLiteral("GFLOP/s")));
+  }
+
+  void noiseAndTf32OnACpuAreNotSpeedups() {
+    // A loaded 2-core CPU: TF32 "1.9× slower than fp32" (TF32 does nothing on a CPU), bf16 within
+    // the spread of fp32.
+    const auto report = buildTraceReport(test::analyse(
+        precisionRun({{"fp32", {8, 10, 13}}, {"tf32", {17, 19, 24}}, {"bf16", {9, 11, 15}}}, "cpu")));
+    PrecisionView view;
+    QVERIFY(view.setReport(*report));
+    const QStringList labels = view.chart()->annotations();
+    QVERIFY2(labels[1].contains(QStringLiteral("no TF32 on a CPU")), qPrintable(labels[1]));
+    QVERIFY2(!labels[1].contains(QStringLiteral("slower")), qPrintable(labels[1]));
+    QVERIFY2(labels[2].contains(QStringLiteral("within noise")), qPrintable(labels[2]));
+    QVERIFY2(!labels[2].contains(QStringLiteral("faster")) && !labels[2].contains(QStringLiteral("slower")), qPrintable(labels[2]));
+    constexpr int kAgainstFp32 = 5, kNote = 9;
+    QVERIFY(view.tableModel()->index(1, kAgainstFp32).data().toString().isEmpty());
+    QVERIFY(view.tableModel()->index(1, kNote).data().toString().contains(QStringLiteral("NVIDIA GPU format")));
+    QVERIFY(view.tableModel()->index(2, kNote).data().toString().contains(QStringLiteral("within noise")));
+
+    // Checkpointing on the same CPU: the time change is noise, and the bar's label says so.
+    Trace c;
+    c.meta["workload"] = "checkpointing";
+    for (auto [name, samples] : {std::pair{"store_all", std::vector<double>{4.1, 6.0, 9.5}},
+                                 std::pair{"every_block", std::vector<double>{3.2, 5.1, 8.8}}}) {
+      Run r{name, "checkpointing", {}, {{"peak_allocated_bytes", std::string(name) == "store_all" ? 2e6 : 1.6e6, "bytes"},
+                                        {"fwd_bwd_median_ms", samples[1], "ms"}, {"fwd_bwd_min_ms", samples[0], "ms"},
+                                        {"fwd_bwd_max_ms", samples[2], "ms"}}};
+      for (double ms : samples) r.measurements.push_back({"fwd_bwd_sample_ms", ms, "ms"});
+      c.runs.push_back(std::move(r));
+    }
+    const auto ckpt = buildTraceReport(test::analyse(std::move(c)));
+    BarChart chart;
+    QVERIFY(showPeakComparison(chart, ckpt->peak_groups, ckpt->workload));
+    QVERIFY2(chart.annotations()[1].contains(QStringLiteral("−20 % peak · time within noise")), qPrintable(chart.annotations()[1]));
   }
 
   void barChartsChooseTheirUnitFromTheRange() {

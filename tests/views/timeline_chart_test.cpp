@@ -2,6 +2,7 @@
 #include <QGraphicsTextItem>
 #include <QHelpEvent>
 #include <QLegend>
+#include <QLegendMarker>
 #include <QImage>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -229,6 +230,75 @@ class TimelineChartTest : public QObject {
     QVERIFY(bands > 0);
     QTest::mouseClick(chart.viewport(), Qt::LeftButton, {}, legendEntry(chart, QStringLiteral("forward")));
     QVERIFY2(chart.bandsShown() < bands, qPrintable(QStringLiteral("%1 of %2").arg(chart.bandsShown()).arg(bands)));
+  }
+
+  void labelsCoverNoOtherLabelOrMarker() {
+    // An out-of-memory right after the peak: "out of memory" was drawn over the peak's dot and line.
+    const auto oom = test::fixture("oom_mlp_snapshot_protocol2.pickle.gz")->analysis;
+    for (const QSize size : {QSize(1500, 450), QSize(1200, 600), QSize(900, 500), QSize(700, 420)}) {
+      TimelineChart chart;
+      chart.resize(size);
+      chart.show();
+      chart.setAnalysis(oom);
+      QVERIFY(QTest::qWaitForWindowExposed(&chart));
+      const auto labels = chart.markerLabelRects();
+      const auto markers = chart.markerRects();
+      QCOMPARE(labels.size(), size_t{2});
+      QCOMPARE(markers.size(), size_t{2});
+      QVERIFY(!labels[0].intersects(labels[1]));
+      for (const QRectF& l : labels)
+        for (const QRectF& m : markers)
+          QVERIFY2(!l.intersects(m), qPrintable(QStringLiteral("%1×%2: label at %3,%4 over a marker at %5,%6")
+                                                     .arg(size.width()).arg(size.height()).arg(l.x()).arg(l.y()).arg(m.x()).arg(m.y())));
+    }
+
+    // A band's name under the peak's label (a data-parallel step's "allreduce"): the name gives way.
+    Trace t;
+    for (int64_t k = 0; k < 60; ++k) {
+      Event e;
+      e.t_ns = k * 1000;
+      e.action = k < 40 ? Action::Alloc : Action::FreeCompleted;
+      e.size = 1'000'000;
+      e.addr = static_cast<uint64_t>(0x1000 * (k < 40 ? k + 1 : k - 39));
+      t.events.push(e);
+    }
+    t.phases.push_back(Phase{"allreduce", PhaseKind::Phase, kAllDevices, kNoRun, 37'500, 45'000});
+    TimelineChart chart;  // a rank's lane: short, no legend
+    chart.setCompact(true);
+    chart.resize(1000, 190);
+    chart.show();
+    chart.setAnalysis(test::analyse(std::move(t)));
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    QVERIFY(chart.bandsShown() > 0);
+    for (const QRectF& band : chart.bandLabelRects())
+      for (const QRectF& label : chart.markerLabelRects()) QVERIFY(!band.intersects(label));
+  }
+
+  void aStackedLegendCutsNoEntry() {
+    // Stacked, the anatomy recording's legend holds 8 categories, 4 lines and the plan: in one row
+    // below the plot its last entries read "plan: parameters ...".
+    const auto report = test::sample("anatomy.sawtooth");
+    TimelineChart chart;
+    chart.resize(1200, 600);
+    chart.show();
+    chart.setPlanLines(report->plan_lines);
+    chart.setAnalysis(report->analysis);
+    chart.setVisibleDevices({0});
+    chart.setStackedCategories(true);
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    QCoreApplication::processEvents();
+    int entries = 0;
+    for (QLegendMarker* m : chart.chart()->legend()->markers()) {
+      if (!m->isVisible()) continue;
+      ++entries;
+      QVERIFY2(!legendEntry(chart, m->label()).isNull(), qPrintable(m->label() + QStringLiteral(" is cut")));
+    }
+    QVERIFY(entries >= 12);
+    QCOMPARE(chart.planLabels().first().left(6), QStringLiteral("plan: "));  // the whole sentence stays for whoever asks
+    // Not stacked, the few entries fit below the plot.
+    chart.setStackedCategories(false);
+    QCoreApplication::processEvents();
+    QCOMPARE(chart.chart()->legend()->alignment(), Qt::AlignBottom);
   }
 
   void allocatedAndReservedDifferInHue() {

@@ -5,6 +5,7 @@
 
 #include "core/analysis/category_series.h"
 #include "core/analysis/experiment_results.h"
+#include "core/analysis/trace_report.h"
 #include "core/io/trace_loader.h"
 #include "tests/core/test_data.h"
 
@@ -87,16 +88,27 @@ TEST(ExperimentResults, LadderUsesOnlyWhatWasMeasured) {
   EXPECT_FALSE(rungs[4].measured);
 }
 
-// A CPU's precision run: bf16 emulated in software is far slower than fp32.
-Trace cpuPrecision() {
+// A precision run with three timed steps per mode (median, min, max and each sample, as the
+// workloads write them).
+Trace precisionRun(std::vector<std::pair<std::string, std::vector<double>>> modes, const std::string& device_kind = "") {
   Trace t;
   t.meta["workload"] = "precision";
-  for (auto [mode, ms] : {std::pair{"fp32", 10.0}, {"tf32", 10.0}, {"bf16", 100.0}}) {
-    Run r{mode, "precision", {{"mode", mode}}, {{"step_time_median_ms", ms, "ms"}, {"achieved_tflops", 0.012, "TFLOP/s"}}};
+  if (!device_kind.empty()) t.meta["device_kind"] = device_kind;
+  for (auto& [mode, samples] : modes) {
+    std::vector<double> sorted = samples;
+    std::sort(sorted.begin(), sorted.end());
+    Run r{mode, "precision", {{"mode", mode}}, {{"step_time_median_ms", sorted[sorted.size() / 2], "ms"},
+                                               {"step_time_min_ms", sorted.front(), "ms"},
+                                               {"step_time_max_ms", sorted.back(), "ms"},
+                                               {"achieved_tflops", 0.012, "TFLOP/s"}}};
+    for (double ms : samples) r.measurements.push_back({"step_time_sample_ms", ms, "ms"});
     t.runs.push_back(std::move(r));
   }
   return t;
 }
+
+// A CPU's precision run: bf16 emulated in software is far slower than fp32.
+Trace cpuPrecision() { return precisionRun({{"fp32", {9.8, 10, 10.3}}, {"tf32", {9.9, 10, 10.2}}, {"bf16", {98, 100, 103}}}); }
 
 TEST(ExperimentResults, ASlowModeReadsSlower) {
   const Trace t = cpuPrecision();
@@ -106,6 +118,69 @@ TEST(ExperimentResults, ASlowModeReadsSlower) {
   const auto rungs = ladder({&t});
   EXPECT_NE(rungs[1].finding.find("bf16 is 10× slower than TF32 here"), std::string::npos) << rungs[1].finding;
   EXPECT_EQ(rungs[1].finding.find("0.1×"), std::string::npos) << rungs[1].finding;
+}
+
+TEST(TimingChange, OverlappingRangesAreNoise) {
+  Timing a{"step_time", 10, 6, 15, 3, {6, 10, 15}};
+  Timing b{"step_time", 8, 5, 14, 3, {5, 8, 14}};
+  const TimingChange c = compareTimings(a, b);
+  EXPECT_EQ(c.verdict, TimingChange::Verdict::WithinNoise);
+  EXPECT_DOUBLE_EQ(c.speedup, 10.0 / 8.0);
+  EXPECT_EQ(speedupVerdictText(c), "within noise (±56 %)");  // the wider: b's (14 − 5) / 2 / 8
+  EXPECT_EQ(timeChangeText(c), "time within noise (±56 %)");
+  // Apart: a finding, worded as one.
+  const TimingChange apart = compareTimings(a, Timing{"step_time", 30, 29, 31, 3, {29, 30, 31}});
+  EXPECT_EQ(apart.verdict, TimingChange::Verdict::Slower);
+  EXPECT_EQ(timeChangeText(apart), "+200 % time");
+  // Fewer than three samples: not judged, never a speed-up.
+  const TimingChange one = compareTimings(a, Timing{"step_time", 1, 1, 1, 1, {1}});
+  EXPECT_EQ(one.verdict, TimingChange::Verdict::NotJudged);
+  EXPECT_EQ(speedupVerdictText(one).find("faster"), std::string::npos);
+}
+
+TEST(TimingChange, OneSlowStepDoesNotHideAFinding) {
+  // Ten samples each, one outlier in the reference: the interquartile ranges do not overlap.
+  Timing a{"step_time", 10, 9.8, 40, 10, {9.8, 9.9, 10, 10, 10, 10.1, 10.1, 10.2, 10.2, 40}};
+  Timing b{"step_time", 12, 11.8, 12.3, 10, {11.8, 11.9, 12, 12, 12, 12, 12.1, 12.1, 12.2, 12.3}};
+  EXPECT_EQ(compareTimings(a, b).verdict, TimingChange::Verdict::Slower);
+}
+
+TEST(ExperimentResults, OnACpuTf32IsFp32) {
+  const Trace t = precisionRun({{"fp32", {9.8, 10, 10.3}}, {"tf32", {18, 19, 21}}, {"bf16", {30, 31, 33}}}, "cpu");
+  const auto rows = precisionResults(t);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_NE(rows[1].caveat.find("on a CPU this mode runs the fp32 arithmetic"), std::string::npos);
+  EXPECT_FALSE(rows[2].vs_tf32.has_value());  // against TF32 would be against fp32 again
+  // The table shows no "1.9× slower" for TF32, and says why.
+  const Table table = precisionTable(rows);
+  EXPECT_FALSE(table.at(1, 5).number());
+  EXPECT_NE(table.at(1, 9).text()->find("NVIDIA GPU format"), std::string::npos);
+  // The ladder compares bf16 with fp32 on a CPU.
+  const auto rungs = ladder({&t});
+  EXPECT_NE(rungs[1].finding.find("slower than fp32"), std::string::npos) << rungs[1].finding;
+  EXPECT_EQ(rungs[1].finding.find("TF32"), std::string::npos) << rungs[1].finding;
+}
+
+TEST(ExperimentResults, NoisyTimesAreNotFindings) {
+  // Checkpointing on a loaded CPU: three samples each, spread wider than the difference.
+  Trace t;
+  t.meta["workload"] = "checkpointing";
+  for (auto [name, samples] : {std::pair{"store_all", std::vector<double>{4.1, 6.0, 9.5}},
+                               std::pair{"every_block", std::vector<double>{3.2, 5.1, 8.8}}}) {
+    sawtooth::Run r{name, "checkpointing", {}, {{"peak_allocated_bytes", name == std::string("store_all") ? 2e6 : 1.6e6, "bytes"},
+                                      {"fwd_bwd_median_ms", samples[1], "ms"},
+                                      {"fwd_bwd_min_ms", samples[0], "ms"},
+                                      {"fwd_bwd_max_ms", samples[2], "ms"}}};
+    for (double ms : samples) r.measurements.push_back({"fwd_bwd_sample_ms", ms, "ms"});
+    t.runs.push_back(std::move(r));
+  }
+  const auto groups = peakComparison(t);
+  ASSERT_EQ(groups.size(), 2u);
+  ASSERT_TRUE(groups[1].time_vs_baseline);
+  EXPECT_EQ(groups[1].time_vs_baseline->verdict, TimingChange::Verdict::WithinNoise);
+  const auto rungs = ladder({&t});
+  EXPECT_NE(rungs[2].finding.find("time within noise"), std::string::npos) << rungs[2].finding;
+  EXPECT_EQ(rungs[2].finding.find("−15 % time"), std::string::npos) << rungs[2].finding;
 }
 
 TEST(LiveBlocksAt, TheOomSnapshotsLiveBlocksAtTheFailure) {

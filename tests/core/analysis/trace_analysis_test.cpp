@@ -75,9 +75,6 @@ TEST(FrameFilter, UserFramesComeBeforeTheLibrarys) {
   EXPECT_EQ(t.frame(frames[0]).file, "/home/me/model.py");
   EXPECT_EQ(t.frame(frames[1]).file, "/home/me/train.py");
   EXPECT_EQ(t.frame(frames[2]).name, "linear");  // then the library's, innermost first
-  EXPECT_TRUE(isLibraryFile("/opt/conda/lib/python3.10/site-packages/torch/nn/modules/module.py"));
-  EXPECT_TRUE(isLibraryFile("<frozen runpy>"));
-  EXPECT_FALSE(isLibraryFile("/home/me/train.py"));
 }
 
 }  // namespace

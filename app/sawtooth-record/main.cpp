@@ -23,7 +23,7 @@ bool asksForHelp(int argc, char** argv) {
     const std::string_view a(argv[i]);
     if (a == "--help" || a == "-h") return true;
   }
-  return argc == 1;
+  return false;
 }
 
 }  // namespace
@@ -32,8 +32,15 @@ int main(int argc, char** argv) {
   using namespace sawtooth;
   if (record::isProgramRecording(argc, argv)) return record::recordProgramMain(argc, argv);
   if (asksForHelp(argc, argv)) {
-    std::fputs(record::combinedHelp().c_str(), argc == 1 ? stderr : stdout);
-    return argc == 1 ? recording::code(recording::ExitCode::Usage) : 0;
+    std::fputs(record::combinedHelp().c_str(), stdout);
+    return 0;
+  }
+  if (argc == 1) {
+    std::fprintf(stderr,
+                 "%srecord a program: sawtooth-record [options] -- COMMAND [ARGS...], or choose a workload with "
+                 "--workload NAME (see --list); --help says more\n",
+                 std::string(recording::kMessagePrefix).c_str());
+    return recording::code(recording::ExitCode::Usage);
   }
   const std::string runner = record::posix::parentOf(record::posix::parentOf(record::posix::thisExecutable())) + "/lib/sawtooth/sawtooth-workloads";
   std::vector<char*> args(argv, argv + argc);

@@ -104,7 +104,12 @@ TEST(TorchTracker, SendsTheAllocatorsEntriesWithTheirStacks) {
   bool stack_before_use = true;
   Status st = reader.feed(bytes, [&](const wire::Header& h, std::string_view p) -> Status {
     switch (h.type) {
-      case wire::FrameType::Hello: hello = nlohmann::json::parse(p); return Ok{};
+      case wire::FrameType::Hello: {
+        auto json = wire::helloJson(p);  // the magic and this protocol's version first
+        if (!json) return json.error();
+        hello = nlohmann::json::parse(*json);
+        return Ok{};
+      }
       case wire::FrameType::Bye: bye = nlohmann::json::parse(p); return Ok{};
       case wire::FrameType::Watermark: ++watermarks; return Ok{};
       case wire::FrameType::Frames: return decodeFrames(p, frames);

@@ -14,6 +14,8 @@ namespace {
 constexpr qreal kBandZ = 0.5;
 // Narrower bands than this, side by side, are drawn as one (see update()).
 constexpr double kMinDistinctPx = 3.0;
+// Distinct bands drawn at most; more overlapping ones are drawn as one neutral band.
+constexpr size_t kMaxBands = 256;
 const std::string kDense = "phases (zoom in to tell them apart)";
 
 }  // namespace
@@ -53,6 +55,21 @@ void TimelineBands::update(const TraceAnalysis& analysis, int16_t reference_devi
     std::vector<bool> hidden(names.size());
     for (size_t n = 0; n < names.size(); ++n) hidden[n] = hidden_names_.count(names[n]) > 0;
     std::vector<size_t> open(names.size(), SIZE_MAX);  // name -> index in spans of its latest span
+    size_t first_open = 0;  // spans before this one were folded into a neutral band: not open
+    auto openSpan = [&](uint32_t name) -> Span* {
+      const size_t at = open[name];
+      return at != SIZE_MAX && at >= first_open ? &spans[at] : nullptr;
+    };
+    // A neutral band where bands pile up: the last one grows, or a new one starts.
+    auto foldIntoNeutral = [&](double px0, double px1) {
+      if (!spans.empty() && spans.back().name == &kDense && px0 <= spans.back().px1 + 1.0) {
+        spans.back().px0 = std::min(spans.back().px0, px0);
+        spans.back().px1 = std::max(spans.back().px1, px1);
+      } else {
+        spans.push_back(Span{&kDense, PhaseKind::Annotation, px0, px1});
+      }
+      first_open = spans.size();
+    };
     for (const PhaseSpan& phase_span : analysis.phaseSpans(reference_device, by_time)) {
       if (phase_span.x0 > window.hi()) break;  // ordered by x0: nothing further is visible
       if (phase_span.x1 < window.lo() || hidden[phase_span.name]) continue;
@@ -66,21 +83,29 @@ void TimelineBands::update(const TraceAnalysis& analysis, int16_t reference_devi
         spans.back().px1 = std::max(spans.back().px1, px1);
         continue;
       }
-      size_t& latest = open[phase_span.name];
-      if (latest != SIZE_MAX && px0 <= spans[latest].px1 + 1.0) {
-        spans[latest].px1 = std::max(spans[latest].px1, px1);
+      if (Span* latest = openSpan(phase_span.name); latest && px0 <= latest->px1 + 1.0) {
+        latest->px1 = std::max(latest->px1, px1);
         continue;
       }
       if (px1 - px0 < kMinDistinctPx && !spans.empty() && px0 <= spans.back().px1 + 1.0 && spans.back().px1 - spans.back().px0 < kMinDistinctPx) {
-        Span& last = spans.back();
-        last = Span{&kDense, PhaseKind::Annotation, std::min(last.px0, px0), std::max(last.px1, px1)};
-        std::fill(open.begin(), open.end(), SIZE_MAX);
+        const Span last = spans.back();
+        spans.pop_back();
+        foldIntoNeutral(std::min(last.px0, px0), std::max(last.px1, px1));
+        continue;
+      }
+      // A bounded number of distinct bands: past it (200,000 overlapping annotations of their own
+      // names), what follows joins a neutral band instead of a rectangle and a label each.
+      if (spans.size() >= kMaxBands) {
+        foldIntoNeutral(px0, px1);
         continue;
       }
       spans.push_back(Span{&names[phase_span.name], p.kind, px0, px1});
-      latest = spans.size() - 1;
+      open[phase_span.name] = spans.size() - 1;
     }
   }
+  // Names where they fit their band and cover no name already placed (overlapping bands share the
+  // plot's top edge).
+  std::vector<QRectF> named;
   for (const Span& span : spans) {
     if (static_cast<size_t>(shown_) == rects_.size()) {
       auto* rect = new QGraphicsRectItem(chart_);
@@ -104,7 +129,11 @@ void TimelineBands::update(const TraceAnalysis& analysis, int16_t reference_devi
     label->setText(toQString(*span.name));
     label->setBrush(colorFor(*span.name).darker(140));
     label->setPos(span.px0 + 2, plot.top() + 1);
-    label->setVisible(label->boundingRect().width() + 4 < span.px1 - span.px0);
+    const QRectF at(label->pos(), label->boundingRect().size());
+    bool free = at.width() + 4 < span.px1 - span.px0;
+    for (size_t k = 0; free && k < named.size(); ++k) free = !at.intersects(named[k]);
+    label->setVisible(free);
+    if (free) named.push_back(at);
     ++shown_;
   }
   for (size_t i = static_cast<size_t>(shown_); i < rects_.size(); ++i) {

@@ -105,6 +105,33 @@ void TimelineChart::setPlanLines(std::vector<PlanLine> lines) {
   rebuild();
 }
 
+std::set<int16_t> TimelineChart::devicesToDraw() const {
+  if (!analysis_) return {};
+  std::vector<std::pair<int64_t, int16_t>> candidates;  // (peak, device)
+  for (const auto& d : analysis_->devices()) {
+    const auto device = static_cast<int16_t>(d->device);
+    if (!visible_devices_.empty() && !visible_devices_.count(device)) continue;
+    const SeriesAnalysis* a = d->line(SeriesKind::Allocated);
+    candidates.emplace_back(a ? a->peak.value : 0, device);
+  }
+  if (candidates.size() > kMaxDrawnDevices) {
+    std::partial_sort(candidates.begin(), candidates.begin() + kMaxDrawnDevices, candidates.end(),
+                      [](const auto& x, const auto& y) { return x.first != y.first ? x.first > y.first : x.second < y.second; });
+    candidates.resize(kMaxDrawnDevices);
+  }
+  std::set<int16_t> out;
+  for (const auto& [peak, device] : candidates) out.insert(device);
+  return out;
+}
+
+size_t TimelineChart::devicesLeftOut() const {
+  if (!analysis_) return 0;
+  size_t asked = 0;
+  for (const auto& d : analysis_->devices())
+    asked += visible_devices_.empty() || visible_devices_.count(static_cast<int16_t>(d->device));
+  return asked - drawn_devices_.size();
+}
+
 int16_t TimelineChart::referenceDevice() const {
   for (const Line& l : lines_) return l.device;
   return analysis_ && !analysis_->devices().empty() ? analysis_->devices().front()->device : 0;
@@ -125,6 +152,7 @@ void TimelineChart::rebuild() {
   hideHover();
   if (!analysis_) return;
 
+  drawn_devices_ = devicesToDraw();
   const auto& devices = analysis_->devices();
   int shown = 0;
   for (const auto& d : devices) shown += deviceShown(d->device);
@@ -230,9 +258,9 @@ void TimelineChart::addPlanLines() {
 }
 
 void TimelineChart::addPhaseLegend() {
-  std::vector<std::string> names;
-  for (const Phase& p : analysis_->trace().phases)
-    if (std::find(names.begin(), names.end(), p.name) == names.end()) names.push_back(p.name);
+  // The first names, in order of appearance (core keeps each name once: no search through 200,000
+  // annotations here).
+  const std::vector<std::string>& names = analysis_->phaseNames();
   constexpr size_t kMaxEntries = 8;  // beyond that the legend would crowd out the chart
   for (size_t i = 0; i < names.size() && i < kMaxEntries; ++i) {
     auto* s = new QLineSeries();

@@ -45,8 +45,13 @@ class TimelineChart : public QChartView {
   bool xAxisByTime() const { return by_time_; }
   void setBandsVisible(bool visible);
   void setTitle(const QString& title);
-  // Devices to draw; empty means every device.
+  // Devices to draw; empty means every device. At most kMaxDrawnDevices are drawn (a line, a
+  // legend entry and a peak label each): those with the largest peaks; the others one at a time on
+  // demand (TraceTab's device choice). A snapshot of 4,096 devices draws in a second, not minutes.
+  static constexpr size_t kMaxDrawnDevices = 8;
   void setVisibleDevices(std::set<int16_t> devices);
+  // Devices of the trace not drawn because of that cap.
+  size_t devicesLeftOut() const;
   // Live bytes stacked by category (recordings only; a no-op when the trace has no categories).
   // The zoom is kept.
   void setStackedCategories(bool stacked);
@@ -138,7 +143,9 @@ class TimelineChart : public QChartView {
   void updateMarkers(bool several);
   void refresh();
   void applyWindow();
-  bool deviceShown(int16_t device) const { return visible_devices_.empty() || visible_devices_.count(device); }
+  bool deviceShown(int16_t device) const { return drawn_devices_.count(device) > 0; }
+  // The devices asked for (all when none were), at most kMaxDrawnDevices: those with the largest peaks.
+  std::set<int16_t> devicesToDraw() const;
   int16_t referenceDevice() const;
   double toDisplayX(double x) const { return by_time_ ? x / 1e6 : x; }
   double fromDisplayX(double x) const { return by_time_ ? x * 1e6 : x; }
@@ -158,6 +165,7 @@ class TimelineChart : public QChartView {
   bool end_at_last_point_ = false;
   std::optional<std::pair<double, double>> shared_bounds_;
   std::set<int16_t> visible_devices_;
+  std::set<int16_t> drawn_devices_;
   std::vector<PlanLine> plan_lines_;
   ZoomWindow window_;
   ValueRange y_range_;

@@ -226,7 +226,11 @@ void TraceTab::showReport(std::shared_ptr<const TraceReport> report) {
   {
     const QSignalBlocker block(devices_);
     devices_->clear();
-    devices_->addItem(tr("All devices"), INT32_MIN);
+    const size_t count = analysis.devices().size();
+    devices_->addItem(count > TimelineChart::kMaxDrawnDevices
+                          ? tr("The %1 largest of %L2 devices").arg(TimelineChart::kMaxDrawnDevices).arg(count)
+                          : tr("All devices"),
+                      INT32_MIN);
     for (const auto& d : analysis.devices())
       devices_->addItem(toQString(trace.deviceName(d->device)), static_cast<int>(d->device));
     const auto defaults = defaultDevices();

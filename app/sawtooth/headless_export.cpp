@@ -34,6 +34,11 @@ int exportTimeline(const ExportOptions& options) {
   chart.setTitle(QFileInfo(options.input).fileName());
   chart.setPlanLines((*report)->plan_lines);
   chart.setAnalysis((*report)->analysis);
+  if (const size_t left_out = chart.devicesLeftOut(); left_out > 0)
+    chart.setTitle(QStringLiteral("%1 — the %2 devices with the largest peaks, of %L3")
+                       .arg(QFileInfo(options.input).fileName())
+                       .arg(views::TimelineChart::kMaxDrawnDevices)
+                       .arg(left_out + views::TimelineChart::kMaxDrawnDevices));
   stage("chart");
   // Shown but never on screen, so that Qt lays the chart out at the requested size; with updates
   // off, nothing is painted before the one rendering into the image.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -347,22 +348,23 @@ Status Builder::placeEvents(Trace& trace, uint64_t kept, bool in_place) {
 }
 
 void Builder::buildPhases(Trace& trace, int64_t t0_us, int64_t end_ns) {
-  // Pair START/END per (device, name); unmatched starts run to the end, unmatched ends from 0.
-  std::vector<std::pair<size_t, size_t>> open;  // (annotation index, phase index)
+  // Pair START/END per (device, name), an END with the latest open START; unmatched starts run to
+  // the end, unmatched ends from 0. The open starts are kept per key in a tree: 200,000 open
+  // annotations of distinct names cost O(n log n), not a search through all of them per END.
+  std::map<std::pair<DeviceId, std::string_view>, std::vector<size_t>> open;  // key -> phase indices
   for (size_t i = 0; i < annotations_.size(); ++i) {
     const Annotation& a = annotations_[i];
     const int64_t t = (a.time_us - t0_us) * 1000;
+    const std::pair<DeviceId, std::string_view> key{a.device, a.name};
     if (a.start) {
       trace.phases.push_back(Phase{a.name, PhaseKind::Annotation, a.device, kNoRun, t, end_ns});
-      open.emplace_back(i, trace.phases.size() - 1);
+      open[key].push_back(trace.phases.size() - 1);
       continue;
     }
-    auto it = std::find_if(open.rbegin(), open.rend(), [&](const auto& o) {
-      return annotations_[o.first].name == a.name && annotations_[o.first].device == a.device;
-    });
-    if (it != open.rend()) {
-      trace.phases[it->second].end_ns = t;
-      open.erase(std::next(it).base());
+    auto it = open.find(key);
+    if (it != open.end() && !it->second.empty()) {
+      trace.phases[it->second.back()].end_ns = t;
+      it->second.pop_back();
     } else {
       trace.phases.push_back(Phase{a.name, PhaseKind::Annotation, a.device, kNoRun, 0, t});
     }

@@ -301,6 +301,53 @@ class TimelineChartTest : public QObject {
     QCOMPARE(chart.chart()->legend()->alignment(), Qt::AlignBottom);
   }
 
+  void manyOverlappingBandsAndDevicesAreBounded() {
+    // 20,000 annotations open at once, each of its own name: a rectangle and a label each before.
+    Trace t;
+    for (int64_t k = 0; k < 40; ++k) {
+      Event e;
+      e.t_ns = k * 1000;
+      e.action = k < 20 ? Action::Alloc : Action::FreeCompleted;
+      e.size = 1'000'000;
+      e.addr = static_cast<uint64_t>(0x1000 * (k < 20 ? k + 1 : k - 19));
+      t.events.push(e);
+    }
+    for (int i = 0; i < 20'000; ++i)
+      t.phases.push_back(Phase{"annotation " + std::to_string(i), PhaseKind::Annotation, kAllDevices, kNoRun, i % 500,
+                               40'000 - i % 500});
+    TimelineChart chart;
+    chart.resize(1000, 500);
+    chart.show();
+    chart.setAnalysis(test::analyse(std::move(t)));
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    QVERIFY(chart.bandsShown() > 0);
+    QVERIFY2(chart.bandsShown() <= 256 + 2, qPrintable(QString::number(chart.bandsShown())));
+    const auto names = chart.bandLabelRects();
+    for (size_t i = 0; i < names.size(); ++i)
+      for (size_t j = i + 1; j < names.size(); ++j) QVERIFY(!names[i].intersects(names[j]));
+
+    // 20 devices: the 8 with the largest peaks are drawn, the others on demand.
+    Trace many;
+    for (int16_t d = 0; d < 20; ++d)
+      for (Action a : {Action::Alloc, Action::FreeCompleted}) {
+        Event e;
+        e.device = d;
+        e.action = a;
+        e.size = 1'000'000 * (d + 1);
+        e.addr = 0x1000;
+        e.t_ns = d;
+        many.events.push(e);
+      }
+    chart.setAnalysis(test::analyse(std::move(many)));
+    QCOMPARE(chart.devicesLeftOut(), size_t{12});
+    QVERIFY(chart.line(19, SeriesKind::Allocated));
+    QVERIFY(chart.line(12, SeriesKind::Allocated));
+    QVERIFY(!chart.line(11, SeriesKind::Allocated));
+    chart.setVisibleDevices({3});
+    QVERIFY(chart.line(3, SeriesKind::Allocated));
+    QCOMPARE(chart.devicesLeftOut(), size_t{0});
+  }
+
   void allocatedAndReservedDifferInHue() {
     for (int device = 0; device < 4; ++device) {
       const QColor a = seriesPen(SeriesKind::Allocated, device).color();

@@ -50,7 +50,6 @@ if r.returncode != 0 or "Exit codes: 0 ok, 1 " not in r.stdout:
     failures.append(f"--help: exit {r.returncode}, no exit codes in {r.stdout!r}")
 
 
-
 # ---- the export's own bounds (issue 28, item 3): inputs inside the readers' limits that made the
 # chart draw a band and a label per annotation, a line per device.
 def snapshot_event(action, addr, size, time_us):

@@ -244,6 +244,8 @@ int main(int argc, char** argv) {
   auto& s = **session;
   const auto env = wl::environmentInfo(cuda, device_index);
   for (const auto& [k, v] : env) s.setMeta(k, v);
+  // Data-parallel divides the cores among its ranks itself (its runs' cpu_threads).
+  if (!cuda && !workload->spec.distributed) s.setMeta("cpu_threads", std::to_string(wl::leaveACoreToTheCapture(cuda)));
   s.setMeta("workload", workload->spec.name);
   s.setMeta("parameters", nlohmann::json(params.all()).dump());
   s.setMeta("stacks", stacks);

@@ -5,9 +5,9 @@ Usage: check_sawtooth_record.py SAWTOOTH_RECORD SAWTOOTH_TRACE OUT_DIR cpu|gpu
 
 cpu: every workload at CPU scale; the file opens with the core reader (sawtooth-trace); phases in
      order; categories sum exactly (parameters 4P, gradients 4P, Adam state 8P at two sizes);
-     checkpointed peak < store-all with equal gradients; accumulation difference <= 1e-6; bad
-     arguments give a clear message and exit 2. (Signals, kills and full disks:
-     check_record_faults.py; windows: check_record_windows.py.)
+     checkpointed peak < store-all with equal gradients; accumulation difference <= 1e-6; a core
+     left to the capture (meta cpu_threads); bad arguments give a clear message and exit 2.
+     (Signals, kills and full disks: check_record_faults.py; windows: check_record_windows.py.)
 gpu: the same workloads small on CUDA, plus allocated <= reserved <= driver <= device used at
      every sample, an out-of-memory run, and C++ stacks. Exits 77 (skipped) without a GPU.
 """
@@ -68,7 +68,15 @@ def record_workload(name, device, sets=(), extra=()):
         if line["stage"] == "run":
             check({"run", "step", "steps", "fraction", "message"} <= set(line), f"{name}: progress fields {line}")
             check(0 <= line["fraction"] <= 1, f"{name}: fraction {line['fraction']}")
-    return path, info(path)
+    summary = info(path)
+    if summary and device == "cpu":
+        # PyTorch's intra-op threads leave a core to the capture (and the app watching it): with one
+        # per core, a preempted thread stalled every parallel op and step times spread 5-100x.
+        cores = len(os.sched_getaffinity(0))
+        want = os.environ.get("OMP_NUM_THREADS") or str(max(1, cores - 1))
+        check(summary["meta"].get("cpu_threads") == want,
+              f"{name}: cpu_threads {summary['meta'].get('cpu_threads')!r}, expected {want} of {cores} cores")
+    return path, summary
 
 
 def measurement(run_json, name):

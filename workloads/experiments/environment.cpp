@@ -7,7 +7,12 @@
 #include <torch/cuda.h>
 #include <torch/version.h>
 
+#include <ATen/Parallel.h>
 #include <fmt/format.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <cstdlib>
 
 namespace sawtooth::workloads {
 
@@ -50,5 +55,15 @@ std::map<std::string, std::string> allocatorState(int device) {
 }
 
 bool isOutOfMemory(const std::exception& e) { return dynamic_cast<const c10::OutOfMemoryError*>(&e) != nullptr; }
+
+int leaveACoreToTheCapture(bool cuda) {
+  if (cuda) return at::get_num_threads();
+  if (const char* omp = std::getenv("OMP_NUM_THREADS"); omp && *omp) return at::get_num_threads();
+  cpu_set_t usable;
+  CPU_ZERO(&usable);
+  const int cores = sched_getaffinity(0, sizeof usable, &usable) == 0 ? CPU_COUNT(&usable) : at::get_num_threads();
+  at::set_num_threads(std::max(1, cores - 1));
+  return at::get_num_threads();
+}
 
 }  // namespace sawtooth::workloads

@@ -14,7 +14,8 @@ LiveRecordingTab::LiveRecordingTab(const QString& path, JobRunner* jobs, QWidget
       chart_(new views::LiveTimelineChart(this)),
       status_(new QLabel(tr("Waiting for the recorder's first events…"), this)),
       stop_(new QPushButton(tr("Stop"), this)),
-      console_(new views::ConsoleView(this)) {
+      console_(new views::ConsoleView(this)),
+      split_(new QSplitter(Qt::Vertical, this)) {
   setObjectName(QStringLiteral("liveRecording"));
   stop_->setToolTip(tr("Stop the recording: the recorder closes its file and the trace opens."));
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -25,15 +26,15 @@ LiveRecordingTab::LiveRecordingTab(const QString& path, JobRunner* jobs, QWidget
   auto* top = new QHBoxLayout;
   top->addWidget(status_, 1);
   top->addWidget(stop_);
-  auto* split = new QSplitter(Qt::Vertical, this);
-  split->addWidget(chart_);
-  split->addWidget(console_);
-  split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 1);
-  split->setChildrenCollapsible(false);
+  split_->addWidget(chart_);
+  split_->addWidget(console_);
+  split_->setStretchFactor(0, 3);
+  split_->setStretchFactor(1, 1);
+  split_->setChildrenCollapsible(false);
+  console_->hide();
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(top);
-  layout->addWidget(split, 1);
+  layout->addWidget(split_, 1);
   chart_->setTimeline(&follower_->timeline());
   chart_->setToolTip(tr("Wheel: zoom · drag: pan · double click or End: show everything and follow the live edge"));
   connect(stop_, &QPushButton::clicked, this, [this] {
@@ -70,6 +71,13 @@ void LiveRecordingTab::addAnnouncedFile(const QString& path, int rank, int pid) 
 }
 
 void LiveRecordingTab::setStoppable(bool stoppable) { stop_->setVisible(stoppable); }
+
+void LiveRecordingTab::showConsole() {
+  console_->show();
+  // Weights, not pixels: the splitter shares its height 3 : 1 (the editor's size hint alone would
+  // take half of it, mostly empty while a workload prints nothing).
+  split_->setSizes({3000, 1000});
+}
 
 void LiveRecordingTab::stopFollowing() {
   follower_->stop();

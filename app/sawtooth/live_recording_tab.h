@@ -8,6 +8,7 @@
 
 #include <QLabel>
 #include <QPushButton>
+#include <QSplitter>
 #include <QWidget>
 
 #include "app/sawtooth/live_follower.h"
@@ -33,6 +34,9 @@ class LiveRecordingTab : public QWidget {
   void addAnnouncedFile(const QString& path, int rank, int pid);
   // Stop ends a recording the app started; for another process's recording it is hidden.
   void setStoppable(bool stoppable);
+  // The console under the chart, for a recording the app started (another process's recording
+  // prints nowhere the app can read: no console). The chart keeps three quarters of the height.
+  void showConsole();
 
  signals:
   void stopRequested();
@@ -45,6 +49,7 @@ class LiveRecordingTab : public QWidget {
   QLabel* status_;
   QPushButton* stop_;
   views::ConsoleView* console_;
+  QSplitter* split_;
 };
 
 }  // namespace sawtooth::app

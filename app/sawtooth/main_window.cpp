@@ -448,6 +448,7 @@ void MainWindow::openLiveTab(const QString& name) {
   live_ = addLiveTab(panel_->runner()->outPath(), name);
   connect(live_, &LiveRecordingTab::stopRequested, panel_, &WorkloadPanel::cancel);
   connect(panel_->runner(), &RecorderRunner::fileStarted, live_, &LiveRecordingTab::addAnnouncedFile);
+  live_->showConsole();
   live_->console()->setChunks(panel_->runner()->console());
   connect(panel_->runner(), &RecorderRunner::output, live_->console(), &views::ConsoleView::append);
   qCInfo(lcWindow) << "following" << live_->path() << "live";

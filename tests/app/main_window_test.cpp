@@ -183,11 +183,22 @@ class MainWindowTest : public QObject {
     QVERIFY((*writer)->commitBatch());
 
     app::MainWindow w{QString()};
+    w.resize(1000, 700);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
     w.openFile(data("anatomy_adam_snapshot.pickle"));
     w.openOrFollow(path);
     QCOMPARE(w.tabCount(), 2);
     auto* live = qobject_cast<app::LiveRecordingTab*>(w.tabs()->widget(1));
     QVERIFY(live);
+    // Another process's recording prints nowhere the app reads: no console, the chart has the tab.
+    QVERIFY(!live->console()->isVisibleTo(live));
+    // Where there is one (a recording the app started) it takes a quarter, not the half its text
+    // editor's size hint asked for, empty while a workload prints nothing.
+    live->showConsole();
+    QTRY_VERIFY(live->console()->isVisible() && live->console()->height() > 0);
+    QVERIFY2(live->chart()->height() >= 2 * live->console()->height(),
+             qPrintable(QStringLiteral("chart %1, console %2").arg(live->chart()->height()).arg(live->console()->height())));
     // A small limit, as a long run would reach the real one: the view stops growing there, says
     // so, and still turns into the trace when the recording ends.
     live->follower()->setMaxEvents(150);
@@ -336,6 +347,7 @@ class MainWindowTest : public QObject {
     request.command = {QStringLiteral("python3"), QStringLiteral("train.py")};
     QVERIFY(panel->runProgram(request));
     QVERIFY(w.liveTab());
+    QVERIFY(w.liveTab()->console()->isVisibleTo(w.liveTab()));
     QVERIFY(opened.wait(30000));
     QCOMPARE(opened.first().at(1).value<app::RecorderRunner::Outcome>(), app::RecorderRunner::Outcome::ProgramExited);
     auto* tab = opened.first().at(0).value<TraceTab*>();

@@ -13,6 +13,7 @@ import os
 import socket
 import sys
 import tempfile
+import threading
 import time
 import types
 import weakref
@@ -432,6 +433,41 @@ try:
         check(ch.sent == [] and killed == [], "nothing is sent from inside a send")
     check(ch.sent == [("bye", "killed by SIGTERM")], f"delivered after the send: {ch.sent}")
     check(killed == [lifecycle.signal.SIGTERM], f"and then dies by SIGTERM: {killed}")
+finally:
+    lifecycle.os.kill, lifecycle.signal.signal = real_kill, real_signal
+
+
+def main_thread_only_signal(sig, handler):
+    """signal.signal as CPython has it: a ValueError on any thread but the main one."""
+    if threading.current_thread() is not threading.main_thread():
+        raise ValueError("signal only works in main thread of the main interpreter")
+
+
+# The deferred delivery may run on whichever thread leaves the channel's lock next (the sender's):
+# it must not change a signal disposition there, or the program never dies by SIGTERM.
+killed.clear()
+lifecycle.os.kill = lambda pid, sig: killed.append(sig)
+lifecycle.signal.signal = main_thread_only_signal
+try:
+    ch = LockedChannel()
+    life = lifecycle.Lifecycle(FinalShim(ch))
+    with ch.lock:
+        life._on_sigterm(15, None)
+        deferred = ch.lock._deferred.pop(0)  # taken over by another thread, as a race can
+    errors = []
+
+    def run_deferred():
+        try:
+            deferred()
+        except Exception as e:
+            errors.append(e)
+
+    other = threading.Thread(target=run_deferred)
+    other.start()
+    other.join()
+    check(errors == [], f"the deferred delivery on another thread raised: {errors}")
+    check(ch.sent == [("bye", "killed by SIGTERM")] and killed == [lifecycle.signal.SIGTERM],
+          f"delivered and died by SIGTERM from another thread: {ch.sent} {killed}")
 finally:
     lifecycle.os.kill, lifecycle.signal.signal = real_kill, real_signal
 

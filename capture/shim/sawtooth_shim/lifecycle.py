@@ -33,13 +33,15 @@ class Lifecycle:
         self.shim.final(reason)
 
     def _on_sigterm(self, signum, frame):
+        # Handlers run on the main thread, the only one allowed to change a disposition; the last
+        # delivery may run later on whichever thread holds the channel, and then dies by the default.
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         self.shim.ch.when_free(self._die_by_sigterm)  # not from inside a send it interrupted
 
     def _die_by_sigterm(self):
         try:
             self.shim.final("killed by SIGTERM")
         finally:
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
             os.kill(os.getpid(), signal.SIGTERM)
 
     def _on_sigint(self, signum, frame):

@@ -56,6 +56,27 @@ def write(out, name, data):
     return os.path.relpath(path, out)
 
 
+# ---- what the GUI draws (issue 28, item 3): inside the readers' limits, and read here in O(n log n);
+# tests/tools/check_export_png.py renders the same shapes with `sawtooth --export-png`.
+
+def drawing_bounds(out):
+    # 200,000 annotations open at once, each of its own name, closed in reverse: pairing each END
+    # with its START by a search through the open ones was quadratic.
+    n = 200_000
+    events = ([event("alloc", 4096 * (k + 1), 1 << 20, 10 + k) for k in range(100)] +
+              [event("free_completed", 4096 * (k + 1), 1 << 20, 1000 + k) for k in range(100)])
+    annotations = ([{"device": 0, "name": f"annotation {i}", "stage": "START", "time_us": i % 1000} for i in range(n)] +
+                   [{"device": 0, "name": f"annotation {i}", "stage": "END", "time_us": 2000 - i % 1000} for i in range(n)])
+    expect(write(out, "drawing/annotations_200k_open.pickle",
+                 pickle.dumps(snapshot(events, external_annotations=annotations), protocol=4)), "ok", label="events:200")
+    # Exactly 4,096 devices (the readers' limit), two events each.
+    traces = [[event("alloc", 4096, 1 << (10 + d % 20), 1 + d), event("free_completed", 4096, 1 << (10 + d % 20), 2 + d)]
+              for d in range(4096)]
+    snap = snapshot([])
+    snap["device_traces"] = traces
+    expect(write(out, "drawing/devices_4096.pickle", pickle.dumps(snap, protocol=4)), "ok", label="events:8192")
+
+
 # ---- pickles: amplification, nonsense values, odd sequences, structure bombs
 
 def pickles(out):
@@ -288,6 +309,7 @@ def main():
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
     pickles(out)
+    drawing_bounds(out)
     gzip_bombs(out)
     sqlite_files(out, samples)
     with open(os.path.join(out, "manifest.json"), "w") as f:

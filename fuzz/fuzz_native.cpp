@@ -61,7 +61,7 @@ bool build(const std::string& path, uint8_t mode, const std::string& body) {
   sqlite3_exec(db, "PRAGMA page_size=512", nullptr, nullptr, nullptr);
   if (mode == 0) {
     std::string base = sawtooth::native::schemaSql();
-    base += "INSERT INTO meta VALUES('format_version', '1');";
+    base += "INSERT INTO meta VALUES('format_version', '" + std::to_string(sawtooth::native::kFormatVersion) + "');";
     sqlite3_exec(db, base.c_str(), nullptr, nullptr, nullptr);
   }
   steps = 0;

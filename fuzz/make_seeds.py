@@ -103,6 +103,16 @@ ROWS = ("INSERT INTO devices VALUES(0, 'NVIDIA H200', 150000000000, 0, 0);"
         "INSERT INTO counters VALUES(0, 'allocated', 0, 512);"
         "INSERT INTO kernel_names VALUES(0, 'gemm');"
         "INSERT INTO kernels VALUES(0, 7, 1100, 1900, 0, 0);")
+# The same in the current format (seeds of mode 0, on the schema the fuzzer makes from
+# native_schema.h): events with their module and pass, the module tree and its calls.
+ROWS_CURRENT = (ROWS.split("INSERT INTO events")[0]
+                + "INSERT INTO events VALUES(0, 1000, 0, 0, 0, 4096, 512, 0, 0, 0, 0, 0, 1, 1);"
+                  "INSERT INTO events VALUES(1, 2000, 0, 0, 2, 4096, 512, 0, 0, NULL, NULL, NULL, 1, 2);"
+                  "INSERT INTO events VALUES(2, 3000, 0, 3, 9, 150000000000, 1000000, 0, 0, NULL, NULL, NULL, NULL, NULL);"
+                + ROWS.split("NULL, NULL, NULL);")[-1]
+                + "INSERT INTO modules VALUES(0, 'Net', 'Net', NULL, 0);"
+                  "INSERT INTO modules VALUES(1, '0', 'Linear', 0, 4096);"
+                  "INSERT INTO module_calls VALUES(1, 1, 0, 900, 1500);")
 
 
 def native_seeds():
@@ -110,13 +120,13 @@ def native_seeds():
     # SQL on an empty database; 2: the rest is a database file (512-byte pages keep it small).
     with sqlite3.connect("file:resources/samples/anatomy.sawtooth?mode=ro&immutable=1", uri=True) as con:
         schema = ";\n".join(r[0] for r in con.execute("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL"))
-    write("native", "rows.sql", b"\x00" + ROWS.encode())
+    write("native", "rows.sql", b"\x00" + ROWS_CURRENT.encode())
     write("native", "events_view.sql",
           b"\x00DROP VIEW events_named; DROP TABLE events; CREATE VIEW events AS SELECT 0 AS seq, 1 AS t_ns, "
           b"0 AS device, 0 AS source, 0 AS action, 1 AS addr, 1 AS size, 0 AS stream, 0 AS category, NULL AS phase, "
-          b"NULL AS stack, NULL AS run;")
+          b"NULL AS stack, NULL AS run, NULL AS module, NULL AS pass;")
     write("native", "wrong_types.sql",
-          b"\x00INSERT INTO events VALUES(0, 'x', 'gpu', 0, 0, x'00', -5, 0.5, 0, NULL, NULL, NULL);"
+          b"\x00INSERT INTO events VALUES(0, 'x', 'gpu', 0, 0, x'00', -5, 0.5, 0, NULL, NULL, NULL, 'm', 0.5);"
           b"UPDATE meta SET value = '1.5';")
     write("native", "schema_and_rows.sql",
           b"\x01" + (schema + ";\nINSERT INTO meta VALUES('format_version', '1');" + ROWS).encode())

@@ -1,8 +1,9 @@
 #pragma once
-// The `segments`, `diff` and `ladder` subcommands of sawtooth-trace: the allocator's segments and
-// blocks at any event (with the out-of-memory explanation at an OOM event), a diff of two traces by
-// call site, and the ladder's predictions for a recording. Each registers its options on the app
-// and runs when its subcommand was given.
+// The `segments`, `modules`, `diff` and `ladder` subcommands of sawtooth-trace: the allocator's
+// segments and blocks at any event (with the out-of-memory explanation at an OOM event), the bytes
+// each module holds at the peak or any event, a diff of two traces by call site or by module, and
+// the ladder's predictions for a recording. Each registers its options on the app and runs when its
+// subcommand was given.
 
 #include <string>
 #include <vector>
@@ -24,10 +25,23 @@ struct SegmentsOptions {
 void addSegmentsCommand(CLI::App& app, SegmentsOptions& options);
 int runSegmentsCommand(const SegmentsOptions& options, const ReadLimits& limits);
 
+struct ModulesOptions {
+  CLI::App* command = nullptr;
+  CLI::Option* at_option = nullptr;
+  std::string file;
+  std::string device;
+  int64_t at = -1;
+  int depth = -1;  // -1: every module
+  bool json = false;
+};
+void addModulesCommand(CLI::App& app, ModulesOptions& options);
+int runModulesCommand(const ModulesOptions& options, const ReadLimits& limits);
+
 struct DiffOptions {
   CLI::App* command = nullptr;
   std::string a, b;
   std::vector<std::string> runs;  // one: both sides; two: A's, then B's
+  std::string by = "site";        // site | module
   bool json = false;
 };
 void addDiffCommand(CLI::App& app, DiffOptions& options);

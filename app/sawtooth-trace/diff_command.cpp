@@ -19,12 +19,14 @@ int fail(const std::string& message) {
 }  // namespace
 
 void addDiffCommand(CLI::App& app, DiffOptions& o) {
-  o.command = app.add_subcommand("diff", "Compare two traces by call site: bytes alive at each peak and bytes "
-                                         "allocated, sorted by growth");
+  o.command = app.add_subcommand("diff", "Compare two traces by call site (or by module): bytes alive at each peak "
+                                         "and bytes allocated, sorted by growth");
   o.command->add_option("A", o.a, "the first trace")->required();
   o.command->add_option("B", o.b, "the second trace (may be A again, with two --run)")->required();
   o.command->add_option("--run", o.runs, "a run by name or index: once for both sides, twice for A's then B's")
       ->allow_extra_args(false);
+  o.command->add_option("--by", o.by, "match allocations by call site (the default) or by module")
+      ->check(CLI::IsMember({"site", "module"}));
   o.command->add_flag("--json", o.json, "print one JSON object");
 }
 
@@ -43,7 +45,7 @@ int runDiffCommand(const DiffOptions& o, const ReadLimits& limits) {
   const Trace& tb = b ? b->value() : *a;
   const std::string run_a = o.runs.empty() ? std::string() : o.runs.front();
   const std::string run_b = o.runs.empty() ? std::string() : o.runs.back();
-  auto diff = diffTraces(*a, o.a, tb, o.b, run_a, run_b);
+  auto diff = diffTraces(*a, o.a, tb, o.b, run_a, run_b, o.by == "module" ? DiffBy::Module : DiffBy::Site);
   if (!diff) return fail(diff.error().message);
   if (o.json) std::cout << diffJson(*diff) << "\n";
   else std::cout << diffText(*diff);

@@ -4,7 +4,8 @@
 //   export IN --csv series|events OUT.csv  data for spreadsheets and pandas
 //   export IN --chrome-trace OUT.json      counter tracks for Perfetto
 //   segments FILE [--at EVENT] [--device D] [--json]   the allocator's segments (allocator_commands.h)
-//   diff A B [--run X [--run Y]] [--json]  what changed, by call site
+//   modules FILE [--at EVENT] [--depth N] [--device D] [--json]   the bytes each module holds
+//   diff A B [--run X [--run Y]] [--by site|module] [--json]  what changed, by call site or module
 //   ladder FILE [--device-memory SIZE] [--measured FILE]... [--json]   each rung's predicted peak and time
 // Every command reads within limits (--max-memory SIZE, --limit NAME=VALUE); exceeding one is an
 // error that names the limit.
@@ -80,6 +81,9 @@ int main(int argc, char** argv) {
   sawtooth::cli::SegmentsOptions segments;
   sawtooth::cli::addSegmentsCommand(app, segments);
   addLimits(segments.command);
+  sawtooth::cli::ModulesOptions modules;
+  sawtooth::cli::addModulesCommand(app, modules);
+  addLimits(modules.command);
   sawtooth::cli::DiffOptions diff;
   sawtooth::cli::addDiffCommand(app, diff);
   addLimits(diff.command);  // each of the two files within them
@@ -121,6 +125,7 @@ int main(int argc, char** argv) {
     }
   }
   if (segments.command->parsed()) return sawtooth::cli::runSegmentsCommand(segments, limits);
+  if (modules.command->parsed()) return sawtooth::cli::runModulesCommand(modules, limits);
   if (diff.command->parsed()) return sawtooth::cli::runDiffCommand(diff, limits);
   if (ladder.command->parsed()) return sawtooth::cli::runLadderCommand(ladder, limits);
   auto trace = sawtooth::loadTrace(input, nullptr, limits);

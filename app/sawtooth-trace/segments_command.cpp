@@ -1,9 +1,9 @@
-#include <charconv>
 #include <iostream>
 
 #include <fmt/format.h>
 
 #include "app/sawtooth-trace/allocator_commands.h"
+#include "app/sawtooth-trace/device_option.h"
 #include "core/analysis/allocator_history.h"
 #include "core/analysis/oom_explanation.h"
 #include "core/io/allocator_json.h"
@@ -17,17 +17,6 @@ constexpr int kExitInput = 1;
 int fail(const std::string& message) {
   fmt::print(stderr, "sawtooth-trace: {}\n", message);
   return kExitInput;
-}
-
-// "cuda:0", "0", "cpu", or a device's label.
-std::optional<int16_t> findDevice(const Trace& trace, const std::string& text) {
-  for (int16_t id : trace.deviceIds()) {
-    if (text == trace.deviceName(id) || text == deviceLabel(id)) return id;
-    int value = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec == std::errc() && end == text.data() + text.size() && value == id) return id;
-  }
-  return std::nullopt;
 }
 
 }  // namespace
@@ -49,11 +38,7 @@ int runSegmentsCommand(const SegmentsOptions& o, const ReadLimits& limits) {
   std::vector<int16_t> devices;
   if (!o.device.empty()) {
     auto d = findDevice(*trace, o.device);
-    if (!d) {
-      std::string known;
-      for (int16_t id : trace->deviceIds()) known += (known.empty() ? "" : ", ") + trace->deviceName(id);
-      return fail(fmt::format("{}: no device '{}' (devices: {})", o.file, o.device, known.empty() ? "none" : known));
-    }
+    if (!d) return fail(noDeviceMessage(*trace, o.file, o.device));
     devices.push_back(*d);
   } else {
     for (int16_t id : trace->deviceIds())

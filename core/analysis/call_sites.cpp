@@ -26,41 +26,28 @@ bool inStandardLibrary(std::string_view file) {
   return lib != std::string_view::npos && !inPackages(file);
 }
 
-std::string_view directoryOf(std::string_view file) {
-  const size_t slash = file.rfind('/');
-  return slash == std::string_view::npos ? std::string_view() : file.substr(0, slash + 1);
-}
-
 }  // namespace
 
 bool isPythonFrame(FrameView f) { return endsWith(f.file, ".py"); }
 
-bool isUserFrame(FrameView f) { return isPythonFrame(f) && !inPackages(f.file) && !inStandardLibrary(f.file); }
-
-SiteNamer::SiteNamer(const StackTable& stacks) : stacks_(stacks) {
-  none_.label = std::string(kNoStackSite);
-  bool first = true;
-  for (uint32_t i = 0; i < stacks.frameCount(); ++i) {
-    const FrameView f = stacks.frame(i);
-    if (!isUserFrame(f)) continue;
-    const std::string_view dir = directoryOf(f.file);
-    if (first) {
-      user_prefix_ = std::string(dir);
-      first = false;
-      continue;
-    }
-    size_t common = 0;
-    while (common < user_prefix_.size() && common < dir.size() && user_prefix_[common] == dir[common]) ++common;
-    user_prefix_.resize(directoryOf(std::string_view(user_prefix_).substr(0, common)).size());
-  }
+bool isUserFrame(FrameView f) {
+  return isPythonFrame(f) && !inPackages(f.file) && !inStandardLibrary(f.file) && !isRecorderFrame(f);
 }
 
-std::string SiteNamer::normaliseFile(std::string_view file) const {
+std::string normaliseFile(std::string_view file) {
   for (std::string_view dir : kPackageDirs)
     if (size_t at = file.rfind(dir); at != std::string_view::npos) return std::string(file.substr(at + dir.size()));
-  if (!user_prefix_.empty() && file.starts_with(user_prefix_)) return std::string(file.substr(user_prefix_.size()));
-  return std::string(file);
+  if (file.starts_with("<")) return std::string(file);
+  if (size_t lib = file.find("/lib/python"); lib != std::string_view::npos) {
+    // .../lib/python3.11/runpy.py -> runpy.py
+    const size_t slash = file.find('/', lib + std::string_view("/lib/python").size());
+    if (slash != std::string_view::npos) return std::string(file.substr(slash + 1));
+  }
+  const size_t slash = file.rfind('/');
+  return std::string(slash == std::string_view::npos ? file : file.substr(slash + 1));
 }
+
+SiteNamer::SiteNamer(const StackTable& stacks) : stacks_(stacks) { none_.label = std::string(kNoStackSite); }
 
 uint32_t SiteNamer::siteFrame(uint32_t stack) const {
   if (stack == kNoStack || stack >= stacks_.stackCount()) return kNoFrame;

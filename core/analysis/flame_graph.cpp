@@ -16,10 +16,11 @@ std::vector<uint32_t> pathOf(const StackTable& stacks, uint32_t stack, FrameSele
   if (stack == kNoStack || stack >= stacks.stackCount()) return path;
   const auto frames = stacks.stack(stack);
   if (selection == FrameSelection::All) {
-    path.assign(frames.begin(), frames.end());
+    for (uint32_t id : frames)
+      if (!isRecorderFrame(stacks.frame(id))) path.push_back(id);
   } else {
     for (uint32_t id : frames)
-      if (isPythonFrame(stacks.frame(id))) path.push_back(id);
+      if (isPythonFrame(stacks.frame(id)) && !isRecorderFrame(stacks.frame(id))) path.push_back(id);
     if (path.empty()) path = interestingFrames(stacks, stack, frames.size());
   }
   std::reverse(path.begin(), path.end());  // PyTorch writes the innermost frame first

@@ -25,14 +25,21 @@ bool isMachinery(const FrameView& f) {
 
 }  // namespace
 
+bool isRecorderFrame(const FrameView& f) {
+  return f.file.starts_with("sawtooth_shim/") || f.file.find("/sawtooth_shim/") != std::string_view::npos ||
+         endsWith(f.file, "/sawtooth/python/sitecustomize.py");
+}
+
 std::vector<uint32_t> interestingFrames(const StackTable& stacks, uint32_t stack, size_t max_frames) {
   std::vector<uint32_t> out;
   const auto frames = stacks.stack(stack);
   for (uint32_t id : frames)
-    if (out.size() < max_frames && endsWith(stacks.frame(id).file, ".py")) out.push_back(id);
+    if (out.size() < max_frames && endsWith(stacks.frame(id).file, ".py") && !isRecorderFrame(stacks.frame(id)))
+      out.push_back(id);
   if (!out.empty()) return out;
   for (uint32_t id : frames)
-    if (out.size() < max_frames && !isMachinery(stacks.frame(id))) out.push_back(id);
+    if (out.size() < max_frames && !isMachinery(stacks.frame(id)) && !isRecorderFrame(stacks.frame(id)))
+      out.push_back(id);
   return out;
 }
 

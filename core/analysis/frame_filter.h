@@ -11,6 +11,10 @@
 
 namespace sawtooth {
 
+// The recorder's own Python frames (its start-up shim, sawtooth_shim/*, wraps some of PyTorch's
+// calls): never shown as the program's.
+bool isRecorderFrame(const FrameView& frame);
+
 std::vector<uint32_t> interestingFrames(const StackTable& stacks, uint32_t stack, size_t max_frames);
 // The same frames with the user's own first (isUserFrame, call_sites.h: Python outside installed
 // packages and the standard library), innermost first, then the others (PyTorch's) in their order.

@@ -1,6 +1,8 @@
 #include "core/analysis/live_allocations.h"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 #include <unordered_map>
 
 #include "core/analysis/allocator_baseline.h"
@@ -41,7 +43,8 @@ LiveSet liveAllocationsAt(const Trace& trace, int16_t device, int64_t position, 
     if (run && ev.run()[i] != *run) continue;
     const Action a = ev.action()[i];
     if (a == Action::Alloc) {
-      live[ev.addr()[i]] = LiveAllocation{ev.addr()[i], ev.sizes()[i], ev.stack()[i], ev.category()[i], i};
+      live[ev.addr()[i]] =
+          LiveAllocation{ev.addr()[i], ev.sizes()[i], ev.stack()[i], ev.category()[i], i, ev.module(i), ev.pass(i)};
       out.total = wrappingAdd(out.total, ev.sizes()[i]);
     } else if (a == Action::FreeCompleted) {
       live.erase(ev.addr()[i]);
@@ -86,15 +89,15 @@ ScopePeak scopePeak(const Trace& trace, int16_t device, std::optional<uint16_t> 
 }
 
 std::vector<AllocatedTotal> allocatedTotals(const Trace& trace, int16_t device, std::optional<uint16_t> run) {
-  std::unordered_map<uint64_t, AllocatedTotal> totals;
+  std::map<std::tuple<uint32_t, Category, uint32_t>, AllocatedTotal> totals;
   const EventStore& ev = trace.events;
   for (size_t i = 0; i < ev.size(); ++i) {
     if (ev.device()[i] != device || ev.source()[i] != Source::Allocator || ev.action()[i] != Action::Alloc) continue;
     if (run && ev.run()[i] != *run) continue;
-    const uint64_t key = (uint64_t{ev.stack()[i]} << 8) | static_cast<uint64_t>(ev.category()[i]);
-    AllocatedTotal& t = totals[key];
+    AllocatedTotal& t = totals[{ev.stack()[i], ev.category()[i], ev.module(i)}];
     t.stack = ev.stack()[i];
     t.category = ev.category()[i];
+    t.module = ev.module(i);
     t.bytes = wrappingAdd(t.bytes, ev.sizes()[i]);
     ++t.count;
   }

@@ -21,6 +21,8 @@ struct LiveAllocation {
   uint32_t stack = kNoStack;
   Category category = Category::Unknown;
   uint64_t alloc_event = UINT64_MAX;  // UINT64_MAX: before the trace
+  uint32_t module = kNoModule;        // the module the bytes belong to (model/module_tree.h)
+  Pass pass = Pass::None;
 };
 
 struct LiveSet {
@@ -45,10 +47,11 @@ LiveSet liveAllocationsAt(const Trace& trace, int16_t device, int64_t position, 
 // reports it, counters included).
 ScopePeak scopePeak(const Trace& trace, int16_t device, std::optional<uint16_t> run = {});
 
-// Requested bytes allocated over the whole scope (every alloc), per stack and category.
+// Requested bytes allocated over the whole scope (every alloc), per stack, category and module.
 struct AllocatedTotal {
   uint32_t stack = kNoStack;
   Category category = Category::Unknown;
+  uint32_t module = kNoModule;
   int64_t bytes = 0;
   int64_t count = 0;
 };

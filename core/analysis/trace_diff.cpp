@@ -8,6 +8,7 @@
 
 #include "core/analysis/call_sites.h"
 #include "core/analysis/live_allocations.h"
+#include "core/analysis/module_memory.h"
 #include "core/util/format_bytes.h"
 #include "core/util/wrapping.h"
 
@@ -25,6 +26,23 @@ struct SiteBytes {
 struct SideData {
   DiffSide side;
   std::map<SiteKey, SiteBytes> sites;
+  bool categorised = false;  // some allocation in scope has a category
+};
+
+// What a diff row is keyed by: an allocation's call site, or its module.
+class RowKeys {
+ public:
+  RowKeys(const Trace& t, DiffBy by) : trace_(t), by_(by), names_(t.stacks) {}
+  std::string key(uint32_t stack, uint32_t module) {
+    if (by_ == DiffBy::Site) return names_.site(stack).label;
+    return module < trace_.modules.size() ? trace_.modules.fullName(module) : std::string(kOutsideModules);
+  }
+  std::string_view none() const { return by_ == DiffBy::Site ? kNoStackSite : kOutsideModules; }
+
+ private:
+  const Trace& trace_;
+  DiffBy by_;
+  SiteNamer names_;
 };
 
 Result<std::optional<uint16_t>> findRun(const Trace& t, const std::string& file, const std::string& run) {
@@ -40,7 +58,9 @@ Result<std::optional<uint16_t>> findRun(const Trace& t, const std::string& file,
   return Error{fmt::format("{}: no run '{}' ({})", file, run, names.empty() ? "the trace has no runs" : "runs: " + names)};
 }
 
-Result<SideData> readSide(const Trace& t, const std::string& file, const std::string& run_name) {
+Result<SideData> readSide(const Trace& t, const std::string& file, const std::string& run_name, DiffBy by) {
+  if (by == DiffBy::Module)
+    if (std::string why = modulesUnavailableReason(t); !why.empty()) return Error{fmt::format("{}: {}", file, why)};
   auto run = findRun(t, file, run_name);
   if (!run) return run.error();
   SideData d;
@@ -62,23 +82,25 @@ Result<SideData> readSide(const Trace& t, const std::string& file, const std::st
     const uint32_t phase = t.events.phase()[best.event];
     if (phase < t.phases.size()) d.side.peak_phase = t.phases[phase].name;
   }
-  SiteNamer names(t.stacks);
+  RowKeys keys(t, by);
   const LiveSet live = liveAllocationsAt(t, d.side.device, best.position, *run);
   int64_t attributed = 0;
   for (const LiveAllocation& a : live.allocations) {
-    SiteBytes& s = d.sites[{names.site(a.stack).label, a.category}];
+    SiteBytes& s = d.sites[{keys.key(a.stack, a.module), a.category}];
     s.live = wrappingAdd(s.live, a.bytes);
     ++s.count;
     attributed = wrappingAdd(attributed, a.bytes);
+    d.categorised |= a.category != Category::Unknown;
   }
   // The peak as info reports it; whatever no allocation accounts for has no stack. Within a run
   // that is mostly what the run freed but did not allocate (it counts from zero, as info does).
   if (const int64_t rest = wrappingSub(best.bytes, attributed); rest != 0) {
-    SiteBytes& s = d.sites[{std::string(*run ? kBeforeRunSite : kNoStackSite), Category::Unknown}];
+    SiteBytes& s = d.sites[{std::string(*run ? kBeforeRunSite : keys.none()), Category::Unknown}];
     s.live = wrappingAdd(s.live, rest);
   }
   for (const AllocatedTotal& total : allocatedTotals(t, d.side.device, *run)) {
-    SiteBytes& s = d.sites[{names.site(total.stack).label, total.category}];
+    SiteBytes& s = d.sites[{keys.key(total.stack, total.module), total.category}];
+    d.categorised |= total.category != Category::Unknown;
     s.total = wrappingAdd(s.total, total.bytes);
     d.side.total_allocated = wrappingAdd(d.side.total_allocated, total.bytes);
   }
@@ -116,7 +138,8 @@ void summarise(TraceDiff& d) {
                                 d.b.run.empty() ? "B" + where(d.b) : d.b.run + where(d.b), signedBytes(c.delta),
                                 d.a.peak_allocated_bytes ? fmt::format(" ({:+.1f} %)", 100 * c.fraction) : ""));
   if (c.grew.empty() && c.shrank.empty()) {
-    c.lines.push_back("Every call site holds the same bytes at both peaks.");
+    c.lines.push_back(d.by == DiffBy::Site ? "Every call site holds the same bytes at both peaks."
+                                           : "Every module holds the same bytes at both peaks.");
     return;
   }
   auto list = [&](const std::vector<size_t>& rows) {
@@ -129,7 +152,8 @@ void summarise(TraceDiff& d) {
                                   grown ? 100.0 * static_cast<double>(explained) / static_cast<double>(grown) : 0.0));
   if (!c.shrank.empty()) c.lines.push_back(fmt::format("Shrank: {}.", list(c.shrank)));
   if (c.new_sites || c.gone_sites)
-    c.lines.push_back(fmt::format("{} site(s) alive at B's peak only, {} at A's only.", c.new_sites, c.gone_sites));
+    c.lines.push_back(fmt::format("{} {}(s) alive at B's peak only, {} at A's only.", c.new_sites,
+                                  d.by == DiffBy::Site ? "site" : "module", c.gone_sites));
 }
 
 }  // namespace
@@ -137,12 +161,27 @@ void summarise(TraceDiff& d) {
 int64_t DiffRow::growth() const { return wrappingSub(b_bytes, a_bytes); }
 
 Result<TraceDiff> diffTraces(const Trace& a, const std::string& a_file, const Trace& b, const std::string& b_file,
-                             const std::string& run_a, const std::string& run_b) {
-  auto sa = readSide(a, a_file, run_a);
+                             const std::string& run_a, const std::string& run_b, DiffBy by) {
+  auto sa = readSide(a, a_file, run_a, by);
   if (!sa) return sa.error();
-  auto sb = readSide(b, b_file, run_b);
+  auto sb = readSide(b, b_file, run_b, by);
   if (!sb) return sb.error();
   TraceDiff d;
+  d.by = by;
+  // A side without categories (a PyTorch snapshot) would split every row of the other side by
+  // category against its own "unknown": match by site alone then.
+  d.by_category = sa->categorised && sb->categorised;
+  if (!d.by_category)
+    for (SideData* side : {&*sa, &*sb}) {
+      std::map<SiteKey, SiteBytes> merged;
+      for (const auto& [key, bytes] : side->sites) {
+        SiteBytes& m = merged[{key.first, Category::Unknown}];
+        m.live = wrappingAdd(m.live, bytes.live);
+        m.count += bytes.count;
+        m.total = wrappingAdd(m.total, bytes.total);
+      }
+      side->sites = std::move(merged);
+    }
   d.a = sa->side;
   d.b = sb->side;
   std::map<SiteKey, DiffRow> rows;

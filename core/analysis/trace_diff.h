@@ -1,9 +1,11 @@
 #pragma once
-// A diff of two traces (or two runs of one recording) by call site: allocations are matched by
-// their site (the user's innermost frame, normalised: file, function, line) and category; for
-// each, the bytes alive at each side's peak and the bytes allocated over each side. Each side's
-// live bytes sum exactly to its peak on the device with the largest peak ("(no stack)" holds what
-// has no frames). Rows are sorted by growth; a summary says in words what changed at the peak.
+// A diff of two traces (or two runs of one recording) by call site or by module: allocations are
+// matched by their site (the user's innermost frame, normalised: file, function, line) — or their
+// module's full name — and category; for each, the bytes alive at each side's peak and the bytes
+// allocated over each side. Each side's live bytes sum exactly to its peak on the device with the
+// largest peak ("(no stack)", "(outside modules)" hold what has no frames, no module). When one
+// side has no categories (a PyTorch snapshot against a recording), rows match by site alone.
+// Rows are sorted by growth; a summary says in words what changed at the peak.
 
 #include <cstdint>
 #include <optional>
@@ -30,8 +32,10 @@ struct DiffSide {
   int64_t total_allocated = 0;     // requested bytes of every allocation in scope
 };
 
+enum class DiffBy : uint8_t { Site, Module };
+
 struct DiffRow {
-  std::string site;
+  std::string site;  // the call site's label, or the module's full name (DiffBy::Module)
   Category category = Category::Unknown;
   int64_t a_bytes = 0, b_bytes = 0;
   int64_t a_total_allocated = 0, b_total_allocated = 0;
@@ -50,13 +54,16 @@ struct PeakChange {
 };
 
 struct TraceDiff {
+  DiffBy by = DiffBy::Site;
+  bool by_category = true;  // false: one side has no categories, so rows are by site (or module) alone
   DiffSide a, b;
   std::vector<DiffRow> rows;  // by growth, largest first; then by site
   PeakChange change;
 };
 
-// `run_a` / `run_b` select a run by name (or index) in each trace; empty: the whole trace.
+// `run_a` / `run_b` select a run by name (or index) in each trace; empty: the whole trace. By
+// module, a trace without modules is refused with the reason (module_memory.h).
 Result<TraceDiff> diffTraces(const Trace& a, const std::string& a_file, const Trace& b, const std::string& b_file,
-                             const std::string& run_a = {}, const std::string& run_b = {});
+                             const std::string& run_a = {}, const std::string& run_b = {}, DiffBy by = DiffBy::Site);
 
 }  // namespace sawtooth

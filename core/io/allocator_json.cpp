@@ -187,9 +187,10 @@ std::string diffJson(const TraceDiff& d, int indent) {
     if (!s.run.empty()) j["run"] = s.run;
     return j;
   };
+  const char* key = d.by == DiffBy::Site ? "site" : "module";
   json rows = json::array();
   for (const DiffRow& r : d.rows)
-    rows.push_back({{"site", r.site},
+    rows.push_back({{key, r.site},
                     {"category", name(r.category)},
                     {"a_bytes", r.a_bytes},
                     {"b_bytes", r.b_bytes},
@@ -198,18 +199,25 @@ std::string diffJson(const TraceDiff& d, int indent) {
                     {"b_total_allocated", r.b_total_allocated},
                     {"a_count", r.a_count},
                     {"b_count", r.b_count}});
-  json out = {{"a", side(d.a)}, {"b", side(d.b)}, {"sites", rows}, {"summary", d.change.lines}};
+  json out = {{"a", side(d.a)},
+              {"b", side(d.b)},
+              {"by", key},
+              {"by_category", d.by_category},
+              {d.by == DiffBy::Site ? "sites" : "modules", rows},
+              {"summary", d.change.lines}};
   return dump(out, indent);
 }
 
 std::string diffText(const TraceDiff& d, size_t max_rows) {
   std::string out;
   for (const std::string& line : d.change.lines) out += line + "\n";
-  out += fmt::format("\n{:>12} {:>12} {:>12}  {}\n", "A at peak", "B at peak", "growth", "site (category)");
+  const char* what = d.by == DiffBy::Site ? "site" : "module";
+  out += fmt::format("\n{:>12} {:>12} {:>12}  {}{}\n", "A at peak", "B at peak", "growth", what,
+                     d.by_category ? " (category)" : "");
   size_t shown = 0;
   for (const DiffRow& r : d.rows) {
     if (shown++ == max_rows) {
-      out += fmt::format("... and {} more site(s) (--json lists them all)\n", d.rows.size() - max_rows);
+      out += fmt::format("... and {} more {}(s) (--json lists them all)\n", d.rows.size() - max_rows, what);
       break;
     }
     out += fmt::format("{:>12} {:>12} {:>12}  {}{}\n", formatBytes(r.a_bytes), formatBytes(r.b_bytes),

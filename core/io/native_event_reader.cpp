@@ -22,15 +22,15 @@ struct Range {
   size_t end = 0;
 };
 
-constexpr const char* kColumns[] = {"t_ns", "device", "source", "action", "addr", "size",
-                                    "stream", "category", "phase", "stack", "run"};
+constexpr const char* kColumns[] = {"t_ns",     "device", "source", "action", "addr", "size", "stream",
+                                    "category", "phase",  "stack",  "run",    "module", "pass"};
 
 class RangeReader {
  public:
   RangeReader(const native::Source& source, const std::shared_ptr<sql::Guard>& guard, const ReadLimits& limits,
-              size_t phase_count, size_t stack_count, EventStore& events, size_t first_seq)
-      : source_(source), path_(source.path), guard_(guard), limits_(limits), phase_count_(phase_count),
-        stack_count_(stack_count), events_(events), first_seq_(first_seq) {}
+              const EventColumns& columns, EventStore& events, size_t first_seq)
+      : source_(source), path_(source.path), guard_(guard), limits_(limits), columns_(columns), events_(events),
+        first_seq_(first_seq) {}
 
   // Reads rows with seq in [range.begin, range.end) into events_[seq]. Returns "" or the error.
   // `progress`, for one reader only, reports every reader's rows and turns cancellation into stop.
@@ -41,9 +41,11 @@ class RangeReader {
     // seq is the INTEGER PRIMARY KEY: the rows come in seq order, each seq once. The range is
     // dense exactly when it holds end - begin rows, which is checked at the end instead of
     // decoding seq on every row. NULLs (no phase, stack or run) read as -1.
-    auto st = db->prepare(
+    auto st = db->prepare(fmt::format(
         "SELECT t_ns, device, source, action, addr, size, stream, category, ifnull(phase, -1), ifnull(stack, -1), "
-        "ifnull(run, -1) FROM events WHERE seq >= ?1 AND seq < ?2 ORDER BY seq");
+        "ifnull(run, -1){} FROM events WHERE seq >= ?1 AND seq < ?2 ORDER BY seq",
+        columns_.modules ? ", ifnull(module, -1), ifnull(pass, 0)" : ""));
+    const int column_count = columns_.modules ? 13 : 11;
     if (!st) return st.error().message;
     st->bind(1, static_cast<int64_t>(range.begin)).bind(2, static_cast<int64_t>(range.end));
     size_t next = range.begin;
@@ -54,7 +56,7 @@ class RangeReader {
                            range.end);
       // A file is data: every column holds an integer (NULLs read as -1 above), every device is
       // the CPU's -1 or a GPU's ordinal within 32 bits.
-      for (int column = 0; column < 11; ++column)
+      for (int column = 0; column < column_count; ++column)
         if (st->type(column) != SQLITE_INTEGER)
           return fmt::format("{}: event {}: '{}' is {}, where Sawtooth writes an integer", path_, next, kColumns[column],
                              st->type(column) == SQLITE_TEXT ? "text" : st->type(column) == SQLITE_BLOB ? "a blob"
@@ -78,9 +80,21 @@ class RangeReader {
       e.stream = static_cast<uint64_t>(st->int64(6));
       e.category = static_cast<Category>(category);
       const int64_t phase = st->int64(8), stack = st->int64(9), run = st->int64(10);
-      e.phase = phase >= 0 && static_cast<uint64_t>(phase) < phase_count_ ? static_cast<uint32_t>(phase) : kNoPhase;
-      e.stack = stack >= 0 && static_cast<uint64_t>(stack) < stack_count_ ? static_cast<uint32_t>(stack) : kNoStack;
+      e.phase = phase >= 0 && static_cast<uint64_t>(phase) < columns_.phase_count ? static_cast<uint32_t>(phase) : kNoPhase;
+      e.stack = stack >= 0 && static_cast<uint64_t>(stack) < columns_.stack_count ? static_cast<uint32_t>(stack) : kNoStack;
       e.run = run >= 0 && run < kNoRun ? static_cast<uint16_t>(run) : kNoRun;
+      if (columns_.modules) {
+        // Unlike a phase or a stack, a module past the tree is refused: the tree is what the
+        // bytes are accounted against, and an event outside it would make them not add up.
+        const int64_t module = st->int64(11), pass = st->int64(12);
+        if (module < -1 || (module >= 0 && static_cast<uint64_t>(module) >= columns_.module_count))
+          return fmt::format("{}: event {}: module {} is past the module tree ({} modules)", path_, next, module,
+                             columns_.module_count);
+        if (pass < 0 || pass >= kPassCount)
+          return fmt::format("{}: event {}: pass {} is not a pass (1 to {}, or NULL)", path_, next, pass, kPassCount - 1);
+        e.module = module < 0 ? kNoModule : static_cast<uint32_t>(module);
+        e.pass = static_cast<Pass>(pass);
+      }
       events_.set(next++ - first_seq_, e);
       if (++unreported == 0x10000) {
         rows_done += unreported;
@@ -105,8 +119,7 @@ class RangeReader {
   const std::string& path_;
   const std::shared_ptr<sql::Guard>& guard_;
   const ReadLimits& limits_;
-  size_t phase_count_;
-  size_t stack_count_;
+  const EventColumns& columns_;
   EventStore& events_;
   size_t first_seq_;  // a recording of the last N events starts later than 0 until it is finished
 };
@@ -123,7 +136,7 @@ void prefetch(const std::string& path) {
 }  // namespace
 
 Status readEventRows(const native::Source& source, const std::shared_ptr<sql::Guard>& guard, ReadBudget& budget,
-                     size_t phase_count, size_t stack_count, EventStore& events, Progress* progress,
+                     const EventColumns& columns, EventStore& events, Progress* progress,
                      const EventReadOptions& options) {
   const std::string& path = source.path;
   prefetch(path);
@@ -152,7 +165,9 @@ Status readEventRows(const native::Source& source, const std::shared_ptr<sql::Gu
   if (total > budget.limits().max_events)
     return Error{fmt::format("{}: {} events, more than the events limit ({}; {})", path, total, budget.limits().max_events,
                              raiseHint("events"))};
-  if (!budget.take(uint64_t{total} * 49))
+  const bool keep_modules = columns.modules && columns.module_count > 0;
+  const uint64_t event_bytes = keep_modules ? 54 : 49;
+  if (!budget.take(uint64_t{total} * event_bytes))
     return Error{fmt::format("{}: {}", path, budget.memoryError(fmt::format("its {} events", total)).message)};
 
   unsigned threads = options.threads ? options.threads : std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
@@ -163,8 +178,9 @@ Status readEventRows(const native::Source& source, const std::shared_ptr<sql::Gu
     ranges[k] = {first_seq + total * k / threads, first_seq + total * (k + 1) / threads};
 
   events.clear();
+  if (keep_modules) events.enableModules();  // before the threads: set() then fills the columns
   events.resize(total);
-  const RangeReader reader(source, guard, budget.limits(), phase_count, stack_count, events, first_seq);
+  const RangeReader reader(source, guard, budget.limits(), columns, events, first_seq);
   std::vector<std::string> errors(threads);
   std::atomic<size_t> rows_done{0};
   std::atomic<bool> stop{false};

@@ -20,12 +20,22 @@ struct EventReadOptions {
   size_t min_rows_per_thread = size_t{1} << 20;  // smaller files are read by fewer threads
 };
 
+// What the events' ids point into, and whether the table has the module and pass columns.
+struct EventColumns {
+  size_t phase_count = 0;
+  size_t stack_count = 0;
+  bool modules = false;     // the table has module and pass columns (format 2 on: native_schema.h)
+  size_t module_count = 0;  // the module tree's size; 0: every module must be NULL, and passes
+                            // are not kept (the store then has no module columns, 49 bytes an event)
+};
+
 // Fills `events` (emptied first) from the file's events table, each connection opened as
 // `source` says and bounded by `guard`; the events count against `budget`. Every value must be
 // an integer, every device -1 or more and within 32 bits. Phase and stack ids at or past
-// phase_count / stack_count become kNoPhase / kNoStack. Errors name the file.
+// phase_count / stack_count become kNoPhase / kNoStack; a module past the tree or a pass that is
+// none is refused. Errors name the file and the event.
 Status readEventRows(const native::Source& source, const std::shared_ptr<sql::Guard>& guard, ReadBudget& budget,
-                     size_t phase_count, size_t stack_count, EventStore& events, Progress* progress,
+                     const EventColumns& columns, EventStore& events, Progress* progress,
                      const EventReadOptions& options = {});
 
 }  // namespace sawtooth

@@ -23,6 +23,9 @@ Status writeNative(const Trace& trace, const std::string& path, Progress* progre
   for (size_t i = 0; i < trace.kernel_names.size(); ++i)
     if (Status st = w.writeKernelName(static_cast<uint32_t>(i), trace.kernel_names[i]); !st) return st;
   if (Status st = w.appendKernels(trace.kernels); !st) return st;
+  for (size_t i = 0; i < trace.modules.modules.size(); ++i)
+    if (Status st = w.writeModule(static_cast<uint32_t>(i), trace.modules.modules[i]); !st) return st;
+  if (Status st = w.appendModuleCalls(trace.modules.calls); !st) return st;
   if (trace.segments_known)
     if (Status st = w.writeSegments(trace.segments); !st) return st;
   if (Status st = w.appendEvents(trace.events, 0, trace.events.size(), progress); !st) return st;

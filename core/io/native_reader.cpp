@@ -7,6 +7,7 @@
 #include <charconv>
 #include <limits>
 #include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -46,10 +47,11 @@ class NativeReader {
     if (!present) return present.error();
     present_ = std::move(*present);
     if (Status st = readMeta(); !st) return st.error();
+    if (Status st = native::checkColumnsOfVersion(db_, present_, version_); !st) return st.error();
     trace_.format = "sawtooth";
     for (auto step : {&NativeReader::readDevices, &NativeReader::readRuns, &NativeReader::readPhases,
-                      &NativeReader::readStacks, &NativeReader::readCounters, &NativeReader::readKernels, &NativeReader::readSegments,
-                      &NativeReader::readEvents})
+                      &NativeReader::readStacks, &NativeReader::readCounters, &NativeReader::readKernels,
+                      &NativeReader::readSegments, &NativeReader::readModules, &NativeReader::readEvents})
       if (Status st = (this->*step)(); !st) return st.error();
     return std::move(trace_);
   }
@@ -104,6 +106,7 @@ class NativeReader {
                                "{}. Update Sawtooth to open it.",
                                path(), version, native::kFormatVersion)};
     if (version < 1) return Error{fmt::format("{}: invalid format_version {}", path(), version)};
+    version_ = version;
     trace_.meta.erase(it);
     // A recording that did not finish cleanly keeps its last part in NAME-wal: say so when that
     // file is not beside this one.
@@ -432,9 +435,70 @@ class NativeReader {
     return done(*block);
   }
 
+  // The module tree (a parent before its children: a tree that names a missing or later parent
+  // is refused) and the modules' calls.
+  Status readModules() {
+    if (!has("modules")) return Ok{};
+    auto st = db_.prepare("SELECT id, name, class, parent, parameter_bytes FROM modules ORDER BY id");
+    if (!st) return st.error();
+    ModuleTree& tree = trace_.modules;
+    int64_t row = 0;
+    while (st->step()) {
+      for (auto [column, name, nullable] : {std::tuple{0, "id", false}, std::tuple{3, "parent", true},
+                                           std::tuple{4, "parameter_bytes", true}})
+        if (Status s = expect(*st, column, SQLITE_INTEGER, nullable, "modules", name, row); !s) return s;
+      if (Status s = expect(*st, 1, SQLITE_TEXT, false, "modules", "name", row); !s) return s;
+      if (Status s = expect(*st, 2, SQLITE_TEXT, true, "modules", "class", row); !s) return s;
+      const int64_t id = st->int64(0);
+      if (id != static_cast<int64_t>(tree.modules.size()))
+        return Error{fmt::format("{}: modules row {}: module ids are not dense (id {})", path(), row, id)};
+      const int64_t parent = st->isNull(3) ? -1 : st->int64(3), bytes = st->int64(4);
+      if (parent < -1 || parent >= kNoModule)
+        return Error{fmt::format("{}: modules row {} ('{}'): parent {} is not a module id", path(), row,
+                                 st->text(1).substr(0, 200), parent)};
+      if (bytes < 0)
+        return Error{fmt::format("{}: modules row {} ('{}'): parameter_bytes {} is negative", path(), row,
+                                 st->text(1).substr(0, 200), bytes)};
+      if (Status s = take(sizeof(Module) + st->text(1).size() + st->text(2).size(), "the modules"); !s) return s;
+      tree.modules.push_back(Module{std::string(st->text(1)), std::string(st->text(2)),
+                                    parent < 0 ? kNoModule : static_cast<uint32_t>(parent), bytes});
+      ++row;
+    }
+    if (Status s = done(*st); !s) return s;
+    if (std::string wrong = checkModuleTree(tree.modules); !wrong.empty())
+      return Error{fmt::format("{}: modules table: {}", path(), wrong)};
+    if (!has("module_calls")) return Ok{};
+    auto calls = db_.prepare("SELECT module, pass, run, begin_ns, end_ns FROM module_calls ORDER BY begin_ns, rowid");
+    if (!calls) return calls.error();
+    row = 0;
+    while (calls->step()) {
+      for (auto [column, name, nullable] : {std::tuple{0, "module", false}, std::tuple{1, "pass", false},
+                                           std::tuple{2, "run", true}, std::tuple{3, "begin_ns", false},
+                                           std::tuple{4, "end_ns", false}})
+        if (Status s = expect(*calls, column, SQLITE_INTEGER, nullable, "module_calls", name, row); !s) return s;
+      const int64_t module = calls->int64(0), pass = calls->int64(1), run = calls->isNull(2) ? -1 : calls->int64(2);
+      if (module < 0 || static_cast<uint64_t>(module) >= tree.modules.size())
+        return Error{fmt::format("{}: module_calls row {}: module {} is past the module tree ({} modules)", path(), row,
+                                 module, tree.modules.size())};
+      if (pass < 0 || pass >= kPassCount)
+        return Error{fmt::format("{}: module_calls row {}: pass {} is not a pass (0 to {})", path(), row, pass,
+                                 kPassCount - 1)};
+      if (Status s = take(sizeof(ModuleCall), "the module calls"); !s) return s;
+      tree.calls.push_back(ModuleCall{static_cast<uint32_t>(module), static_cast<Pass>(pass),
+                                      run >= 0 && run < kNoRun ? static_cast<uint16_t>(run) : kNoRun, calls->int64(3),
+                                      calls->int64(4)});
+      ++row;
+    }
+    return done(*calls);
+  }
+
   Status readEvents() {
-    return readEventRows(source_, guard_, budget_, trace_.phases.size(), trace_.stacks.stackCount(), trace_.events,
-                         progress_, options_);
+    EventColumns columns;
+    columns.phase_count = trace_.phases.size();
+    columns.stack_count = trace_.stacks.stackCount();
+    columns.modules = version_ >= native::kFirstModuleVersion;
+    columns.module_count = trace_.modules.size();
+    return readEventRows(source_, guard_, budget_, columns, trace_.events, progress_, options_);
   }
 
   native::Source source_;
@@ -444,6 +508,7 @@ class NativeReader {
   Progress* progress_;
   EventReadOptions options_;
   std::set<std::string> present_;
+  int version_ = 0;
   Trace trace_;
 };
 

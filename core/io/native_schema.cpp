@@ -10,6 +10,7 @@ namespace {
 using enum ColumnType;
 constexpr bool kNotNull = true;
 constexpr bool kKey = true;
+constexpr int kModules = kFirstModuleVersion;
 
 constexpr std::array kMeta{Column{"key", Text, false, kKey}, Column{"value", Text, kNotNull}};
 constexpr std::array kDevices{Column{"device", Integer, false, kKey}, Column{"name", Text},
@@ -34,7 +35,10 @@ constexpr std::array kEvents{Column{"seq", Integer, false, kKey}, Column{"t_ns",
                              Column{"action", Integer, kNotNull}, Column{"addr", Integer},
                              Column{"size", Integer},             Column{"stream", Integer},
                              Column{"category", Integer},         Column{"phase", Integer},
-                             Column{"stack", Integer},            Column{"run", Integer}};
+                             Column{"stack", Integer},            Column{"run", Integer},
+                             // the module the bytes belong to (modules.id) and the pass that made them (pass_names.id)
+                             Column{"module", Integer, false, false, kModules},
+                             Column{"pass", Integer, false, false, kModules}};
 constexpr std::array kCounters{Column{"device", Integer, kNotNull}, Column{"name", Text, kNotNull},
                                Column{"after_event", Integer, kNotNull}, Column{"value", Integer, kNotNull}};
 constexpr std::array kKernelNames{Column{"id", Integer, false, kKey}, Column{"name", Text, kNotNull}};
@@ -52,6 +56,18 @@ constexpr std::array kSegments{Column{"id", Integer, false, kKey},   Column{"dev
 constexpr std::array kSegmentBlocks{Column{"segment", Integer, kNotNull}, Column{"address", Integer, kNotNull},
                                     Column{"size", Integer, kNotNull},    Column{"requested_size", Integer},
                                     Column{"state", Text, kNotNull},      Column{"stack", Integer}};
+// The recorded program's modules (core/model/module_tree.h): a parent before its children,
+// names as named_modules() gives them from the root, a root named by its class.
+constexpr std::array kModuleRows{Column{"id", Integer, false, kKey, kModules},
+                                 Column{"name", Text, kNotNull, false, kModules},
+                                 Column{"class", Text, false, false, kModules},
+                                 Column{"parent", Integer, false, false, kModules},
+                                 Column{"parameter_bytes", Integer, false, false, kModules}};
+constexpr std::array kModuleCalls{Column{"module", Integer, kNotNull, false, kModules},
+                                  Column{"pass", Integer, kNotNull, false, kModules},
+                                  Column{"run", Integer, false, false, kModules},
+                                  Column{"begin_ns", Integer, kNotNull, false, kModules},
+                                  Column{"end_ns", Integer, kNotNull, false, kModules}};
 
 constexpr std::array kTables{
     Table{"meta", kMeta},
@@ -71,18 +87,23 @@ constexpr std::array kTables{
     Table{"category_names", kNames},
     Table{"segments", kSegments},
     Table{"segment_blocks", kSegmentBlocks},
+    Table{"modules", kModuleRows},
+    Table{"module_calls", kModuleCalls},
+    Table{"pass_names", kNames},
 };
 
 constexpr std::string_view kEventsNamedView = R"sql(
 CREATE VIEW events_named AS
   SELECT e.seq, e.t_ns, e.device, s.name AS source, a.name AS action, e.addr, e.size, e.stream,
-         c.name AS category, p.name AS phase, e.stack, r.name AS run
+         c.name AS category, p.name AS phase, e.stack, r.name AS run, m.name AS module, ps.name AS pass
   FROM events e
   JOIN action_names a ON a.id = e.action
   JOIN source_names s ON s.id = e.source
   LEFT JOIN category_names c ON c.id = e.category
   LEFT JOIN phases p ON p.id = e.phase
-  LEFT JOIN runs r ON r.id = e.run;
+  LEFT JOIN runs r ON r.id = e.run
+  LEFT JOIN modules m ON m.id = e.module
+  LEFT JOIN pass_names ps ON ps.id = e.pass;
 )sql";
 
 }  // namespace
@@ -102,6 +123,12 @@ std::string_view typeName(ColumnType type) {
     case Text: return "TEXT";
   }
   return "ANY";
+}
+
+size_t columnsOfVersion(const Table& t, int version) {
+  size_t n = 0;
+  for (const Column& c : t.columns) n += c.since <= version ? 1 : 0;
+  return n;
 }
 
 std::string createTableSql(const Table& t, std::string_view name) {

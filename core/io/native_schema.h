@@ -8,7 +8,12 @@
 
 namespace sawtooth::native {
 
-inline constexpr int kFormatVersion = 1;
+// Format versions: 1, events and what describes them; 2, the module tree (modules,
+// module_calls, pass_names) and each event's module and pass. A reader opens every version up
+// to its own; a table of an older file holds the columns its version wrote (new columns are only
+// ever appended: Column::since).
+inline constexpr int kFormatVersion = 2;
+inline constexpr int kFirstModuleVersion = 2;
 inline constexpr std::string_view kSqliteMagic = "SQLite format 3";
 inline constexpr int kApplicationId = 0x53415754;  // "SAWT"
 
@@ -19,6 +24,7 @@ struct Column {
   ColumnType type;
   bool not_null = false;
   bool primary_key = false;  // the single-column key (an INTEGER one is the rowid)
+  int since = 1;             // the format version that added it
 };
 
 struct Table {
@@ -31,6 +37,8 @@ struct Table {
 std::span<const Table> tables();
 const Table* findTable(std::string_view name);
 std::string_view typeName(ColumnType type);
+// How many of a table's columns format `version` writes.
+size_t columnsOfVersion(const Table& table, int version);
 // CREATE TABLE for every table, then the convenience view events_named.
 std::string schemaSql();
 // CREATE TABLE for one table, under another name when given.

@@ -38,7 +38,8 @@ struct SchemaObject {
   std::string sql;
 };
 
-Status checkColumns(sql::Database& db, const Table& table) {
+// How many of the table's columns the file's table holds: those of one format version.
+Result<size_t> columnCount(sql::Database& db, const Table& table) {
   auto st = db.prepare(fmt::format("PRAGMA table_xinfo(\"{}\")", table.name));
   if (!st) return st.error();
   size_t index = 0;
@@ -59,10 +60,13 @@ Status checkColumns(sql::Database& db, const Table& table) {
     ++index;
   }
   if (st->failed()) return Error{st->error()};
-  if (index != table.columns.size())
+  // An older format's table ends where that format's columns end (later ones are appended).
+  const bool whole_version = index == table.columns.size() ||
+                             (index > 0 && table.columns[index].since > table.columns[index - 1].since);
+  if (!whole_version)
     return Error{fmt::format("{}: table '{}' has {} columns where Sawtooth writes {} (refused)", db.path(), table.name,
                              index, table.columns.size())};
-  return Ok{};
+  return index;
 }
 
 }  // namespace
@@ -94,10 +98,23 @@ Result<std::set<std::string>> checkSchema(sql::Database& db) {
                                db.path(), table.name, o.type)};
     if (!startsWithCreateTable(o.sql))
       return Error{fmt::format("{}: '{}' is not a plain table (a virtual table?): refused", db.path(), table.name)};
-    if (Status st = checkColumns(db, table); !st) return st.error();
+    if (auto columns = columnCount(db, table); !columns) return columns.error();
     present.insert(std::string(table.name));
   }
   return present;
+}
+
+Status checkColumnsOfVersion(sql::Database& db, const std::set<std::string>& present, int version) {
+  for (const Table& table : tables()) {
+    if (!present.count(std::string(table.name))) continue;
+    auto columns = columnCount(db, table);
+    if (!columns) return columns.error();
+    const size_t want = columnsOfVersion(table, version);
+    if (*columns != want)
+      return Error{fmt::format("{}: table '{}' has {} columns, where format {} has {} (refused)", db.path(), table.name,
+                               *columns, version, want)};
+  }
+  return Ok{};
 }
 
 }  // namespace sawtooth::native

@@ -19,6 +19,7 @@ namespace sawtooth {
 namespace {
 
 constexpr int kRowsPerInsert = 32;  // one statement step stores this many events (measured: bench_writer)
+constexpr int kEventColumns = 13;   // bound per event (seq aside)
 
 const char* phaseKindName(PhaseKind kind) { return kind == PhaseKind::Annotation ? "annotation" : "phase"; }
 
@@ -26,9 +27,9 @@ const char* phaseKindName(PhaseKind kind) { return kind == PhaseKind::Annotation
 // is the seq the rows must have when they are appended in order — and saves SQLite the check
 // that a given rowid is free (a fifth of the insert, measured).
 std::string eventInsertSql(int rows, bool numbered) {
-  const char* row = numbered ? "(?,?,?,?,?,?,?,?,?,?,?)" : "(?,?,?,?,?,?,?,?,?,?,?,?)";
+  const char* row = numbered ? "(?,?,?,?,?,?,?,?,?,?,?,?,?)" : "(?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
   std::string sql = numbered ? "INSERT INTO events(t_ns, device, source, action, addr, size, stream, category, phase, "
-                               "stack, run) VALUES"
+                               "stack, run, module, pass) VALUES"
                              : "INSERT INTO events VALUES";
   for (int r = 0; r < rows; ++r) sql += (r ? "," : "") + std::string(row);
   return sql;
@@ -52,6 +53,10 @@ void bindEventRow(sqlite3_stmt* st, int p, const EventStore& ev, size_t i, std::
   else sqlite3_bind_int64(st, p + 10, ev.stack()[i]);
   if (ev.run()[i] == kNoRun) sqlite3_bind_null(st, p + 11);
   else sqlite3_bind_int64(st, p + 11, ev.run()[i]);
+  if (ev.module(i) == kNoModule) sqlite3_bind_null(st, p + 12);
+  else sqlite3_bind_int64(st, p + 12, ev.module(i));
+  if (ev.pass(i) == Pass::None) sqlite3_bind_null(st, p + 13);
+  else sqlite3_bind_int64(st, p + 13, static_cast<int64_t>(ev.pass(i)));
 }
 
 struct RawStatement {
@@ -73,7 +78,8 @@ struct NativeWriter::Impl {
   OutputClaim claim;
   sql::Database db;
   sql::Statement meta, erase_meta, device, run, config, measurement, phase, frame, stack, counter, kernel, kernel_name;
-  sql::Statement update_category, allocator_net, event_time, delete_events, delete_kernels;
+  sql::Statement module, module_call;
+  sql::Statement update_category, update_module, allocator_net, event_time, delete_events, delete_kernels;
   RawStatement events_numbered_many, events_numbered_one, events_one;
   uint64_t rowid_end = 0;  // one past the largest seq in the events table (0: none yet)
   int wal_fd = -1;         // the WAL file, for keeping room reserved after it
@@ -137,6 +143,8 @@ Result<std::unique_ptr<NativeWriter>> NativeWriter::create(OutputClaim claim, Na
     names += fmt::format("INSERT INTO source_names VALUES({}, '{}');", i, name(static_cast<Source>(i)));
   for (int i = 0; i < kCategoryCount; ++i)
     names += fmt::format("INSERT INTO category_names VALUES({}, '{}');", i, name(static_cast<Category>(i)));
+  for (int i = 0; i < kPassCount; ++i)
+    names += fmt::format("INSERT INTO pass_names VALUES({}, '{}');", i, name(static_cast<Pass>(i)));
   names += fmt::format("INSERT INTO meta VALUES('{}', '{}');", meta::kFormatVersion, native::kFormatVersion);
   // Until the recorder says otherwise, a recording is what a killed one leaves.
   if (options.recording)
@@ -165,6 +173,9 @@ Result<std::unique_ptr<NativeWriter>> NativeWriter::create(OutputClaim claim, Na
       {&impl->kernel, "INSERT INTO kernels VALUES(?, ?, ?, ?, ?, ?)"},
       {&impl->kernel_name, "INSERT OR REPLACE INTO kernel_names VALUES(?, ?)"},
       {&impl->update_category, "UPDATE events SET category = ? WHERE seq = ?"},
+      {&impl->update_module, "UPDATE events SET module = ? WHERE seq = ?"},
+      {&impl->module, "INSERT OR REPLACE INTO modules VALUES(?, ?, ?, ?, ?)"},
+      {&impl->module_call, "INSERT INTO module_calls VALUES(?, ?, ?, ?, ?)"},
       {&impl->allocator_net,
        "SELECT device, action, sum(size) FROM events WHERE seq >= ? AND seq < ? AND source = 0 GROUP BY device, action"},
       {&impl->event_time, "SELECT t_ns FROM events WHERE seq = ?"},
@@ -373,6 +384,32 @@ Status NativeWriter::updateCategory(size_t seq, Category category) {
       impl_->update_category.bind(1, static_cast<int64_t>(category)).bind(2, static_cast<int64_t>(seq)).run());
 }
 
+Status NativeWriter::updateModule(size_t seq, uint32_t module) {
+  auto& st = impl_->update_module;
+  if (module == kNoModule) st.bindNull(1);
+  else st.bind(1, int64_t{module});
+  return impl_->check(st.bind(2, static_cast<int64_t>(seq)).run());
+}
+
+Status NativeWriter::writeModule(uint32_t id, const Module& m) {
+  auto& st = impl_->module;
+  st.bind(1, int64_t{id}).bind(2, m.name).bind(3, m.class_name);
+  if (m.parent == kNoModule) st.bindNull(4);
+  else st.bind(4, int64_t{m.parent});
+  return impl_->check(st.bind(5, m.parameter_bytes).run());
+}
+
+Status NativeWriter::appendModuleCalls(std::span<const ModuleCall> calls) {
+  auto& st = impl_->module_call;
+  for (const ModuleCall& c : calls) {
+    st.bind(1, int64_t{c.module}).bind(2, static_cast<int64_t>(c.pass));
+    if (c.run == kNoRun) st.bindNull(3);
+    else st.bind(3, int64_t{c.run});
+    if (Status s = st.bind(4, c.begin_ns).bind(5, c.end_ns).run(); !s) return impl_->check(s);
+  }
+  return Ok{};
+}
+
 Status NativeWriter::appendEvents(const EventStore& ev, size_t begin, size_t end, Progress* progress) {
   return appendEventsAt(ev, begin, end, begin, progress);
 }
@@ -394,7 +431,7 @@ Status NativeWriter::appendEventsAt(const EventStore& ev, size_t begin, size_t e
     // row of a file: SQLite would start at 1; rows put back before a window's start).
     const bool appended = im.rowid_end > 0 && seq == im.rowid_end;
     if (appended && end - i >= static_cast<size_t>(kRowsPerInsert)) {
-      for (int r = 0; r < kRowsPerInsert; ++r) bindEventRow(im.events_numbered_many.stmt, r * 11, ev, i + r, std::nullopt);
+      for (int r = 0; r < kRowsPerInsert; ++r) bindEventRow(im.events_numbered_many.stmt, r * kEventColumns, ev, i + r, std::nullopt);
       if (Status st = step(im.events_numbered_many.stmt); !st) return st;
       i += kRowsPerInsert;
     } else if (appended) {
@@ -475,7 +512,8 @@ Status NativeWriter::renumberEventsFrom(uint64_t first_seq) {
   std::string ddl = native::createTableSql(*events, "events_renumbered");
   Status st = impl_->check(impl_->db.exec(fmt::format(
       "DROP VIEW IF EXISTS events_named; {} INSERT INTO events_renumbered SELECT seq - {}, t_ns, device, source, action, "
-      "addr, size, stream, category, phase, stack, run FROM events ORDER BY seq; DROP TABLE events; ALTER TABLE "
+      "addr, size, stream, category, phase, stack, run, module, pass FROM events ORDER BY seq; DROP TABLE events; "
+      "ALTER TABLE "
       "events_renumbered RENAME TO events; {}",
       ddl, first_seq, native::eventsNamedViewSql())));
   impl_->rowid_end -= std::min(impl_->rowid_end, first_seq);

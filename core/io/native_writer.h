@@ -60,6 +60,11 @@ class NativeWriter {
   // Attribution that arrives after an event was written (the recorder learns an allocation's
   // category when the workload names the tensor, or when the block dies).
   Status updateCategory(size_t seq, Category category);
+  // The same for the module the bytes belong to (a parameter's block is its module's).
+  Status updateModule(size_t seq, uint32_t module);
+  // The module tree (a parent before its children) and the modules' calls.
+  Status writeModule(uint32_t id, const Module& module);
+  Status appendModuleCalls(std::span<const ModuleCall> calls);
   // Events [begin, end) of the store, with sequence numbers equal to their index.
   Status appendEvents(const EventStore& events, size_t begin, size_t end, Progress* progress = nullptr);
   // The same, numbering the first one `first_seq` (the recorder writes batch by batch).

@@ -44,13 +44,25 @@ enum class Category : uint8_t {
 };
 inline constexpr int kCategoryCount = 8;
 
+// Which pass of a training step made an event, on whichever thread made it (model/module_tree.h).
+enum class Pass : uint8_t {
+  None = 0,       // outside any pass the recorder tracks
+  Forward = 1,
+  Backward = 2,   // autograd running the module's backward
+  Recompute = 3,  // activation checkpointing running a forward again during backward
+  Optimizer = 4,  // optimizer.step()
+};
+inline constexpr int kPassCount = 5;
+
 std::string_view name(Action action);
 std::string_view name(Source source);
 std::string_view name(Category category);
+std::string_view name(Pass pass);
 
 std::optional<Action> parseAction(std::string_view text);
 std::optional<Source> parseSource(std::string_view text);
 std::optional<Category> parseCategory(std::string_view text);
+std::optional<Pass> parsePass(std::string_view text);
 
 // Signed effect of an allocator event on the allocated and reserved series (inline: every pass
 // over millions of events asks).

@@ -13,6 +13,10 @@ void EventStore::reserve(size_t n) {
   phase_.reserve(n);
   stack_.reserve(n);
   run_.reserve(n);
+  if (modules_enabled_) {
+    module_.reserve(n);
+    pass_.reserve(n);
+  }
 }
 
 void EventStore::shrinkToFit() {
@@ -27,6 +31,8 @@ void EventStore::shrinkToFit() {
   phase_.shrink_to_fit();
   stack_.shrink_to_fit();
   run_.shrink_to_fit();
+  module_.shrink_to_fit();
+  pass_.shrink_to_fit();
 }
 
 void EventStore::clear() { *this = EventStore(); }
@@ -43,6 +49,26 @@ void EventStore::resize(size_t n) {
   phase_.resize(n);
   stack_.resize(n);
   run_.resize(n);
+  if (modules_enabled_) {
+    module_.resize(n, kNoModule);
+    pass_.resize(n, Pass::None);
+  }
+}
+
+void EventStore::enableModules() {
+  if (modules_enabled_) return;
+  modules_enabled_ = true;
+  module_.assign(size(), kNoModule);
+  pass_.assign(size(), Pass::None);
+}
+
+void EventStore::setModule(size_t i, uint32_t module, Pass pass) {
+  if (!modules_enabled_) {
+    if (module == kNoModule && pass == Pass::None) return;
+    enableModules();
+  }
+  module_[i] = module;
+  pass_[i] = pass;
 }
 
 void EventStore::set(size_t i, const Event& e) {
@@ -57,6 +83,10 @@ void EventStore::set(size_t i, const Event& e) {
   phase_[i] = e.phase;
   stack_[i] = e.stack;
   run_[i] = e.run;
+  if (modules_enabled_) {
+    module_[i] = e.module;
+    pass_[i] = e.pass;
+  }
 }
 
 void EventStore::push(const Event& e) {
@@ -71,11 +101,19 @@ void EventStore::push(const Event& e) {
   phase_.push_back(e.phase);
   stack_.push_back(e.stack);
   run_.push_back(e.run);
+  if (!modules_enabled_ && (e.module != kNoModule || e.pass != Pass::None)) {
+    enableModules();  // sized to the events before this one, which had none
+    module_.back() = e.module;
+    pass_.back() = e.pass;
+  } else if (modules_enabled_) {
+    module_.push_back(e.module);
+    pass_.push_back(e.pass);
+  }
 }
 
 Event EventStore::at(size_t i) const {
-  return Event{t_ns_[i],    device_[i],   source_[i], action_[i], addr_[i], size_[i],
-               stream_[i],  category_[i], phase_[i],  stack_[i],  run_[i]};
+  return Event{t_ns_[i],   device_[i], source_[i], action_[i], addr_[i],  size_[i], stream_[i],
+               category_[i], phase_[i], stack_[i],  run_[i],    module(i), pass(i)};
 }
 
 void EventStore::shiftTimes(int64_t delta_ns) {
@@ -85,7 +123,7 @@ void EventStore::shiftTimes(int64_t delta_ns) {
 size_t EventStore::bytesResident() const {
   auto bytes = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
   return bytes(t_ns_) + bytes(device_) + bytes(source_) + bytes(action_) + bytes(addr_) + bytes(size_) +
-         bytes(stream_) + bytes(category_) + bytes(phase_) + bytes(stack_) + bytes(run_);
+         bytes(stream_) + bytes(category_) + bytes(phase_) + bytes(stack_) + bytes(run_) + bytes(module_) + bytes(pass_);
 }
 
 }  // namespace sawtooth

@@ -11,6 +11,7 @@
 #include "core/model/anomaly.h"
 #include "core/model/allocator_segments.h"
 #include "core/model/event_store.h"
+#include "core/model/module_tree.h"
 #include "core/model/stack_table.h"
 
 namespace sawtooth {
@@ -93,6 +94,8 @@ struct Trace {
   // segments_known says the source reported them (an empty list then means none were held).
   std::vector<SnapshotSegment> segments;
   bool segments_known = false;
+  // The recorded program's modules and their calls; events name them (EventStore::module).
+  ModuleTree modules;
 
   // Devices that appear in events, counters or the device table, ascending.
   std::vector<DeviceId> deviceIds() const;

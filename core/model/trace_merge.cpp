@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
+#include <tuple>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -20,6 +22,7 @@ struct InputMap {
   uint16_t default_run = kNoRun;  // for events outside any run (ranks only)
   std::vector<uint32_t> stacks;
   std::vector<uint32_t> kernel_names;
+  std::vector<uint32_t> modules;  // the input's module -> merged module
 
   uint16_t run(uint16_t id) const { return id < runs.size() ? runs[id] : default_run; }
 };
@@ -41,7 +44,10 @@ class Merger {
       mergeStacks(i);
       mergeKernels(i);
       mergeDevices(i);
+      mergeModules(i);
     }
+    std::stable_sort(out_.modules.calls.begin(), out_.modules.calls.end(),
+                     [](const ModuleCall& x, const ModuleCall& y) { return x.begin_ns < y.begin_ns; });
     mergeEventsAndCounters();
     return std::move(out_);
   }
@@ -152,6 +158,33 @@ class Merger {
     }
   }
 
+  // Modules of the same name, class and parent are one module (the replicas of a data-parallel
+  // run): the bytes of each rank stay apart by device and run. Its parameter bytes are the
+  // largest any input gives (a sharded rank holds fewer).
+  void mergeModules(size_t i) {
+    const ModuleTree& in = inputs_[i].trace->modules;
+    InputMap& m = maps_[i];
+    m.modules.assign(in.modules.size(), kNoModule);
+    for (size_t k = 0; k < in.modules.size(); ++k) {
+      Module module = in.modules[k];
+      module.parent = module.parent < k ? m.modules[module.parent] : kNoModule;
+      auto [it, added] = module_ids_.try_emplace(std::tuple{module.name, module.class_name, module.parent},
+                                                 static_cast<uint32_t>(out_.modules.modules.size()));
+      if (added) out_.modules.modules.push_back(module);
+      Module& merged = out_.modules.modules[it->second];
+      merged.parameter_bytes = std::max(merged.parameter_bytes, module.parameter_bytes);
+      m.modules[k] = it->second;
+    }
+    for (ModuleCall c : in.calls) {
+      if (c.module >= m.modules.size()) continue;
+      c.module = m.modules[c.module];
+      c.run = m.run(c.run);
+      c.begin_ns = timeOf(i, c.begin_ns);
+      c.end_ns = timeOf(i, c.end_ns);
+      out_.modules.calls.push_back(c);
+    }
+  }
+
   // Interleaves the inputs' events by time, each input in its own order (few inputs: a linear
   // scan for the earliest head is cheaper than a heap).
   void mergeEventsAndCounters() {
@@ -184,6 +217,7 @@ class Merger {
       if (e.phase != kNoPhase) e.phase = e.phase < in.phases.size() ? e.phase + m.first_phase : kNoPhase;
       if (e.stack != kNoStack) e.stack = e.stack < m.stacks.size() ? m.stacks[e.stack] : kNoStack;
       e.run = m.run(e.run);
+      if (e.module != kNoModule) e.module = e.module < m.modules.size() ? m.modules[e.module] : kNoModule;
       if (!new_index[pick].empty()) new_index[pick][next[pick]] = out_.events.size();
       out_.events.push(e);
       ++next[pick];
@@ -202,6 +236,7 @@ class Merger {
   std::span<const MergeInput> inputs_;
   std::vector<InputMap> maps_;
   std::unordered_map<std::string, uint32_t> kernel_ids_;
+  std::map<std::tuple<std::string, std::string, uint32_t>, uint32_t> module_ids_;
   Trace out_;
 };
 

@@ -95,7 +95,8 @@ TEST(NativeFormat, NewerFormatIsRefusedWithAClearMessage) {
   auto back = loadTrace(path);
   ASSERT_FALSE(back.ok());
   EXPECT_EQ(back.error().message, path + ": written in .sawtooth format 7 by a newer Sawtooth; this build reads up to "
-                                         "format 1. Update Sawtooth to open it.");
+                                         "format " + std::to_string(native::kFormatVersion) +
+                                         ". Update Sawtooth to open it.");
 }
 
 TEST(NativeFormat, ForeignSqliteIsRefused) {

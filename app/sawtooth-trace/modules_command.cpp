@@ -1,0 +1,70 @@
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "app/sawtooth-trace/allocator_commands.h"
+#include "app/sawtooth-trace/device_option.h"
+#include "core/analysis/allocator_history.h"
+#include "core/analysis/live_allocations.h"
+#include "core/analysis/module_memory.h"
+#include "core/io/module_json.h"
+#include "core/io/trace_loader.h"
+
+namespace sawtooth::cli {
+namespace {
+
+int fail(const std::string& message) {
+  fmt::print(stderr, "sawtooth-trace: {}\n", message);
+  return 1;
+}
+
+}  // namespace
+
+void addModulesCommand(CLI::App& app, ModulesOptions& o) {
+  o.command = app.add_subcommand("modules", "The bytes each module holds at the peak (or an event), by category, "
+                                            "and what its forward and backward cost");
+  o.command->add_option("FILE", o.file, "trace file (a recording: PyTorch's snapshots record no modules)")->required();
+  o.at_option = o.command->add_option("--at", o.at,
+                                      "the device's allocator-event index (0-based, as info's "
+                                      "peak_allocated_event_index; -1: before the first); default: the peak");
+  o.command->add_option("--depth", o.depth, "show modules down to this depth (0: the roots), each standing for its "
+                                            "submodules; default: all")
+      ->check(CLI::NonNegativeNumber);
+  o.command->add_option("--device", o.device, "one device: cuda:N, N or cpu (default: the one with the largest peak)");
+  o.command->add_flag("--json", o.json, "print one JSON object");
+}
+
+int runModulesCommand(const ModulesOptions& o, const ReadLimits& limits) {
+  auto trace = loadTrace(o.file, nullptr, limits);
+  if (!trace) return fail(trace.error().message);
+  if (std::string why = modulesUnavailableReason(*trace); !why.empty()) return fail(fmt::format("{}: {}", o.file, why));
+  std::optional<int16_t> device;
+  if (!o.device.empty()) {
+    device = findDevice(*trace, o.device);
+    if (!device) return fail(noDeviceMessage(*trace, o.file, o.device));
+  } else {
+    int64_t best = 0;
+    for (int16_t id : trace->deviceIds()) {
+      const int64_t peak = scopePeak(*trace, id).bytes;
+      if (!device || peak > best) {
+        device = id;
+        best = peak;
+      }
+    }
+    if (!device) return fail(fmt::format("{}: no allocator events on any device", o.file));
+  }
+  std::optional<int64_t> at;
+  if (o.at_option && o.at_option->count() > 0) {
+    const auto n = static_cast<int64_t>(allocatorEvents(*trace, *device).size());
+    if (o.at < -1 || o.at >= n)
+      return fail(fmt::format("{}: --at {} is outside {}'s allocator events (-1 to {})", o.file, o.at,
+                              trace->deviceName(*device), n - 1));
+    at = o.at;
+  }
+  const ModuleMemory memory = moduleMemoryAt(*trace, *device, at);
+  if (o.json) std::cout << modulesJson(*trace, o.file, memory, o.depth) << "\n";
+  else std::cout << modulesText(memory, o.depth);
+  return 0;
+}
+
+}  // namespace sawtooth::cli

@@ -1,0 +1,148 @@
+#include "core/analysis/module_memory.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/analysis/live_allocations.h"
+#include "core/analysis/series.h"
+#include "core/util/format_bytes.h"
+#include "core/util/wrapping.h"
+
+namespace sawtooth {
+namespace {
+
+// The largest rise of the allocated series during [begin_ns, end_ns] above its value when the
+// call began (the value in force at begin_ns, events at that very time not yet counted).
+int64_t peakIncrement(const Series& allocated, int64_t begin_ns, int64_t end_ns) {
+  const std::vector<int64_t>& t = allocated.axis->t_ns;
+  size_t p = static_cast<size_t>(std::lower_bound(t.begin(), t.end(), begin_ns) - t.begin());
+  const int64_t base = allocated.valueBefore(p);
+  int64_t high = base;
+  for (; p < t.size() && t[p] <= end_ns; ++p) high = std::max(high, allocated.value[p]);
+  return std::max<int64_t>(0, wrappingSub(high, base));
+}
+
+PassCost* costOf(ModuleRow& row, Pass pass) {
+  switch (pass) {
+    case Pass::Forward: return &row.forward;
+    case Pass::Backward: return &row.backward;
+    case Pass::Recompute: return &row.recompute;
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+int64_t CategoryBytes::total() const {
+  int64_t sum = 0;
+  for (int64_t b : bytes) sum = wrappingAdd(sum, b);
+  return sum;
+}
+
+int64_t CategoryBytes::other() const {
+  return wrappingAdd(wrappingAdd((*this)[Category::Input], (*this)[Category::Unknown]),
+                     (*this)[Category::AutogradDetail]);
+}
+
+void CategoryBytes::add(const CategoryBytes& o) {
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = wrappingAdd(bytes[i], o.bytes[i]);
+}
+
+std::string modulesUnavailableReason(const Trace& trace) {
+  if (!trace.modules.empty()) return {};
+  if (trace.format == "pytorch-snapshot")
+    return "PyTorch's memory snapshots record no modules: record the program with `sawtooth-record -- python "
+           "SCRIPT` to see which module holds each byte";
+  if (trace.format == "torch-profiler" || trace.format == "torch-memory-timeline")
+    return "torch.profiler's traces record no modules: record the program with `sawtooth-record -- python SCRIPT` to "
+           "see which module holds each byte";
+  if (trace.format == "jax-memory-profile") return "JAX memory profiles record no modules";
+  return "this recording has no modules: it was made before Sawtooth recorded them, with module tracking off, or of "
+         "a program that ran no torch.nn.Module";
+}
+
+ModuleMemory moduleMemoryAt(const Trace& trace, int16_t device, std::optional<int64_t> position) {
+  ModuleMemory out;
+  out.device = device;
+  out.at_peak = !position.has_value();
+  out.unavailable = modulesUnavailableReason(trace);
+  out.position = position ? *position : scopePeak(trace, device).position;
+  const LiveSet live = liveAllocationsAt(trace, device, out.position);
+  out.position = live.position;
+  out.live_bytes = live.total;
+  if (!out.unavailable.empty()) return out;
+
+  // Rows in tree order: each module's children in the tree's own order, depth first.
+  const ModuleTree& tree = trace.modules;
+  const auto children = tree.children();
+  std::vector<uint32_t> row_of(tree.size(), UINT32_MAX);
+  std::vector<uint32_t> stack;
+  for (uint32_t m = static_cast<uint32_t>(tree.size()); m-- > 0;)
+    if (tree.modules[m].parent == kNoModule || tree.modules[m].parent >= m) stack.push_back(m);
+  while (!stack.empty()) {
+    const uint32_t m = stack.back();
+    stack.pop_back();
+    ModuleRow row;
+    row.module = m;
+    row.name = tree.fullName(m);
+    row.class_name = tree.modules[m].class_name;
+    row.declared_parameter_bytes = tree.modules[m].parameter_bytes;
+    const uint32_t parent = tree.modules[m].parent;
+    if (parent < m) {
+      row.parent_row = row_of[parent];
+      row.depth = out.rows[row.parent_row].depth + 1;
+    }
+    row_of[m] = static_cast<uint32_t>(out.rows.size());
+    out.rows.push_back(std::move(row));
+    for (auto it = children[m].rbegin(); it != children[m].rend(); ++it) stack.push_back(*it);
+  }
+  ModuleRow outside;
+  outside.name = std::string(kOutsideModules);
+  const uint32_t outside_row = static_cast<uint32_t>(out.rows.size());
+  out.rows.push_back(std::move(outside));
+
+  for (const LiveAllocation& a : live.allocations) {
+    ModuleRow& row = out.rows[a.module < row_of.size() ? row_of[a.module] : outside_row];
+    row.self[a.category] = wrappingAdd(row.self[a.category], a.bytes);
+    ++row.allocations;
+  }
+  // What the device counts but no allocation accounts for (before the trace began).
+  out.rows[outside_row].self[Category::Unknown] = wrappingAdd(out.rows[outside_row].self[Category::Unknown],
+                                                              live.unattributed);
+  for (ModuleRow& row : out.rows) row.total = row.self;
+  // Children come after their parents: adding from the end up carries each subtree to its root.
+  for (size_t r = out.rows.size(); r-- > 0;)
+    if (out.rows[r].parent_row != UINT32_MAX) out.rows[out.rows[r].parent_row].total.add(out.rows[r].total);
+
+  const DeviceSeries series = buildDeviceSeries(trace, device);
+  for (const ModuleCall& call : tree.calls) {
+    if (call.module >= row_of.size()) continue;
+    PassCost* cost = costOf(out.rows[row_of[call.module]], call.pass);
+    if (!cost) continue;
+    ++cost->calls;
+    cost->time_ns = wrappingAdd(cost->time_ns, std::max<int64_t>(0, call.end_ns - call.begin_ns));
+    cost->peak_increment = std::max(cost->peak_increment, peakIncrement(series.allocated, call.begin_ns, call.end_ns));
+  }
+
+  size_t holding = 0;
+  for (const ModuleRow& row : out.rows)
+    if (row.module != kNoModule && row.self.total() != 0) ++holding;
+  out.headline = fmt::format("{} {}{}: {} alive, {} of it in {} module{} and {} outside modules",
+                             out.at_peak ? "At the peak on" : "On", trace.deviceName(device),
+                             out.position < 0 ? " (before the first allocator event)"
+                                              : fmt::format(" (after allocator event {})", out.position),
+                             formatBytes(out.live_bytes),
+                             formatBytes(wrappingSub(out.live_bytes, out.rows[outside_row].self.total())), holding,
+                             holding == 1 ? "" : "s", formatBytes(out.rows[outside_row].self.total()));
+  return out;
+}
+
+std::vector<const ModuleRow*> rowsToDepth(const ModuleMemory& memory, int max_depth) {
+  std::vector<const ModuleRow*> out;
+  for (const ModuleRow& row : memory.rows)
+    if (row.depth <= max_depth) out.push_back(&row);
+  return out;
+}
+
+}  // namespace sawtooth

@@ -1,0 +1,184 @@
+#include <gtest/gtest.h>
+
+#include "core/analysis/flame_layout.h"
+#include "core/analysis/live_allocations.h"
+#include "core/analysis/module_icicle.h"
+#include "core/analysis/module_memory.h"
+#include "core/analysis/trace_diff.h"
+#include "core/io/module_json.h"
+#include "core/io/trace_loader.h"
+#include "tests/core/module_trace.h"
+#include "tests/core/test_data.h"
+
+namespace sawtooth {
+namespace {
+
+const ModuleRow& row(const ModuleMemory& m, std::string_view name) {
+  for (const ModuleRow& r : m.rows)
+    if (r.name == name) return r;
+  ADD_FAILURE() << "no row " << name;
+  static const ModuleRow none;
+  return none;
+}
+
+int64_t sumOfOwn(const ModuleMemory& m) {
+  int64_t sum = 0;
+  for (const ModuleRow& r : m.rows) sum += r.self.total();
+  return sum;
+}
+
+TEST(ModuleMemory, AtThePeakEveryByteHasItsModule) {
+  const Trace t = test::moduleTrace();
+  const ModuleMemory m = moduleMemoryAt(t, 0);
+  EXPECT_TRUE(m.unavailable.empty());
+  EXPECT_TRUE(m.at_peak);
+  EXPECT_EQ(m.position, 12);
+  EXPECT_EQ(m.live_bytes, 4250);
+  EXPECT_EQ(sumOfOwn(m), 4250);
+  ASSERT_EQ(m.rows.size(), 5u);  // four modules, then the outside row
+  EXPECT_EQ(m.rows[0].name, "Net");
+  EXPECT_EQ(m.rows[1].name, "Net.0");
+  EXPECT_EQ(m.rows[4].name, kOutsideModules);
+
+  const ModuleRow& first = row(m, "Net.0");
+  EXPECT_EQ(first.self[Category::Parameter], 400);
+  EXPECT_EQ(first.self[Category::Gradient], 400);
+  EXPECT_EQ(first.self[Category::Activation], 1000);
+  EXPECT_EQ(first.self[Category::Temporary], 2000);
+  EXPECT_EQ(first.allocations, 4);
+  EXPECT_EQ(first.depth, 1);
+  EXPECT_EQ(first.declared_parameter_bytes, 400);
+  const ModuleRow& last = row(m, "Net.2");
+  EXPECT_EQ(last.self[Category::Parameter], 200);
+  EXPECT_EQ(last.self[Category::Gradient], 200);
+  EXPECT_EQ(last.self[Category::Activation], 0);  // freed in its backward
+  EXPECT_EQ(row(m, "Net.1").self.total(), 0);
+  EXPECT_EQ(row(m, "Net").self.total(), 0);
+  EXPECT_EQ(row(m, "Net").total.total(), 4200);
+  EXPECT_EQ(row(m, kOutsideModules).self.total(), 50);
+  EXPECT_EQ(m.headline, "At the peak on cuda:0 (after allocator event 12): 4.2 kB alive, 4.2 kB of it in 2 modules "
+                        "and 50 B outside modules");
+}
+
+TEST(ModuleMemory, PassCostsFromTheCalls) {
+  const ModuleMemory m = moduleMemoryAt(test::moduleTrace(), 0);
+  const ModuleRow& first = row(m, "Net.0");
+  EXPECT_EQ(first.forward.calls, 1);
+  EXPECT_EQ(first.forward.time_ns, 9);
+  EXPECT_EQ(first.forward.peak_increment, 1500);  // 600 when it began, 2100 at most
+  EXPECT_EQ(first.backward.time_ns, 9);
+  EXPECT_EQ(first.backward.peak_increment, 2400);  // 1850 -> 4250
+  const ModuleRow& net = row(m, "Net");
+  EXPECT_EQ(net.forward.peak_increment, 1500);
+  EXPECT_EQ(net.forward.time_ns, 30);
+  EXPECT_EQ(net.backward.peak_increment, 2200);  // 2050 when its backward began
+  EXPECT_EQ(row(m, "Net.1").forward.peak_increment, 300);
+  EXPECT_EQ(row(m, "Net.1").backward.peak_increment, 0);  // it only frees
+  EXPECT_EQ(row(m, kOutsideModules).forward.calls, 0);
+}
+
+TEST(ModuleMemory, AtAnyEventTheRowsSumToTheLiveBytes) {
+  const Trace t = test::moduleTrace();
+  for (int64_t position = -1; position < 15; ++position) {
+    const ModuleMemory m = moduleMemoryAt(t, 0, position);
+    EXPECT_FALSE(m.at_peak);
+    EXPECT_EQ(m.live_bytes, liveAllocationsAt(t, 0, position).total);
+    EXPECT_EQ(sumOfOwn(m), m.live_bytes) << position;
+    // The roots' totals and the outside row are every live byte.
+    int64_t roots = 0;
+    for (const ModuleRow* r : rowsToDepth(m, 0)) roots += r->total.total();
+    EXPECT_EQ(roots, m.live_bytes);
+  }
+}
+
+TEST(ModuleMemory, TheIcicleHoldsTheLiveBytes) {
+  const ModuleMemory m = moduleMemoryAt(test::moduleTrace(), 0);
+  const ModuleIcicle icicle = buildModuleIcicle(m);
+  const FlameGraph& g = icicle.graph;
+  ASSERT_FALSE(g.nodes.empty());
+  EXPECT_EQ(g.nodes[0].bytes, 4250);
+  for (const FlameNode& n : g.nodes) {
+    int64_t below = 0;
+    for (uint32_t c : n.children) below += g.nodes[c].bytes;
+    if (!n.children.empty()) {
+      EXPECT_EQ(below, n.bytes) << n.label;
+    }
+  }
+  // "0" holds four category leaves; the largest is its backward temporary.
+  uint32_t first = UINT32_MAX;
+  for (uint32_t i = 0; i < g.nodes.size(); ++i)
+    if (g.nodes[i].label == "0") first = i;
+  ASSERT_NE(first, UINT32_MAX);
+  ASSERT_EQ(g.nodes[first].children.size(), 4u);
+  const uint32_t top = g.nodes[first].children.front();
+  EXPECT_EQ(g.nodes[top].label, "temporary");
+  EXPECT_EQ(icicle.category[top], Category::Temporary);
+  EXPECT_EQ(m.rows[icicle.row[top]].name, "Net.0");
+  const auto rects = layoutFlame(g);
+  EXPECT_EQ(rects.front().node, 0u);
+  EXPECT_EQ(flameDepth(rects), 4);  // (all), Net, 0, temporary
+}
+
+TEST(ModuleMemory, SnapshotsAndOldRecordingsSayWhyThereAreNone) {
+  auto snapshot = loadTrace(test::dataPath("anatomy_adam_snapshot.pickle"));
+  ASSERT_TRUE(snapshot.ok());
+  const ModuleMemory m = moduleMemoryAt(*snapshot, 0);
+  EXPECT_TRUE(m.rows.empty());
+  EXPECT_NE(m.unavailable.find("PyTorch's memory snapshots record no modules"), std::string::npos);
+  auto old = loadTrace(std::string(SAWTOOTH_SAMPLES) + "/anatomy.sawtooth");
+  ASSERT_TRUE(old.ok());
+  EXPECT_NE(modulesUnavailableReason(*old).find("this recording has no modules"), std::string::npos);
+}
+
+TEST(ModuleMemory, JsonRowsAndDepth) {
+  const Trace t = test::moduleTrace();
+  const ModuleMemory m = moduleMemoryAt(t, 0);
+  auto j = nlohmann::json::parse(modulesJson(t, "net.sawtooth", m, 0));
+  EXPECT_EQ(j["live_bytes"], 4250);
+  EXPECT_EQ(j["event_index"], 12);
+  ASSERT_EQ(j["modules"].size(), 2u);  // the root and the outside row
+  EXPECT_EQ(j["modules"][0]["name"], "Net");
+  EXPECT_EQ(j["modules"][0]["total"]["total"], 4200);
+  EXPECT_EQ(j["modules"][0]["total"]["temporary"], 2000);
+  EXPECT_EQ(j["modules"][1]["name"], "(outside modules)");
+  EXPECT_EQ(j["modules"][1]["self"]["unknown"], 50);
+  j = nlohmann::json::parse(modulesJson(t, "net.sawtooth", m, -1));
+  ASSERT_EQ(j["modules"].size(), 5u);
+  EXPECT_EQ(j["modules"][1]["parent"], "Net");
+  EXPECT_EQ(j["modules"][1]["backward"]["peak_increment"], 2400);
+  EXPECT_EQ(j["modules"][1]["class"], "Linear");
+}
+
+TEST(ModuleDiff, ByModuleNameAndCategory) {
+  const Trace a = test::moduleTrace();
+  Trace b = test::moduleTrace();
+  b.events.setModule(12, 3, Pass::Backward);  // the big temporary now "2"'s
+  auto d = diffTraces(a, "a", b, "b", {}, {}, DiffBy::Module);
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_EQ(d->by, DiffBy::Module);
+  EXPECT_TRUE(d->by_category);
+  ASSERT_FALSE(d->rows.empty());
+  EXPECT_EQ(d->rows.front().site, "Net.2");
+  EXPECT_EQ(d->rows.front().category, Category::Temporary);
+  EXPECT_EQ(d->rows.front().growth(), 2000);
+  EXPECT_EQ(d->rows.back().site, "Net.0");
+  EXPECT_EQ(d->rows.back().growth(), -2000);
+  int64_t a_sum = 0, b_sum = 0;
+  for (const DiffRow& r : d->rows) {
+    a_sum += r.a_bytes;
+    b_sum += r.b_bytes;
+  }
+  EXPECT_EQ(a_sum, 4250);
+  EXPECT_EQ(b_sum, 4250);
+}
+
+TEST(ModuleDiff, ATraceWithoutModulesIsRefusedWithTheReason) {
+  auto snapshot = loadTrace(test::dataPath("anatomy_adam_snapshot.pickle"));
+  ASSERT_TRUE(snapshot.ok());
+  auto d = diffTraces(test::moduleTrace(), "a", *snapshot, "b.pickle", {}, {}, DiffBy::Module);
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.error().message.find("b.pickle: PyTorch's memory snapshots record no modules"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sawtooth

@@ -221,7 +221,69 @@ void fillKernels(LadderInput& in, const Trace& trace) {
   in.kernels = kt;
 }
 
+// The op that made a block, for autocast: the innermost torch.nn.functional frame of its stack.
+class AutocastOps {
+ public:
+  explicit AutocastOps(const StackTable& stacks) : stacks_(stacks) {}
+  AutocastOp of(uint32_t stack) {
+    if (stack == kNoStack) return AutocastOp::Unknown;
+    if (auto it = cache_.find(stack); it != cache_.end()) return it->second;
+    AutocastOp op = AutocastOp::Unknown;
+    for (uint32_t f : stacks_.stack(stack)) {
+      const FrameView frame = stacks_.frame(f);
+      if (frame.file.ends_with("torch/nn/functional.py") || frame.file.ends_with("torch\\nn\\functional.py")) {
+        op = autocastOpOfFunctional(frame.name);
+        break;
+      }
+    }
+    return cache_[stack] = op;
+  }
+
+ private:
+  const StackTable& stacks_;
+  std::unordered_map<uint32_t, AutocastOp> cache_;
+};
+
+// Dropout makes its mask (a byte an element) and then its output: in an fp32 run the mask is a
+// quarter of the output that follows it.
+void markDropoutMasks(std::vector<LadderBlock>& blocks, const std::vector<LadderOp>& ops) {
+  uint32_t prev = UINT32_MAX;
+  for (const LadderOp& op : ops) {
+    if (!op.alloc) continue;
+    LadderBlock& b = blocks[op.block];
+    if (prev != UINT32_MAX && b.autocast == AutocastOp::Dropout && blocks[prev].autocast == AutocastOp::Dropout &&
+        blocks[prev].bytes * 4 == b.bytes)
+      blocks[prev].autocast = AutocastOp::BoolMask;
+    prev = op.block;
+  }
+}
+
 }  // namespace
+
+std::string_view name(AutocastOp op) {
+  switch (op) {
+    case AutocastOp::Unknown: return "unknown";
+    case AutocastOp::Float32: return "float32";
+    case AutocastOp::Dropout: return "dropout";
+    case AutocastOp::BoolMask: return "bool mask";
+  }
+  return "unknown";
+}
+
+AutocastOp autocastOpOfFunctional(std::string_view function) {
+  // PyTorch's "CUDA ops that can autocast to float32" with a Python function in
+  // torch.nn.functional (torch/csrc/autocast_mode.cpp, docs/amp.html#cuda-ops-that-can-autocast-to-float32).
+  static constexpr std::string_view kFloat32[] = {
+      "layer_norm", "group_norm", "softmax", "softmin", "log_softmax", "cross_entropy", "nll_loss", "kl_div",
+      "mse_loss", "l1_loss", "smooth_l1_loss", "binary_cross_entropy_with_logits", "poisson_nll_loss",
+      "margin_ranking_loss", "hinge_embedding_loss", "multilabel_margin_loss", "multi_margin_loss", "soft_margin_loss",
+      "triplet_margin_loss", "cosine_embedding_loss", "normalize"};
+  static constexpr std::string_view kDropout[] = {"dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
+                                                  "feature_alpha_dropout"};
+  if (std::find(std::begin(kFloat32), std::end(kFloat32), function) != std::end(kFloat32)) return AutocastOp::Float32;
+  if (std::find(std::begin(kDropout), std::end(kDropout), function) != std::end(kDropout)) return AutocastOp::Dropout;
+  return AutocastOp::Unknown;
+}
 
 std::string_view name(StepPart part) {
   switch (part) {
@@ -325,6 +387,7 @@ Result<LadderInput> ladderInput(const Trace& trace, const LadderSelection& selec
   bool any_segment_event = false, started = false, ended = false;
   std::vector<LadderBlock> blocks;
   std::vector<LadderOp> ops;
+  AutocastOps autocast_ops(trace.stacks);
   for (size_t i = 0; i < ev.size() && !ended; ++i) {
     if (ev.device()[i] != in.device || !counts(ev, i, w)) continue;
     const Action a = ev.action()[i];
@@ -358,6 +421,10 @@ Result<LadderInput> ladderInput(const Trace& trace, const LadderSelection& selec
       b.bytes = ev.sizes()[i];
       b.category = ev.category()[i];
       b.born = partOf(trace, ev.phase()[i]);
+      if (ev.stack()[i] != kNoStack) {
+        b.autocast = autocast_ops.of(ev.stack()[i]);
+        if (b.born == StepPart::Forward) in.stacks = true;
+      }
       b.alloc_op = static_cast<int32_t>(ops.size());
       live[ev.addr()[i]] = static_cast<uint32_t>(blocks.size());
       ops.push_back(LadderOp{static_cast<uint32_t>(blocks.size()), true, b.born, ev.tNs()[i]});
@@ -387,6 +454,7 @@ Result<LadderInput> ladderInput(const Trace& trace, const LadderSelection& selec
   }
   if (!started) return Error{"run '" + in.run + "' has no allocations on " + trace.deviceName(in.device)};
   if (baseline > 0) blocks.push_back(LadderBlock{baseline, Category::Unknown, StepPart::Before, -1, -1});
+  markDropoutMasks(blocks, ops);
   in.blocks = std::move(blocks);
   in.ops = std::move(ops);
   if (any_segment_event) in.peak_reserved = reserved_peak;

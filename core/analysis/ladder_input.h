@@ -30,12 +30,26 @@ enum class StepPart : uint8_t {
 std::string_view name(StepPart part);
 StepPart stepPartOf(std::string_view phase_name);
 
+// What autocast does to a block, told by the op that made it: the innermost torch.nn.functional
+// frame of its recorded Python stack. Most blocks have no such frame (no stack: backward, a
+// recording without stacks; or an op the frame does not name): Unknown.
+enum class AutocastOp : uint8_t {
+  Unknown,
+  Float32,   // an op on autocast's float32 list (layer_norm, softmax, cross_entropy, ...): stays 4-byte
+  Dropout,   // made by dropout: its output follows its input's dtype, its mask is bool
+  BoolMask,  // dropout's mask (a byte an element, a quarter of the fp32 output it masks): unchanged
+};
+std::string_view name(AutocastOp op);
+// The op autocast sees in a torch.nn.functional function's name ("layer_norm" -> Float32).
+AutocastOp autocastOpOfFunctional(std::string_view function);
+
 struct LadderBlock {
   int64_t bytes = 0;  // as recorded: the request (a CUDA block rounds it up: LadderInput::roundedBytes)
   Category category = Category::Unknown;
   StepPart born = StepPart::Before;
   int32_t alloc_op = -1;  // its alloc in LadderInput::ops; -1: alive when the run began
   int32_t free_op = -1;   // its free in LadderInput::ops; -1: still alive when the run ended
+  AutocastOp autocast = AutocastOp::Unknown;
 };
 
 struct LadderOp {
@@ -125,6 +139,7 @@ struct LadderInput {
   std::string autocast;            // "" (off) or the dtype the run already autocasts to
   std::string matmul_precision;    // "highest", "high", ... when recorded
   bool already_checkpointed = false;
+  bool stacks = false;  // whether the run's allocations in forward have Python stacks
 
   int64_t roundedBytes(int64_t bytes) const { return cuda ? roundSize(bytes, allocator) : bytes; }
 };

@@ -431,6 +431,23 @@ RungProgram autocastRung(const LadderInput& in, LowPrecision dtype) {
   const std::vector<bool> scaled = batchScaledBlocks(in);
   Emitter e(in, scaled);
   auto half = [](int64_t b) { return (b + 1) / 2; };
+  // What stays as it was: blocks made by an op autocast runs in fp32 (by the torch.nn.functional
+  // call in their stack), dropout's bool masks, and, in backward (no stacks there), the blocks of a
+  // size such an fp32 op made in forward: their gradients, which keep their tensor's dtype.
+  std::unordered_set<int64_t> fp32_sizes;
+  for (uint32_t b = 0; b < in.blocks.size(); ++b)
+    if (scaled[b] && inForward(in.blocks[b].born) && in.blocks[b].autocast == AutocastOp::Float32)
+      fp32_sizes.insert(in.blocks[b].bytes);
+  int64_t kept_fp32 = 0, kept_masks = 0, kept_backward = 0, halved_unknown_forward = 0;
+  auto lowers = [&](uint32_t id) {
+    const LadderBlock& blk = in.blocks[id];
+    if (!scaled[id]) return false;
+    if (blk.autocast == AutocastOp::Float32) return kept_fp32 += blk.bytes, false;
+    if (blk.autocast == AutocastOp::BoolMask) return kept_masks += blk.bytes, false;
+    if (blk.born == StepPart::Backward && fp32_sizes.count(blk.bytes)) return kept_backward += blk.bytes, false;
+    if (inForward(blk.born) && blk.autocast == AutocastOp::Unknown) halved_unknown_forward += blk.bytes;
+    return true;
+  };
   // The data the first layer reads: the largest input alive when a forward starts.
   int64_t casts_total = 0, halved_total = 0, input_cast = 0;
   size_t weights = 0;
@@ -440,7 +457,7 @@ RungProgram autocastRung(const LadderInput& in, LowPrecision dtype) {
     if (!m.hasBackward()) {
       for (; pos < m.end; ++pos) {
         const LadderOp& op = in.ops[pos];
-        if (op.alloc) e.alloc(op.block, scaled[op.block] ? half(in.blocks[op.block].bytes) : in.blocks[op.block].bytes);
+        if (op.alloc) e.alloc(op.block, lowers(op.block) ? half(in.blocks[op.block].bytes) : in.blocks[op.block].bytes);
         else e.free(op.block);
       }
       continue;
@@ -481,8 +498,9 @@ RungProgram autocastRung(const LadderInput& in, LowPrecision dtype) {
       const LadderOp& op = in.ops[pos];
       if (op.alloc) {
         const int64_t b = in.blocks[op.block].bytes;
-        e.alloc(op.block, scaled[op.block] ? half(b) : b);
-        if (scaled[op.block]) halved_total += b - half(b);
+        const bool low = lowers(op.block);
+        e.alloc(op.block, low ? half(b) : b);
+        if (low) halved_total += b - half(b);
       } else {
         e.free(op.block);
       }
@@ -504,8 +522,9 @@ RungProgram autocastRung(const LadderInput& in, LowPrecision dtype) {
         e.program.free(low);
         continue;
       }
-      e.alloc(op.block, scaled[op.block] ? half(b) : b);
-      if (scaled[op.block]) halved_total += b - half(b);
+      const bool low = lowers(op.block);
+      e.alloc(op.block, low ? half(b) : b);
+      if (low) halved_total += b - half(b);
     }
     for (const auto& [q, c] : cast_of) e.program.free(c);
     if (input_copy != UINT32_MAX) e.program.free(input_copy);
@@ -526,6 +545,29 @@ RungProgram autocastRung(const LadderInput& in, LowPrecision dtype) {
       "each weight's gradient exists in 2 bytes before its cast to the fp32 gradient kept: one such copy at a time");
   if (input_cast > 0)
     r.reasoning.push_back(fmt::format("the first layer saves a 2-byte copy of the input ({})", bytesText(input_cast)));
+  const auto per_pass = [&](int64_t b) { return bytesText(b / static_cast<int64_t>(passes)); };
+  if (in.stacks) {
+    r.reasoning.push_back(fmt::format(
+        "stay 4-byte: what ops on autocast's float32 list make (layer_norm, softmax, log_softmax, cross_entropy, ...: "
+        "the torch.nn.functional call in the block's stack), {} per forward, and in backward, whose blocks have no "
+        "stack, the blocks of those sizes (their gradients), {} per backward",
+        per_pass(kept_fp32), per_pass(kept_backward)));
+    if (kept_masks > 0)
+      r.reasoning.push_back(fmt::format("dropout's masks (a byte an element) do not change: {} per forward",
+                                        per_pass(kept_masks)));
+    r.reasoning.push_back(fmt::format(
+        "uncertain, not in a recording: {} per forward made by ops the stacks do not name are taken as 2-byte; an "
+        "op that mixes a 2-byte tensor with an fp32 one (a residual stream that starts from an fp32 embedding), a "
+        "float32-list op called without a torch.nn.functional frame (torch.pow in a GELU, exp, sum) or an explicit "
+        ".float() keeps them 4-byte, and each fp32 op's 2-byte input is cast up while it runs: where they do, the "
+        "peak is higher than predicted (by up to half of what they hold at the peak)",
+        per_pass(halved_unknown_forward)));
+  } else {
+    r.reasoning.push_back(
+        "uncertain: the recording has no Python stacks, so the ops autocast runs in fp32 (normalisation, softmax, the "
+        "loss) cannot be told: every activation is taken as 2-byte, and the peak may be higher than predicted "
+        "(record with stacks on)");
+  }
   r.reasoning.push_back(std::string("parameters, gradients and optimizer state stay fp32") +
                         (dtype == LowPrecision::Float16 ? "; fp16 adds a loss scaler (a few bytes)" : ""));
   return r;

@@ -2,6 +2,8 @@
 // 512 bytes, a CUDA block), and on the H200 recordings committed under resources/samples, whose
 // measured rungs the predictions must meet.
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include "core/analysis/ladder.h"
@@ -45,6 +47,15 @@ class StepBuilder {
     open_ = kNoPhase;
   }
   uint64_t a(int64_t units, Category c = Category::Unknown) { return push(Action::Alloc, next_++, units, c, 0); }
+  // An allocation whose Python stack has the torch.nn.functional function `functional` innermost.
+  uint64_t a(int64_t units, Category c, const std::string& functional) {
+    const uint32_t frames[] = {t_.stacks.internFrame(functional, "/venv/lib/python3.12/site-packages/torch/nn/functional.py", 1),
+                               t_.stacks.internFrame("forward", "/work/model.py", 10)};
+    stack_ = t_.stacks.internStack(frames);
+    const uint64_t addr = push(Action::Alloc, next_++, units, c, 0);
+    stack_ = kNoStack;
+    return addr;
+  }
   void f(uint64_t addr) {
     int64_t size = 0;
     for (size_t i = 0; i < t_.events.size(); ++i)
@@ -69,6 +80,7 @@ class StepBuilder {
     e.category = c;
     e.phase = run == kNoRun ? kNoPhase : open_;
     e.run = run;
+    e.stack = stack_;
     t_.events.push(e);
     return addr;
   }
@@ -76,6 +88,7 @@ class StepBuilder {
   int64_t now_ = 0;
   uint64_t next_ = 0x1000;
   uint32_t open_ = kNoPhase;
+  uint32_t stack_ = kNoStack;
 };
 
 // Three identical blocks: each makes A1 (saved by its second op) and A2 (its output, saved by the
@@ -223,6 +236,64 @@ TEST(LadderRungs, AutocastCastsWeightsAndHalvesActivations) {
   // 150 persistent + the 10-unit weight copy + the 50-unit input copy, forward at half (6 × 50)
   // and L (1 unit, too small to scale), the last output freed, then backward's two gradients at half.
   EXPECT_EQ(p.block_bytes / u, 150 + 10 + 50 + 6 * 50 + 1 - 50 + 50 + 50);
+}
+
+// A forward whose stacks name the ops: a block of an unnamed op (x), a layer norm's output (kept
+// fp32 by autocast), dropout's bool mask and output; in backward a block of the layer norm's size
+// (its gradient: fp32 too) and a weight's gradient.
+Trace stepWithAutocastOps(bool stacks) {
+  StepBuilder b;
+  b.before(50, Category::Parameter);
+  b.phase("forward");
+  const uint64_t x = b.a(100, Category::Activation);
+  const uint64_t n = stacks ? b.a(100, Category::Activation, "layer_norm") : b.a(100, Category::Activation);
+  const uint64_t m = stacks ? b.a(24, Category::Activation, "dropout") : b.a(24, Category::Activation);
+  const uint64_t d = stacks ? b.a(96, Category::Activation, "dropout") : b.a(96, Category::Activation);
+  const uint64_t L = b.a(1);
+  b.phase("backward");
+  const uint64_t g = b.a(100, Category::Temporary);
+  b.f(d);
+  b.f(m);
+  b.a(20, Category::Gradient);
+  b.f(g);
+  b.f(n);
+  b.f(x);
+  b.phase("after");
+  b.f(L);
+  return b.trace();
+}
+
+TEST(LadderRungs, AutocastKeepsWhatFloat32OpsMakeAndDropoutMasks) {
+  const LadderInput in = inputOf(stepWithAutocastOps(true));
+  ASSERT_TRUE(in.stacks);
+  EXPECT_EQ(in.blocks[2].autocast, AutocastOp::Float32);
+  EXPECT_EQ(in.blocks[3].autocast, AutocastOp::BoolMask);
+  EXPECT_EQ(in.blocks[4].autocast, AutocastOp::Dropout);
+  const RungProgram r = autocastRung(in, LowPrecision::BFloat16);
+  // 50 parameters + the weight's 10-unit copy + x at half (50) + the layer norm's 100 + the mask's
+  // 24 + dropout's output at half (48) + L (1), then backward's 100 (the layer norm's size: fp32).
+  EXPECT_EQ(peakUnits(r, in), 50 + 10 + 50 + 100 + 24 + 48 + 1 + 100);
+  const std::string why = fmt::format("{}", fmt::join(r.reasoning, "\n"));
+  EXPECT_NE(why.find("stay 4-byte"), std::string::npos) << why;
+  EXPECT_NE(why.find("uncertain"), std::string::npos) << why;
+}
+
+TEST(LadderRungs, AutocastWithoutStacksHalvesEveryActivationAndSaysSo) {
+  const LadderInput in = inputOf(stepWithAutocastOps(false));
+  EXPECT_FALSE(in.stacks);
+  const RungProgram r = autocastRung(in, LowPrecision::BFloat16);
+  EXPECT_EQ(peakUnits(r, in), 50 + 10 + 50 + 50 + 12 + 48 + 1 + 50);
+  const std::string why = fmt::format("{}", fmt::join(r.reasoning, "\n"));
+  EXPECT_NE(why.find("no Python stacks"), std::string::npos) << why;
+}
+
+TEST(LadderInput, AutocastOpsByTheirFunctionalName) {
+  EXPECT_EQ(autocastOpOfFunctional("layer_norm"), AutocastOp::Float32);
+  EXPECT_EQ(autocastOpOfFunctional("cross_entropy"), AutocastOp::Float32);
+  EXPECT_EQ(autocastOpOfFunctional("softmax"), AutocastOp::Float32);
+  EXPECT_EQ(autocastOpOfFunctional("dropout"), AutocastOp::Dropout);
+  EXPECT_EQ(autocastOpOfFunctional("linear"), AutocastOp::Unknown);
+  EXPECT_EQ(autocastOpOfFunctional("gelu"), AutocastOp::Unknown);
 }
 
 TEST(LadderRungs, AutocastDoesNotApplyTwice) {

@@ -225,23 +225,30 @@ void fillKernels(LadderInput& in, const Trace& trace) {
 class AutocastOps {
  public:
   explicit AutocastOps(const StackTable& stacks) : stacks_(stacks) {}
-  AutocastOp of(uint32_t stack) {
-    if (stack == kNoStack) return AutocastOp::Unknown;
-    if (auto it = cache_.find(stack); it != cache_.end()) return it->second;
+  struct Facts {
     AutocastOp op = AutocastOp::Unknown;
+    bool cached = false;
+  };
+  Facts of(uint32_t stack) {
+    if (stack == kNoStack) return {};
+    if (auto it = known_.find(stack); it != known_.end()) return it->second;
+    Facts facts;
+    bool op_found = false;
     for (uint32_t f : stacks_.stack(stack)) {
       const FrameView frame = stacks_.frame(f);
-      if (frame.file.ends_with("torch/nn/functional.py") || frame.file.ends_with("torch\\nn\\functional.py")) {
-        op = autocastOpOfFunctional(frame.name);
-        break;
+      if (!op_found &&
+          (frame.file.ends_with("torch/nn/functional.py") || frame.file.ends_with("torch\\nn\\functional.py"))) {
+        facts.op = autocastOpOfFunctional(frame.name);
+        op_found = true;
       }
+      facts.cached |= isCacheFile(frame.file);
     }
-    return cache_[stack] = op;
+    return known_[stack] = facts;
   }
 
  private:
   const StackTable& stacks_;
-  std::unordered_map<uint32_t, AutocastOp> cache_;
+  std::unordered_map<uint32_t, Facts> known_;
 };
 
 // Dropout makes its mask (a byte an element) and then its output: in an fp32 run the mask is a
@@ -259,6 +266,12 @@ void markDropoutMasks(std::vector<LadderBlock>& blocks, const std::vector<Ladder
 }
 
 }  // namespace
+
+bool isCacheFile(std::string_view file) {
+  const size_t slash = file.find_last_of("/\\");
+  const std::string_view base = slash == std::string_view::npos ? file : file.substr(slash + 1);
+  return base.find("cache") != std::string_view::npos;
+}
 
 std::string_view name(AutocastOp op) {
   switch (op) {
@@ -422,7 +435,9 @@ Result<LadderInput> ladderInput(const Trace& trace, const LadderSelection& selec
       b.category = ev.category()[i];
       b.born = partOf(trace, ev.phase()[i]);
       if (ev.stack()[i] != kNoStack) {
-        b.autocast = autocast_ops.of(ev.stack()[i]);
+        const auto facts = autocast_ops.of(ev.stack()[i]);
+        b.autocast = facts.op;
+        b.cached = facts.cached;
         if (b.born == StepPart::Forward) in.stacks = true;
       }
       b.alloc_op = static_cast<int32_t>(ops.size());

@@ -50,7 +50,13 @@ struct LadderBlock {
   int32_t alloc_op = -1;  // its alloc in LadderInput::ops; -1: alive when the run began
   int32_t free_op = -1;   // its free in LadderInput::ops; -1: still alive when the run ended
   AutocastOp autocast = AutocastOp::Unknown;
+  // Made inside a cache's code (a frame in a file whose name says cache: transformers'
+  // cache_utils.py, a KV cache): stored in an object that outlives the op, such as the
+  // past_key_values every layer is handed, not only saved for backward.
+  bool cached = false;
 };
+// Whether a frame's file is a cache's code (its base name contains "cache").
+bool isCacheFile(std::string_view file);
 
 struct LadderOp {
   uint32_t block = 0;  // index into LadderInput::blocks

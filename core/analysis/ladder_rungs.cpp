@@ -224,7 +224,7 @@ RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form
   const std::vector<bool> scaled = batchScaledBlocks(in);
   Emitter e(in, scaled);
   const bool cpu = !in.cuda;
-  int64_t dropped_bytes = 0, recompute_allocated = 0;
+  int64_t dropped_bytes = 0, recompute_allocated = 0, kept_cached = 0;
   size_t checkpointed_total = 0;
   std::vector<double> fractions;
   bool timed_by_clock = !in.cuda;
@@ -302,7 +302,11 @@ RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form
       e.alloc(op.block, in.blocks[op.block].bytes);
       for (uint32_t id : pending) e.free(id), dropped_bytes += in.blocks[id].bytes;
       pending.clear();
-      if (internal_owner.count(op.block)) pending.push_back(op.block);
+      if (internal_owner.count(op.block)) {
+        // What a cache stored is referenced from outside the block: checkpointing cannot free it.
+        if (in.blocks[op.block].cached) kept_cached += in.blocks[op.block].bytes;
+        else pending.push_back(op.block);
+      }
     }
     for (uint32_t id : pending) e.free(id), dropped_bytes += in.blocks[id].bytes;
 
@@ -325,6 +329,9 @@ RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form
                                              scaled[id]);
           recompute_allocated += in.blocks[id].bytes;
           if (internal) {
+            // A cache's entry is replaced by the recomputed one, which the cache then holds (the
+            // checkpoint keeps the cache, an argument of every block) until the backward ends.
+            if (in.blocks[id].cached && e.alive(id)) e.free(id);
             e.rebind(id, p);
           } else if (id == b.output && reentrant) {
             b.held_output = p;
@@ -344,8 +351,9 @@ RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form
     if (auto it = recompute_at.find(-1); it != recompute_at.end())
       for (size_t c : it->second) recompute(c);
     for (uint32_t q = m.backward_begin; q < m.end; ++q) {
-      e.replay(in.ops[q]);
       const LadderOp& op = in.ops[q];
+      const bool held_by_cache = !op.alloc && in.blocks[op.block].cached && internal_owner.count(op.block);
+      if (!held_by_cache) e.replay(op);
       if (!op.alloc)
         if (auto it = internal_owner.find(op.block); it != internal_owner.end()) {
           Block& b = ck[it->second];
@@ -418,6 +426,15 @@ RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form
       bytesText(recompute_allocated / static_cast<int64_t>(std::max<size_t>(1, fraction_n)))));
   r.reasoning.push_back(fmt::format("forward work added: {:.0f} % of a forward (measured by {})", 100 * r.recompute_fraction,
                                     r.recompute_source));
+  if (kept_cached > 0)
+    r.reasoning.push_back(fmt::format(
+        "kept: {} per forward that the blocks store in a cache (made in a cache's code, e.g. transformers' "
+        "past_key_values with use_cache on): the cache outlives each block, so checkpointing frees none of it, and "
+        "each recomputation stores its entry again, held until backward ends. Uncertain: a cache that appends "
+        "(transformers' DynamicCache concatenates) holds old and new entries, up to {} more late in backward than "
+        "predicted; turning the cache off in training (use_cache=False) frees it all",
+        bytesText(kept_cached / static_cast<int64_t>(std::max<size_t>(1, fraction_n))),
+        bytesText(kept_cached / static_cast<int64_t>(std::max<size_t>(1, fraction_n)))));
   return r;
 }
 

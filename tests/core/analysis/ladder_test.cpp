@@ -48,8 +48,9 @@ class StepBuilder {
   }
   uint64_t a(int64_t units, Category c = Category::Unknown) { return push(Action::Alloc, next_++, units, c, 0); }
   // An allocation whose Python stack has the torch.nn.functional function `functional` innermost.
-  uint64_t a(int64_t units, Category c, const std::string& functional) {
-    const uint32_t frames[] = {t_.stacks.internFrame(functional, "/venv/lib/python3.12/site-packages/torch/nn/functional.py", 1),
+  uint64_t a(int64_t units, Category c, const std::string& functional,
+             const std::string& file = "/venv/lib/python3.12/site-packages/torch/nn/functional.py") {
+    const uint32_t frames[] = {t_.stacks.internFrame(functional, file, 1),
                                t_.stacks.internFrame("forward", "/work/model.py", 10)};
     stack_ = t_.stacks.internStack(frames);
     const uint64_t addr = push(Action::Alloc, next_++, units, c, 0);
@@ -93,14 +94,15 @@ class StepBuilder {
 
 // Three identical blocks: each makes A1 (saved by its second op) and A2 (its output, saved by the
 // next block's first op). The loss L (1 unit) frees the last output in forward; L lives past backward.
-Trace chainOfBlocks(bool with_optimizer = false) {
+Trace chainOfBlocks(bool with_optimizer = false, bool a1_in_a_cache = false) {
   StepBuilder b;
   b.before(50, Category::Parameter);
   b.before(100, Category::Input);
   b.phase("forward");
   uint64_t A1[3], A2[3];
   for (int i = 0; i < 3; ++i) {
-    A1[i] = b.a(100, Category::Activation);
+    A1[i] = a1_in_a_cache ? b.a(100, Category::Activation, "update", "/venv/transformers/cache_utils.py")
+                          : b.a(100, Category::Activation);
     A2[i] = b.a(100, Category::Activation);
   }
   const uint64_t L = b.a(1);
@@ -179,6 +181,27 @@ TEST(LadderRungs, CheckpointingEveryBlockNonReentrantRecomputesOnlyWhatWasSaved)
   // Backward starts at 351 (parameters, input, two outputs, the loss); block 2's A1 comes back
   // (451), then its backward's two gradients: 651.
   EXPECT_EQ(peakUnits(checkpointRung(in, 1, CheckpointForm::NonReentrant), in), 651);
+}
+
+TEST(LadderRungs, CheckpointingFreesNothingACacheHolds) {
+  const LadderInput in = inputOf(chainOfBlocks(false, true));
+  ASSERT_TRUE(in.blocks[2].cached);
+  const RungProgram r = checkpointRung(in, 1, CheckpointForm::NonReentrant);
+  // Each block's A1 is in a cache that outlives the block: all three stay through forward (651 at
+  // backward's start, not 351), each recomputation replaces its entry, and the cache holds the new
+  // ones until backward ends; the recorded backward's own blocks on top: 871 when block 2's
+  // gradient, g1 and g2 are alive with the three A1 and both remaining outputs.
+  EXPECT_EQ(peakUnits(r, in), 871);
+  const std::string why = fmt::format("{}", fmt::join(r.reasoning, "\n"));
+  EXPECT_NE(why.find("store in a cache"), std::string::npos) << why;
+  EXPECT_NE(why.find("use_cache=False"), std::string::npos) << why;
+}
+
+TEST(LadderInput, CacheFilesByTheirName) {
+  EXPECT_TRUE(isCacheFile("/venv/lib/python3.12/site-packages/transformers/cache_utils.py"));
+  EXPECT_TRUE(isCacheFile("C:\\venv\\kv_cache.py"));
+  EXPECT_FALSE(isCacheFile("/work/cache/model.py"));
+  EXPECT_FALSE(isCacheFile("/venv/torch/nn/functional.py"));
 }
 
 TEST(LadderRungs, CheckpointingReentrantHoldsTheRecomputedOutput) {

@@ -492,7 +492,7 @@ void MainWindow::onRecordingFinished(RecorderRunner::Outcome outcome, const QStr
   closeLiveTab();
   updateActions();
   const QList<views::ConsoleChunk> console = panel_->runner() ? panel_->runner()->console() : QList<views::ConsoleChunk>();
-  showStatus(tr("The recording %1. %2").arg(RecorderRunner::describe(outcome), message));
+  showStatus(RecorderRunner::summary(outcome, message));
   if (RecorderRunner::leavesTrace(outcome) && !QFileInfo::exists(path) && !leftRankFiles(path.toStdString()).empty()) {
     mergeLeftRanksAndOpen(outcome, path, console);
     return;
@@ -500,7 +500,7 @@ void MainWindow::onRecordingFinished(RecorderRunner::Outcome outcome, const QStr
   if (!RecorderRunner::leavesTrace(outcome) || !QFileInfo::exists(path)) {
     bool printed = false;
     for (const auto& c : console) printed = printed || !c.text.trimmed().isEmpty();
-    if (printed) openConsoleTab(recording_name_, tr("The recording %1. %2").arg(RecorderRunner::describe(outcome), message), console);
+    if (printed) openConsoleTab(recording_name_, RecorderRunner::summary(outcome, message), console);
     return;
   }
   openRecording(outcome, path, console);

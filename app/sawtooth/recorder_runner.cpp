@@ -246,6 +246,14 @@ QString RecorderRunner::describe(Outcome outcome) {
   return {};
 }
 
+QString RecorderRunner::summary(Outcome outcome, const QString& message) {
+  const QString fragment = message.trimmed();
+  if (fragment.isEmpty()) return tr("The recording %1.").arg(describe(outcome));
+  const bool closed = fragment.endsWith(QLatin1Char('.')) || fragment.endsWith(QLatin1Char('!')) ||
+                      fragment.endsWith(QLatin1Char('?'));
+  return tr("The recording %1: %2%3").arg(describe(outcome), fragment, closed ? QString() : QStringLiteral("."));
+}
+
 bool RecorderRunner::leavesTrace(Outcome outcome) {
   return outcome == Outcome::Ok || outcome == Outcome::OutOfMemory || outcome == Outcome::Cancelled ||
          outcome == Outcome::Interrupted || outcome == Outcome::Crashed || outcome == Outcome::ProgramExited;

@@ -62,6 +62,9 @@ class RecorderRunner : public QObject {
   const QString& outPath() const { return request_.out; }
   // What happened, to follow "The recording ": "was cancelled", "ran out of GPU memory".
   static QString describe(Outcome outcome);
+  // One sentence for the status lines: "The recording ended with the program's failure: the
+  // program exited with status 3." (the message, a fragment, follows a colon, not a full stop).
+  static QString summary(Outcome outcome, const QString& message);
   // Whether a trace file is worth opening after this outcome.
   static bool leavesTrace(Outcome outcome);
   // The outcome of a recorder that exited normally with `exit_code`.

@@ -96,9 +96,8 @@ WorkloadPanel::WorkloadPanel(QString recorder, QString out_dir, QWidget* parent)
               const bool ok = outcome == RecorderRunner::Outcome::Ok;
               progress_->setRange(0, 1000);
               if (ok) progress_->setValue(1000);
-              QString text = tr("The recording %1.").arg(RecorderRunner::describe(outcome));
-              if (!message.isEmpty() && !ok) text += QStringLiteral(" ") + message;
-              setStatus(text, !ok && outcome != RecorderRunner::Outcome::Cancelled);
+              setStatus(RecorderRunner::summary(outcome, ok ? QString() : message),
+                        !ok && outcome != RecorderRunner::Outcome::Cancelled);
               updateButtons();
               emit recordingFinished(outcome, path, message);
             });

@@ -308,7 +308,7 @@ class MainWindowTest : public QObject {
     QVERIFY2(fits(), qPrintable(QStringLiteral("%1×%2").arg(w.minimumSizeHint().width()).arg(w.minimumSizeHint().height())));
     QCOMPARE(w.width(), 800);
     QVERIFY(live->statusText().contains(QStringLiteral("a-recording-whose-name")));
-    (*writer)->finish();
+    QVERIFY((*writer)->finish());
   }
 
   void aCancelledDistributedRunOpensWhatItsRanksRecorded() {
@@ -350,6 +350,10 @@ class MainWindowTest : public QObject {
     QVERIFY(w.liveTab()->console()->isVisibleTo(w.liveTab()));
     QVERIFY(opened.wait(30000));
     QCOMPARE(opened.first().at(1).value<app::RecorderRunner::Outcome>(), app::RecorderRunner::Outcome::ProgramExited);
+    // One sentence: "…failure: the program exited with status 1.", not "…failure. the program…".
+    QVERIFY2(panel->statusText().startsWith(QStringLiteral("The recording ended with the program's failure: the program exited")) &&
+                 panel->statusText().endsWith(QLatin1Char('.')),
+             qPrintable(panel->statusText()));
     auto* tab = opened.first().at(0).value<TraceTab*>();
     QTRY_COMPARE_WITH_TIMEOUT(tab->state(), TraceTab::State::Ready, 30000);
     // The program failed: its traceback is the first thing shown.

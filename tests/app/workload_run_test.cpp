@@ -355,12 +355,18 @@ class WorkloadRunTest : public QObject {
     if (python.isEmpty() || !QFileInfo(python).isExecutable()) QSKIP("no Python with torch (scripts/setup.sh makes one)");
     QFile script(out_.filePath(QStringLiteral("train_small.py")));
     QVERIFY(script.open(QIODevice::WriteOnly));
-    script.write("import os, sys, torch\n"
+    script.write("import os, sys, traceback, torch\n"
                  "assert os.environ['SAWTOOTH_APP_TEST'] == 'yes'\n"
                  "m = torch.nn.Linear(32, 32)\n"
                  "opt = torch.optim.Adam(m.parameters())\n"
-                 "for _ in range(3):\n"
-                 "    opt.zero_grad(); m(torch.randn(8, 32)).sum().backward(); opt.step()\n"
+                 "for step in range(3):\n"
+                 "    opt.zero_grad(); loss = m(torch.randn(8, 32)).sum(); loss.backward(); opt.step()\n"
+                 "    print(f'step {step}: loss {loss.item():.4f}', flush=True)\n"
+                 "if int(sys.argv[1]):\n"
+                 "    try:\n"
+                 "        m(torch.randn(8, 31))\n"
+                 "    except RuntimeError:\n"
+                 "        traceback.print_exc()\n"
                  "sys.exit(int(sys.argv[1]))\n");
     script.close();
 
@@ -410,7 +416,23 @@ class WorkloadRunTest : public QObject {
     QVERIFY(panel->runProgram(request));
     QVERIFY(opened.wait(180000));
     QCOMPARE(opened.first().at(1).value<RecorderRunner::Outcome>(), RecorderRunner::Outcome::ProgramExited);
-    QVERIFY2(panel->statusText().contains(QStringLiteral("exited with status 3")), qPrintable(panel->statusText()));
+    QCOMPARE(panel->statusText(), QStringLiteral("The recording ended with the program's failure: the program exited with status 3."));
+    // Its output, traceback included, is the first thing its tab shows (issue 29, item 3).
+    auto* failed = opened.first().at(0).value<TraceTab*>();
+    QTRY_VERIFY_WITH_TIMEOUT(failed->state() == TraceTab::State::Ready, kPatience);
+    QCOMPARE(failed->currentView(), TraceTab::View::Console);
+    const QString printed = failed->console()->text();
+    QVERIFY2(printed.contains(QStringLiteral("step 2: loss")), qPrintable(printed));
+    QVERIFY2(printed.contains(QStringLiteral("Traceback (most recent call last)")) &&
+                 printed.contains(QStringLiteral("cannot be multiplied")),
+             qPrintable(printed));
+    if (const QByteArray dir = qgetenv("SAWTOOTH_SCREENSHOT_DIR"); !dir.isEmpty()) {
+      w->resize(1500, 950);
+      w->show();
+      w->tabs()->setCurrentWidget(failed);
+      QTest::qWait(500);
+      QVERIFY(w->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/console.png")));
+    }
 
     // A command that does not exist: said so (not "refused its parameters"), nothing opens.
     QSignalSpy finished(panel, &app::WorkloadPanel::recordingFinished);

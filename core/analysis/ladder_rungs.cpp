@@ -195,6 +195,16 @@ RungProgram batchRung(const LadderInput& in, int k, bool accumulate) {
       "parameters, gradients, optimizer state and blocks of {} B or less do not change ({} allocated in forward and "
       "backward do not scale)",
       kFixedUpTo, bytesText(fixed)));
+  int64_t largest_fixed_backward = 0;
+  for (uint32_t b = 0; b < in.blocks.size(); ++b)
+    if (!scaled[b] && in.blocks[b].born == StepPart::Backward && !modelState(in.blocks[b].category))
+      largest_fixed_backward = std::max(largest_fixed_backward, in.blocks[b].bytes);
+  if (largest_fixed_backward > kFixedUpTo)
+    r.reasoning.push_back(fmt::format(
+        "uncertain: a block of backward whose size forward never made is kept whole ({} the largest); where it is a "
+        "library's workspace sized by the batch it sees (cuBLAS picks smaller ones for fewer rows), a smaller "
+        "micro-batch peaks lower than predicted, by up to that much",
+        bytesText(largest_fixed_backward)));
   if (accumulate) {
     r.reasoning.push_back(fmt::format(
         "{} forward + backward pass(es) run {} times each; the first micro-batch makes the gradients, each later one makes "
@@ -224,7 +234,7 @@ RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form
   const std::vector<bool> scaled = batchScaledBlocks(in);
   Emitter e(in, scaled);
   const bool cpu = !in.cuda;
-  int64_t dropped_bytes = 0, recompute_allocated = 0, kept_cached = 0;
+  int64_t dropped_bytes = 0, recompute_allocated = 0, kept_cached = 0, largest_internal = 0;
   size_t checkpointed_total = 0;
   std::vector<double> fractions;
   bool timed_by_clock = !in.cuda;
@@ -264,6 +274,7 @@ RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form
         if (in.ops[q].alloc && id != b.output && blk.free_op >= 0 && static_cast<uint32_t>(blk.free_op) >= m.backward_begin &&
             static_cast<uint32_t>(blk.free_op) < m.end && !modelState(blk.category)) {
           b.internal.insert(id);
+          largest_internal = std::max(largest_internal, blk.bytes);
           b.last_internal_op = q;
           b.last_internal_free = std::max(b.last_internal_free, static_cast<uint32_t>(blk.free_op));
         }
@@ -424,6 +435,13 @@ RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form
       reentrant ? "reentrant: the whole block, whose output is held until its backward ends"
                 : "non-reentrant: only until the last tensor it saved (early stop)",
       bytesText(recompute_allocated / static_cast<int64_t>(std::max<size_t>(1, fraction_n)))));
+  if (!reentrant && largest_internal > 0)
+    r.reasoning.push_back(fmt::format(
+        "uncertain: non-reentrant checkpointing hands a recomputed tensor to the backward step that unpacks it and "
+        "keeps no other reference, so it goes as soon as that step has used it, which can be before the step ends; "
+        "the prediction keeps it to the step's end, as the recorded run kept a saved tensor, and may be high by up "
+        "to one such tensor ({} here)",
+        bytesText(largest_internal)));
   r.reasoning.push_back(fmt::format("forward work added: {:.0f} % of a forward (measured by {})", 100 * r.recompute_fraction,
                                     r.recompute_source));
   if (kept_cached > 0)
@@ -581,9 +599,9 @@ RungProgram autocastRung(const LadderInput& in, LowPrecision dtype) {
         per_pass(halved_unknown_forward)));
   } else {
     r.reasoning.push_back(
-        "uncertain: the recording has no Python stacks, so the ops autocast runs in fp32 (normalisation, softmax, the "
-        "loss) cannot be told: every activation is taken as 2-byte, and the peak may be higher than predicted "
-        "(record with stacks on)");
+        "uncertain: the recording has no Python stacks (a C++ program, or stacks off), so the ops autocast runs in "
+        "fp32 cannot be told: every activation is taken as 2-byte; where the program normalises, takes a softmax or "
+        "a loss over many classes, the peak is higher than predicted");
   }
   r.reasoning.push_back(std::string("parameters, gradients and optimizer state stay fp32") +
                         (dtype == LowPrecision::Float16 ? "; fp16 adds a loss scaler (a few bytes)" : ""));

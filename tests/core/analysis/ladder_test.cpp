@@ -197,6 +197,32 @@ TEST(LadderRungs, CheckpointingFreesNothingACacheHolds) {
   EXPECT_NE(why.find("use_cache=False"), std::string::npos) << why;
 }
 
+TEST(LadderRungs, NonReentrantCheckpointingSaysItMayBeHighByOneRecomputedTensor) {
+  const LadderInput in = inputOf(chainOfBlocks());
+  const auto text = [](const RungProgram& r) { return fmt::format("{}", fmt::join(r.reasoning, "\n")); };
+  const std::string nr = text(checkpointRung(in, 1, CheckpointForm::NonReentrant));
+  EXPECT_NE(nr.find("may be high by up to one such tensor (51.2 kB here)"), std::string::npos) << nr;
+  EXPECT_EQ(text(checkpointRung(in, 1, CheckpointForm::Reentrant)).find("may be high by up to one"), std::string::npos);
+}
+
+TEST(LadderRungs, SmallerBatchesSayALibraryWorkspaceMayShrink) {
+  StepBuilder b;
+  b.before(10, Category::Parameter);
+  b.phase("forward");
+  const uint64_t x = b.a(100, Category::Activation);
+  b.phase("backward");
+  const uint64_t w = b.a(30, Category::Temporary);  // a size forward never made: not scaled
+  b.f(w);
+  b.a(10, Category::Gradient);
+  b.f(x);
+  const LadderInput in = inputOf(b.trace());
+  for (const bool accumulate : {true, false}) {
+    const RungProgram r = batchRung(in, 2, accumulate);
+    const std::string why = fmt::format("{}", fmt::join(r.reasoning, "\n"));
+    EXPECT_NE(why.find("kept whole (15.4 kB the largest)"), std::string::npos) << why;
+  }
+}
+
 TEST(LadderInput, CacheFilesByTheirName) {
   EXPECT_TRUE(isCacheFile("/venv/lib/python3.12/site-packages/transformers/cache_utils.py"));
   EXPECT_TRUE(isCacheFile("C:\\venv\\kv_cache.py"));

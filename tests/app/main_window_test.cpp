@@ -2,6 +2,7 @@
 // run as jobs, the events table filters and sorts off the GUI thread, and the recorder's contract
 // (core/recording) is exercised against a stand-in recorder script that speaks it.
 
+#include <QComboBox>
 #include <QListWidget>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -15,6 +16,7 @@
 #include "app/sawtooth/main_window.h"
 #include "app/sawtooth/reading_limits.h"
 #include "app/sawtooth/recent_files.h"
+#include "core/io/native_format.h"
 #include "core/io/native_writer.h"
 #include "core/io/trace_loader.h"
 #include "core/recording/workload_list.h"
@@ -380,6 +382,40 @@ class MainWindowTest : public QObject {
     auto* console = w.tabs()->currentWidget()->findChild<views::ConsoleView*>();
     QVERIFY(console);
     QVERIFY(console->text().contains(QStringLiteral("missing-program: not found")));
+  }
+
+  // Issue 28, item 3: a timeline draws at most 8 devices, those with the largest peaks; the tab's
+  // device choice says so and offers each of the others.
+  void aTraceOfManyDevicesDrawsTheLargestAndOffersTheRest() {
+    QTemporaryDir dir;
+    Trace t;
+    for (int16_t d = 0; d < 12; ++d) {
+      t.deviceInfo(d).name = "cuda:" + std::to_string(d);
+      for (Action a : {Action::Alloc, Action::FreeCompleted}) {
+        Event e;
+        e.device = d;
+        e.action = a;
+        e.size = 1'000'000 * (d + 1);
+        e.addr = 0x1000;
+        e.t_ns = 1000 * d + (a == Action::Alloc ? 0 : 500);
+        t.events.push(e);
+      }
+    }
+    const QString path = dir.filePath(QStringLiteral("twelve.sawtooth"));
+    QVERIFY(writeNative(t, path.toStdString()).ok());
+    app::MainWindow w{QString()};
+    TraceTab* tab = w.openFile(path);
+    QTRY_COMPARE_WITH_TIMEOUT(tab->state(), TraceTab::State::Ready, 20000);
+    QComboBox* choice = nullptr;
+    for (QComboBox* box : tab->findChildren<QComboBox*>())
+      if (box->toolTip() == QLatin1String("Which devices to draw")) choice = box;
+    QVERIFY(choice);
+    QCOMPARE(choice->count(), 13);
+    QCOMPARE(choice->itemText(0), QStringLiteral("The 8 largest of 12 devices"));
+    QCOMPARE(tab->timeline()->devicesLeftOut(), size_t{4});
+    choice->setCurrentIndex(choice->findText(QStringLiteral("cuda:1")));  // one left out, drawn on demand
+    QCOMPARE(tab->timeline()->devicesLeftOut(), size_t{0});
+    QVERIFY(tab->timeline()->line(1, SeriesKind::Allocated));
   }
 
   void keysMoveBetweenTheOpenTraces() {

@@ -270,6 +270,10 @@ void markDropoutMasks(std::vector<LadderBlock>& blocks, const std::vector<Ladder
 bool isCacheFile(std::string_view file) {
   const size_t slash = file.find_last_of("/\\");
   const std::string_view base = slash == std::string_view::npos ? file : file.substr(slash + 1);
+  // PyTorch's own caches (torch/_inductor/codecache.py runs compiled code) hold no tensors of a model.
+  const std::string_view dir = file.substr(0, file.size() - base.size());
+  if (dir.ends_with("torch/") || dir.find("/torch/") != std::string_view::npos || dir.find("\\torch\\") != std::string_view::npos)
+    return false;
   return base.find("cache") != std::string_view::npos;
 }
 

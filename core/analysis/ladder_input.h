@@ -55,7 +55,8 @@ struct LadderBlock {
   // past_key_values every layer is handed, not only saved for backward.
   bool cached = false;
 };
-// Whether a frame's file is a cache's code (its base name contains "cache").
+// Whether a frame's file is a cache's code: its base name contains "cache", outside PyTorch's own
+// code (torch/_inductor/codecache.py runs compiled graphs).
 bool isCacheFile(std::string_view file);
 
 struct LadderOp {

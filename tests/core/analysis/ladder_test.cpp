@@ -228,6 +228,8 @@ TEST(LadderInput, CacheFilesByTheirName) {
   EXPECT_TRUE(isCacheFile("C:\\venv\\kv_cache.py"));
   EXPECT_FALSE(isCacheFile("/work/cache/model.py"));
   EXPECT_FALSE(isCacheFile("/venv/torch/nn/functional.py"));
+  EXPECT_FALSE(isCacheFile("/venv/lib/python3.12/site-packages/torch/_inductor/codecache.py"));
+  EXPECT_FALSE(isCacheFile("C:\\venv\\torch\\_dynamo\\cache_size.py"));
 }
 
 TEST(LadderRungs, CheckpointingReentrantHoldsTheRecomputedOutput) {

@@ -271,8 +271,12 @@ bool isCacheFile(std::string_view file) {
   const size_t slash = file.find_last_of("/\\");
   const std::string_view base = slash == std::string_view::npos ? file : file.substr(slash + 1);
   // PyTorch's own caches (torch/_inductor/codecache.py runs compiled code) hold no tensors of a model.
-  const std::string_view dir = file.substr(0, file.size() - base.size());
-  if (dir.ends_with("torch/") || dir.find("/torch/") != std::string_view::npos || dir.find("\\torch\\") != std::string_view::npos)
+  // The package a file belongs to: what follows the last site-packages/ (or dist-packages/).
+  std::string_view dir = file.substr(0, file.size() - base.size());
+  for (const std::string_view packages : {std::string_view("packages/"), std::string_view("packages\\")})
+    if (const size_t at = dir.rfind(packages); at != std::string_view::npos) dir = dir.substr(at + packages.size());
+  if (dir.starts_with("torch/") || dir.starts_with("torch\\") || dir.find("torch/_inductor") != std::string_view::npos ||
+      dir.find("torch/_dynamo") != std::string_view::npos)
     return false;
   return base.find("cache") != std::string_view::npos;
 }

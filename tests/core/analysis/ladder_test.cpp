@@ -225,11 +225,13 @@ TEST(LadderRungs, SmallerBatchesSayALibraryWorkspaceMayShrink) {
 
 TEST(LadderInput, CacheFilesByTheirName) {
   EXPECT_TRUE(isCacheFile("/venv/lib/python3.12/site-packages/transformers/cache_utils.py"));
+  EXPECT_TRUE(isCacheFile("/opt/torch/.venv/lib/python3.12/site-packages/transformers/cache_utils.py"));
   EXPECT_TRUE(isCacheFile("C:\\venv\\kv_cache.py"));
   EXPECT_FALSE(isCacheFile("/work/cache/model.py"));
   EXPECT_FALSE(isCacheFile("/venv/torch/nn/functional.py"));
   EXPECT_FALSE(isCacheFile("/venv/lib/python3.12/site-packages/torch/_inductor/codecache.py"));
-  EXPECT_FALSE(isCacheFile("C:\\venv\\torch\\_dynamo\\cache_size.py"));
+  EXPECT_FALSE(isCacheFile("C:\\venv\\Lib\\site-packages\\torch\\_dynamo\\cache_size.py"));
+  EXPECT_FALSE(isCacheFile("/src/pytorch/torch/_inductor/codecache.py"));
 }
 
 TEST(LadderRungs, CheckpointingReentrantHoldsTheRecomputedOutput) {

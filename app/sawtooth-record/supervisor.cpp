@@ -42,19 +42,6 @@ void forwardToChild(int signal) {
 
 }  // namespace
 
-const char* incompleteReasonForSignal(int signal) {
-  switch (signal) {
-    case SIGSEGV:
-    case SIGBUS:
-    case SIGILL:
-    case SIGFPE:
-    case SIGABRT:
-    case SIGSYS:
-    case SIGTRAP: return "crashed";
-    default: return "killed";
-  }
-}
-
 bool superviseRecording(const OutputClaim& output, JsonLinesProgress& progress) {
   std::fflush(stdout);
   std::fflush(stderr);

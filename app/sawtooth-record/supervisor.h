@@ -10,14 +10,12 @@
 
 #include "app/sawtooth-record/progress_json.h"
 #include "core/io/output_claim.h"
+#include "core/model/recording_status.h"
 
 namespace sawtooth::record {
 
 // Returns in the child, which goes on to record. In the supervisor it never returns. Without
 // fork (resources exhausted) it returns false and the caller records unsupervised.
 bool superviseRecording(const OutputClaim& output, JsonLinesProgress& progress);
-
-// How a recording ends when its process dies by `signal`: "killed" or "crashed".
-const char* incompleteReasonForSignal(int signal);
 
 }  // namespace sawtooth::record

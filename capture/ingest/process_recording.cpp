@@ -4,9 +4,11 @@
 
 #include <fmt/format.h>
 
+#include "capture/ingest/ingest_limits.h"
 #include "capture/ingest/wire_reader.h"
 #include "core/io/native_schema.h"
 #include "core/model/meta_keys.h"
+#include "core/model/recording_status.h"
 
 namespace sawtooth::record {
 namespace {
@@ -14,10 +16,13 @@ namespace {
 using capture::CaptureRecord;
 using capture::RecordKind;
 
-// Bounds on what one connection may define (a program cannot make the recorder grow without end).
-constexpr size_t kMaxFramesPerConnection = 4'000'000;
-constexpr size_t kMaxStacksPerConnection = 4'000'000;
-constexpr size_t kMaxNames = 1'000'000;
+// Sender ids a process' connections may map (frames, stacks, names together): a program that
+// defines the same frame under ever new ids costs the recorder its map, not text.
+constexpr size_t kMaxDefinitions = 4'000'000;
+constexpr size_t kMaxIdentityKeys = 64;
+// Streams a process' connections may open (each costs the merger a queue and a look per record).
+constexpr size_t kMaxStreams = 1024;
+constexpr size_t kMaxIdentityBytes = 4096;
 constexpr int64_t kHeartbeatNs = 500'000'000;
 constexpr uint64_t kAnnotation = 1;  // CaptureRecord::stream of a phase marker that is an annotation
 constexpr std::string_view kOptimizerPhase = "optimizer";  // the shim's: its end ends a step
@@ -58,7 +63,9 @@ Status ProcessRecording::onHello(int connection, const nlohmann::json& hello) {
   c.role = hello.value("role", std::string("unknown"));
   connections_.emplace(connection, std::move(c));
   for (const auto& [k, v] : hello.items())
-    if (k != "role" && k != "pid") identity_[k] = v;
+    if (k != "role" && k != "pid" && identity_.size() < kMaxIdentityKeys && k.size() < 256 &&
+        v.dump().size() <= kMaxIdentityBytes)
+      identity_[k] = v;
   if (hello.contains("rank") && hello["rank"].is_number_integer()) {
     const int64_t rank = hello["rank"].get<int64_t>();
     if (rank >= 0 && rank < 1'000'000) rank_ = static_cast<int>(rank);
@@ -73,16 +80,102 @@ void ProcessRecording::onConnectionClosed(int connection) {
   for (int s = 0; s < 256; ++s) merger_.close(key(connection, static_cast<uint8_t>(s)));
 }
 
-uint32_t ProcessRecording::internName(const std::string& name) {
-  auto [it, inserted] = name_ids_.try_emplace(name, static_cast<uint32_t>(names_.size()));
-  if (inserted) names_.push_back(name);
-  return it->second;
+uint64_t ProcessRecording::records() const {
+  return counts_.allocator + counts_.driver + counts_.samples + counts_.tags + counts_.phases + counts_.annotations +
+         counts_.kernels;
+}
+
+std::string ProcessRecording::commandLine() const {
+  if (!identity_.contains("argv") || !identity_["argv"].is_array()) return {};
+  std::vector<std::string> argv;
+  for (const auto& a : identity_["argv"])
+    if (a.is_string()) argv.push_back(a.get<std::string>());
+  std::string line = joinCommand(argv);
+  return line.size() > 200 ? line.substr(0, 197) + "..." : line;
 }
 
 void ProcessRecording::onMeta(const nlohmann::json& meta) {
   for (const auto& [k, v] : meta.items()) {
-    pending_meta_[k] = jsonText(v);
-    if (sink_) sink_->setMeta(k, jsonText(v));
+    std::string value = jsonText(v);
+    if (value.size() > limits::kMetaValueBytes || k.size() > 256 ||
+        (!pending_meta_.count(k) && pending_meta_.size() >= limits::kMetaKeys)) {
+      ++counts_.dropped_meta;
+      continue;
+    }
+    if (sink_) sink_->setMeta(k, value);
+    pending_meta_[k] = std::move(value);
+  }
+}
+
+void ProcessRecording::onNotice(const std::string& level, std::string message) {
+  if (message.empty()) return;
+  ++counts_.notices;
+  if (message.size() > limits::kNoticeBytes) message = message.substr(0, limits::kNoticeBytes) + "...";
+  if (counts_.notices <= limits::kEchoedNotices && context_.notify)
+    context_.notify(level, fmt::format("{}: {}", describe(), message));
+  else if (counts_.notices == limits::kEchoedNotices + 1 && context_.notify)
+    context_.notify("warning", fmt::format("{}: more notices; they are in the file (meta notices) only", describe()));
+  if (notices_.size() >= limits::kNotices) {
+    ++counts_.dropped_notices;
+    return;
+  }
+  notices_.push_back(std::move(message));
+  std::string joined;
+  for (const std::string& n : notices_) joined += (joined.empty() ? "" : "\n") + n;
+  pending_meta_["notices"] = joined;
+  if (sink_) sink_->setMeta("notices", joined);
+}
+
+Status ProcessRecording::onDefinitions(Connection& c, const wire::Header& h, std::string_view payload) {
+  switch (h.type) {
+    case wire::FrameType::Frames: {
+      std::vector<FrameDef> defs;
+      if (Status st = decodeFrames(payload, defs); !st) return st;
+      for (auto& f : defs) {
+        if (!c.frames.count(f.id) && definitions_ >= kMaxDefinitions) {
+          ++counts_.dropped_definitions;
+          continue;
+        }
+        definitions_ += c.frames.count(f.id) ? 0 : 1;
+        c.frames[f.id] = tables_.frame(f.name, f.file, f.line);
+      }
+      return Ok{};
+    }
+    case wire::FrameType::Stacks: {
+      std::vector<StackDef> defs;
+      if (Status st = decodeStacks(payload, defs); !st) return st;
+      for (const auto& s : defs) {
+        StackFrames frames;
+        frames.reserve(s.frames.size());
+        for (uint32_t f : s.frames) {
+          auto fr = c.frames.find(f);
+          if (fr == c.frames.end()) return Error{fmt::format("stack {} names frame {}, which was never defined", s.id, f)};
+          frames.push_back(fr->second);
+        }
+        if (!c.stacks.count(s.id) && definitions_ >= kMaxDefinitions) {
+          ++counts_.dropped_definitions;
+          c.stacks[s.id] = nullptr;  // its records carry no stack
+          continue;
+        }
+        definitions_ += c.stacks.count(s.id) ? 0 : 1;
+        c.stacks[s.id] = tables_.stack(std::move(frames));
+      }
+      return Ok{};
+    }
+    default: {
+      std::vector<NameDef> defs;
+      if (Status st = decodeNames(payload, defs); !st) return st;
+      for (auto& n : defs) {
+        if (!c.names.count(n.id) && definitions_ >= kMaxDefinitions) {
+          ++counts_.dropped_definitions;
+          c.names[n.id] = 0;
+          continue;
+        }
+        definitions_ += c.names.count(n.id) ? 0 : 1;
+        c.names[n.id] = tables_.name(n.text);
+      }
+      return Ok{};
+    }
   }
 }
 
@@ -90,6 +183,10 @@ Status ProcessRecording::onFrame(int connection, const wire::Header& h, std::str
   auto it = connections_.find(connection);
   if (it == connections_.end()) return Error{"a frame before the hello"};
   Connection& c = it->second;
+  const bool streamed = h.type == wire::FrameType::Records || h.type == wire::FrameType::Watermark ||
+                        h.type == wire::FrameType::Idle;
+  if (streamed && !merger_.has(key(connection, h.stream)) && merger_.streams() >= kMaxStreams)
+    return Error{fmt::format("more than {} streams in one process", kMaxStreams)};
   switch (h.type) {
     case wire::FrameType::Hello:
       return Error{"a second hello on one connection"};
@@ -101,36 +198,10 @@ Status ProcessRecording::onFrame(int connection, const wire::Header& h, std::str
     }
     case wire::FrameType::Records:
       return onRecords(connection, c, h.stream, payload);
-    case wire::FrameType::Frames: {
-      std::vector<FrameDef> defs;
-      if (Status st = decodeFrames(payload, defs); !st) return st;
-      if (c.frames.size() + defs.size() > kMaxFramesPerConnection) return Error{"too many frames on one connection"};
-      for (auto& f : defs) c.frames[f.id] = Frame{std::move(f.name), std::move(f.file), f.line};
-      return Ok{};
-    }
-    case wire::FrameType::Stacks: {
-      std::vector<StackDef> defs;
-      if (Status st = decodeStacks(payload, defs); !st) return st;
-      if (c.stacks.size() + defs.size() > kMaxStacksPerConnection) return Error{"too many stacks on one connection"};
-      for (const auto& s : defs) {
-        auto frames = std::make_shared<StackFrames>();
-        frames->reserve(s.frames.size());
-        for (uint32_t f : s.frames) {
-          auto fr = c.frames.find(f);
-          if (fr == c.frames.end()) return Error{fmt::format("stack {} names frame {}, which was never defined", s.id, f)};
-          frames->push_back(fr->second);
-        }
-        c.stacks[s.id] = std::move(frames);
-      }
-      return Ok{};
-    }
-    case wire::FrameType::Names: {
-      std::vector<NameDef> defs;
-      if (Status st = decodeNames(payload, defs); !st) return st;
-      if (c.names.size() + defs.size() > kMaxNames) return Error{"too many names on one connection"};
-      for (auto& n : defs) c.names[n.id] = std::move(n.text);
-      return Ok{};
-    }
+    case wire::FrameType::Frames:
+    case wire::FrameType::Stacks:
+    case wire::FrameType::Names:
+      return onDefinitions(c, h, payload);
     case wire::FrameType::Kernels:
       return onKernels(connection, c, payload);
     case wire::FrameType::Watermark:
@@ -144,20 +215,17 @@ Status ProcessRecording::onFrame(int connection, const wire::Header& h, std::str
     case wire::FrameType::Notice: {
       auto j = nlohmann::json::parse(payload, nullptr, false);
       if (!j.is_object()) return Error{"notice frame is not a JSON object"};
-      const std::string message = j.value("message", std::string());
-      const std::string level = j.value("level", std::string("info"));
-      if (context_.notify && !message.empty()) context_.notify(level, fmt::format("{}: {}", describe(), message));
-      std::string& notices = pending_meta_["notices"];
-      notices += (notices.empty() ? "" : "\n") + message;
-      if (sink_) sink_->setMeta("notices", notices);
+      const auto message = j.contains("message") && j["message"].is_string() ? j["message"].get<std::string>() : "";
+      const auto level = j.contains("level") && j["level"].is_string() ? j["level"].get<std::string>() : "info";
+      onNotice(level == "warning" || level == "error" ? level : "info", message);
       return Ok{};
     }
     case wire::FrameType::Bye: {
       auto j = nlohmann::json::parse(payload, nullptr, false);
       c.bye = true;
       if (j.is_object()) {
-        c.bye_reason = j.value("reason", std::string());
-        c.bye_details = j.dump();
+        c.bye_reason = j.contains("reason") && j["reason"].is_string() ? j["reason"].get<std::string>().substr(0, 1024) : "";
+        c.bye_details = j.dump().substr(0, limits::kMetaValueBytes);
         if (j.contains("dropped") && j["dropped"].is_number_unsigned()) counts_.dropped_in_program += j["dropped"].get<uint64_t>();
       }
       return Ok{};
@@ -187,12 +255,15 @@ Status ProcessRecording::onRecords(int connection, Connection& c, uint8_t stream
         if (w.stack != wire::kNoStack) {
           auto s = c.stacks.find(w.stack);
           if (s == c.stacks.end()) return Error{fmt::format("record names stack {}, which was never defined", w.stack)};
-          r.context = std::const_pointer_cast<StackFrames>(s->second);
+          if (s->second) r.context = std::const_pointer_cast<StackFrames>(s->second);
         }
         if (kind == wire::RecordKind::Driver) {
           r.source = Source::Driver;
           ++counts_.driver;
-          if (ProgramTraceSink* s = sink()) s->pushDriver(std::move(r));
+          if (ProgramTraceSink* s = sink()) {
+            s->pushDriver(std::move(r));
+            if (s->failed()) write_failed_ = true;
+          }
           continue;
         }
         r.source = Source::Allocator;
@@ -221,10 +292,9 @@ Status ProcessRecording::onRecords(int connection, Connection& c, uint8_t stream
         r.stream = annotation ? kAnnotation : 0;
         r.addr = annotation ? w.stream : 0;  // the range id
         if (!(annotation && !begin)) {
-          auto n = c.names.find(static_cast<uint32_t>(w.addr));
+          auto n = w.addr <= UINT32_MAX ? c.names.find(static_cast<uint32_t>(w.addr)) : c.names.end();
           if (n == c.names.end()) return Error{fmt::format("marker names {}, which was never defined", w.addr)};
-          if (names_.size() >= kMaxNames && !name_ids_.count(n->second)) return Error{"too many phase names"};
-          r.id = internName(n->second);
+          r.id = n->second;
         }
         if (begin) ++(annotation ? counts_.annotations : counts_.phases);
         break;
@@ -232,10 +302,19 @@ Status ProcessRecording::onRecords(int connection, Connection& c, uint8_t stream
     }
     merger_.add(key(connection, stream), std::move(r));
   }
+  mergeBounded();
   return Ok{};
 }
 
-Status ProcessRecording::onKernels(int connection, Connection& c, std::string_view payload) {
+void ProcessRecording::mergeBounded() {
+  if (merger_.pending() <= limits::kMergerRecords) return;
+  // A stream whose watermark does not move holds every other stream's records: beyond the budget
+  // the oldest go on (records arriving later than them are counted late, placed by their time).
+  counts_.forced_releases +=
+      merger_.releaseOldest(limits::kMergerRecords * 3 / 4, [this](CaptureRecord&& r) { release(std::move(r)); });
+}
+
+Status ProcessRecording::onKernels(int, Connection& c, std::string_view payload) {
   std::vector<wire::Kernel> kernels;
   if (Status st = decodeKernels(payload, kernels); !st) return st;
   ProgramTraceSink* s = sink();
@@ -244,12 +323,9 @@ Status ProcessRecording::onKernels(int connection, Connection& c, std::string_vi
   out.reserve(kernels.size());
   for (const wire::Kernel& k : kernels) {
     auto n = c.names.find(k.name);
-    const std::string& name = n == c.names.end() ? std::string("?") : n->second;
-    auto [it, inserted] = kernel_name_ids_.try_emplace({connection, k.name}, static_cast<uint32_t>(kernel_names_.size()));
-    if (inserted) {
-      if (kernel_names_.size() >= kMaxNames) return Error{"too many kernel names"};
-      kernel_names_.push_back(name);
-    }
+    const uint32_t process_name = n == c.names.end() ? 0 : n->second;  // 0: "?"
+    auto [it, inserted] = kernel_name_ids_.try_emplace(process_name, static_cast<uint32_t>(kernel_names_.size()));
+    if (inserted) kernel_names_.push_back(tables_.nameText(process_name));
     KernelInterval ki;
     ki.device = k.device;
     ki.stream = k.stream;
@@ -265,7 +341,14 @@ Status ProcessRecording::onKernels(int connection, Connection& c, std::string_vi
 
 ProgramTraceSink* ProcessRecording::sink() {
   if (sink_ || sink_failed_ || finished_with_file_) return sink_.get();
-  path_ = context_.claim_path(pid_, rank_);
+  auto claim = context_.claim_path(pid_, rank_);
+  if (!claim) {
+    sink_failed_ = true;
+    if (context_.notify)
+      context_.notify("error", fmt::format("{}: cannot record: {}", describe(), claim.error().message));
+    return nullptr;
+  }
+  path_ = claim->path();
   Run run;
   run.name = joinCommand(context_.command);
   run.workload = "program";
@@ -278,7 +361,7 @@ ProgramTraceSink* ProcessRecording::sink() {
   if (identity_.contains("argv")) run.config.emplace_back("process_argv", identity_["argv"].dump());
   for (const auto& [k, v] : context_.meta)
     if (k.starts_with("env.")) run.config.emplace_back(k, v);
-  auto created = ProgramTraceSink::create(path_, context_.t0_ns, run, context_.window);
+  auto created = ProgramTraceSink::create(std::move(*claim), context_.t0_ns, run, context_.window);
   if (!created) {
     sink_failed_ = true;
     if (context_.notify) context_.notify("error", fmt::format("{}: cannot record into {}: {}", describe(), path_,
@@ -286,7 +369,6 @@ ProgramTraceSink* ProcessRecording::sink() {
     return nullptr;
   }
   sink_ = std::move(*created);
-  sink_->setMeta(std::string(meta::kComplete), "false");
   sink_->setMeta("workload", "program");
   sink_->setMeta("command", nlohmann::json(context_.command).dump());
   sink_->setMeta("cwd", context_.cwd);
@@ -302,10 +384,15 @@ ProgramTraceSink* ProcessRecording::sink() {
 void ProcessRecording::release(CaptureRecord&& r) {
   ProgramTraceSink* s = sink();
   if (!s) return;
+  if (s->failed()) {  // a full disk: the file keeps what it committed and says why it stopped
+    write_failed_ = true;
+    ++counts_.dropped_write_failed;
+    return;
+  }
   bool step_ends = false;
   if (r.kind == RecordKind::PhaseBegin) {
     const bool annotation = r.stream == kAnnotation;
-    const uint32_t id = s->definePhase(names_.at(r.id), annotation ? PhaseKind::Annotation : PhaseKind::Phase);
+    const uint32_t id = s->definePhase(tables_.nameText(r.id), annotation ? PhaseKind::Annotation : PhaseKind::Phase);
     if (annotation) open_annotations_[r.addr] = id;
     else open_phases_.push_back({r.id, id});
     r.id = id;
@@ -318,7 +405,7 @@ void ProcessRecording::release(CaptureRecord&& r) {
     } else {
       auto it = std::find_if(open_phases_.rbegin(), open_phases_.rend(), [&](const OpenPhase& p) { return p.name == r.id; });
       if (it == open_phases_.rend()) return;
-      step_ends = names_.at(it->name) == kOptimizerPhase;
+      step_ends = tables_.nameText(it->name) == kOptimizerPhase;
       r.id = it->id;
       open_phases_.erase(std::next(it).base());
     }
@@ -351,9 +438,9 @@ std::string ProcessRecording::summary() const {
                                                 : std::string());
 }
 
-Status ProcessRecording::finish(const std::string& exit) {
+Status ProcessRecording::finish(const std::string& exit, int exit_signal) {
   merger_.releaseAll([this](CaptureRecord&& r) { release(std::move(r)); });
-  if (sink_failed_) return Error{fmt::format("{} could not be written", path_)};
+  if (sink_failed_) return Error{fmt::format("{} could not be written", path_.empty() ? describe() : path_)};
   if (!sink_) return Ok{};
   // What the program left open ends where its recording ends.
   const int64_t last = sink_->lastTime();
@@ -374,14 +461,32 @@ Status ProcessRecording::finish(const std::string& exit) {
   }
   open_annotations_.clear();
 
-  std::string reason;
-  for (const auto& [id, c] : connections_)
-    if (!c.bye) reason = fmt::format("the {} of {} ended without its final delivery{}", c.role, describe(),
-                                     exit.empty() ? " (crashed or killed)" : " (" + exit + ")");
-  const uint64_t dropped = sink_->dropped() + counts_.dropped_in_program;
+  // How it ended, as a keyword (core/model/recording_status.h) and a sentence.
+  std::string reason, detail;
+  for (const auto& [id, c] : connections_) {
+    if (c.bye) continue;
+    if (exit_signal > 0) reason = incompleteReasonForSignal(exit_signal);
+    else if (!exit.empty()) reason = kNoFinalDelivery;
+    else reason = "killed";  // a process the recorder did not start: it ended without a word
+    detail = fmt::format("the {} of {} ended without its final delivery ({})", c.role, describe(),
+                         exit.empty() ? "crashed or killed" : exit);
+  }
+  const uint64_t dropped = sink_->dropped() + counts_.dropped_in_program + counts_.dropped_write_failed;
   sink_->setMeta(std::string(meta::kDroppedRecords), std::to_string(dropped));
   sink_->setMeta("capture.late_records", std::to_string(merger_.late()));
   sink_->setMeta("capture.sources", summary());
+  const InternedTables::Dropped& d = tables_.dropped();
+  const nlohmann::json ingest = {{"frames_dropped", d.frames},
+                                 {"stacks_dropped", d.stacks},
+                                 {"names_dropped", d.names},
+                                 {"definitions_dropped", counts_.dropped_definitions},
+                                 {"forced_releases", counts_.forced_releases},
+                                 {"notices", counts_.notices},
+                                 {"notices_dropped", counts_.dropped_notices},
+                                 {"meta_dropped", counts_.dropped_meta},
+                                 {"text_bytes", tables_.textBytes()},
+                                 {"stack_text_bytes", tables_.stackTextBytes()}};
+  sink_->setMeta("capture.ingest", ingest.dump());
   if (!exit.empty()) sink_->setMeta("program.exit", exit);
   for (const auto& [k, v] : identity_.items()) sink_->setMeta("program." + k, jsonText(v));  // later hellos too
   for (const auto& [id, c] : connections_)
@@ -389,9 +494,9 @@ Status ProcessRecording::finish(const std::string& exit) {
       if (!c.bye_reason.empty()) sink_->setMeta("program.end." + c.role, c.bye_reason);
       if (!c.bye_details.empty()) sink_->setMeta("capture." + c.role, c.bye_details);
     }
-  if (reason.empty()) sink_->setMeta(std::string(meta::kComplete), "true");
-  else sink_->setMeta(std::string(meta::kIncompleteReason), reason);
-  Status st = sink_->finish();
+  Status st = sink_->finish(reason, detail);
+  write_failed_ = write_failed_ || sink_->failed();
+  write_failure_ = sink_->failureReason();
   sink_.reset();
   finished_with_file_ = true;
   return st;

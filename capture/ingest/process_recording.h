@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <unordered_map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,8 +16,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/recording/wire.h"
+#include "capture/ingest/interned_tables.h"
 #include "capture/ingest/program_trace_sink.h"
+#include "core/io/output_claim.h"
+#include "core/recording/wire.h"
 #include "capture/ingest/stream_merger.h"
 #include "capture/writer/capture_window.h"
 #include "core/util/result.h"
@@ -29,10 +32,12 @@ struct RecordingContext {
   std::vector<std::string> command;
   std::string cwd;
   std::map<std::string, std::string> meta;  // options and the environment of interest
-  // Picks the file for a process that starts recording (rank < 0: not a distributed rank).
-  std::function<std::string(int pid, int rank)> claim_path;
+  // Claims the file for a process that starts recording (rank < 0: not a distributed rank).
+  std::function<Result<OutputClaim>(int pid, int rank)> claim_path;
   // A message for the user (stderr and the progress stream).
   std::function<void(const std::string& level, const std::string& message)> notify;
+  // A process of the program connected for the first time (its pid, from the kernel).
+  std::function<void(int pid)> process_connected;
   // A process started writing its file (for the progress stream: what a live view follows).
   std::function<void(int pid, int rank, const std::string& path)> file_started;
   int64_t hold_back_ns = 50'000'000;
@@ -52,8 +57,9 @@ class ProcessRecording {
   // Moves what every stream has passed into the file; called a few times a second.
   void tick(int64_t now);
   // Writes what is left, ends what is open and closes the file (if there is one). `exit` says how
-  // the process ended when the recorder knows it (the program itself), else empty.
-  Status finish(const std::string& exit);
+  // the process ended when the recorder knows it (the program itself: "exit 0", "killed by
+  // signal 9 (Killed)"), else empty; `exit_signal` the signal that ended it, else 0.
+  Status finish(const std::string& exit, int exit_signal = 0);
 
   int pid() const { return pid_; }
   int rank() const { return rank_; }
@@ -62,6 +68,12 @@ class ProcessRecording {
   bool connected() const;
   // Every connection said goodbye after its final delivery.
   bool clean() const;
+  // Records it sent (of any kind), and whether writing its file failed (a full disk).
+  uint64_t records() const;
+  bool writeFailed() const { return write_failed_; }
+  const std::string& writeFailure() const { return write_failure_; }
+  // The program's command line as its first hello named it (argv), for messages.
+  std::string commandLine() const;
   std::string describe() const;  // "pid 123 (rank 0)"
   // One line on what was recorded, for the user.
   std::string summary() const;
@@ -73,9 +85,10 @@ class ProcessRecording {
     bool bye = false;
     std::string bye_reason;
     std::string bye_details;  // what the sender counted, as JSON
-    std::map<uint32_t, Frame> frames;
-    std::map<uint32_t, std::shared_ptr<const StackFrames>> stacks;
-    std::map<uint32_t, std::string> names;
+    // The sender's ids for what it defined, to the process' interned ones.
+    std::unordered_map<uint32_t, FramePtr> frames;
+    std::unordered_map<uint32_t, std::shared_ptr<const StackFrames>> stacks;  // null: dropped (budget)
+    std::unordered_map<uint32_t, uint32_t> names;
   };
   struct OpenPhase {
     uint32_t name = 0;
@@ -84,10 +97,12 @@ class ProcessRecording {
 
   Status onRecords(int connection, Connection& c, uint8_t stream, std::string_view payload);
   Status onKernels(int connection, Connection& c, std::string_view payload);
+  Status onDefinitions(Connection& c, const wire::Header& h, std::string_view payload);
   void onMeta(const nlohmann::json& meta);
+  void onNotice(const std::string& level, std::string message);
   ProgramTraceSink* sink();
   void release(capture::CaptureRecord&& r);
-  uint32_t internName(const std::string& name);
+  void mergeBounded();
   StreamMerger::Key key(int connection, uint8_t stream) const {
     return (static_cast<uint32_t>(connection) << 8) | stream;
   }
@@ -104,19 +119,26 @@ class ProcessRecording {
   std::string path_;
   std::map<std::string, std::string> pending_meta_;
 
-  std::vector<std::string> names_;  // interned phase/annotation names
-  std::map<std::string, uint32_t> name_ids_;
+  InternedTables tables_;
+  size_t definitions_ = 0;  // sender ids mapped, over every connection
   std::vector<OpenPhase> open_phases_;
   std::map<uint64_t, uint32_t> open_annotations_;  // range id -> phase id
   int64_t optimizer_steps_ = 0;
 
   std::vector<std::string> kernel_names_;
-  std::map<std::pair<int, uint32_t>, uint32_t> kernel_name_ids_;  // (connection, sender's id) -> ours
+  std::unordered_map<uint32_t, uint32_t> kernel_name_ids_;  // process name id -> the file's kernel name id
 
   struct Counts {
     uint64_t allocator = 0, driver = 0, samples = 0, tags = 0, phases = 0, annotations = 0, kernels = 0;
     uint64_t dropped_in_program = 0;
+    uint64_t dropped_write_failed = 0;   // records that came after the file could not be written
+    uint64_t dropped_definitions = 0;    // frames, stacks and names beyond the per-process maps
+    uint64_t forced_releases = 0;        // records let out of the merger before their time (a stream stuck)
+    uint64_t notices = 0, dropped_notices = 0, dropped_meta = 0;
   } counts_;
+  std::vector<std::string> notices_;
+  bool write_failed_ = false;
+  std::string write_failure_;  // its reason, as the file says it
   int64_t last_heartbeat_ = 0;
 };
 

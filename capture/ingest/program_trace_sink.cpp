@@ -1,8 +1,14 @@
 #include "capture/ingest/program_trace_sink.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <thread>
+
+#include <fmt/format.h>
 
 #include "capture/writer/trace_writer.h"
 
@@ -17,7 +23,13 @@ constexpr auto kMaxWait = std::chrono::seconds(10);
 std::vector<std::vector<Frame>> framesOf(const std::vector<std::shared_ptr<void>>& contexts) {
   std::vector<std::vector<Frame>> out;
   out.reserve(contexts.size());
-  for (const auto& c : contexts) out.push_back(c ? *static_cast<const StackFrames*>(c.get()) : StackFrames{});
+  for (const auto& c : contexts) {
+    std::vector<Frame>& frames = out.emplace_back();
+    if (!c) continue;
+    const auto& stack = *static_cast<const StackFrames*>(c.get());
+    frames.reserve(stack.size());
+    for (const FramePtr& f : stack) frames.push_back(*f);
+  }
   return out;
 }
 
@@ -35,12 +47,15 @@ struct ProgramTraceSink::Impl {
 ProgramTraceSink::ProgramTraceSink(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 ProgramTraceSink::~ProgramTraceSink() {
-  if (impl_ && impl_->writer) (void)finish();
+  if (impl_ && impl_->writer) (void)finish("killed", "the recorder stopped without closing this recording");
 }
 
-Result<std::unique_ptr<ProgramTraceSink>> ProgramTraceSink::create(const std::string& path, int64_t t0_ns,
-                                                                   const Run& run, const capture::WindowOptions& window) {
-  auto file = NativeWriter::create(path);
+Result<std::unique_ptr<ProgramTraceSink>> ProgramTraceSink::create(OutputClaim claim, int64_t t0_ns, const Run& run,
+                                                                   const capture::WindowOptions& window) {
+  // Before SQLite opens it: its -wal and -shm files take the database's mode.
+  if (::fchmod(claim.fd(), 0600) != 0)
+    return Error{fmt::format("{}: cannot make it private (mode 0600): {}", claim.path(), std::strerror(errno))};
+  auto file = NativeWriter::create(std::move(claim), NativeWriterOptions{.recording = true});
   if (!file) return file.error();
   auto impl = std::make_unique<Impl>();
   impl->t0 = t0_ns;
@@ -60,27 +75,29 @@ Result<std::unique_ptr<ProgramTraceSink>> ProgramTraceSink::create(const std::st
   return sink;
 }
 
-void ProgramTraceSink::push(capture::CaptureRecord record) {
+bool ProgramTraceSink::pushInto(capture::BoundedQueue<capture::CaptureRecord>& queue, capture::CaptureRecord& record) {
   if (record.t_ns > last_t_) last_t_ = record.t_ns;
-  if (impl_->live.tryPush(record)) return;
-  const auto give_up = std::chrono::steady_clock::now() + kMaxWait;
-  while (std::chrono::steady_clock::now() < give_up) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    if (impl_->live.tryPush(record)) return;
+  if (queue.tryPush(record)) {
+    dropping_ = false;
+    return true;
+  }
+  if (!dropping_ && !failed()) {
+    const auto give_up = std::chrono::steady_clock::now() + kMaxWait;
+    while (std::chrono::steady_clock::now() < give_up && !failed()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      if (queue.tryPush(record)) return true;
+    }
+    dropping_ = true;
   }
   ++dropped_;
+  return false;
 }
 
-void ProgramTraceSink::pushDriver(capture::CaptureRecord record) {
-  if (record.t_ns > last_t_) last_t_ = record.t_ns;
-  if (impl_->driver.tryPush(record)) return;
-  const auto give_up = std::chrono::steady_clock::now() + kMaxWait;
-  while (std::chrono::steady_clock::now() < give_up) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    if (impl_->driver.tryPush(record)) return;
-  }
-  ++dropped_;
-}
+void ProgramTraceSink::push(capture::CaptureRecord record) { (void)pushInto(impl_->live, record); }
+
+void ProgramTraceSink::pushDriver(capture::CaptureRecord record) { (void)pushInto(impl_->driver, record); }
+
+bool ProgramTraceSink::failed() const { return impl_->writer ? impl_->writer->failed() : failed_at_finish_; }
 
 void ProgramTraceSink::addKernels(std::vector<KernelInterval> kernels, const std::vector<std::string>& names_by_id) {
   for (const auto& k : kernels)
@@ -102,14 +119,19 @@ void ProgramTraceSink::setMeta(const std::string& key, const std::string& value)
 
 uint64_t ProgramTraceSink::written() const { return impl_->writer ? impl_->writer->stats().events : 0; }
 
-Status ProgramTraceSink::finish() {
+Status ProgramTraceSink::finish(const std::string& incomplete_reason, const std::string& detail) {
   if (!impl_->writer) return Ok{};
   capture::CaptureRecord end;
   end.kind = capture::RecordKind::RunEnd;
   end.t_ns = last_t_;
   end.id = 0;
   push(std::move(end));
-  Status st = impl_->writer->finish();
+  Status st = impl_->writer->finish(incomplete_reason, detail);
+  failed_at_finish_ = impl_->writer->failed();
+  if (failed_at_finish_) {
+    failure_reason_ = diskFullReason(impl_->writer->errorNumber());
+    if (failure_reason_.empty()) failure_reason_ = "write error";
+  }
   impl_->writer.reset();
   return st;
 }

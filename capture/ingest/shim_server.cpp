@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "capture/ingest/ingest_limits.h"
 #include "capture/ingest/wire_reader.h"
 
 namespace sawtooth::record {
@@ -99,9 +100,50 @@ void ShimServer::closeConnection(Connection& c, const std::string& why) {
   close(c.fd);
   c.fd = -1;
   --open_;
+  unfinished_bytes_ -= c.reader.pendingBytes();
+  c.reader = FrameReader();
   if (!why.empty() && context_.notify)
     context_.notify("warning", fmt::format("pid {}: its connection was closed: {}", c.pid, why));
   if (auto p = processes_.find(c.pid); p != processes_.end()) p->second->onConnectionClosed(c.id);
+}
+
+bool ShimServer::feed(Connection& c, std::string_view bytes) {
+  const size_t before = c.reader.pendingBytes();
+  Status st = Ok{};
+  try {
+    st = c.reader.feed(bytes, [&](const wire::Header& h, std::string_view payload) -> Status {
+      if (!c.hello) {
+        if (h.type != wire::FrameType::Hello) return Error{"the first frame is not a hello"};
+        auto json = wire::helloJson(payload);
+        if (!json) return json.error();
+        auto j = nlohmann::json::parse(*json, nullptr, false);
+        auto& p = processes_[c.pid];
+        if (!p) {
+          if (processes_.size() > limits::kProcesses) {
+            processes_.erase(c.pid);
+            ++refused_processes_;
+            return Error{fmt::format("the recorder keeps at most {} processes", limits::kProcesses)};
+          }
+          p = std::make_unique<ProcessRecording>(c.pid, context_);
+          if (context_.process_connected) context_.process_connected(c.pid);
+        }
+        if (Status s = p->onHello(c.id, j); !s) return s;
+        c.hello = true;
+        return Ok{};
+      }
+      return processes_.at(c.pid)->onFrame(c.id, h, payload);
+    });
+  } catch (const std::bad_alloc&) {
+    st = Error{"the recorder ran out of memory reading it"};
+  } catch (const std::exception& e) {
+    st = Error{fmt::format("reading it failed ({})", e.what())};
+  }
+  unfinished_bytes_ = unfinished_bytes_ - before + c.reader.pendingBytes();
+  if (!st) {
+    closeConnection(c, "bad data: " + st.error().message);
+    return false;
+  }
+  return true;
 }
 
 bool ShimServer::readFrom(Connection& c) {
@@ -114,27 +156,25 @@ bool ShimServer::readFrom(Connection& c) {
       if (errno == EAGAIN || errno == EWOULDBLOCK) return true;
       return false;
     }
-    Status st = c.reader.feed(std::string_view(buffer.data(), static_cast<size_t>(n)),
-                              [&](const wire::Header& h, std::string_view payload) -> Status {
-                                if (!c.hello) {
-                                  if (h.type != wire::FrameType::Hello) return Error{"the first frame is not a hello"};
-                                  auto json = wire::helloJson(payload);
-                                  if (!json) return json.error();
-                                  auto j = nlohmann::json::parse(*json, nullptr, false);
-                                  auto& p = processes_[c.pid];
-                                  if (!p) p = std::make_unique<ProcessRecording>(c.pid, context_);
-                                  if (Status s = p->onHello(c.id, j); !s) return s;
-                                  c.hello = true;
-                                  return Ok{};
-                                }
-                                return processes_.at(c.pid)->onFrame(c.id, h, payload);
-                              });
-    if (!st) {
-      closeConnection(c, "bad data: " + st.error().message);
-      return false;
+    if (!feed(c, std::string_view(buffer.data(), static_cast<size_t>(n)))) return false;
+    if (unfinished_bytes_ > limits::kUnfinishedFrameBytes) {
+      boundUnfinished();
+      if (c.fd < 0) return false;
     }
   }
   return true;
+}
+
+void ShimServer::boundUnfinished() {
+  while (unfinished_bytes_ > limits::kUnfinishedFrameBytes) {
+    Connection* largest = nullptr;
+    for (auto& [id, c] : connections_)
+      if (c->fd >= 0 && (!largest || c->reader.pendingBytes() > largest->reader.pendingBytes())) largest = c.get();
+    if (!largest || largest->reader.pendingBytes() == 0) return;
+    closeConnection(*largest, fmt::format("its unfinished frames ({} bytes) took the recorder's budget for frames in "
+                                          "transit ({} bytes over all connections)",
+                                          largest->reader.pendingBytes(), limits::kUnfinishedFrameBytes));
+  }
 }
 
 void ShimServer::run() {
@@ -155,11 +195,17 @@ void ShimServer::run() {
     for (auto it = connections_.begin(); it != connections_.end();)
       it = it->second->fd < 0 ? connections_.erase(it) : std::next(it);
     const int64_t now = capture::clockNs();
-    for (auto& [pid, p] : processes_) p->tick(now);
+    for (auto& [pid, p] : processes_) {
+      try {
+        p->tick(now);
+      } catch (const std::exception& e) {  // bad_alloc: the budgets make it unlikely; never an abort
+        if (context_.notify) context_.notify("warning", fmt::format("pid {}: writing its records failed ({})", pid, e.what()));
+      }
+    }
   }
 }
 
-std::vector<RecordedProcess> ShimServer::stop(const std::map<int, std::string>& exits) {
+std::vector<RecordedProcess> ShimServer::stop(const std::map<int, ProcessEnd>& exits) {
   stopping_.store(true);
   if (thread_.joinable()) thread_.join();
   // What is already in the sockets still counts.
@@ -178,10 +224,21 @@ std::vector<RecordedProcess> ShimServer::stop(const std::map<int, std::string>& 
     r.pid = pid;
     r.rank = p->rank();
     auto e = exits.find(pid);
-    if (Status st = p->finish(e == exits.end() ? std::string() : e->second); !st) r.error = st.error().message;
+    const ProcessEnd end = e == exits.end() ? ProcessEnd{} : e->second;
+    Status st = Ok{};
+    try {
+      st = p->finish(end.description, end.signal);
+    } catch (const std::exception& ex) {
+      st = Error{fmt::format("closing its file failed ({})", ex.what())};
+    }
+    if (!st) r.error = st.error().message;
     r.path = p->hasFile() ? p->path() : std::string();
     r.clean = p->clean();
+    r.records = p->records();
     r.summary = p->summary();
+    r.command = p->commandLine();
+    r.disk_full = p->writeFailed();
+    r.write_failure = p->writeFailure();
     out.push_back(std::move(r));
   }
   processes_.clear();

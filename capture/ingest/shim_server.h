@@ -21,8 +21,18 @@ struct RecordedProcess {
   int rank = -1;
   std::string path;  // empty when the process recorded nothing
   bool clean = false;
+  uint64_t records = 0;
   std::string summary;
-  std::string error;  // writing its file failed
+  std::string command;  // its command line, as it said (argv)
+  std::string error;    // writing its file failed
+  bool disk_full = false;
+  std::string write_failure;  // "disk full", "file size limit reached", ... (what the file says)
+};
+
+// How a process ended, when the recorder knows it (the program it started).
+struct ProcessEnd {
+  std::string description;  // "exit 0", "killed by signal 9 (Killed)"
+  int signal = 0;
 };
 
 class ShimServer {
@@ -35,9 +45,12 @@ class ShimServer {
   int openConnections() const { return open_.load(); }
   int connectionsMade() const { return made_.load(); }
 
+  // The private folder the socket is in (for whoever cleans up after a recorder that died).
+  const std::string& folder() const { return dir_; }
+
   // Reads what the connections still hold, closes them, and finishes every process' file.
-  // `exits` says how the processes the recorder waited for ended ("exit 0", "killed by SIGKILL").
-  std::vector<RecordedProcess> stop(const std::map<int, std::string>& exits);
+  // `exits` says how the processes the recorder waited for ended.
+  std::vector<RecordedProcess> stop(const std::map<int, ProcessEnd>& exits);
 
  private:
   struct Connection;
@@ -46,7 +59,10 @@ class ShimServer {
   void acceptAll();
   // Returns false when the connection is done (closed by the peer or refused for bad data).
   bool readFrom(Connection& c);
+  bool feed(Connection& c, std::string_view bytes);
   void closeConnection(Connection& c, const std::string& why);
+  // Closes the connection holding the most unfinished bytes while all of them hold more than the budget.
+  void boundUnfinished();
 
   const RecordingContext& context_;
   int listen_fd_ = -1;
@@ -57,6 +73,8 @@ class ShimServer {
   int next_connection_ = 1;
   std::map<int, std::unique_ptr<Connection>> connections_;
   std::map<int, std::unique_ptr<ProcessRecording>> processes_;  // by pid
+  size_t unfinished_bytes_ = 0;  // frames not yet whole, over every connection
+  uint64_t refused_processes_ = 0;
 };
 
 }  // namespace sawtooth::record

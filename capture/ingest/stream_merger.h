@@ -41,8 +41,16 @@ class StreamMerger {
   size_t releaseAll(Sink&& sink) {
     return drain(std::numeric_limits<int64_t>::max(), sink);
   }
+  // Releases the oldest records, whatever the streams' watermarks say, until `keep` are left: a
+  // stream whose watermark is stuck must not hold the others' records without end.
+  template <typename Sink>
+  size_t releaseOldest(size_t keep, Sink&& sink) {
+    return drain(std::numeric_limits<int64_t>::max(), sink, keep);
+  }
 
   size_t pending() const { return pending_; }
+  size_t streams() const { return streams_.size(); }
+  bool has(Key stream) const { return streams_.count(stream) != 0; }
   // Records that arrived after newer ones had been released (the writer still places them by
   // their time, but their phase may be the one current when they were released).
   uint64_t late() const { return late_; }
@@ -59,9 +67,9 @@ class StreamMerger {
   int64_t limit(int64_t now) const;
 
   template <typename Sink>
-  size_t drain(int64_t limit, Sink& sink) {
+  size_t drain(int64_t limit, Sink& sink, size_t keep = 0) {
     size_t n = 0;
-    for (;;) {
+    while (pending_ > keep) {
       Stream* best = nullptr;
       for (auto& [key, s] : streams_)
         if (!s.records.empty() && s.records.front().t_ns <= limit &&
@@ -76,6 +84,7 @@ class StreamMerger {
       ++n;
     }
     if (limit != std::numeric_limits<int64_t>::max() && limit > released_until_) released_until_ = limit;
+    if (keep > 0) return n;
     // Closed streams disappear once empty.
     for (auto it = closed_.begin(); it != closed_.end();) {
       auto s = streams_.find(*it);

@@ -1,5 +1,7 @@
 #include "core/model/recording_status.h"
 
+#include <csignal>
+
 #include <fmt/format.h>
 
 #include "core/model/meta_keys.h"
@@ -15,6 +17,19 @@ RecordingStatus recordingStatus(const std::map<std::string, std::string>& meta) 
   if (auto it = meta.find(std::string(meta::kIncompleteDetail)); it != meta.end()) s.detail = it->second;
   if (s.reason.empty()) s.reason = "unknown";
   return s;
+}
+
+const char* incompleteReasonForSignal(int signal) {
+  switch (signal) {
+    case SIGSEGV:
+    case SIGBUS:
+    case SIGILL:
+    case SIGFPE:
+    case SIGABRT:
+    case SIGSYS:
+    case SIGTRAP: return "crashed";
+    default: return "killed";
+  }
 }
 
 std::string incompleteNotice(const RecordingStatus& s) {

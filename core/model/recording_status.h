@@ -23,4 +23,11 @@ std::string incompleteNotice(const RecordingStatus& status);
 // recording would keep).
 inline constexpr const char* kStillRecording = "still being recorded";
 
+// How a recording ends when its process dies by `signal`: "crashed" (SIGSEGV, SIGABRT, SIGBUS,
+// ...) or "killed" (SIGKILL, SIGTERM, ...).
+const char* incompleteReasonForSignal(int signal);
+// A recorded program's process that exited (no signal) without its final delivery (os._exit,
+// exec, a shim that could not deliver).
+inline constexpr const char* kNoFinalDelivery = "no final delivery";
+
 }  // namespace sawtooth

@@ -279,7 +279,8 @@ def abort_run():
     s = info(trace)
     m, phases, _ = meta(trace)
     check(m.get("complete") == "false", f"abort: complete {m.get('complete')}")
-    check("signal 6" in m.get("incomplete_reason", ""), f"abort: reason {m.get('incomplete_reason')}")
+    check(m.get("incomplete_reason") == "crashed" and "signal 6" in m.get("incomplete_detail", ""),
+          f"abort: reason {m.get('incomplete_reason')} ({m.get('incomplete_detail')})")
     check(s is not None and s["events"] > 0 and phases[:4] == ["zero_grad", "forward", "backward", "optimizer"],
           f"abort: what was delivered before the crash ({s and s['events']} events, phases {phases[:4]})")
 
@@ -366,8 +367,8 @@ def sigkill_program():
     check(proc.returncode == 128 + signal.SIGKILL, f"sigkill: exit {proc.returncode}")
     s = info(trace)
     m, phases, _ = meta(trace)
-    check(m.get("complete") == "false" and "signal 9" in m.get("incomplete_reason", ""),
-          f"sigkill: {m.get('complete')} {m.get('incomplete_reason')}")
+    check(m.get("complete") == "false" and m.get("incomplete_reason") == "killed" and
+          "signal 9" in m.get("incomplete_detail", ""), f"sigkill: {m.get('complete')} {m.get('incomplete_reason')}")
     check(s is not None and s["events"] > 0 and phases.count("optimizer") >= 2,
           f"sigkill: {s and s['events']} events, {phases.count('optimizer')} steps")
 

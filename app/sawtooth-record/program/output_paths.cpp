@@ -35,13 +35,21 @@ std::string defaultOutPath(const std::vector<std::string>& command, std::time_t 
   return path;
 }
 
-std::optional<std::string> checkOutPath(const std::string& out, bool force) {
+std::optional<std::string> checkOutFolder(const std::string& out) {
   if (posix::isDirectory(out)) return fmt::format("--out {}: is a folder", out);
-  if (exists(out) && !force) return fmt::format("--out {}: the file exists (--force replaces it)", out);
   const std::string parent = posix::parentOf(out);
   if (!posix::isDirectory(parent)) return fmt::format("--out {}: the folder {} does not exist", out, parent);
   if (!posix::writable(parent)) return fmt::format("--out {}: the folder {} is not writable", out, parent);
   return std::nullopt;
+}
+
+Result<std::unique_ptr<OutputPaths>> OutputPaths::claimFirst(const std::string& out, bool force) {
+  if (auto problem = checkOutFolder(out)) return Error{*problem};
+  auto claim = OutputClaim::claim(out, force ? OutputClaim::Existing::Replace : OutputClaim::Existing::Refuse);
+  if (!claim) return Error{"--out " + claim.error().message};
+  auto paths = std::make_unique<OutputPaths>(out, force);
+  paths->main_claim_.emplace(std::move(*claim));
+  return paths;
 }
 
 std::string OutputPaths::unused(const std::string& path) {
@@ -52,8 +60,7 @@ std::string OutputPaths::unused(const std::string& path) {
   return candidate;
 }
 
-std::string OutputPaths::claim(int pid, int rank) {
-  std::lock_guard<std::mutex> lock(mutex_);
+std::string OutputPaths::pathLocked(int pid, int rank) {
   if (rank >= 0) return unused(recording::rankFilePath(out_, rank));
   if (!main_taken_) {
     main_taken_ = true;
@@ -63,14 +70,38 @@ std::string OutputPaths::claim(int pid, int rank) {
   return unused(derivedPath(out_, fmt::format("pid{}", pid)));
 }
 
+std::string OutputPaths::pathFor(int pid, int rank) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return pathLocked(pid, rank);
+}
+
+Result<OutputClaim> OutputPaths::claim(int pid, int rank) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const std::string path = pathLocked(pid, rank);
+  if (path == out_ && main_claim_) {
+    OutputClaim claim = std::move(*main_claim_);
+    main_claim_.reset();
+    return claim;
+  }
+  return OutputClaim::claim(path, force_ ? OutputClaim::Existing::Replace : OutputClaim::Existing::Refuse);
+}
+
 std::string OutputPaths::mergedPath() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!main_taken_) {
     main_taken_ = true;
     claimed_.insert(out_);
+    if (main_claim_) main_claim_->release();  // the merge's writer claims it again
+    main_claim_.reset();
     return out_;
   }
   return unused(derivedPath(out_, "ranks"));
+}
+
+void OutputPaths::abandonUnused() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (main_claim_) main_claim_->abandon();
+  main_claim_.reset();
 }
 
 }  // namespace sawtooth::record

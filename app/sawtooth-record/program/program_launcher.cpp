@@ -82,6 +82,7 @@ ProgramLauncher::ProgramLauncher() {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   signal_fd_ = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
   std::signal(SIGPIPE, SIG_IGN);  // a --progress reader that went away must not kill the recording
+  std::signal(SIGXFSZ, SIG_IGN);  // the file size limit: a failed write, reported (disk full), not a death
   subreaper_ = prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
 }
 
@@ -90,7 +91,8 @@ ProgramLauncher::~ProgramLauncher() {
 }
 
 std::optional<LaunchFailure> ProgramLauncher::start(const std::vector<std::string>& argv,
-                                                    const std::map<std::string, std::string>& env) {
+                                                    const std::map<std::string, std::string>& env,
+                                                    bool die_with_recorder) {
   if (argv.empty()) return LaunchFailure{kExitRecorderFailed, "no command after --"};
   bool not_executable = false;
   const auto path = findCommand(argv[0], not_executable);
@@ -117,6 +119,7 @@ std::optional<LaunchFailure> ProgramLauncher::start(const std::vector<std::strin
     return LaunchFailure{kExitRecorderFailed, fmt::format("cannot create a pipe: {}", std::strerror(errno))};
   sigset_t none;
   sigemptyset(&none);
+  const pid_t recorder = getpid();
 
   const pid_t pid = fork();
   if (pid < 0) {
@@ -128,8 +131,13 @@ std::optional<LaunchFailure> ProgramLauncher::start(const std::vector<std::strin
     // The program starts as the shell would start it: default signal handling, nothing blocked.
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
-    for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) sigaction(s, &dfl, nullptr);
+    for (int s : {SIGPIPE, SIGXFSZ, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT})
+      sigaction(s, &dfl, nullptr);
     sigprocmask(SIG_SETMASK, &none, nullptr);
+    if (die_with_recorder) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);  // kept across execve (not for set-user-ID programs)
+      if (getppid() != recorder) _exit(kExitRecorderFailed);  // the recorder died before that
+    }
     execve(path->c_str(), args.data(), envp.data());
     const int err = errno;
     [[maybe_unused]] ssize_t w = write(report[1], &err, sizeof err);

@@ -2,8 +2,10 @@
 // Starts the recorded program as a child of sawtooth-record and follows it: the program gets the
 // terminal's stdin, stdout and stderr unchanged (it inherits them) and stays in the terminal's
 // process group, so Ctrl+C reaches it directly. Signals sent to the recorder by another process
-// (the app's Stop, `kill`) are passed on to the program; a second one kills it. The recorder is a
-// child subreaper, so processes the program leaves behind are reaped here. Plain POSIX.
+// (the app's Stop, `kill`) are passed on to the program; a second one kills it. The program dies
+// with its recorder (PR_SET_PDEATHSIG: SIGKILL when the recorder is gone) unless asked otherwise.
+// The recorder is a child subreaper, so processes the program leaves behind are reaped here.
+// Plain POSIX.
 
 #include <sys/types.h>
 
@@ -45,7 +47,9 @@ class ProgramLauncher {
   ProgramLauncher& operator=(const ProgramLauncher&) = delete;
 
   // Finds the command (as the shell does, on PATH) and starts it with these variables set.
-  std::optional<LaunchFailure> start(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env);
+  // `die_with_recorder`: the program gets SIGKILL when the recorder dies (--keep-running: not).
+  std::optional<LaunchFailure> start(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+                                     bool die_with_recorder = true);
   pid_t pid() const { return pid_; }
 
   struct WaitOptions {

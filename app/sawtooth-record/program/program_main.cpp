@@ -16,6 +16,7 @@
 #include "app/sawtooth-record/program/output_paths.h"
 #include "app/sawtooth-record/program/posix_files.h"
 #include "app/sawtooth-record/program/program_launcher.h"
+#include "app/sawtooth-record/program/recording_watcher.h"
 #include "capture/ingest/shim_server.h"
 #include "app/sawtooth-record/program/support_files.h"
 #include "core/io/native_format.h"
@@ -144,6 +145,8 @@ void addProgramOptions(CLI::App& app, ProgramOptions& o) {
   app.add_option("--kill-after", o.kill_after_s, "seconds between passing a signal on and SIGKILL")->check(CLI::Range(1, 86'400));
   app.add_option("--linger", o.linger_s, "seconds to wait for the program's processes to deliver after it exits")
       ->check(CLI::Range(0, 3'600));
+  app.add_flag("--keep-running", o.keep_running,
+               "the program keeps running if sawtooth-record is killed (default: it is killed with it)");
 }
 
 bool isProgramRecording(int argc, char** argv) {
@@ -175,18 +178,25 @@ int recordProgramMain(int argc, char** argv) {
   if (o.window_events != 0)
     if (Status st = capture::applyWindowEvents(o.window_events, window); !st) return fail(st.error().message);
 
+  // A watcher that closes the files if this process is killed: before any thread starts and before
+  // anything is claimed (recording_watcher.h).
+  RecordingWatcher watcher = RecordingWatcher::start({o.progress, o.keep_running});
+
   const std::string cwd = posix::currentDirectory();
   if (o.out.empty()) o.out = defaultOutPath(o.command, std::time(nullptr));
-  if (auto problem = checkOutPath(o.out, o.force)) return fail(*problem);
+  auto claimed = OutputPaths::claimFirst(o.out, o.force);
+  if (!claimed) return fail(claimed.error().message);
+  OutputPaths& paths = **claimed;
 
   std::FILE* progress_file = nullptr;
-  if (!o.progress.empty() && !(progress_file = std::fopen(o.progress.c_str(), "a")))
+  if (!o.progress.empty() && !(progress_file = std::fopen(o.progress.c_str(), "a"))) {
+    paths.abandonUnused();
     return fail(fmt::format("--progress {}: cannot open it for writing", o.progress));
+  }
   Reporter reporter(o.quiet, progress_file);
 
   const SupportFiles support = findSupportFiles();
   ProgramLauncher launcher;  // blocks the handled signals before any thread starts
-  OutputPaths paths(o.out, o.force);
 
   RecordingContext context;
   context.t0_ns = capture::clockNs();
@@ -207,13 +217,19 @@ int recordProgramMain(int argc, char** argv) {
     reporter.say(message);
     reporter.event("notice", message, {{"level", level}});
   };
-  context.file_started = [&reporter](int pid, int rank, const std::string& path) {
+  context.process_connected = [&watcher](int pid) { watcher.announceProcess(pid); };
+  context.file_started = [&reporter, &watcher](int pid, int rank, const std::string& path) {
+    watcher.announceFile(path);
     reporter.event("recording", fmt::format("pid {} records into {}", pid, path),
                    {{"pid", pid}, {"rank", rank}, {"path", path}});
   };
 
   auto server = ShimServer::start(context);
-  if (!server) return fail(server.error().message);
+  if (!server) {
+    paths.abandonUnused();
+    return fail(server.error().message);
+  }
+  watcher.announceFolder((*server)->folder());
 
   std::map<std::string, std::string> env;
   env[wire::kSocketEnv] = (*server)->socketPath();
@@ -256,8 +272,9 @@ int recordProgramMain(int argc, char** argv) {
   reporter.say(fmt::format("recording `{}` into {}", shortCommand(o.command), o.out));
   reporter.event("start", fmt::format("recording {}", shortCommand(o.command)),
                  {{"command", o.command}, {"out", o.out}, {"cwd", cwd}});
-  if (auto failure = launcher.start(o.command, env)) {
+  if (auto failure = launcher.start(o.command, env, !o.keep_running)) {
     (*server)->stop({});
+    paths.abandonUnused();
     reporter.event("finished", failure->message, {{"exit_code", failure->exit_code}, {"out", ""}});
     std::fprintf(stderr, "sawtooth-record: %s\n", failure->message.c_str());
     return failure->exit_code;
@@ -272,23 +289,37 @@ int recordProgramMain(int argc, char** argv) {
   const ProgramExit exit = launcher.wait(wait);
   reporter.event("program_exit", exit.description, {{"exit_code", exit.exit_code}, {"signalled", exit.signalled}});
 
-  std::vector<RecordedProcess> processes = (*server)->stop({{launcher.pid(), exit.description}});
+  const int exit_signal = exit.signalled ? exit.exit_code - 128 : 0;
+  std::vector<RecordedProcess> processes = (*server)->stop({{launcher.pid(), {exit.description, exit_signal}}});
   const bool had_connections = (*server)->connectionsMade() > 0;
   server->reset();
 
   // One file per recorded process; ranks are merged into one, a run per rank.
   bool recording_failed = false;
   std::vector<RecordedProcess> ranks;
-  std::vector<std::string> files;
+  std::vector<std::string> files, failed_files, left_out;
   for (const RecordedProcess& p : processes) {
-    if (!p.error.empty()) {
+    if (p.disk_full) {
       recording_failed = true;
-      reporter.say(fmt::format("pid {}: writing {} failed: {}", p.pid, p.path, p.error));
+      failed_files.push_back(p.path);
+      reporter.say(fmt::format("pid {}: writing {} stopped: {}{}; the file keeps what was committed before and says so "
+                               "(incomplete: {})",
+                               p.pid, p.path, p.write_failure.empty() ? "write error" : p.write_failure,
+                               p.error.empty() ? "" : " (" + p.error + ")",
+                               p.write_failure.empty() ? "write error" : p.write_failure));
+    } else if (!p.error.empty()) {
+      recording_failed = true;
+      failed_files.push_back(p.path);
+      reporter.say(fmt::format("pid {}: writing {} failed: {}", p.pid, p.path.empty() ? "its recording" : p.path,
+                               p.error));
     }
-    if (p.path.empty()) continue;
+    if (p.path.empty()) {
+      if (p.error.empty()) left_out.push_back(fmt::format("pid {}{}", p.pid, p.command.empty() ? "" : " (" + p.command + ")"));
+      continue;
+    }
     reporter.say(p.summary);
     files.push_back(p.path);
-    if (p.rank >= 0 && p.error.empty()) ranks.push_back(p);
+    if (p.rank >= 0 && p.error.empty() && !p.disk_full) ranks.push_back(p);
   }
   std::sort(ranks.begin(), ranks.end(), [](const auto& a, const auto& b) { return a.rank < b.rank; });
   std::string out = files.empty() ? std::string() : files.front();
@@ -303,13 +334,29 @@ int recordProgramMain(int argc, char** argv) {
       files.insert(files.begin(), out);
     }
   }
-  if (files.empty())
+  paths.abandonUnused();
+  if (!files.empty() && !left_out.empty()) {
+    const size_t shown = std::min<size_t>(left_out.size(), 10);
+    std::string list;
+    for (size_t i = 0; i < shown; ++i) list += (i ? ", " : "") + left_out[i];
+    if (shown < left_out.size()) list += fmt::format(" and {} more", left_out.size() - shown);
+    reporter.say(fmt::format("processes that connected but recorded nothing (no torch allocations, no CUDA): {}", list));
+  }
+  if (files.empty() && had_connections && exit.signalled)
+    reporter.say(fmt::format("the program's processes delivered nothing before it ended ({}): the shim delivers at "
+                             "step ends and at exit, and a process killed before either leaves nothing",
+                             exit.description));
+  else if (files.empty())
     reporter.say(had_connections ? "the program's processes recorded nothing (no PyTorch allocations, no CUDA)"
                                  : "nothing was recorded: no process of the program loaded the shim or CUDA (a Python "
                                    "program started with -I, -E or -S does not load it)");
+  else if (recording_failed)
+    reporter.say(fmt::format("`{}` ended ({}); the recording is incomplete: writing {} failed", shortCommand(o.command),
+                             exit.description, failed_files.empty() ? out : failed_files.front()));
   else
     reporter.say(fmt::format("`{}` ended ({}); recorded into {}", shortCommand(o.command), exit.description, out));
 
+  watcher.done();
   int code = exit.exit_code;
   if (code == 0 && recording_failed) code = kExitRecorderFailed;
   reporter.event("finished", exit.description,

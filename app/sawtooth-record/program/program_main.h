@@ -28,6 +28,7 @@ struct ProgramOptions {
   bool quiet = false;
   int kill_after_s = 30;
   int linger_s = 10;
+  bool keep_running = false;
   std::string steps;
   int64_t window_events = 0;
   // A rung of the ladder the Python shim applies to the program (capture/shim/sawtooth_shim/rungs.py).

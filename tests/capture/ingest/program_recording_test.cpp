@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -17,6 +19,7 @@
 #include "core/io/native_format.h"
 #include "core/io/native_schema.h"
 #include "core/model/meta_keys.h"
+#include "core/model/recording_status.h"
 
 namespace sawtooth::record {
 namespace {
@@ -64,7 +67,7 @@ RecordingContext contextFor(const std::string& path) {
   c.command = {"python", "train.py", "--lr", "3e-4"};
   c.cwd = "/work";
   c.meta = {{"env.CUDA_VISIBLE_DEVICES", "0"}};
-  c.claim_path = [path](int, int) { return path; };
+  c.claim_path = [path](int, int) { return OutputClaim::claim(path, OutputClaim::Existing::Replace); };
   c.hold_back_ns = 0;
   return c;
 }
@@ -171,15 +174,73 @@ TEST(ProcessRecording, AProcessThatDiesBeforeItsLastDeliveryIsMarkedIncomplete) 
   Sender s{p};
   s.records({mem(5, Action::Alloc, 0x10, 64)});
   p.onConnectionClosed(kConn);  // no Bye
-  ASSERT_TRUE(p.finish("killed by signal 9 (Killed)").ok());
+  ASSERT_TRUE(p.finish("killed by signal 9 (Killed)", 9).ok());
   EXPECT_FALSE(p.clean());
   auto trace = readNative(path);
   ASSERT_TRUE(trace.ok());
   EXPECT_EQ(trace->meta.count(std::string(meta::kComplete)) ? trace->meta.at(std::string(meta::kComplete))
                                                                   : "",
             "false");
-  EXPECT_NE(trace->meta.at(std::string(meta::kIncompleteReason)).find("killed by signal 9"), std::string::npos);
+  EXPECT_EQ(trace->meta.at(std::string(meta::kIncompleteReason)), "killed") << "the documented keyword";
+  EXPECT_NE(trace->meta.at(std::string(meta::kIncompleteDetail)).find("killed by signal 9"), std::string::npos);
   EXPECT_EQ(trace->events.size(), 1u);
+}
+
+// How a process ended is a documented keyword (core/model/recording_status.h), the sentence in
+// incomplete_detail; the file is private (mode 0600: it holds the command, folder and environment).
+TEST(ProcessRecording, IncompleteReasonsAreKeywordsAndFilesArePrivate) {
+  struct Case {
+    std::string exit;
+    int signal;
+    std::string reason;
+  };
+  for (const Case& c : {Case{"killed by signal 11 (Segmentation fault)", 11, "crashed"},
+                        Case{"killed by signal 15 (Terminated)", 15, "killed"},
+                        Case{"exit 0", 0, std::string(kNoFinalDelivery)}, Case{"", 0, "killed"}}) {
+    const std::string path = tempDir("reason") + "/r.sawtooth";
+    RecordingContext context = contextFor(path);
+    ProcessRecording p(9, context);
+    ASSERT_TRUE(p.onHello(kConn, {{"role", "shim"}}).ok());
+    Sender s{p};
+    s.records({mem(5, Action::Alloc, 0x10, 64)});
+    p.onConnectionClosed(kConn);  // no Bye
+    ASSERT_TRUE(p.finish(c.exit, c.signal).ok());
+    struct stat st {};
+    ASSERT_EQ(::stat(path.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
+    auto trace = readNative(path);
+    ASSERT_TRUE(trace.ok());
+    EXPECT_EQ(trace->meta.at(std::string(meta::kIncompleteReason)), c.reason) << c.exit;
+    EXPECT_NE(trace->meta.at(std::string(meta::kIncompleteDetail)).find("final delivery"), std::string::npos);
+  }
+}
+
+// A program's notices and meta cannot grow the recorder or the file without end: a bounded number
+// is kept and echoed, the rest counted (capture.ingest).
+TEST(ProcessRecording, NoticesAndMetaAreBounded) {
+  const std::string path = tempDir("notices") + "/n.sawtooth";
+  RecordingContext context = contextFor(path);
+  size_t echoed = 0;
+  context.notify = [&](const std::string&, const std::string&) { ++echoed; };
+  ProcessRecording p(10, context);
+  ASSERT_TRUE(p.onHello(kConn, {{"role", "shim"}}).ok());
+  Sender s{p};
+  s.records({mem(5, Action::Alloc, 0x10, 64)});
+  const std::string notice = nlohmann::json{{"level", "warning"}, {"message", std::string(10'000, 'n')}}.dump();
+  for (int i = 0; i < 1000; ++i) s.frame(wire::FrameType::Notice, notice);
+  nlohmann::json keys;
+  for (int i = 0; i < 5000; ++i) keys[fmt::format("key{}", i)] = "v";
+  s.frame(wire::FrameType::Meta, keys.dump());
+  s.frame(wire::FrameType::Bye, R"({"reason": "exit"})");
+  ASSERT_TRUE(p.finish("exit 0").ok());
+  EXPECT_LE(echoed, 21u) << "20 notices and one line that says the rest are in the file";
+  auto trace = readNative(path);
+  ASSERT_TRUE(trace.ok());
+  EXPECT_LE(trace->meta.at("notices").size(), 200u * 2060u);
+  const auto ingest = nlohmann::json::parse(trace->meta.at("capture.ingest"));
+  EXPECT_EQ(ingest.at("notices").get<int>(), 1000);
+  EXPECT_EQ(ingest.at("notices_dropped").get<int>(), 800);
+  EXPECT_GT(ingest.at("meta_dropped").get<int>(), 0);
 }
 
 TEST(ProcessRecording, RefusesRecordsNamingUndefinedStacksOrActions) {
@@ -204,15 +265,15 @@ TEST(OutputPaths, FirstUnrankedProcessGetsTheFileRanksTheirOwnAndMergeTheRest) {
   const std::string dir = tempDir("paths");
   const std::string out = dir + "/run.sawtooth";
   OutputPaths paths(out, false);
-  EXPECT_EQ(paths.claim(100, -1), out);
-  EXPECT_EQ(paths.claim(101, -1), dir + "/run.pid101.sawtooth");
-  EXPECT_EQ(paths.claim(102, 1), dir + "/run.rank1.sawtooth");
-  EXPECT_EQ(paths.claim(103, 1), dir + "/run.rank1.2.sawtooth") << "two processes claimed rank 1";
+  EXPECT_EQ(paths.pathFor(100, -1), out);
+  EXPECT_EQ(paths.pathFor(101, -1), dir + "/run.pid101.sawtooth");
+  EXPECT_EQ(paths.pathFor(102, 1), dir + "/run.rank1.sawtooth");
+  EXPECT_EQ(paths.pathFor(103, 1), dir + "/run.rank1.2.sawtooth") << "two processes claimed rank 1";
   EXPECT_EQ(paths.mergedPath(), dir + "/run.ranks.sawtooth") << "the file asked for is taken";
 
   std::ofstream(dir + "/other.rank0.sawtooth") << "an earlier recording";
   OutputPaths careful(dir + "/other.sawtooth", false);
-  EXPECT_EQ(careful.claim(5, 0), dir + "/other.rank0.2.sawtooth") << "an existing file is never replaced";
+  EXPECT_EQ(careful.pathFor(5, 0), dir + "/other.rank0.2.sawtooth") << "an existing file is never replaced";
   EXPECT_EQ(careful.mergedPath(), dir + "/other.sawtooth");
 }
 
@@ -223,12 +284,33 @@ TEST(OutputPaths, DefaultNamesAndRefusals) {
   EXPECT_TRUE(name.starts_with("train-")) << name;
   EXPECT_TRUE(name.ends_with(".sawtooth"));
   EXPECT_TRUE(defaultOutPath({"/usr/bin/env"}, when).starts_with("env-"));
-  EXPECT_TRUE(checkOutPath(dir, false).has_value()) << "a folder";
+  EXPECT_FALSE(OutputPaths::claimFirst(dir, true).ok()) << "a folder";
   std::ofstream(dir + "/x.sawtooth") << "x";
-  EXPECT_TRUE(checkOutPath(dir + "/x.sawtooth", false).has_value());
-  EXPECT_FALSE(checkOutPath(dir + "/x.sawtooth", true).has_value());
-  EXPECT_TRUE(checkOutPath(dir + "/missing/x.sawtooth", true).has_value());
-  EXPECT_FALSE(checkOutPath(dir + "/new.sawtooth", false).has_value());
+  EXPECT_FALSE(OutputPaths::claimFirst(dir + "/x.sawtooth", false).ok());
+  EXPECT_TRUE(OutputPaths::claimFirst(dir + "/x.sawtooth", true).ok());
+  EXPECT_FALSE(OutputPaths::claimFirst(dir + "/missing/x.sawtooth", true).ok());
+  auto fresh = OutputPaths::claimFirst(dir + "/new.sawtooth", false);
+  ASSERT_TRUE(fresh.ok());
+  EXPECT_FALSE(OutputPaths::claimFirst(dir + "/new.sawtooth", true).ok()) << "claimed: being written";
+  (*fresh)->abandonUnused();
+  EXPECT_FALSE(fs::exists(dir + "/new.sawtooth")) << "an unused claim leaves nothing behind";
+}
+
+// --out refuses, before the program runs and even with --force, what a recording never replaces:
+// a link, a FIFO, a device.
+TEST(OutputPaths, NeverReplacesLinksOrSpecialFiles) {
+  const std::string dir = tempDir("special");
+  std::ofstream(dir + "/target.sawtooth") << "precious";
+  fs::create_symlink(dir + "/target.sawtooth", dir + "/link.sawtooth");
+  ASSERT_EQ(mkfifo((dir + "/fifo.sawtooth").c_str(), 0600), 0);
+  for (const std::string& path : {dir + "/link.sawtooth", dir + "/fifo.sawtooth", std::string("/dev/full")}) {
+    auto claimed = OutputPaths::claimFirst(path, true);
+    ASSERT_FALSE(claimed.ok()) << path;
+    EXPECT_EQ(claimed.error().message.find("exists (--force"), std::string::npos) << claimed.error().message;
+  }
+  std::ifstream in(dir + "/target.sawtooth");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "precious");
 }
 
 }  // namespace

@@ -78,5 +78,22 @@ TEST(StreamMerger, KeepsOneStreamsOrderAndTiesInArrivalOrder) {
   EXPECT_EQ(ids, (std::vector<uint32_t>{1, 2, 3}));
 }
 
+// A stream whose watermark never moves must not hold the others' records without end: beyond a
+// budget the oldest go on, in time order, whatever the watermarks say.
+TEST(StreamMerger, ReleasesTheOldestBeyondABudget) {
+  StreamMerger m(/*hold_back*/ 10);
+  m.watermark(1, 5);  // stuck
+  for (int64_t t = 10; t < 110; ++t) m.add(2, at(t));
+  EXPECT_TRUE(times(m, 1'000'000).empty()) << "stream 1 may still send something older";
+  std::vector<int64_t> out;
+  EXPECT_EQ(m.releaseOldest(25, [&](capture::CaptureRecord&& r) { out.push_back(r.t_ns); }), 75u);
+  EXPECT_EQ(m.pending(), 25u);
+  ASSERT_EQ(out.size(), 75u);
+  EXPECT_EQ(out.front(), 10);
+  EXPECT_EQ(out.back(), 84);
+  EXPECT_TRUE(m.has(1) && m.has(2) && !m.has(3));
+  EXPECT_EQ(m.streams(), 2u);
+}
+
 }  // namespace
 }  // namespace sawtooth::record

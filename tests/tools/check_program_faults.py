@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""sawtooth-record -- COMMAND under faults (issue 27, items 4 and 11), with real CPU programs:
+
+- the recorder killed (SIGKILL): the program dies with it (unless --keep-running), the file says
+  incomplete_reason=killed (the documented keyword) and is one self-contained file (no -wal/-shm),
+  the socket folder is gone; the recorder crashed (SIGSEGV): incomplete_reason=crashed;
+- --out refuses a link, a FIFO and /dev/full — with --force too — before the program runs, with a
+  message that says what it is (not "the file exists (--force replaces it)");
+- recordings are private: mode 0600;
+- a full disk (RLIMIT_FSIZE): exit 125, the file says incomplete (file size limit reached) and
+  stderr does not claim "recorded into";
+- a program that ignores SIGTERM and is killed after --kill-after before delivering anything is
+  not reported as "recorded nothing".
+
+Usage: check_program_faults.py SAWTOOTH_RECORD PYTHON OUT_DIR (exit 77 without torch)"""
+import json
+import os
+import resource
+import signal
+import sqlite3
+import stat
+import subprocess
+import sys
+import textwrap
+import time
+
+record, python, out = sys.argv[1:4]
+os.makedirs(out, exist_ok=True)
+if subprocess.run([python, "-c", "import torch"], capture_output=True).returncode != 0:
+    print(f"skipped: {python} has no torch")
+    sys.exit(77)
+failures = []
+
+ENDLESS = textwrap.dedent("""
+    import os, signal, subprocess, sys, time
+    import torch
+    if len(sys.argv) > 2 and sys.argv[2] == "ignore-term":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        keep = [torch.ones(1 << 16) for _ in range(8)]  # allocations, and no step to deliver them at
+        print("steady", os.getpid(), flush=True)
+        time.sleep(600)
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    model = torch.nn.Linear(64, 64)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with open(sys.argv[1], "w") as f:
+        f.write(f"{os.getpid()} {child.pid} {os.path.dirname(os.environ.get('SAWTOOTH_SOCKET', '/-'))}")
+    for step in range(10**9):
+        opt.zero_grad()
+        model(torch.randn(8, 64)).sum().backward()
+        opt.step()
+        if step == 5:
+            print("steady", os.getpid(), flush=True)
+        time.sleep(0.05)
+""")
+SHORT = textwrap.dedent("""
+    import sys, torch
+    model = torch.nn.Linear(256, 256)
+    opt = torch.optim.Adam(model.parameters())
+    for step in range(int(sys.argv[1])):
+        opt.zero_grad()
+        model(torch.randn(64, 256)).sum().backward()
+        opt.step()
+    print("done", flush=True)
+""")
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what, flush=True)
+    return cond
+
+
+def write(name, text):
+    path = os.path.join(out, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def clean(path):
+    for suffix in ("", "-wal", "-shm", ".progress"):
+        if os.path.lexists(path + suffix):
+            os.remove(path + suffix)
+
+
+def meta(path):
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    m = dict(db.execute("SELECT key, value FROM meta").fetchall())
+    db.close()
+    return m
+
+
+def alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def wait_gone(pids, seconds=10):
+    deadline = time.time() + seconds
+    while time.time() < deadline and any(alive(p) for p in pids):
+        time.sleep(0.1)
+    return not any(alive(p) for p in pids)
+
+
+endless = write("endless.py", ENDLESS)
+short = write("short.py", SHORT)
+
+
+def recorder_dies(sig, expect_reason, keep_running=False):
+    label = f"recorder {signal.Signals(sig).name}" + (" --keep-running" if keep_running else "")
+    trace = os.path.join(out, f"dies-{sig}{'-keep' if keep_running else ''}.sawtooth")
+    pids_file = trace + ".pids"
+    clean(trace)
+    extra = ["--keep-running"] if keep_running else []
+    proc = subprocess.Popen([record, "--out", trace, "--progress", trace + ".progress", *extra, "--", python, endless,
+                             pids_file], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    if not check("steady" in line, f"{label}: the program never got going: {line!r}"):
+        proc.kill()
+        return
+    time.sleep(0.5)  # a batch or two committed
+    with open(pids_file) as f:
+        program, child, folder = f.read().split()
+        program, child = int(program), int(child)
+    proc.send_signal(sig)
+    proc.wait(timeout=60)  # the program keeps the pipes open with --keep-running: not communicate() yet
+    check(proc.returncode == -sig, f"{label}: the recorder ended with {proc.returncode}")
+    if keep_running:
+        time.sleep(1)
+        check(alive(program), f"{label}: the program was killed though --keep-running")
+        for pid in (program, child):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+    else:
+        if not check(wait_gone([program, child]), f"{label}: the program ({program}) or its child ({child}) outlived the recorder"):
+            for pid in (program, child):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+    proc.communicate(timeout=60)
+    deadline = time.time() + 10
+    while time.time() < deadline and (os.path.exists(trace + "-wal") or meta(trace).get("incomplete_reason") != expect_reason):
+        time.sleep(0.1)  # the watcher marks the file as the recorder dies
+    m = meta(trace)
+    check(m.get("complete") == "false" and m.get("incomplete_reason") == expect_reason,
+          f"{label}: complete={m.get('complete')} reason={m.get('incomplete_reason')!r}, expected {expect_reason!r}")
+    check(not os.path.exists(trace + "-wal") and not os.path.exists(trace + "-shm"), f"{label}: -wal/-shm left behind")
+    check(not os.path.exists(folder), f"{label}: socket folder {folder} left behind")
+    with open(trace + ".progress") as f:
+        last = [json.loads(x) for x in f if x.strip()][-1]
+    check(last.get("stage") == "error" and last.get("kind") == expect_reason, f"{label}: last progress line {last}")
+
+
+recorder_dies(signal.SIGKILL, "killed")
+recorder_dies(signal.SIGKILL, "killed", keep_running=True)
+recorder_dies(signal.SIGSEGV, "crashed")
+
+# --out refusals before the program runs, with and without --force.
+target = write("target.sawtooth", "precious")
+link = os.path.join(out, "link.sawtooth")
+fifo = os.path.join(out, "fifo.sawtooth")
+for p in (link, fifo):
+    if os.path.lexists(p):
+        os.remove(p)
+os.symlink(target, link)
+os.mkfifo(fifo)
+marker = os.path.join(out, "ran")
+for path in (link, fifo, "/dev/full"):
+    for force in ([], ["--force"]):
+        if os.path.exists(marker):
+            os.remove(marker)
+        r = subprocess.run([record, "--out", path, *force, "--", python, "-c", f"open({marker!r}, 'w')"],
+                           capture_output=True, text=True, timeout=60)
+        label = f"--out {path} {' '.join(force)}"
+        check(r.returncode == 125, f"{label}: exit {r.returncode}")
+        check(not os.path.exists(marker), f"{label}: the program ran before the refusal")
+        check("--force replaces it" not in r.stderr and ("link" in r.stderr or "not a regular file" in r.stderr),
+              f"{label}: message {r.stderr.strip()!r}")
+with open(target) as f:
+    check(f.read() == "precious", "the link's target was touched")
+
+# Private recordings, and a full disk (the file size limit).
+trace = os.path.join(out, "private.sawtooth")
+clean(trace)
+r = subprocess.run([record, "--quiet", "--out", trace, "--", python, short, "3"], capture_output=True, text=True,
+                   timeout=300)
+check(r.returncode == 0, f"private: exit {r.returncode}: {r.stderr[-500:]}")
+mode = stat.S_IMODE(os.stat(trace).st_mode) if os.path.exists(trace) else None
+check(mode == 0o600, f"a recording is created with mode {oct(mode or 0)}, not 0600")
+
+trace = os.path.join(out, "full.sawtooth")
+clean(trace)
+limit = 256 * 1024
+
+
+def small_files():
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+
+r = subprocess.run([record, "--out", trace, "--", python, short, "400"], capture_output=True, text=True, timeout=600,
+                   preexec_fn=small_files)
+check(r.returncode == 125, f"full disk: exit {r.returncode} (125: the program ran, the recording failed): {r.stderr[-800:]}")
+check("recorded into" not in r.stderr, f"full disk: stderr still says 'recorded into': {r.stderr[-500:]}")
+check("file size limit" in r.stderr, f"full disk: stderr does not say why: {r.stderr[-500:]}")
+m = meta(trace) if os.path.exists(trace) else {}
+check(m.get("complete") == "false" and m.get("incomplete_reason") in ("file size limit reached", "killed"),
+      f"full disk: complete={m.get('complete')} reason={m.get('incomplete_reason')}")
+
+# A program that ignores SIGTERM, killed after --kill-after before it delivered anything.
+trace = os.path.join(out, "ignores.sawtooth")
+clean(trace)
+proc = subprocess.Popen([record, "--kill-after", "2", "--out", trace, "--", python, endless, "-", "ignore-term"],
+                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+line = proc.stdout.readline()
+if check("steady" in line, f"ignores SIGTERM: the program never got going: {line!r}"):
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    check(proc.returncode == 128 + signal.SIGKILL, f"ignores SIGTERM: exit {proc.returncode}")
+    check("recorded nothing" not in err and "delivered nothing before it ended" in err,
+          f"ignores SIGTERM: the recorder's last words: {err[-600:]}")
+
+if failures:
+    print(f"{len(failures)} check(s) failed")
+    sys.exit(1)
+print("every fault ended as documented")

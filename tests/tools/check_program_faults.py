@@ -6,7 +6,8 @@
   the socket folder is gone; the recorder crashed (SIGSEGV): incomplete_reason=crashed;
 - --out refuses a link, a FIFO and /dev/full — with --force too — before the program runs, with a
   message that says what it is (not "the file exists (--force replaces it)");
-- recordings are private: mode 0600;
+- recordings are private: mode 0600; a CPU recording says shim_mode=cpu and stacks=none (the
+  profiler's memory events carry no stacks);
 - a full disk (RLIMIT_FSIZE): exit 125, the file says incomplete (file size limit reached) and
   stderr does not claim "recorded into";
 - a program that ignores SIGTERM and is killed after --kill-after before delivering anything is
@@ -194,6 +195,10 @@ r = subprocess.run([record, "--quiet", "--out", trace, "--", python, short, "3"]
 check(r.returncode == 0, f"private: exit {r.returncode}: {r.stderr[-500:]}")
 mode = stat.S_IMODE(os.stat(trace).st_mode) if os.path.exists(trace) else None
 check(mode == 0o600, f"a recording is created with mode {oct(mode or 0)}, not 0600")
+# A CPU recording says which shim ran and that its allocations carry no stacks (not stacks=python).
+m = meta(trace) if os.path.exists(trace) else {}
+check(m.get("shim_mode") == "cpu" and m.get("stacks") == "none" and "without stacks" in m.get("stacks_note", ""),
+      f"a CPU recording says shim_mode={m.get('shim_mode')!r} stacks={m.get('stacks')!r}")
 
 trace = os.path.join(out, "full.sawtooth")
 clean(trace)

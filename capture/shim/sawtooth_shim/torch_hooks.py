@@ -261,6 +261,11 @@ class Shim:
         if self.cuda is not None or self.torch is None:
             return
         self.ch.meta({"shim_mode": "cpu" if self.cpu_recorded else "none"})
+        if self.cpu_recorded and self.options.get("stacks", "python") == "python":
+            # The profiler's memory events carry no stack (its Python tracer would, at several
+            # times the program's run time): the file says so rather than stacks=python.
+            self.ch.meta({"stacks": "none", "stacks_note": "CPU allocations are recorded without stacks (--stacks "
+                                                           "python applies to CUDA allocations)"})
         asked = self.options.get("mode", "auto")
         if asked in ("native", "portable"):
             self.ch.notice("info", f"--shim {asked} chooses how PyTorch's CUDA allocator is recorded; this process "

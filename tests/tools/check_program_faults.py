@@ -10,6 +10,8 @@
   profiler's memory events carry no stacks);
 - a full disk (RLIMIT_FSIZE): exit 125, the file says incomplete (file size limit reached) and
   stderr does not claim "recorded into";
+- children on the CPU (subprocess, torch.multiprocessing.spawn) each record into FILE.pidP, the
+  file asked for stays the program's own process' even when a child delivers first;
 - a program that ignores SIGTERM and is killed after --kill-after before delivering anything is
   not reported as "recorded nothing".
 
@@ -107,7 +109,27 @@ def wait_gone(pids, seconds=10):
     return not any(alive(p) for p in pids)
 
 
+FAMILY = textwrap.dedent("""
+    import os, subprocess, sys, torch, torch.multiprocessing as mp
+
+    def worker(rank):
+        keep = [torch.ones(1 << 16) for _ in range(4)]
+
+    if __name__ == "__main__":
+        print("parent", os.getpid(), flush=True)
+        # The child delivers at its exit, before the parent's first step: it must not take FILE.
+        subprocess.run([sys.executable, "-c", "import torch; x = [torch.ones(1 << 16) for _ in range(3)]"], check=True)
+        mp.spawn(worker, nprocs=1)
+        model = torch.nn.Linear(64, 64)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for _ in range(2):
+            opt.zero_grad()
+            model(torch.randn(8, 64)).sum().backward()
+            opt.step()
+        print("parent done", flush=True)
+""")
 endless = write("endless.py", ENDLESS)
+family = write("family.py", FAMILY)
 short = write("short.py", SHORT)
 
 
@@ -217,6 +239,24 @@ check("file size limit" in r.stderr, f"full disk: stderr does not say why: {r.st
 m = meta(trace) if os.path.exists(trace) else {}
 check(m.get("complete") == "false" and m.get("incomplete_reason") in ("file size limit reached", "killed"),
       f"full disk: complete={m.get('complete')} reason={m.get('incomplete_reason')}")
+
+# Children on the CPU (subprocess, torch.multiprocessing.spawn): each records into FILE.pidP, and
+# the file asked for is the program's own process' even when a child delivers first.
+trace = os.path.join(out, "family.sawtooth")
+for name in os.listdir(out):
+    if name.startswith("family.") and ".sawtooth" in name:
+        os.remove(os.path.join(out, name))
+r = subprocess.run([record, "--out", trace, "--", python, family], capture_output=True, text=True, timeout=300)
+check(r.returncode == 0 and "parent done" in r.stdout, f"children: exit {r.returncode}: {r.stderr[-800:]}")
+check(f"recorded into {trace}" in r.stderr, f"children: the last words: {r.stderr[-400:]}")
+pid_files = sorted(n for n in os.listdir(out) if n.startswith("family.pid") and n.endswith(".sawtooth"))
+m = meta(trace) if os.path.exists(trace) else {}
+program_pid = r.stdout.split()[1] if r.stdout.startswith("parent ") else None
+check(program_pid is not None and m.get("pid") == program_pid,
+      f"children: {trace} is pid {m.get('pid')}'s, not the program's ({r.stdout.strip()!r})")
+roles = sorted(meta(os.path.join(out, n)).get("program.argv", "") for n in pid_files)
+check(len(pid_files) == 2 and any("-c" in a for a in roles) and any("multiprocessing" in a for a in roles),
+      f"children: their files {pid_files}: {roles}")
 
 # A program that ignores SIGTERM, killed after --kill-after before it delivered anything.
 trace = os.path.join(out, "ignores.sawtooth")

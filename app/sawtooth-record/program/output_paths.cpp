@@ -60,9 +60,9 @@ std::string OutputPaths::unused(const std::string& path) {
   return candidate;
 }
 
-std::string OutputPaths::pathLocked(int pid, int rank) {
+std::string OutputPaths::pathLocked(int pid, int rank, bool child) {
   if (rank >= 0) return unused(recording::rankFilePath(out_, rank));
-  if (!main_taken_) {
+  if (!main_taken_ && !child) {
     main_taken_ = true;
     claimed_.insert(out_);
     return out_;
@@ -70,14 +70,14 @@ std::string OutputPaths::pathLocked(int pid, int rank) {
   return unused(derivedPath(out_, fmt::format("pid{}", pid)));
 }
 
-std::string OutputPaths::pathFor(int pid, int rank) {
+std::string OutputPaths::pathFor(int pid, int rank, bool child) {
   std::lock_guard<std::mutex> lock(mutex_);
-  return pathLocked(pid, rank);
+  return pathLocked(pid, rank, child);
 }
 
-Result<OutputClaim> OutputPaths::claim(int pid, int rank) {
+Result<OutputClaim> OutputPaths::claim(int pid, int rank, bool child) {
   std::lock_guard<std::mutex> lock(mutex_);
-  const std::string path = pathLocked(pid, rank);
+  const std::string path = pathLocked(pid, rank, child);
   if (path == out_ && main_claim_) {
     OutputClaim claim = std::move(*main_claim_);
     main_claim_.reset();

@@ -1,7 +1,9 @@
 #pragma once
-// Where a program recording's files go. The first process that records without a rank writes
-// the file asked for; a distributed rank R writes FILE.rankR.sawtooth, merged into FILE at the
-// end; any other process FILE.pidP.sawtooth. The file asked for is claimed before the program
+// Where a program recording's files go. The first process that records without a rank and is no
+// child of another recorded process writes the file asked for (the program's own process, or the
+// one a wrapper script starts), whichever delivers first; a distributed rank R writes
+// FILE.rankR.sawtooth, merged into FILE at the end; any other process (a child of a recorded
+// process: subprocess, multiprocessing) FILE.pidP.sawtooth. The file asked for is claimed before the program
 // starts (output_claim.h: a link, a special file such as a FIFO or /dev/full, a directory or a
 // file another recording writes is refused, an existing file unless --force), so that a refusal
 // never comes after the program has run.
@@ -34,9 +36,10 @@ class OutputPaths {
   OutputPaths(std::string out, bool force) : out_(std::move(out)), force_(force) {}
 
   // Thread-safe: the recording thread claims, the main thread asks mergedPath at the end.
-  Result<OutputClaim> claim(int pid, int rank);
-  // The path claim(pid, rank) would give now (for tests).
-  std::string pathFor(int pid, int rank);
+  // `child`: the process' parent is a recorded process too.
+  Result<OutputClaim> claim(int pid, int rank, bool child = false);
+  // The path claim(pid, rank, child) would give now (for tests).
+  std::string pathFor(int pid, int rank, bool child = false);
   // Where the ranks' merge goes: the file asked for, unless a process without a rank took it
   // (the claim held on it is given up for the merge's writer).
   std::string mergedPath();
@@ -45,7 +48,7 @@ class OutputPaths {
 
  private:
   std::string unused(const std::string& path);
-  std::string pathLocked(int pid, int rank);
+  std::string pathLocked(int pid, int rank, bool child);
   std::mutex mutex_;
   std::string out_;
   bool force_;

@@ -4,6 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstring>
+
 namespace sawtooth::record::posix {
 
 bool exists(const std::string& path) {
@@ -51,6 +54,22 @@ std::string thisExecutable() {
   char buffer[PATH_MAX];
   const ssize_t n = readlink("/proc/self/exe", buffer, sizeof buffer - 1);
   return n > 0 ? std::string(buffer, static_cast<size_t>(n)) : std::string();
+}
+
+int parentPid(int pid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", pid);
+  std::FILE* f = std::fopen(path, "re");
+  if (!f) return 0;
+  char text[1024];
+  const size_t n = std::fread(text, 1, sizeof text - 1, f);
+  std::fclose(f);
+  text[n] = '\0';
+  const char* close = std::strrchr(text, ')');  // the command name may hold spaces and parentheses
+  int ppid = 0;
+  char state = 0;
+  if (!close || std::sscanf(close + 1, " %c %d", &state, &ppid) != 2) return 0;
+  return ppid;
 }
 
 }  // namespace sawtooth::record::posix

@@ -16,5 +16,7 @@ std::string fileName(const std::string& path);  // "a/b/c.py" -> "c.py"
 std::string stem(const std::string& path);      // "a/b/c.py" -> "c"
 std::string currentDirectory();
 std::string thisExecutable();
+// The parent of a live process (/proc/PID/stat), or 0 when it cannot be read.
+int parentPid(int pid);
 
 }  // namespace sawtooth::record::posix

@@ -2,9 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <map>
 #include <mutex>
 #include <set>
 
@@ -212,12 +214,31 @@ int recordProgramMain(int argc, char** argv) {
   if (!o.rung.empty()) context.meta["rung_requested"] = o.rung;  // "rung" itself once the shim applied it
   for (const char* key : kEnvironmentOfInterest)
     if (const char* v = std::getenv(key)) context.meta[std::string("env.") + key] = v;
-  context.claim_path = [&paths](int pid, int rank) { return paths.claim(pid, rank); };
+  // Which processes connected, and their parents (read while they are alive): a child of a recorded
+  // process records into FILE.pidP, never into the file asked for.
+  std::mutex tree_mutex;
+  std::map<int, int> parent_of;
+  context.claim_path = [&paths, &tree_mutex, &parent_of](int pid, int rank) {
+    bool child = false;
+    {
+      std::lock_guard<std::mutex> lock(tree_mutex);
+      auto it = parent_of.find(pid);
+      child = it != parent_of.end() && parent_of.count(it->second) != 0;
+    }
+    return paths.claim(pid, rank, child);
+  };
   context.notify = [&reporter](const std::string& level, const std::string& message) {
     reporter.say(message);
     reporter.event("notice", message, {{"level", level}});
   };
-  context.process_connected = [&watcher](int pid) { watcher.announceProcess(pid); };
+  context.process_connected = [&watcher, &tree_mutex, &parent_of](int pid) {
+    const int parent = posix::parentPid(pid);
+    {
+      std::lock_guard<std::mutex> lock(tree_mutex);
+      parent_of[pid] = parent;
+    }
+    watcher.announceProcess(pid);
+  };
   context.file_started = [&reporter, &watcher](int pid, int rank, const std::string& path) {
     watcher.announceFile(path);
     reporter.event("recording", fmt::format("pid {} records into {}", pid, path),
@@ -323,6 +344,7 @@ int recordProgramMain(int argc, char** argv) {
   }
   std::sort(ranks.begin(), ranks.end(), [](const auto& a, const auto& b) { return a.rank < b.rank; });
   std::string out = files.empty() ? std::string() : files.front();
+  if (std::find(files.begin(), files.end(), o.out) != files.end()) out = o.out;
   if (!ranks.empty()) {
     out = paths.mergedPath();
     reporter.event("merge", fmt::format("merging {} rank traces into {}", ranks.size(), out));

@@ -271,6 +271,12 @@ TEST(OutputPaths, FirstUnrankedProcessGetsTheFileRanksTheirOwnAndMergeTheRest) {
   EXPECT_EQ(paths.pathFor(103, 1), dir + "/run.rank1.2.sawtooth") << "two processes claimed rank 1";
   EXPECT_EQ(paths.mergedPath(), dir + "/run.ranks.sawtooth") << "the file asked for is taken";
 
+  // A child of a recorded process (subprocess, multiprocessing) that delivers before its parent
+  // does not take the file asked for: the program's own process does.
+  OutputPaths family(dir + "/family.sawtooth", false);
+  EXPECT_EQ(family.pathFor(201, -1, /*child*/ true), dir + "/family.pid201.sawtooth");
+  EXPECT_EQ(family.pathFor(200, -1), dir + "/family.sawtooth");
+
   std::ofstream(dir + "/other.rank0.sawtooth") << "an earlier recording";
   OutputPaths careful(dir + "/other.sawtooth", false);
   EXPECT_EQ(careful.pathFor(5, 0), dir + "/other.rank0.2.sawtooth") << "an existing file is never replaced";

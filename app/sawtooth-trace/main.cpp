@@ -1,6 +1,8 @@
 // sawtooth-trace: the headless side of Sawtooth. Reads every trace format the app reads.
 //   info FILE [--json]                     counts, peaks, runs
-//   convert IN OUT.sawtooth                save as the native format
+//   convert IN OUT.sawtooth                save as the native format (a .sawtooth of an older format
+//                                          is copied and summarised without reading it whole)
+//   check FILE                             compare a .sawtooth file's summaries with its events
 //   export IN --csv series|events OUT.csv  data for spreadsheets and pandas
 //   export IN --chrome-trace OUT.json      counter tracks for Perfetto
 //   segments FILE [--at EVENT] [--device D] [--json]   the allocator's segments (allocator_commands.h)
@@ -27,6 +29,7 @@
 #include "core/io/output_claim.h"
 #include "core/model/recording_status.h"
 #include "core/io/read_limits.h"
+#include "core/io/summary_cache.h"
 #include "core/io/summary_json.h"
 #include "core/io/trace_loader.h"
 #include "core/model/meta_keys.h"
@@ -37,6 +40,35 @@ constexpr int kExitInput = 1, kExitUsage = 2;
 
 int failWith(const sawtooth::Error& error) {
   fmt::print(stderr, "sawtooth-trace: {}\n", error.message);
+  return kExitInput;
+}
+
+// `check`: the summaries against the events; 0 when they agree, 1 when they did not (the cache
+// has them now) or the file cannot be read.
+int runCheck(const std::string& path) {
+  std::string why;
+  auto found = sawtooth::findSummaries(path, &why);
+  if (!found) return failWith(found.error());
+  sawtooth::SummaryPlace place;
+  if (*found) {
+    place = **found;
+  } else {
+    fmt::print("{}: {}: building its summaries into the cache\n", path, why);
+    auto built = sawtooth::buildCachedSummaries(path, why);
+    if (!built) return failWith(built.error());
+    place = *built;
+  }
+  auto verdict = sawtooth::verifySummaries(place);
+  if (!verdict) return failWith(verdict.error());
+  const auto& c = verdict->check;
+  const std::string where = place.cached ? fmt::format("the summaries in {}", place.summaries) : "its summaries";
+  if (!verdict->rebuilt) {
+    fmt::print("{}: {} agree with its {} events\n", path, where, c.events);
+    return 0;
+  }
+  fmt::print("{}: {} disagree with its events ({} rows differ", path, where, c.differences);
+  for (const std::string& d : c.first_differences) fmt::print("; {}", d);
+  fmt::print("); built again from the events into {}\n", verdict->rebuilt->summaries);
   return kExitInput;
 }
 
@@ -69,6 +101,11 @@ int main(int argc, char** argv) {
   convert->add_option("IN", input, "trace file")->required();
   convert->add_option("OUT", output, "output .sawtooth file")->required();
   addLimits(convert);
+
+  auto* check = app.add_subcommand(
+      "check", "Compare a .sawtooth file's summaries with its events (reading every event once); when they disagree, "
+               "build them into the cache (the file is never written)");
+  check->add_option("FILE", input, ".sawtooth file")->required();
 
   auto* exporter = app.add_subcommand("export", "Export series or events as CSV, or counter tracks as Chrome trace JSON");
   exporter->add_option("IN", input, "trace file")->required();
@@ -126,6 +163,11 @@ int main(int argc, char** argv) {
   }
   if (segments.command->parsed()) return sawtooth::cli::runSegmentsCommand(segments, limits);
   if (modules.command->parsed()) return sawtooth::cli::runModulesCommand(modules, limits);
+  if (check->parsed()) return runCheck(input);
+  if (convert->parsed() && sawtooth::isNativeFile(input)) {
+    if (sawtooth::Status st = sawtooth::upgradeNative(input, output); !st) return failWith(st.error());
+    return 0;
+  }
   if (diff.command->parsed()) return sawtooth::cli::runDiffCommand(diff, limits);
   if (ladder.command->parsed()) return sawtooth::cli::runLadderCommand(ladder, limits);
   auto trace = sawtooth::loadTrace(input, nullptr, limits);

@@ -28,6 +28,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "core/io/native_format.h"
 #include "capture/writer/trace_writer.h"
 
@@ -199,8 +201,13 @@ class StepMaker {
 };
 
 // Steps through the writer, batch by batch; returns the seconds the writer took.
-double runWriter(const std::string& path, int steps, bool memory, size_t* records, uint64_t* rows) {
-  auto file = NativeWriter::create(path, OutputClaim::Existing::Replace, NativeWriterOptions{.recording = true});
+// summaries: 0 none (format 1's content), 1 the summaries without the allocator's states, 2 all.
+double runWriter(const std::string& path, int steps, bool memory, size_t* records, uint64_t* rows, int summaries = 2) {
+  NativeWriterOptions options;
+  options.recording = true;
+  options.summaries = summaries > 0;
+  options.allocator_checkpoints = summaries > 1;
+  auto file = NativeWriter::create(path, OutputClaim::Existing::Replace, options);
   if (!file) {
     std::fprintf(stderr, "%s\n", file.error().message.c_str());
     std::exit(1);
@@ -235,16 +242,20 @@ double runWriter(const std::string& path, int steps, bool memory, size_t* record
 
 constexpr int kWriterSteps = 10'000;  // ~2.4 M records
 
+// summaries (the argument): 2 the file as recorded (format 3: summaries with the allocator's
+// states), 1 without the allocator's states, 0 none (the events alone, as format 1 had them).
 void BM_Writer(benchmark::State& state) {
   size_t records = 0;
   uint64_t rows = 0;
-  for (auto _ : state) state.SetIterationTime(runWriter(benchPath("writer.sawtooth"), kWriterSteps, true, &records, &rows));
+  const int summaries = static_cast<int>(state.range(0));
+  const std::string path = benchPath(summaries == 2 ? "writer.sawtooth" : fmt::format("writer-{}.sawtooth", summaries));
+  for (auto _ : state) state.SetIterationTime(runWriter(path, kWriterSteps, true, &records, &rows, summaries));
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * records));
   state.counters["records"] = static_cast<double>(records);
   state.counters["rows"] = static_cast<double>(rows);
-  state.counters["file_bytes"] = static_cast<double>(std::filesystem::file_size(benchPath("writer.sawtooth")));
+  state.counters["file_bytes"] = static_cast<double>(std::filesystem::file_size(path));
 }
-BENCHMARK(BM_Writer)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Writer)->ArgName("summaries")->Arg(2)->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1);
 
 // The rows the writer wrote, read back once.
 const Trace& writtenRows() {

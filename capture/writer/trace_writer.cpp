@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -58,6 +59,7 @@ Status TraceWriter::finish(const std::string& incomplete_reason, const std::stri
     phases_[id].end_ns = std::max(last, phases_[id].begin_ns);
     dirty_phases_.push_back(id);
   }
+  for (PhaseInfo& p : phases_) p.ended = true;
   phase_stack_.clear();
   if (!failed_.load()) {
     if (Status st = writeBatch(INT64_MAX); !st) fail(st.error().message, file_->lastErrno());
@@ -269,6 +271,7 @@ void TraceWriter::process(CaptureRecord& r) {
       p.begin_ns = p.end_ns = t;
       p.kind = defined.kind;
       p.begun = true;
+      p.ended = false;
       if (window_.admits(t)) fileIdOf(r.id);
       if (p.kind == PhaseKind::Annotation) break;  // a band only: never the phase events are attributed to
       phase_stack_.push_back(r.id);
@@ -281,6 +284,7 @@ void TraceWriter::process(CaptureRecord& r) {
       if (r.id >= phases_.size() || !phases_[r.id].begun) break;
       PhaseInfo& p = phases_[r.id];
       p.end_ns = t;
+      p.ended = true;
       if (p.file_id != kNoPhase) dirty_phases_.push_back(r.id);
       if (p.kind == PhaseKind::Annotation) break;
       phase_index_.end(r.id, t);
@@ -418,7 +422,7 @@ Status TraceWriter::writeBatch(int64_t horizon_ns) {
   waiting_kernels_.swap(still_waiting);
   if (horizon_ns != INT64_MAX) phase_index_.forgetEndedBefore(horizon_ns - kPhaseMemoryNs);
 
-  std::vector<std::pair<uint32_t, Phase>> phases;
+  std::vector<std::tuple<uint32_t, Phase, bool>> phases;  // file id, phase, still open
   std::sort(dirty_phases_.begin(), dirty_phases_.end());
   dirty_phases_.erase(std::unique(dirty_phases_.begin(), dirty_phases_.end()), dirty_phases_.end());
   for (uint32_t id : dirty_phases_) {
@@ -430,7 +434,7 @@ Status TraceWriter::writeBatch(int64_t horizon_ns) {
     out.run = p.run;
     out.begin_ns = p.begin_ns;
     out.end_ns = p.end_ns;
-    phases.emplace_back(p.file_id, std::move(out));
+    phases.emplace_back(p.file_id, std::move(out), !p.ended);
   }
   dirty_phases_.clear();
   dirty_runs_.clear();
@@ -445,8 +449,8 @@ Status TraceWriter::writeBatch(int64_t horizon_ns) {
   if (Status st = file_->writeStacks(stacks_, frames_written_, stacks_written_); !st) return st;
   for (const auto& [id, run] : runs)
     if (Status st = file_->writeRun(id, run); !st) return st;
-  for (const auto& [id, p] : phases)
-    if (Status st = file_->writePhase(id, p); !st) return st;
+  for (const auto& [id, p, open] : phases)
+    if (Status st = file_->writePhase(id, p, open); !st) return st;
   for (const auto& [k, v] : meta)
     if (Status st = file_->setMeta(k, v); !st) return st;
   for (const auto& [id, name] : kernel_names)

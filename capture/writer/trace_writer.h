@@ -88,6 +88,7 @@ class TraceWriter {
     uint16_t run = kNoRun;
     PhaseKind kind = PhaseKind::Phase;
     bool begun = false;
+    bool ended = false;
   };
   struct PendingPhase {
     std::string name;

@@ -15,8 +15,12 @@ std::vector<int64_t> sortedUnique(std::vector<int64_t> v) {
 }  // namespace
 
 StepStarts findStepStarts(const Trace& trace) {
+  return findStepStarts(trace.phases, trace.events.empty() ? 0 : trace.events.tNs().front());
+}
+
+StepStarts findStepStarts(const std::vector<Phase>& phases, int64_t first_event_ns) {
   std::vector<int64_t> forward, profiler, optimizer_ends;
-  for (const Phase& p : trace.phases) {
+  for (const Phase& p : phases) {
     if (p.kind == PhaseKind::Phase && p.name == "forward") forward.push_back(p.begin_ns);
     if (p.kind == PhaseKind::Annotation && p.name.starts_with("ProfilerStep#")) profiler.push_back(p.begin_ns);
     if (p.kind == PhaseKind::Annotation && p.name.starts_with("Optimizer.step#")) optimizer_ends.push_back(p.end_ns);
@@ -27,8 +31,7 @@ StepStarts findStepStarts(const Trace& trace) {
   if (profiler.size() >= 2) return {profiler, "ProfilerStep annotations"};
   optimizer_ends = sortedUnique(std::move(optimizer_ends));
   if (!optimizer_ends.empty()) {
-    const int64_t first = trace.events.empty() ? 0 : trace.events.tNs().front();
-    std::vector<int64_t> starts{std::min(first, optimizer_ends.front())};
+    std::vector<int64_t> starts{std::min(first_event_ns, optimizer_ends.front())};
     for (int64_t end : optimizer_ends)
       if (end > starts.back()) starts.push_back(end);
     if (starts.size() >= 2) return {starts, "optimizer steps"};

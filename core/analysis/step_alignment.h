@@ -21,6 +21,8 @@ struct StepStarts {
   std::string source;         // "forward phases", "ProfilerStep annotations", "optimizer steps"; empty: none found
 };
 StepStarts findStepStarts(const Trace& trace);
+// The same from the phases alone and the time of the trace's first event (a file read in parts).
+StepStarts findStepStarts(const std::vector<Phase>& phases, int64_t first_event_ns);
 
 // Maps B's times so that B's step k starts where A's step k starts, linearly in between; before
 // the first and after the last common step, B is shifted with its nearest step. Never decreasing.

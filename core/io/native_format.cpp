@@ -1,4 +1,7 @@
 #include "core/io/native_format.h"
+
+#include "core/analysis/allocator_history.h"
+#include "core/analysis/step_alignment.h"
 #include "core/model/meta_keys.h"
 
 namespace sawtooth {
@@ -28,6 +31,19 @@ Status writeNative(const Trace& trace, const std::string& path, Progress* progre
   if (Status st = w.appendModuleCalls(trace.modules.calls); !st) return st;
   if (trace.segments_known)
     if (Status st = w.writeSegments(trace.segments); !st) return st;
+  // The summaries' steps, and the allocator's state when a snapshot's trace began (reconstructed
+  // from its segments at the end), from which the stored states replay.
+  w.setStepStarts(findStepStarts(trace).t_ns);
+  if (trace.segments_known) {
+    ReplayOptions replay;
+    replay.series = false;
+    replay.checkpoints = false;
+    for (DeviceId device : trace.deviceIds()) {
+      if (device < INT16_MIN || device > INT16_MAX) continue;
+      auto history = AllocatorHistory::build(trace, static_cast<int16_t>(device), replay);
+      if (history) w.setAllocatorStart(device, history->stateAfter(-1), history->settings());
+    }
+  }
   if (Status st = w.appendEvents(trace.events, 0, trace.events.size(), progress); !st) return st;
   if (Status st = w.commitBatch(); !st) return st;
   return w.finish();

@@ -108,6 +108,8 @@ class NativeReader {
     if (version < 1) return Error{fmt::format("{}: invalid format_version {}", path(), version)};
     version_ = version;
     trace_.meta.erase(it);
+    // The summaries' own keys describe the file, not the trace (io/native_summaries.h).
+    std::erase_if(trace_.meta, [](const auto& kv) { return kv.first.starts_with("summary."); });
     // A recording that did not finish cleanly keeps its last part in NAME-wal: say so when that
     // file is not beside this one.
     auto complete = trace_.meta.find(std::string(meta::kComplete));

@@ -11,6 +11,7 @@ using enum ColumnType;
 constexpr bool kNotNull = true;
 constexpr bool kKey = true;
 constexpr int kModules = kFirstModuleVersion;
+constexpr int kSummaries = kFirstSummaryVersion;
 
 constexpr std::array kMeta{Column{"key", Text, false, kKey}, Column{"value", Text, kNotNull}};
 constexpr std::array kDevices{Column{"device", Integer, false, kKey}, Column{"name", Text},
@@ -69,6 +70,72 @@ constexpr std::array kModuleCalls{Column{"module", Integer, kNotNull, false, kMo
                                   Column{"begin_ns", Integer, kNotNull, false, kModules},
                                   Column{"end_ns", Integer, kNotNull, false, kModules}};
 
+// Format 3: the summaries a reader opens a file of any length from (core/analysis/summary_builder.h,
+// docs/sawtooth-format.md). Each series of a device has its pyramid of nodes over the points of
+// its axis; the axes' nodes say which events and times a node covers.
+constexpr std::array kSummarySeries{
+    Column{"device", Integer, kNotNull, false, kSummaries}, Column{"series", Integer, kNotNull, false, kSummaries},
+    Column{"axis", Integer, kNotNull, false, kSummaries}, Column{"start_value", Integer, kNotNull, false, kSummaries},
+    Column{"points", Integer, kNotNull, false, kSummaries}, Column{"last_value", Integer, kNotNull, false, kSummaries}};
+constexpr std::array kSummaryAxes{
+    Column{"device", Integer, kNotNull, false, kSummaries}, Column{"axis", Integer, kNotNull, false, kSummaries},
+    Column{"points", Integer, kNotNull, false, kSummaries}, Column{"sealed_t", Integer, false, false, kSummaries},
+    Column{"pending_from_seq", Integer, false, false, kSummaries}};
+constexpr std::array kSummaryAxisNodes{
+    Column{"device", Integer, kNotNull, false, kSummaries}, Column{"axis", Integer, kNotNull, false, kSummaries},
+    Column{"level", Integer, kNotNull, false, kSummaries}, Column{"node", Integer, kNotNull, false, kSummaries},
+    Column{"points", Integer, kNotNull, false, kSummaries}, Column{"first_seq", Integer, kNotNull, false, kSummaries},
+    Column{"last_seq", Integer, kNotNull, false, kSummaries}, Column{"t_first", Integer, kNotNull, false, kSummaries},
+    Column{"t_last", Integer, kNotNull, false, kSummaries}};
+constexpr std::array kSummaryNodes{
+    Column{"device", Integer, kNotNull, false, kSummaries}, Column{"series", Integer, kNotNull, false, kSummaries},
+    Column{"level", Integer, kNotNull, false, kSummaries}, Column{"node", Integer, kNotNull, false, kSummaries},
+    Column{"min_value", Integer, kNotNull, false, kSummaries},
+    Column{"max_value", Integer, kNotNull, false, kSummaries},
+    Column{"last_value", Integer, kNotNull, false, kSummaries},
+    Column{"min_first", Integer, kNotNull, false, kSummaries}};
+constexpr std::array kSummarySpans{
+    Column{"device", Integer, kNotNull, false, kSummaries}, Column{"kind", Integer, kNotNull, false, kSummaries},
+    Column{"id", Integer, kNotNull, false, kSummaries}, Column{"begin_ns", Integer, kNotNull, false, kSummaries},
+    Column{"end_ns", Integer, kNotNull, false, kSummaries}, Column{"open", Integer, kNotNull, false, kSummaries},
+    Column{"first_point", Integer, kNotNull, false, kSummaries},
+    Column{"end_point", Integer, kNotNull, false, kSummaries},
+    Column{"peak_allocated", Integer, kNotNull, false, kSummaries},
+    Column{"peak_point", Integer, kNotNull, false, kSummaries}, Column{"peak_seq", Integer, false, false, kSummaries},
+    Column{"peak_t", Integer, false, false, kSummaries},
+    Column{"reserved_at_peak", Integer, kNotNull, false, kSummaries},
+    Column{"max_reserved", Integer, kNotNull, false, kSummaries},
+    Column{"categorised", Integer, kNotNull, false, kSummaries},
+    Column{"at_peak_unknown", Integer, false, false, kSummaries},
+    Column{"at_peak_parameter", Integer, false, false, kSummaries},
+    Column{"at_peak_gradient", Integer, false, false, kSummaries},
+    Column{"at_peak_optimizer_state", Integer, false, false, kSummaries},
+    Column{"at_peak_input", Integer, false, false, kSummaries},
+    Column{"at_peak_activation", Integer, false, false, kSummaries},
+    Column{"at_peak_temporary", Integer, false, false, kSummaries},
+    Column{"at_peak_autograd_detail", Integer, false, false, kSummaries}};
+constexpr std::array kSummaryEventIndex{
+    Column{"chunk", Integer, false, kKey, kSummaries}, Column{"first_seq", Integer, kNotNull, false, kSummaries},
+    Column{"last_seq", Integer, kNotNull, false, kSummaries}, Column{"t_min", Integer, kNotNull, false, kSummaries},
+    Column{"t_max", Integer, kNotNull, false, kSummaries}};
+constexpr std::array kSummaryCheckpoints{
+    Column{"device", Integer, kNotNull, false, kSummaries}, Column{"position", Integer, kNotNull, false, kSummaries},
+    Column{"seq", Integer, false, false, kSummaries}};
+constexpr std::array kSummaryCheckpointSegments{
+    Column{"device", Integer, kNotNull, false, kSummaries}, Column{"position", Integer, kNotNull, false, kSummaries},
+    Column{"address", Integer, kNotNull, false, kSummaries}, Column{"total_size", Integer, kNotNull, false, kSummaries},
+    Column{"stream", Integer, kNotNull, false, kSummaries}, Column{"small_pool", Integer, kNotNull, false, kSummaries},
+    Column{"expandable", Integer, kNotNull, false, kSummaries},
+    Column{"pool_id_a", Integer, kNotNull, false, kSummaries},
+    Column{"pool_id_b", Integer, kNotNull, false, kSummaries}, Column{"stack", Integer, false, false, kSummaries}};
+constexpr std::array kSummaryCheckpointBlocks{
+    Column{"device", Integer, kNotNull, false, kSummaries}, Column{"position", Integer, kNotNull, false, kSummaries},
+    Column{"address", Integer, kNotNull, false, kSummaries}, Column{"segment", Integer, false, false, kSummaries},
+    Column{"size", Integer, kNotNull, false, kSummaries},
+    Column{"requested_size", Integer, kNotNull, false, kSummaries},
+    Column{"state", Integer, kNotNull, false, kSummaries}, Column{"stack", Integer, false, false, kSummaries},
+    Column{"alloc_event", Integer, false, false, kSummaries}, Column{"size_max", Integer, false, false, kSummaries}};
+
 constexpr std::array kTables{
     Table{"meta", kMeta},
     Table{"devices", kDevices},
@@ -90,6 +157,15 @@ constexpr std::array kTables{
     Table{"modules", kModuleRows},
     Table{"module_calls", kModuleCalls},
     Table{"pass_names", kNames},
+    Table{"summary_series", kSummarySeries, "PRIMARY KEY(device, series)", true},
+    Table{"summary_axes", kSummaryAxes, "PRIMARY KEY(device, axis)", true},
+    Table{"summary_axis_nodes", kSummaryAxisNodes, "PRIMARY KEY(device, axis, level, node)", true},
+    Table{"summary_nodes", kSummaryNodes, "PRIMARY KEY(device, series, level, node)", true},
+    Table{"summary_spans", kSummarySpans, "PRIMARY KEY(device, kind, id)", true},
+    Table{"summary_event_index", kSummaryEventIndex},
+    Table{"summary_checkpoints", kSummaryCheckpoints, "PRIMARY KEY(device, position)", true},
+    Table{"summary_checkpoint_segments", kSummaryCheckpointSegments, "PRIMARY KEY(device, position, address)", true},
+    Table{"summary_checkpoint_blocks", kSummaryCheckpointBlocks, "PRIMARY KEY(device, position, address)", true},
 };
 
 constexpr std::string_view kEventsNamedView = R"sql(

@@ -9,16 +9,21 @@
 namespace sawtooth::native {
 
 // Format versions: 1, events and what describes them; 2, the module tree (modules,
-// module_calls, pass_names) and each event's module and pass. A reader opens every version up
+// module_calls, pass_names) and each event's module and pass; 3, the summaries a file of any
+// length opens from (summary_* tables; docs/sawtooth-format.md). A reader opens every version up
 // to its own; a table of an older file holds the columns its version wrote (new columns are only
 // ever appended: Column::since).
-inline constexpr int kFormatVersion = 2;
+inline constexpr int kFormatVersion = 3;
 inline constexpr int kFirstModuleVersion = 2;
+inline constexpr int kFirstSummaryVersion = 3;
 inline constexpr std::string_view kSqliteMagic = "SQLite format 3";
 inline constexpr int kApplicationId = 0x53415754;  // "SAWT"
 
 enum class ColumnType { Integer, Real, Text };
 
+// A later format may add columns at the end of a table (never between, never changing one):
+// `since` says from which format version a column is there, and a file of an older version is
+// checked against the columns it had.
 struct Column {
   std::string_view name;
   ColumnType type;

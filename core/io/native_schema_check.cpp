@@ -71,7 +71,7 @@ Result<size_t> columnCount(sql::Database& db, const Table& table) {
 
 }  // namespace
 
-Result<std::set<std::string>> checkSchema(sql::Database& db) {
+Result<std::set<std::string>> checkSchema(sql::Database& db, SchemaOf of) {
   // Reading the schema table runs nothing the file defines; SQLite's own errors (a truncated or
   // corrupt file: "database disk image is malformed") come through here first.
   std::map<std::string, SchemaObject> objects;
@@ -85,7 +85,7 @@ Result<std::set<std::string>> checkSchema(sql::Database& db) {
     }
     if (st->failed()) return Error{st->error()};
   }
-  for (const char* required : {"meta", "events"})
+  for (const char* required : {"meta", of == SchemaOf::Trace ? "events" : "summary_series"})
     if (!objects.count(required))
       return Error{fmt::format("{}: an SQLite database, but not a Sawtooth trace (no '{}' table)", db.path(), required)};
   std::set<std::string> present;

@@ -12,9 +12,11 @@
 
 namespace sawtooth::native {
 
-// The names of the format's tables the file holds (meta and events are required). A table may
-// hold the columns of an older format version (they only ever grow at the end).
-Result<std::set<std::string>> checkSchema(sql::Database& db);
+// The names of the format's tables the file holds (meta and events are required; for a cache
+// file of summaries, meta and summary_series). A table may hold the columns of an older format
+// version (they only ever grow at the end).
+enum class SchemaOf { Trace, Summaries };
+Result<std::set<std::string>> checkSchema(sql::Database& db, SchemaOf of = SchemaOf::Trace);
 // Once the file's format version is known: each table holds exactly the columns that version
 // writes (a format 1 file with a module column, or a format 2 file without one, is refused).
 Status checkColumnsOfVersion(sql::Database& db, const std::set<std::string>& present, int version);

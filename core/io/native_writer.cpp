@@ -12,6 +12,9 @@
 
 #include <fmt/format.h>
 
+#include "core/analysis/summary_builder.h"
+#include "core/io/native_summaries.h"
+#include "core/io/native_summary_store.h"
 #include "core/io/sqlite_db.h"
 #include "core/model/meta_keys.h"
 
@@ -79,13 +82,30 @@ struct NativeWriter::Impl {
   sql::Database db;
   sql::Statement meta, erase_meta, device, run, config, measurement, phase, frame, stack, counter, kernel, kernel_name;
   sql::Statement module, module_call;
-  sql::Statement update_category, update_module, allocator_net, event_time, delete_events, delete_kernels;
+  sql::Statement update_category, update_module, allocator_net, event_time, delete_events, delete_kernels, event_row;
   RawStatement events_numbered_many, events_numbered_one, events_one;
   uint64_t rowid_end = 0;  // one past the largest seq in the events table (0: none yet)
   int wal_fd = -1;         // the WAL file, for keeping room reserved after it
   bool recording = false;
   bool in_batch = false;
   int last_errno = 0;
+  // The summaries, as the events are written (null: built when the file is finished).
+  NativeWriterOptions options;
+  std::unique_ptr<native::SqlSummaryStore> summary_store;
+  std::unique_ptr<summary::SummaryBuilder> summaries;
+  std::map<std::string, std::string> allocator_meta;  // allocator.* keys, for the replay's settings
+  // A source's own totals (Counter "allocated" / "reserved"), each point after its event.
+  struct CounterPoint {
+    uint64_t after_event;
+    DeviceId device;
+    bool allocated;
+    int64_t value;
+    bool operator<(const CounterPoint& o) const { return after_event < o.after_event; }
+  };
+  std::vector<CounterPoint> counter_points;  // by after_event
+  bool summaries_failed = false;
+  size_t next_counter = 0;
+  int64_t counter_t = 0;
 
   // The system's error number of a failed write. SQLite keeps it (sqlite3_system_errno) only
   // until its own clean-up after a failed COMMIT; errno still has it then (EFBIG, measured).
@@ -155,6 +175,15 @@ Result<std::unique_ptr<NativeWriter>> NativeWriter::create(OutputClaim claim, Na
 
   auto impl = std::make_unique<Impl>(std::move(claim), std::move(*db));
   impl->recording = options.recording;
+  impl->options = options;
+  if (options.summaries && options.summaries_as_written) {
+    auto store = native::SqlSummaryStore::create(impl->db, impl->db);
+    if (!store) return store.error();
+    impl->summary_store = std::move(*store);
+    summary::BuilderOptions builder;
+    builder.checkpoints = options.allocator_checkpoints;
+    impl->summaries = std::make_unique<summary::SummaryBuilder>(*impl->summary_store, builder);
+  }
   struct Prep {
     sql::Statement* target;
     const char* sql;
@@ -181,6 +210,7 @@ Result<std::unique_ptr<NativeWriter>> NativeWriter::create(OutputClaim claim, Na
       {&impl->event_time, "SELECT t_ns FROM events WHERE seq = ?"},
       {&impl->delete_events, "DELETE FROM events WHERE seq < ?"},
       {&impl->delete_kernels, "DELETE FROM kernels WHERE end_ns < ?"},
+      {&impl->event_row, "SELECT device, source, action, size, category FROM events WHERE seq = ?"},
   };
   for (const auto& p : preps) {
     auto st = impl->db.prepare(p.sql);
@@ -210,6 +240,10 @@ Status NativeWriter::beginBatch() {
 
 Status NativeWriter::commitBatch() {
   if (!impl_->in_batch) return Ok{};
+  if (Status st = flushSummaries(); !st) {
+    rollbackBatch();
+    return st;
+  }
   impl_->in_batch = false;
   Status st = impl_->check(impl_->db.exec("COMMIT"));
   if (!st && sqlite3_get_autocommit(impl_->db.handle()) == 0) (void)impl_->db.exec("ROLLBACK");
@@ -231,10 +265,20 @@ void NativeWriter::keepWalReserve() {
 
 void NativeWriter::rollbackBatch() {
   if (sqlite3_get_autocommit(impl_->db.handle()) == 0) (void)impl_->db.exec("ROLLBACK");
+  // The summaries saw what was just undone: they stop where the last commit left them (the file's
+  // summary.events says where), and a reader builds the rest.
+  if (impl_->summaries) impl_->summaries_failed = true;
+  impl_->summaries.reset();
   impl_->in_batch = false;
 }
 
 Status NativeWriter::finish(const std::string& incomplete_reason, const std::string& detail) {
+  if (Status st = finishSummaries(); !st) {
+    // Not even the summaries fit (a full disk): the file says how far they cover (summary.events),
+    // and a reader builds the rest into its cache.
+    rollbackBatch();
+    if (!impl_->recording) return impl_->check(st);
+  }
   Status ended = impl_->recording ? recordEnding(incomplete_reason, detail) : commitBatch();
   if (!ended && impl_->recording) {
     // No room for even that: fold the WAL into the database and empty it (under a file size
@@ -270,12 +314,19 @@ Status NativeWriter::recordEnding(const std::string& incomplete_reason, const st
 }
 
 Status NativeWriter::setMeta(const std::string& key, const std::string& value) {
+  if (key.starts_with("allocator.") && impl_->summaries) {
+    impl_->allocator_meta[key] = value;
+    Trace settings_of;
+    settings_of.meta = impl_->allocator_meta;
+    impl_->summaries->setAllocatorSettings(allocatorSettings(settings_of));
+  }
   return impl_->check(impl_->meta.bind(1, key).bind(2, value).run());
 }
 
 Status NativeWriter::eraseMeta(const std::string& key) { return impl_->check(impl_->erase_meta.bind(1, key).run()); }
 
 Status NativeWriter::writeDevice(const DeviceInfo& d) {
+  if (impl_->summaries) impl_->summaries->setBaseline(d.device, d.baseline_allocated, d.baseline_reserved);
   return impl_->check(impl_->device.bind(1, int64_t{d.device})
                           .bind(2, d.name)
                           .bind(3, d.total_bytes)
@@ -300,7 +351,18 @@ Status NativeWriter::writeRun(uint16_t id, const Run& run) {
   return Ok{};
 }
 
-Status NativeWriter::writePhase(uint32_t id, const Phase& p) {
+void NativeWriter::setStepStarts(std::vector<int64_t> starts) {
+  if (impl_->summaries) impl_->summaries->setStepStarts(std::move(starts));
+}
+
+void NativeWriter::setAllocatorStart(DeviceId device, const AllocatorState& state, const AllocatorSettings& settings) {
+  if (impl_->summaries) impl_->summaries->setAllocatorStart(device, state, settings);
+}
+
+uint64_t NativeWriter::summarisedEvents() const { return impl_->summaries ? impl_->summaries->eventsSeen() : 0; }
+
+Status NativeWriter::writePhase(uint32_t id, const Phase& p, bool open) {
+  if (impl_->summaries) impl_->summaries->addPhase(id, p, open);
   auto& st = impl_->phase;
   st.bind(1, int64_t{id}).bind(2, p.name).bind(3, std::string_view(phaseKindName(p.kind)));
   if (p.device == kAllDevices) st.bindNull(4);
@@ -330,6 +392,17 @@ Status NativeWriter::writeStacks(const StackTable& stacks, size_t first_frame, s
 }
 
 Status NativeWriter::writeCounter(const Counter& c) {
+  if (impl_->summaries && (c.name == "allocated" || c.name == "reserved")) {
+    // Points stay in event order (core/analysis/series.cpp): one before the last is left out.
+    uint64_t last = 0;
+    for (size_t i = 0; i < c.value.size(); ++i) {
+      if (i > 0 && c.after_event[i] < last) continue;
+      last = c.after_event[i];
+      impl_->counter_points.push_back({c.after_event[i], c.device, c.name == "allocated", c.value[i]});
+    }
+    std::stable_sort(impl_->counter_points.begin() + static_cast<std::ptrdiff_t>(impl_->next_counter),
+                     impl_->counter_points.end());
+  }
   for (size_t i = 0; i < c.value.size(); ++i)
     if (Status st = impl_->counter.bind(1, int64_t{c.device})
                         .bind(2, c.name)
@@ -380,8 +453,69 @@ Status NativeWriter::writeSegments(const std::vector<SnapshotSegment>& segments)
 }
 
 Status NativeWriter::updateCategory(size_t seq, Category category) {
-  return impl_->check(
-      impl_->update_category.bind(1, static_cast<int64_t>(category)).bind(2, static_cast<int64_t>(seq)).run());
+  std::optional<Event> before;
+  if (impl_->summaries) {
+    auto& row = impl_->event_row;
+    row.bind(1, static_cast<int64_t>(seq));
+    if (row.step()) {
+      Event e;
+      e.device = static_cast<DeviceId>(row.int64(0));
+      e.source = static_cast<Source>(row.int64(1));
+      e.action = static_cast<Action>(row.int64(2));
+      e.size = row.int64(3);
+      e.category = static_cast<Category>(row.int64(4));
+      before = e;
+    }
+    const std::string error = row.error();
+    row.reset();
+    if (!error.empty()) return impl_->check(Error{error});
+  }
+  if (Status st = impl_->check(impl_->update_category.bind(1, static_cast<int64_t>(category))
+                                   .bind(2, static_cast<int64_t>(seq))
+                                   .run());
+      !st)
+    return st;
+  if (before && before->source == Source::Allocator && !impl_->summaries->stale() &&
+      seq < impl_->summaries->eventsSeen())
+    return impl_->check(
+        impl_->summaries->recategorise(seq, before->device, before->action, before->size, before->category, category));
+  return Ok{};
+}
+
+Status NativeWriter::summariseRow(uint64_t seq, const EventStore& ev, size_t i) {
+  Impl& im = *impl_;
+  if (Status st = im.summaries->add(seq, ev.at(i)); !st) return st;
+  while (im.next_counter < im.counter_points.size() && im.counter_points[im.next_counter].after_event <= seq) {
+    const auto& c = im.counter_points[im.next_counter++];
+    if (c.after_event != seq) continue;  // its event is not in the file
+    if (Status st = im.summaries->addCounter(c.device, c.allocated, seq, ev.tNs()[i], c.value); !st) return st;
+  }
+  return Ok{};
+}
+
+Status NativeWriter::flushSummaries() {
+  if (!impl_->summaries || impl_->summaries->stale()) return Ok{};
+  if (Status st = impl_->summaries->flush(); !st) return impl_->check(st);
+  return setMeta(std::string(meta::kSummaryEvents), std::to_string(impl_->summaries->eventsSeen()));
+}
+
+Status NativeWriter::finishSummaries() {
+  Impl& im = *impl_;
+  if (im.summaries_failed || !im.options.summaries) return Ok{};
+  if (Status st = beginBatch(); !st) return st;
+  if (im.summaries && !im.summaries->stale()) {
+    if (Status st = im.summaries->finish(); !st) return st;
+  } else {
+    // Built from the events as they now are (a window whose start moved, rows put back).
+    im.summaries.reset();
+    native::RebuildOptions rebuild;
+    rebuild.allocator_checkpoints = im.options.allocator_checkpoints;
+    auto events = native::rebuildSummaries(im.db, im.db, rebuild, nullptr);
+    if (!events) return events.error();
+    if (Status st = setMeta(std::string(meta::kSummaryEvents), std::to_string(*events)); !st) return st;
+    return Ok{};
+  }
+  return setMeta(std::string(meta::kSummaryEvents), std::to_string(im.summaries->eventsSeen()));
 }
 
 Status NativeWriter::updateModule(size_t seq, uint32_t module) {
@@ -425,24 +559,29 @@ Status NativeWriter::appendEventsAt(const EventStore& ev, size_t begin, size_t e
   Impl& im = *impl_;
   size_t i = begin;
   size_t next_report = begin;
+  int64_t last_rowid = 0;
   while (i < end) {
     const uint64_t seq = first_seq + (i - begin);
     // SQLite numbers rows appended right after the largest seq; others carry theirs (the first
     // row of a file: SQLite would start at 1; rows put back before a window's start).
     const bool appended = im.rowid_end > 0 && seq == im.rowid_end;
-    if (appended && end - i >= static_cast<size_t>(kRowsPerInsert)) {
+    const size_t rows = appended && end - i >= static_cast<size_t>(kRowsPerInsert) ? kRowsPerInsert : 1;
+    if (rows > 1) {
       for (int r = 0; r < kRowsPerInsert; ++r) bindEventRow(im.events_numbered_many.stmt, r * kEventColumns, ev, i + r, std::nullopt);
       if (Status st = step(im.events_numbered_many.stmt); !st) return st;
-      i += kRowsPerInsert;
     } else if (appended) {
       bindEventRow(im.events_numbered_one.stmt, 0, ev, i, std::nullopt);
       if (Status st = step(im.events_numbered_one.stmt); !st) return st;
-      ++i;
     } else {
       bindEventRow(im.events_one.stmt, 0, ev, i, seq);
       if (Status st = step(im.events_one.stmt); !st) return st;
-      ++i;
     }
+    // (Read before the summaries' rows go in: those change it too.)
+    last_rowid = sqlite3_last_insert_rowid(im.db.handle());
+    if (im.summaries && !im.summaries->stale())
+      for (size_t r = 0; r < rows; ++r)
+        if (Status st = impl_->check(summariseRow(seq + r, ev, i + r)); !st) return st;
+    i += rows;
     im.rowid_end = std::max(im.rowid_end, first_seq + (i - begin));
     if (progress && i >= next_report) {
       next_report = i + 0x10000;
@@ -452,10 +591,8 @@ Status NativeWriter::appendEventsAt(const EventStore& ev, size_t begin, size_t e
   }
   // The numbering SQLite chose is the one asked for (the writer is the table's only writer).
   const uint64_t last = first_seq + (end - begin) - 1;
-  if (end > begin && im.rowid_end == last + 1 &&
-      static_cast<uint64_t>(sqlite3_last_insert_rowid(im.db.handle())) != last)
-    return Error{fmt::format("{}: events were numbered {} instead of {}", im.db.path(),
-                             sqlite3_last_insert_rowid(im.db.handle()), last)};
+  if (end > begin && im.rowid_end == last + 1 && static_cast<uint64_t>(last_rowid) != last)
+    return Error{fmt::format("{}: events were numbered {} instead of {}", im.db.path(), last_rowid, last)};
   return Ok{};
 }
 
@@ -497,6 +634,16 @@ Result<int64_t> NativeWriter::eventTime(uint64_t seq) {
 }
 
 Status NativeWriter::deleteEventsBefore(uint64_t seq) {
+  if (impl_->summaries) {
+    // The start moved: the summaries are built from the events when the file is finished, and
+    // until then the file has none (a reader of a killed window builds them).
+    impl_->summaries.reset();
+    for (const char* table : {"summary_series", "summary_axes", "summary_axis_nodes", "summary_nodes", "summary_spans",
+                              "summary_event_index", "summary_checkpoints", "summary_checkpoint_segments",
+                              "summary_checkpoint_blocks"})
+      if (Status st = impl_->check(impl_->db.exec(fmt::format("DELETE FROM {}", table))); !st) return st;
+    if (Status st = eraseMeta(std::string(meta::kSummaryEvents)); !st) return st;
+  }
   return impl_->check(impl_->delete_events.bind(1, static_cast<int64_t>(seq)).run());
 }
 

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "core/analysis/allocator_rules.h"
+#include "core/analysis/allocator_state.h"
 #include "core/io/native_schema.h"
 #include "core/io/output_claim.h"
 #include "core/model/trace.h"
@@ -27,6 +29,15 @@ struct NativeWriterOptions {
   // A recording writes meta.complete = false (incomplete_reason = killed) at once, and
   // finish(reason) says how it ended; a saved trace (writeNative) is written whole.
   bool recording = false;
+  // The summaries (format 3: docs/sawtooth-format.md) grow with the events, batch by batch, in
+  // the same transactions. Off: they are built from the events when the file is finished (a
+  // window of the last N events, whose start moves).
+  bool summaries_as_written = true;
+  // No summaries at all: a file readers must summarise themselves (what the writer's benchmark
+  // measures the summaries' cost against).
+  bool summaries = true;
+  // The allocator's state every N allocator events of a device (the segment map's checkpoints).
+  bool allocator_checkpoints = true;
 };
 
 // Net allocated and reserved bytes of the allocator events in a range of the events table.
@@ -49,7 +60,14 @@ class NativeWriter {
   Status eraseMeta(const std::string& key);
   Status writeDevice(const DeviceInfo& device);
   Status writeRun(uint16_t id, const Run& run);
-  Status writePhase(uint32_t id, const Phase& phase);
+  // `open`: the phase has begun and not ended yet (it is written again when it ends).
+  Status writePhase(uint32_t id, const Phase& phase, bool open = false);
+  // Where the steps begin (core/analysis/step_alignment.h), for the steps' summaries; without
+  // this, each phase named "forward" begins one. Before any event.
+  void setStepStarts(std::vector<int64_t> starts);
+  // The allocator's state before a device's first event (a snapshot's, reconstructed), for the
+  // segment map's checkpoints. Before any event of the device.
+  void setAllocatorStart(DeviceId device, const AllocatorState& state, const AllocatorSettings& settings);
   // Frames and stacks from the given ids on (tables only grow).
   Status writeStacks(const StackTable& stacks, size_t first_frame, size_t first_stack);
   Status writeCounter(const Counter& counter);
@@ -80,6 +98,8 @@ class NativeWriter {
   Status deleteKernelsEndingBefore(int64_t t_ns);
   // Renumbers the events from 0 (those left start at first_seq), as readers expect of a finished file.
   Status renumberEventsFrom(uint64_t first_seq);
+  // Events the summaries cover so far (all written, unless they are built at the end).
+  uint64_t summarisedEvents() const;
 
   Status beginBatch();
   Status commitBatch();
@@ -97,6 +117,9 @@ class NativeWriter {
   struct Impl;
   explicit NativeWriter(std::unique_ptr<Impl> impl);
   Status recordEnding(const std::string& incomplete_reason, const std::string& detail);
+  Status summariseRow(uint64_t seq, const EventStore& events, size_t i);
+  Status flushSummaries();
+  Status finishSummaries();
   void keepWalReserve();
   std::unique_ptr<Impl> impl_;
 };

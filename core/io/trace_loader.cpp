@@ -125,6 +125,16 @@ Result<Trace> load(const std::string& path, Progress* progress, ReadBudget& budg
 
 }  // namespace
 
+bool isNativeFile(const std::string& path) {
+  char head[16] = {};
+  size_t n = 0;
+  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+    n = std::fread(head, 1, sizeof head, f);
+    std::fclose(f);
+  }
+  return detectFormat(std::string_view(head, n)) == TraceFormat::Native;
+}
+
 TraceFormat detectFormat(std::string_view bytes) {
   if (bytes.substr(0, native::kSqliteMagic.size()) == native::kSqliteMagic) return TraceFormat::Native;
   if (!bytes.empty() && static_cast<uint8_t>(bytes[0]) == 0x80) return TraceFormat::PytorchSnapshot;

@@ -23,5 +23,7 @@ Result<Trace> loadTrace(const std::string& path, Progress* progress = nullptr, c
 Result<Trace> loadTraceFromBytes(std::string bytes, const std::string& label, Progress* progress = nullptr,
                                  const ReadLimits& limits = {});
 TraceFormat detectFormat(std::string_view bytes);
+// The file starts as an SQLite database does (a .sawtooth file, or another database).
+bool isNativeFile(const std::string& path);
 
 }  // namespace sawtooth

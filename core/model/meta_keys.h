@@ -21,5 +21,7 @@ inline constexpr std::string_view kSegmentsKnown = "segments_known";
 // The ladder rung a recording applied to its program (sawtooth-record --rung): "bf16",
 // "checkpoint:every=N", "compile" — the row of the ladder it measures.
 inline constexpr std::string_view kRung = "rung";
+// The events the summaries (format 3) cover: every seq below it, committed with them.
+inline constexpr std::string_view kSummaryEvents = "summary.events";
 
 }  // namespace sawtooth::meta

@@ -10,6 +10,8 @@
 #include "core/analysis/category_series.h"
 #include "capture/writer/trace_writer.h"
 #include "core/io/native_format.h"
+#include "core/io/native_open.h"
+#include "core/io/native_summaries.h"
 
 namespace sawtooth::capture {
 namespace {
@@ -272,6 +274,113 @@ TEST(TraceWriter, KernelsArriveLateAndTakeTheRunOfTheirTime) {
   EXPECT_EQ(trace->kernel_names[0], "gemm");
   EXPECT_EQ(trace->kernels[0].run, 0);
   EXPECT_EQ(trace->kernels[1].run, 1);
+}
+
+// The summaries a file holds against the ones its events give (io/native_summaries.h).
+native::SummaryCheck checkFile(const std::string& path, std::string* quick) {
+  auto source = native::planOpen(path);
+  EXPECT_TRUE(source.ok());
+  ReadBudget budget{ReadLimits{}};
+  auto db = native::openSource(*source, native::makeGuard(budget, nullptr), ReadLimits{});
+  EXPECT_TRUE(db.ok()) << (db.ok() ? "" : db.error().message);
+  auto q = native::quickSummaryCheck(*db, *db);
+  EXPECT_TRUE(q.ok());
+  *quick = q.ok() ? *q : "";
+  auto check = native::checkSummaries(*db, *db, {}, nullptr);
+  EXPECT_TRUE(check.ok()) << (check.ok() ? "" : check.error().message);
+  return check.ok() ? *check : native::SummaryCheck{};
+}
+
+// A training loop through the writer, batch by batch: parameters tagged after their alloc,
+// activations marked when backward begins, temporaries decided at their free, driver records late.
+// With `split`, each batch ends after a forward phase: its blocks learn their category in the next.
+void pushSteps(RecordQueue& live, RecordQueue& late, TraceWriter& writer, int64_t& t, int first_step, int steps,
+               bool split = false) {
+  for (int step = first_step; step < first_step + steps; ++step) {
+    const uint32_t forward = static_cast<uint32_t>(step) * 2, backward = forward + 1;
+    writer.definePhase(forward, "forward", 0);
+    writer.definePhase(backward, "backward", 0);
+    if (step == 0) {
+      for (uint64_t p = 0; p < 8; ++p) live.tryPush(memory(t++, Action::Alloc, 0x100000 + p * 0x1000, 4096));
+      for (uint64_t p = 0; p < 8; ++p) live.tryPush(tagRecord(t++, 0x100000 + p * 0x1000, Category::Parameter));
+    }
+    live.tryPush(marker(t++, RecordKind::PhaseBegin, forward));
+    for (uint64_t a = 0; a < 40; ++a) {
+      live.tryPush(memory(t++, Action::Alloc, 0x200000 + a * 0x1000, 512 + static_cast<int64_t>(a)));
+      if (a % 4 == 3) live.tryPush(memory(t++, Action::FreeCompleted, 0x200000 + a * 0x1000, 512 + static_cast<int64_t>(a)));
+    }
+    live.tryPush(marker(t++, RecordKind::PhaseEnd, forward));
+    if (split) writer.flushOnce(true);
+    live.tryPush(marker(t++, RecordKind::PhaseBegin, backward));
+    for (uint64_t a = 0; a < 40; ++a)
+      if (a % 4 != 3) live.tryPush(memory(t++, Action::FreeCompleted, 0x200000 + a * 0x1000, 512 + static_cast<int64_t>(a)));
+    live.tryPush(marker(t++, RecordKind::PhaseEnd, backward));
+    CaptureRecord sample = marker(t++, RecordKind::Sample);
+    sample.size = 1 << 20;
+    live.tryPush(sample);
+    late.tryPush(memory(t - 30, step % 2 ? Action::FreeCompleted : Action::Alloc, 0x900000, 1 << 21, Source::Driver));
+  }
+}
+
+TEST(TraceWriter, TheSummariesAreTheOnesItsEventsGive) {
+  const std::string path = tempFile("summaries.sawtooth");
+  auto file = NativeWriter::create(path, OutputClaim::Existing::Replace, NativeWriterOptions{.recording = true});
+  ASSERT_TRUE(file.ok());
+  RecordQueue live(1 << 16), late(1 << 16);
+  TraceWriter writer(std::move(*file), 0);
+  writer.addQueue(&live);
+  writer.addQueue(&late);
+  writer.defineRun(0, sawtooth::Run{"r", "anatomy", {}, {}});
+  int64_t t = 1000;
+  live.tryPush(marker(t++, RecordKind::RunBegin, 0));
+  // Batches that end after a forward phase: blocks born in one batch learn their category in the next.
+  for (int batch = 0; batch < 40; ++batch) {
+    pushSteps(live, late, writer, t, batch * 5, 5, batch % 2 == 1);
+    writer.flushOnce(true);
+  }
+  ASSERT_TRUE(writer.finish().ok()) << writer.error();
+  EXPECT_GT(writer.stats().category_updates, 100u);
+  std::string quick;
+  const native::SummaryCheck check = checkFile(path, &quick);
+  EXPECT_EQ(quick, "");
+  EXPECT_TRUE(check.agree()) << check.differences << " differences, first: "
+                             << (check.first_differences.empty() ? "" : check.first_differences[0]);
+  EXPECT_GT(check.events, 10000u);
+}
+
+TEST(TraceWriter, AKilledRecordingsSummariesCoverWhatWasCommitted) {
+  const std::string path = tempFile("killed.sawtooth"), copy = tempFile("killed-copy.sawtooth");
+  auto file = NativeWriter::create(path, OutputClaim::Existing::Replace, NativeWriterOptions{.recording = true});
+  ASSERT_TRUE(file.ok());
+  RecordQueue live(1 << 16), late(1 << 16);
+  TraceWriter writer(std::move(*file), 0);
+  writer.addQueue(&live);
+  writer.addQueue(&late);
+  writer.defineRun(0, sawtooth::Run{"r", "anatomy", {}, {}});
+  int64_t t = 1000;
+  live.tryPush(marker(t++, RecordKind::RunBegin, 0));
+  for (int batch = 0; batch < 12; ++batch) {
+    pushSteps(live, late, writer, t, batch * 5, 5, true);
+    writer.flushOnce(true);
+  }
+  // What a killed recorder leaves: the file and its -wal as they are between two batches.
+  for (const char* suffix : {"", "-wal"}) {
+    std::filesystem::remove(copy + suffix);
+    std::filesystem::copy_file(path + suffix, copy + suffix);
+  }
+  ASSERT_TRUE(writer.finish().ok()) << writer.error();
+  std::string quick;
+  const native::SummaryCheck check = checkFile(copy, &quick);
+  EXPECT_EQ(quick, "");
+  EXPECT_GT(check.events, 1000u);
+  // Open phases, steps and waiting driver records are as the recorder left them between batches;
+  // a rebuild from the events ends them. The pyramids and the index are the same.
+  for (const std::string& d : check.first_differences)
+    EXPECT_TRUE(d.find("step") != std::string::npos || d.find("phase") != std::string::npos ||
+                d.find("axis 1") != std::string::npos || d.find("axis 2") != std::string::npos ||
+                d.find("series 2") != std::string::npos || d.find("series 3") != std::string::npos ||
+                d.find("rows where") != std::string::npos)
+        << d;
 }
 
 }  // namespace

@@ -1,0 +1,441 @@
+// Any length (issue 25): recordings written by the real writer (capture/writer/trace_writer.h) at
+// anatomy's shape, of 25 M and 250 M events, opened from their summaries, side by side with
+// today's path (the whole file read into memory, then analysed) where that still fits:
+//   BM_OpenFromSummaries  open -> every series of every device drawn at 2,000 columns over the
+//                         whole run, the stacked categories, the peaks (what the first paint and
+//                         the header need), in a fresh process: wall time and peak RSS;
+//   BM_OpenWhole          the same figures the way the app opens a file today (readNative +
+//                         TraceAnalysis), fresh process (25 M only: 250 M does not fit);
+//   BM_Zoom1Percent       random windows of 1 % of the run (time axis), allocated, reserved and
+//                         the stacked categories at 2,000 columns each: the slowest window;
+//   BM_EventsFirstPage    the events table's first 200 rows, and 200 rows at a random 1 % window;
+//   BM_Upgrade            (with --upgrade) the same recording written as format 1 then converted.
+// The recordings are made on first use in $SAWTOOTH_BENCH_DATA (default build/bench-data):
+// about 40 B an event (25 M: 1 GB; 250 M: 10 GB) — delete them after. Sizes from
+// $ANY_LENGTH_EVENTS (default "25000000,250000000").
+// Run by bench/core/run_any_length_benchmark.sh, which writes bench/results/cpu-any-length-<date>.md.
+
+#include <benchmark/benchmark.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "capture/writer/trace_writer.h"
+#include "core/analysis/timeline_model.h"
+#include "core/analysis/trace_analysis.h"
+#include "core/io/native_format.h"
+#include "core/io/native_summary_source.h"
+#include "core/io/summary_cache.h"
+
+extern char** environ;
+
+namespace sawtooth::bench {
+namespace {
+
+using capture::CaptureRecord;
+using capture::RecordKind;
+using capture::RecordQueue;
+using capture::TraceWriter;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kLayers = 6;
+constexpr int kColumns = 2000;
+const char* g_self = nullptr;
+
+std::string dataPath(const std::string& name) {
+  const char* dir = std::getenv("SAWTOOTH_BENCH_DATA");
+  const std::filesystem::path folder = dir && *dir ? dir : "build/bench-data";
+  std::filesystem::create_directories(folder);
+  return (folder / name).string();
+}
+
+std::vector<int64_t> sizes() {
+  const char* env = std::getenv("ANY_LENGTH_EVENTS");
+  std::string text = env && *env ? env : "25000000,250000000";
+  std::vector<int64_t> out;
+  std::stringstream ss(text);
+  for (std::string part; std::getline(ss, part, ',');) out.push_back(std::stoll(part));
+  return out;
+}
+
+// Anatomy's steps through the writer (bench/capture/bench_writer.cpp's shape, without kernels): parameters and
+// optimizer state once, then per step zero_grad, forward (activations and temporaries),
+// backward (gradients), optimizer, with tags, samples and c10's host reports.
+class Recorder {
+ public:
+  Recorder(TraceWriter& writer, RecordQueue& queue) : writer_(writer), queue_(queue) {}
+  void step() {
+    const uint64_t base = 0x7f0000000000ULL;
+    if (step_ == 0)
+      for (int l = 0; l < 3 * kLayers; ++l) alloc(base + 0x200000 + l * 0x10000, 0x10000);
+    marker(RecordKind::StepBegin, 0, static_cast<uint64_t>(step_++));
+    phase("zero_grad", [&] {
+      for (int l = 0; l < kLayers; ++l) free(base + 0x100000 + l * 0x10000, 0x10000);
+    });
+    phase("forward", [&] {
+      for (int l = 0; l < kLayers; ++l) {
+        alloc(base + 0x800000 + l * 0x20000, 0x20000 + (step_ % 7) * 0x800);
+        alloc(base + 0x400000, 0x8000);
+        free(base + 0x400000, 0x8000);
+      }
+    });
+    phase("backward", [&] {
+      for (int l = kLayers - 1; l >= 0; --l) {
+        alloc(base + 0x100000 + l * 0x10000, 0x10000);
+        alloc(base + 0x400000, 0x8000);
+        free(base + 0x400000, 0x8000);
+        free(base + 0x800000 + l * 0x20000, 0x20000 + ((step_ - 1) % 7) * 0x800);
+      }
+    });
+    for (int l = 0; l < kLayers; ++l) tag(base + 0x100000 + l * 0x10000, Category::Gradient);
+    phase("optimizer", [&] {
+      for (int l = 0; l < kLayers; ++l) {
+        alloc(base + 0x400000, 0x8000);
+        free(base + 0x400000, 0x8000);
+      }
+    });
+    for (int l = 0; l < 2 * kLayers; ++l) tag(base + 0x200000 + l * 0x10000, Category::OptimizerState);
+  }
+
+ private:
+  template <typename F>
+  void phase(const char* name, F body) {
+    const uint32_t id = next_phase_++;
+    writer_.definePhase(id, name, 0);
+    marker(RecordKind::PhaseBegin, id, 0);
+    sample();
+    body();
+    marker(RecordKind::PhaseEnd, id, 0);
+  }
+  void push(CaptureRecord r) {
+    r.t_ns = t_ += 700;
+    while (!queue_.tryPush(r)) writer_.flushOnce(true);
+  }
+  void marker(RecordKind kind, uint32_t id, uint64_t addr) {
+    CaptureRecord r;
+    r.kind = kind;
+    r.id = id;
+    r.addr = addr;
+    push(r);
+  }
+  void memory(Action action, uint64_t addr, int64_t size, Source source) {
+    CaptureRecord r;
+    r.kind = RecordKind::Memory;
+    r.action = action;
+    r.addr = addr;
+    r.size = size;
+    r.source = source;
+    r.stream = 0x5555000;
+    push(r);
+  }
+  void alloc(uint64_t addr, int64_t size) {
+    memory(Action::Alloc, addr, size, Source::Allocator);
+    memory(Action::Alloc, addr, size, Source::Host);
+  }
+  void free(uint64_t addr, int64_t size) {
+    memory(Action::FreeRequested, addr, size, Source::Allocator);
+    memory(Action::FreeCompleted, addr, size, Source::Allocator);
+    memory(Action::FreeCompleted, addr, size, Source::Host);
+  }
+  void tag(uint64_t addr, Category c) {
+    CaptureRecord r;
+    r.kind = RecordKind::Tag;
+    r.addr = addr;
+    r.category = c;
+    push(r);
+  }
+  void sample() {
+    CaptureRecord r;
+    r.kind = RecordKind::Sample;
+    r.size = (1LL << 30) + (step_ % 100) * (1 << 20);
+    r.addr = 140ULL << 30;
+    push(r);
+  }
+
+  TraceWriter& writer_;
+  RecordQueue& queue_;
+  int64_t t_ = 1'000'000;
+  int64_t step_ = 0;
+  uint32_t next_phase_ = 0;
+};
+
+// The recording of about `events` events, written once (the writer's own seconds on stderr).
+std::string recording(int64_t events, bool summaries = true) {
+  const std::string path = dataPath(fmt::format("any_length_{}m{}.sawtooth", events / 1'000'000, summaries ? "" : "_v1"));
+  if (std::filesystem::exists(path)) return path;
+  const auto t0 = Clock::now();
+  NativeWriterOptions options;
+  options.recording = true;
+  options.summaries = summaries;
+  auto file = NativeWriter::create(path + ".partial", OutputClaim::Existing::Replace, options);
+  if (!file) {
+    std::fprintf(stderr, "%s\n", file.error().message.c_str());
+    std::exit(1);
+  }
+  RecordQueue queue(1 << 20);
+  TraceWriter writer(std::move(*file), 0);
+  writer.addQueue(&queue);
+  writer.defineRun(0, Run{"bench", "anatomy", {}, {}});
+  Recorder recorder(writer, queue);
+  while (static_cast<int64_t>(writer.stats().events) < events) {
+    for (int s = 0; s < 500; ++s) recorder.step();
+    writer.flushOnce(true);
+  }
+  if (Status st = writer.finish(); !st) {
+    std::fprintf(stderr, "%s\n", st.error().message.c_str());
+    std::exit(1);
+  }
+  std::filesystem::rename(path + ".partial", path);
+  std::fprintf(stderr, "wrote %s: %llu events in %.1f s\n", path.c_str(),
+               static_cast<unsigned long long>(writer.stats().events),
+               std::chrono::duration<double>(Clock::now() - t0).count());
+  return path;
+}
+
+struct Figures {
+  double seconds = 0;
+  double rss_mb = 0;
+  double points = 0;  // drawn
+  double reads = 0;   // nodes and events read
+};
+
+// This process' peak resident memory (VmHWM: its own address space's, unlike getrusage's, which
+// keeps the spawning process' across exec).
+double rssMb() {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return 0;
+  char line[256];
+  double kb = 0;
+  while (std::fgets(line, sizeof line, f))
+    if (std::sscanf(line, "VmHWM: %lf kB", &kb) == 1) break;
+  std::fclose(f);
+  return kb / 1024.0;
+}
+
+// The first paint's figures from the summaries.
+Figures openFromSummaries(const std::string& path) {
+  const auto t0 = Clock::now();
+  Figures f;
+  auto place = summariesOf(path);
+  if (!place) throw std::runtime_error(place.error().message);
+  auto source = native::FileSummarySource::open(*place);
+  if (!source) throw std::runtime_error(source.error().message);
+  TimelineModel model(std::shared_ptr<summary::SummarySource>(std::move(*source)));
+  if (Status st = model.refresh(); !st) throw std::runtime_error(st.error().message);
+  const double x0 = model.xMin(true), x1 = model.xMax(true);
+  for (const auto& d : model.devices()) {
+    for (const auto& s : d.series) {
+      if (s.series >= summary::kFirstCategoryLayer) continue;
+      auto points = model.query(d.device, s.series, true, x0, x1, kColumns);  // (drawn one by one: the first paint)
+      if (!points) throw std::runtime_error(points.error().message);
+      f.points += static_cast<double>(points->size());
+      f.reads += static_cast<double>(model.lastReads().nodes + model.lastReads().events);
+    }
+    auto stack = model.categories(d.device, true, x0, x1, kColumns);
+    if (!stack) throw std::runtime_error(stack.error().message);
+    for (int series : {summary::kAllocated, summary::kReserved})
+      if (auto peak = model.peak(d.device, series); !peak) throw std::runtime_error(peak.error().message);
+  }
+  f.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  f.rss_mb = rssMb();
+  return f;
+}
+
+// Today's path: the whole file in memory, analysed, the same figures drawn from its pyramids.
+Figures openWhole(const std::string& path) {
+  const auto t0 = Clock::now();
+  Figures f;
+  auto trace = readNative(path);
+  if (!trace) throw std::runtime_error(trace.error().message);
+  TraceAnalysis analysis(std::make_shared<const Trace>(std::move(*trace)));
+  const double x0 = analysis.xMin(true), x1 = analysis.xMax(true);
+  for (const auto& d : analysis.devices())
+    for (const auto& l : d->lines) f.points += static_cast<double>(l.lod.query(l.series->axis->xs(true), l.series->start, x0, x1, kColumns).size());
+  f.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  f.rss_mb = rssMb();
+  return f;
+}
+
+// A fresh process for each open, so that its peak RSS is its own.
+Figures inChild(const char* what, const std::string& path) {
+  int fds[2];
+  if (pipe(fds) != 0) std::exit(1);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  posix_spawn_file_actions_addclose(&actions, fds[0]);
+  std::vector<std::string> args{g_self, "--child", what, path};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  if (posix_spawn(&pid, g_self, &actions, nullptr, argv.data(), environ) != 0) std::exit(1);
+  close(fds[1]);
+  std::string out;
+  char buffer[256];
+  for (ssize_t n; (n = read(fds[0], buffer, sizeof buffer)) > 0;) out.append(buffer, static_cast<size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  Figures f;
+  if (std::sscanf(out.c_str(), "%lf %lf %lf %lf", &f.seconds, &f.rss_mb, &f.points, &f.reads) != 4)
+    throw std::runtime_error("child failed: " + out);
+  return f;
+}
+
+void report(benchmark::State& state, const Figures& f, int64_t events) {
+  state.SetIterationTime(f.seconds);
+  state.counters["peak_rss_mb"] = f.rss_mb;
+  state.counters["points"] = f.points;
+  state.counters["reads"] = f.reads;
+  state.counters["events"] = static_cast<double>(events);
+}
+
+void BM_OpenFromSummaries(benchmark::State& state) {
+  const std::string path = recording(state.range(0));
+  Figures f;
+  for (auto _ : state) {
+    f = inChild("summaries", path);
+    state.SetIterationTime(f.seconds);
+  }
+  report(state, f, state.range(0));
+  state.counters["file_mb"] = static_cast<double>(std::filesystem::file_size(path)) / 1e6;
+}
+
+void BM_OpenWhole(benchmark::State& state) {
+  const std::string path = recording(state.range(0));
+  Figures f;
+  for (auto _ : state) {
+    f = inChild("whole", path);
+    state.SetIterationTime(f.seconds);
+  }
+  report(state, f, state.range(0));
+}
+
+void BM_Zoom1Percent(benchmark::State& state) {
+  const std::string path = recording(state.range(0));
+  auto place = summariesOf(path);
+  auto source = native::FileSummarySource::open(*place);
+  TimelineModel model(std::shared_ptr<summary::SummarySource>(std::move(*source)));
+  (void)model.refresh();
+  std::mt19937_64 rng(25);
+  const double lo = model.xMin(true), hi = model.xMax(true), width = (hi - lo) / 100;
+  double slowest = 0, total = 0, reads = 0;
+  int windows = 0;
+  for (auto _ : state) {
+    const double x0 = lo + std::uniform_real_distribution<double>(0, hi - lo - width)(rng);
+    const auto t0 = Clock::now();
+    for (const auto& d : model.devices()) {
+      auto lines = model.queryMany(d.device, {summary::kAllocated, summary::kReserved}, true, x0, x0 + width, kColumns);
+      if (!lines) state.SkipWithError(lines.error().message.c_str());
+      reads += static_cast<double>(model.lastReads().nodes + model.lastReads().events);
+      if (d.find(summary::kDeviceUsed))
+        if (auto used = model.query(d.device, summary::kDeviceUsed, true, x0, x0 + width, kColumns); !used)
+          state.SkipWithError(used.error().message.c_str());
+      auto stack = model.categories(d.device, true, x0, x0 + width, kColumns);
+      if (!stack) state.SkipWithError(stack.error().message.c_str());
+      reads += static_cast<double>(model.lastReads().nodes + model.lastReads().events);
+    }
+    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    state.SetIterationTime(s);
+    slowest = std::max(slowest, s);
+    total += s;
+    ++windows;
+  }
+  state.counters["slowest_ms"] = slowest * 1e3;
+  state.counters["mean_ms"] = total / windows * 1e3;
+  state.counters["reads_per_window"] = reads / windows;
+  state.counters["events"] = static_cast<double>(state.range(0));
+}
+
+void BM_EventsFirstPage(benchmark::State& state) {
+  const std::string path = recording(state.range(0));
+  auto place = summariesOf(path);
+  auto source = native::FileSummarySource::open(*place);
+  auto& s = **source;
+  std::mt19937_64 rng(26);
+  auto count = s.eventCount();
+  double slowest = 0;
+  for (auto _ : state) {
+    const auto t0 = Clock::now();
+    std::vector<summary::EventRow> rows;
+    (void)s.events(0, 199, std::nullopt, std::nullopt, rows);
+    const uint64_t at = std::uniform_int_distribution<uint64_t>(0, *count - 200)(rng);
+    (void)s.events(at, at + 199, std::nullopt, std::nullopt, rows);
+    const double sec = std::chrono::duration<double>(Clock::now() - t0).count();
+    state.SetIterationTime(sec);
+    slowest = std::max(slowest, sec);
+  }
+  state.counters["slowest_ms"] = slowest * 1e3;
+  state.counters["events"] = static_cast<double>(state.range(0));
+}
+
+// Format 1's file of the same recording, converted: the copy and the summaries' pass, in a fresh
+// process for its RSS.
+void BM_Upgrade(benchmark::State& state) {
+  const std::string v1 = recording(state.range(0), false);
+  Figures f;
+  for (auto _ : state) {
+    f = inChild("upgrade", v1);
+    state.SetIterationTime(f.seconds);
+  }
+  report(state, f, state.range(0));
+}
+
+void registerAll() {
+  for (int64_t n : sizes()) {
+    benchmark::RegisterBenchmark("BM_OpenFromSummaries", BM_OpenFromSummaries)->Arg(n)->UseManualTime()->Iterations(3)->Unit(benchmark::kMillisecond);
+    if (n <= 30'000'000)
+      benchmark::RegisterBenchmark("BM_OpenWhole", BM_OpenWhole)->Arg(n)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("BM_Zoom1Percent", BM_Zoom1Percent)->Arg(n)->UseManualTime()->Iterations(40)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("BM_EventsFirstPage", BM_EventsFirstPage)->Arg(n)->UseManualTime()->Iterations(40)->Unit(benchmark::kMillisecond);
+    if (std::getenv("ANY_LENGTH_UPGRADE"))
+      benchmark::RegisterBenchmark("BM_Upgrade", BM_Upgrade)->Arg(n)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+  }
+}
+
+int child(const std::string& what, const std::string& path) {
+  try {
+    Figures f;
+    if (what == "summaries") f = openFromSummaries(path);
+    else if (what == "whole") f = openWhole(path);
+    else if (what == "upgrade") {
+      const auto t0 = Clock::now();
+      const std::string out = path + ".upgraded";
+      if (Status st = upgradeNative(path, out); !st) throw std::runtime_error(st.error().message);
+      f.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+      f.rss_mb = rssMb();
+      std::filesystem::remove(out);
+    }
+    std::printf("%.6f %.1f %.0f %.0f\n", f.seconds, f.rss_mb, f.points, f.reads);
+    return 0;
+  } catch (const std::exception& e) {
+    std::printf("error: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace
+}  // namespace sawtooth::bench
+
+int main(int argc, char** argv) {
+  static std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  sawtooth::bench::g_self = self.c_str();
+  if (argc == 4 && std::strcmp(argv[1], "--child") == 0) return sawtooth::bench::child(argv[2], argv[3]);
+  sawtooth::bench::registerAll();
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

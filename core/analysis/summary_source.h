@@ -1,0 +1,98 @@
+#pragma once
+// Reading a trace's summaries (summary_builder.h) and its events by range, wherever they are: a
+// .sawtooth file read on demand (io/native_summary_source.h), or a trace held in memory
+// (MemorySource, below). What the timeline model (timeline_model.h) and every view's first
+// figures are computed from, so that the same code draws a 250 M-event file and a small snapshot.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "core/analysis/summary_builder.h"
+#include "core/analysis/summary_memory.h"
+#include "core/model/trace.h"
+#include "core/util/result.h"
+
+namespace sawtooth::summary {
+
+// An event as the timeline reads it back.
+struct EventRow {
+  uint64_t seq = 0;
+  Event event;
+};
+
+// An allocator event as a leaf's values need it (a narrower read).
+struct AllocatorRow {
+  uint64_t seq = 0;
+  int64_t t_ns = 0;
+  Action action = Action::Alloc;
+  int64_t size = 0;
+  Category category = Category::Unknown;
+};
+
+class SummarySource {
+ public:
+  virtual ~SummarySource() = default;
+
+  // Every series and axis row (a few per device).
+  virtual Result<std::vector<SeriesRow>> seriesRows() = 0;
+  virtual Result<std::vector<AxisRow>> axisRows() = 0;
+  // Nodes [first, last] of one level, in order (as many as exist).
+  virtual Status nodes(DeviceId device, int series, int level, int64_t first, int64_t last,
+                       std::vector<std::pair<int64_t, NodeValues>>& out) = 0;
+  virtual Status axisNodes(DeviceId device, int axis, int level, int64_t first, int64_t last,
+                           std::vector<std::pair<int64_t, AxisNode>>& out) = 0;
+  // The events with seq in [first, last], in order; only a device's and a source's when given.
+  virtual Status events(uint64_t first, uint64_t last, std::optional<DeviceId> device, std::optional<Source> source,
+                        std::vector<EventRow>& out) = 0;
+  // A device's allocator events with seq in [first, last], in order.
+  virtual Status allocatorEvents(DeviceId device, uint64_t first, uint64_t last, std::vector<AllocatorRow>& out) = 0;
+  // The phases that meet [t0, t1), at most `max` (found by their begin times, which follow their
+  // ids in a recording; a phase that began more than 4,096 phases before t0 is not looked for).
+  virtual Status phases(int64_t t0, int64_t t1, size_t max, std::vector<Phase>& out) = 0;
+  // The spans of a device and kind whose time range meets [t0, t1).
+  virtual Status spans(DeviceId device, SpanKind kind, int64_t t0, int64_t t1, std::vector<SpanRow>& out) = 0;
+  // The allocator's stored state at or before `position` of a device: its position, the event it
+  // follows and the state; nothing when the file has none.
+  struct Checkpoint {
+    int64_t position = 0;
+    uint64_t seq = 0;
+    AllocatorState state;
+  };
+  virtual Result<std::optional<Checkpoint>> checkpointAtOrBefore(DeviceId device, int64_t position) = 0;
+  // The number of events (max seq + 1), and the events the summaries cover.
+  virtual Result<uint64_t> eventCount() = 0;
+};
+
+// The summaries of a trace in memory: built from its events once (as a file would hold them).
+class MemorySource : public SummarySource {
+ public:
+  // `trace` must outlive the source.
+  static Result<std::unique_ptr<MemorySource>> build(const Trace& trace);
+
+  Result<std::vector<SeriesRow>> seriesRows() override;
+  Result<std::vector<AxisRow>> axisRows() override;
+  Status nodes(DeviceId device, int series, int level, int64_t first, int64_t last,
+               std::vector<std::pair<int64_t, NodeValues>>& out) override;
+  Status axisNodes(DeviceId device, int axis, int level, int64_t first, int64_t last,
+                   std::vector<std::pair<int64_t, AxisNode>>& out) override;
+  Status events(uint64_t first, uint64_t last, std::optional<DeviceId> device, std::optional<Source> source,
+                std::vector<EventRow>& out) override;
+  Status allocatorEvents(DeviceId device, uint64_t first, uint64_t last, std::vector<AllocatorRow>& out) override;
+  Status phases(int64_t t0, int64_t t1, size_t max, std::vector<Phase>& out) override;
+  Status spans(DeviceId device, SpanKind kind, int64_t t0, int64_t t1, std::vector<SpanRow>& out) override;
+  Result<std::optional<Checkpoint>> checkpointAtOrBefore(DeviceId device, int64_t position) override;
+  Result<uint64_t> eventCount() override;
+
+  const MemoryStore& store() const { return store_; }
+  size_t bytesResident() const { return store_.bytesResident(); }
+
+ private:
+  explicit MemorySource(const Trace& trace) : trace_(trace), store_(&trace.events) {}
+  const Trace& trace_;
+  MemoryStore store_;
+};
+
+}  // namespace sawtooth::summary

@@ -107,6 +107,7 @@ class Recorder {
     });
     for (int l = 0; l < 2 * kLayers; ++l) tag(base + 0x200000 + l * 0x10000, Category::OptimizerState);
   }
+  int64_t steps() const { return step_; }
 
  private:
   template <typename F>
@@ -197,9 +198,10 @@ std::string recording(int64_t events, bool summaries = true) {
     std::exit(1);
   }
   std::filesystem::rename(path + ".partial", path);
-  std::fprintf(stderr, "wrote %s: %llu events in %.1f s\n", path.c_str(),
+  std::fprintf(stderr, "wrote %s: %llu events in %.1f s (%lld steps, %.0f MB)\n", path.c_str(),
                static_cast<unsigned long long>(writer.stats().events),
-               std::chrono::duration<double>(Clock::now() - t0).count());
+               std::chrono::duration<double>(Clock::now() - t0).count(), static_cast<long long>(recorder.steps()),
+               static_cast<double>(std::filesystem::file_size(path)) / 1e6);
   return path;
 }
 

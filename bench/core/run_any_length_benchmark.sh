@@ -52,7 +52,7 @@ python3 - "$OUT/run.json" "$OUT/log.txt" "$RESULT" "$COMMAND_LINE" "$LOAD_BEFORE
 import json, re, sys
 run, log, result, command, before, after = sys.argv[1:]
 data = json.load(open(run))
-written = re.findall(r"wrote (\S+): (\d+) events in ([\d.]+) s", open(log).read())
+written = re.findall(r"wrote (\S+): (\d+) events in ([\d.]+) s \((\d+) steps, (\d+) MB\)", open(log).read())
 rows = {}
 for b in data["benchmarks"]:
     name, events = b["name"].split("/")[0], int(float(b.get("events", 0)))
@@ -76,7 +76,7 @@ if any("BM_Upgrade" in r for r in rows.values()):
         if "BM_Upgrade" in r:
             lines.append(f"| {events / 1e6:.0f} M | {r['BM_Upgrade']['real_time'] / 1000:.1f} | {r['BM_Upgrade']['peak_rss_mb']:.0f} |")
 if written:
-    lines += ["", "Recordings written by the writer for this run: " + "; ".join(f"{n} events in {s} s" for _, n, s in written) + "."]
+    lines += ["", "Recordings written by the writer for this run: " + "; ".join(f"{int(n):,} events ({int(k):,} steps, {mb} MB) in {s} s" for _, n, s, k, mb in written) + "."]
 open(result + ".md", "w").write("\n".join(lines) + "\n")
 json.dump({"command": command, "load_before": before, "load_after": after, "benchmarks": data["benchmarks"]},
           open(result + ".json", "w"), indent=1)

@@ -27,10 +27,9 @@ int runSegmentsCommand(const SegmentsOptions& options, const ReadLimits& limits)
 
 struct ModulesOptions {
   CLI::App* command = nullptr;
-  CLI::Option* at_option = nullptr;
   std::string file;
   std::string device;
-  int64_t at = -1;
+  std::string at = "peak";  // peak, end, or an allocator-event index
   int depth = -1;  // -1: every module
   bool json = false;
 };

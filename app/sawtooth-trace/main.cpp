@@ -6,7 +6,7 @@
 //   export IN --csv series|events OUT.csv  data for spreadsheets and pandas
 //   export IN --chrome-trace OUT.json      counter tracks for Perfetto
 //   segments FILE [--at EVENT] [--device D] [--json]   the allocator's segments (allocator_commands.h)
-//   modules FILE [--at EVENT] [--depth N] [--device D] [--json]   the bytes each module holds
+//   modules FILE [--at peak|end|EVENT] [--depth N] [--device D] [--json]   the bytes each module holds
 //   diff A B [--run X [--run Y]] [--by site|module] [--json]  what changed, by call site or module
 //   ladder FILE [--device-memory SIZE] [--measured FILE]... [--json]   each rung's predicted peak and time
 // Every command reads within limits (--max-memory SIZE, --limit NAME=VALUE); exceeding one is an

@@ -1,3 +1,4 @@
+#include <charconv>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -24,9 +25,9 @@ void addModulesCommand(CLI::App& app, ModulesOptions& o) {
   o.command = app.add_subcommand("modules", "The bytes each module holds at the peak (or an event), by category, "
                                             "and what its forward and backward cost");
   o.command->add_option("FILE", o.file, "trace file (a recording: PyTorch's snapshots record no modules)")->required();
-  o.at_option = o.command->add_option("--at", o.at,
-                                      "the device's allocator-event index (0-based, as info's "
-                                      "peak_allocated_event_index; -1: before the first); default: the peak");
+  o.command->add_option("--at", o.at,
+                        "peak (the default), end (after the last allocator event), or the device's allocator-event "
+                        "index (0-based, as info's peak_allocated_event_index; -1: before the first)");
   o.command->add_option("--depth", o.depth, "show modules down to this depth (0: the roots), each standing for its "
                                             "submodules; default: all")
       ->check(CLI::NonNegativeNumber);
@@ -54,12 +55,20 @@ int runModulesCommand(const ModulesOptions& o, const ReadLimits& limits) {
     if (!device) return fail(fmt::format("{}: no allocator events on any device", o.file));
   }
   std::optional<int64_t> at;
-  if (o.at_option && o.at_option->count() > 0) {
-    const auto n = static_cast<int64_t>(allocatorEvents(*trace, *device).size());
-    if (o.at < -1 || o.at >= n)
-      return fail(fmt::format("{}: --at {} is outside {}'s allocator events (-1 to {})", o.file, o.at,
+  const auto n = static_cast<int64_t>(allocatorEvents(*trace, *device).size());
+  if (o.at == "end") {
+    at = n - 1;
+  } else if (o.at != "peak") {
+    int64_t index = 0;
+    auto [end, ec] = std::from_chars(o.at.data(), o.at.data() + o.at.size(), index);
+    if (ec != std::errc() || end != o.at.data() + o.at.size()) {
+      fmt::print(stderr, "sawtooth-trace modules: --at takes peak, end or an event index, not '{}'\n", o.at);
+      return 2;
+    }
+    if (index < -1 || index >= n)
+      return fail(fmt::format("{}: --at {} is outside {}'s allocator events (-1 to {})", o.file, index,
                               trace->deviceName(*device), n - 1));
-    at = o.at;
+    at = index;
   }
   const ModuleMemory memory = moduleMemoryAt(*trace, *device, at);
   if (o.json) std::cout << modulesJson(*trace, o.file, memory, o.depth) << "\n";

@@ -23,6 +23,7 @@ constexpr size_t kMaxIdentityKeys = 64;
 // Streams a process' connections may open (each costs the merger a queue and a look per record).
 constexpr size_t kMaxStreams = 1024;
 constexpr size_t kMaxIdentityBytes = 4096;
+constexpr size_t kMaxModules = 1'000'000;
 constexpr int64_t kHeartbeatNs = 500'000'000;
 constexpr uint64_t kAnnotation = 1;  // CaptureRecord::stream of a phase marker that is an annotation
 constexpr std::string_view kOptimizerPhase = "optimizer";  // the shim's: its end ends a step
@@ -61,6 +62,7 @@ Status ProcessRecording::onHello(int connection, const nlohmann::json& hello) {
   if (connections_.count(connection)) return Error{"a second hello on one connection"};
   Connection c;
   c.role = hello.value("role", std::string("unknown"));
+  c.tracks_modules = hello.value("modules", false);
   connections_.emplace(connection, std::move(c));
   for (const auto& [k, v] : hello.items())
     if (k != "role" && k != "pid" && identity_.size() < kMaxIdentityKeys && k.size() < 256 &&
@@ -204,6 +206,8 @@ Status ProcessRecording::onFrame(int connection, const wire::Header& h, std::str
       return onDefinitions(c, h, payload);
     case wire::FrameType::Kernels:
       return onKernels(connection, c, payload);
+    case wire::FrameType::Modules:
+      return onModules(payload);
     case wire::FrameType::Watermark:
     case wire::FrameType::Idle: {
       auto t = decodeTime(payload);
@@ -245,6 +249,9 @@ Status ProcessRecording::onRecords(int connection, Connection& c, uint8_t stream
     r.addr = w.addr;
     r.size = w.size;
     r.stream = w.stream;
+    if (w.pass >= kPassCount) return Error{fmt::format("record with unknown pass {}", w.pass)};
+    r.module = moduleOf(w.module);
+    r.pass = static_cast<Pass>(w.pass);
     const auto kind = static_cast<wire::RecordKind>(w.kind);
     switch (kind) {
       case wire::RecordKind::Allocator:
@@ -267,6 +274,7 @@ Status ProcessRecording::onRecords(int connection, Connection& c, uint8_t stream
           continue;
         }
         r.source = Source::Allocator;
+        r.module_known = c.tracks_modules;
         ++counts_.allocator;
         break;
       }
@@ -299,6 +307,11 @@ Status ProcessRecording::onRecords(int connection, Connection& c, uint8_t stream
         if (begin) ++(annotation ? counts_.annotations : counts_.phases);
         break;
       }
+      case wire::RecordKind::ModuleEnter:
+      case wire::RecordKind::ModuleExit:
+        r.kind = kind == wire::RecordKind::ModuleEnter ? RecordKind::ModuleEnter : RecordKind::ModuleExit;
+        if (kind == wire::RecordKind::ModuleEnter) ++counts_.module_calls;
+        break;
     }
     merger_.add(key(connection, stream), std::move(r));
   }
@@ -312,6 +325,41 @@ void ProcessRecording::mergeBounded() {
   // the oldest go on (records arriving later than them are counted late, placed by their time).
   counts_.forced_releases +=
       merger_.releaseOldest(limits::kMergerRecords * 3 / 4, [this](CaptureRecord&& r) { release(std::move(r)); });
+}
+
+Status ProcessRecording::onModules(std::string_view payload) {
+  std::vector<ModuleDef> defs;
+  if (Status st = decodeModules(payload, defs); !st) return st;
+  for (ModuleDef& d : defs) {
+    if (module_ids_.count(d.id)) return Error{fmt::format("module {} is named twice", d.id)};
+    uint32_t parent = kNoModule;
+    if (d.parent != wire::kNoModule) {
+      auto p = module_ids_.find(d.parent);
+      if (p == module_ids_.end()) return Error{fmt::format("module {} names parent {}, which was never named", d.id, d.parent)};
+      parent = p->second;
+    }
+    auto [it, added] = module_keys_.try_emplace({d.name, d.class_name, parent}, static_cast<uint32_t>(modules_.size()));
+    if (added) {
+      if (modules_.size() >= kMaxModules) return Error{"too many modules"};
+      modules_.push_back(Module{std::move(d.name), std::move(d.class_name), parent, d.parameter_bytes});
+    } else {
+      modules_[it->second].parameter_bytes = std::max(modules_[it->second].parameter_bytes, d.parameter_bytes);
+    }
+    module_ids_[d.id] = it->second;
+  }
+  counts_.modules = modules_.size();
+  if (ProgramTraceSink* s = sink_.get())
+    for (; modules_defined_ < modules_.size(); ++modules_defined_)
+      s->defineModule(static_cast<uint32_t>(modules_defined_), modules_[modules_defined_]);
+  return Ok{};
+}
+
+uint32_t ProcessRecording::moduleOf(uint32_t id) {
+  if (id == wire::kNoModule) return kNoModule;
+  auto it = module_ids_.find(id);
+  if (it != module_ids_.end()) return it->second;
+  ++unknown_modules_;
+  return kNoModule;
 }
 
 Status ProcessRecording::onKernels(int, Connection& c, std::string_view payload) {
@@ -377,6 +425,8 @@ ProgramTraceSink* ProcessRecording::sink() {
   for (const auto& [k, v] : context_.meta) sink_->setMeta(k, v);
   for (const auto& [k, v] : identity_.items()) sink_->setMeta("program." + k, jsonText(v));
   for (const auto& [k, v] : pending_meta_) sink_->setMeta(k, v);
+  for (; modules_defined_ < modules_.size(); ++modules_defined_)
+    sink_->defineModule(static_cast<uint32_t>(modules_defined_), modules_[modules_defined_]);
   if (context_.file_started) context_.file_started(pid_, rank_, path_);
   return sink_.get();
 }
@@ -431,9 +481,9 @@ void ProcessRecording::tick(int64_t now) {
 
 std::string ProcessRecording::summary() const {
   return fmt::format("{}: {} allocator events, {} driver events, {} kernels, {} device samples, {} tags, {} phases, "
-                     "{} annotations{}",
+                     "{} annotations, {} modules, {} module calls{}",
                      describe(), counts_.allocator, counts_.driver, counts_.kernels, counts_.samples, counts_.tags,
-                     counts_.phases, counts_.annotations,
+                     counts_.phases, counts_.annotations, counts_.modules, counts_.module_calls,
                      counts_.dropped_in_program ? fmt::format(", {} dropped in the program", counts_.dropped_in_program)
                                                 : std::string());
 }
@@ -474,6 +524,7 @@ Status ProcessRecording::finish(const std::string& exit, int exit_signal) {
   const uint64_t dropped = sink_->dropped() + counts_.dropped_in_program + counts_.dropped_write_failed;
   sink_->setMeta(std::string(meta::kDroppedRecords), std::to_string(dropped));
   sink_->setMeta("capture.late_records", std::to_string(merger_.late()));
+  if (unknown_modules_) sink_->setMeta("capture.unknown_modules", std::to_string(unknown_modules_));
   sink_->setMeta("capture.sources", summary());
   const InternedTables::Dropped& d = tables_.dropped();
   const nlohmann::json ingest = {{"frames_dropped", d.frames},

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -81,6 +82,7 @@ class ProcessRecording {
  private:
   struct Connection {
     std::string role;
+    bool tracks_modules = false;  // its hello says "modules": true (its records' modules are its word)
     bool open = true;
     bool bye = false;
     std::string bye_reason;
@@ -98,6 +100,9 @@ class ProcessRecording {
   Status onRecords(int connection, Connection& c, uint8_t stream, std::string_view payload);
   Status onKernels(int connection, Connection& c, std::string_view payload);
   Status onDefinitions(Connection& c, const wire::Header& h, std::string_view payload);
+  Status onModules(std::string_view payload);
+  // The file's id of the program's module `id` (kNoModule for none or one never named).
+  uint32_t moduleOf(uint32_t id);
   void onMeta(const nlohmann::json& meta);
   void onNotice(const std::string& level, std::string message);
   ProgramTraceSink* sink();
@@ -125,11 +130,20 @@ class ProcessRecording {
   std::map<uint64_t, uint32_t> open_annotations_;  // range id -> phase id
   int64_t optimizer_steps_ = 0;
 
+  // The program's modules (the shim's ids, shared by its process's connections) as the file's
+  // modules: one file module per (name, class, parent), so a model built again is the same tree.
+  std::map<uint32_t, uint32_t> module_ids_;
+  std::map<std::tuple<std::string, std::string, uint32_t>, uint32_t> module_keys_;
+  std::vector<Module> modules_;
+  size_t modules_defined_ = 0;  // handed to the sink
+  uint64_t unknown_modules_ = 0;
+
   std::vector<std::string> kernel_names_;
   std::unordered_map<uint32_t, uint32_t> kernel_name_ids_;  // process name id -> the file's kernel name id
 
   struct Counts {
-    uint64_t allocator = 0, driver = 0, samples = 0, tags = 0, phases = 0, annotations = 0, kernels = 0;
+    uint64_t allocator = 0, driver = 0, samples = 0, tags = 0, phases = 0, annotations = 0, kernels = 0, modules = 0,
+             module_calls = 0;
     uint64_t dropped_in_program = 0;
     uint64_t dropped_write_failed = 0;   // records that came after the file could not be written
     uint64_t dropped_definitions = 0;    // frames, stacks and names beyond the per-process maps

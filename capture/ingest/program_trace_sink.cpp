@@ -115,6 +115,8 @@ uint32_t ProgramTraceSink::definePhase(const std::string& name, PhaseKind kind) 
   return id;
 }
 
+void ProgramTraceSink::defineModule(uint32_t id, const Module& module) { impl_->writer->defineModule(id, module); }
+
 void ProgramTraceSink::setMeta(const std::string& key, const std::string& value) { impl_->writer->setMeta(key, value); }
 
 uint64_t ProgramTraceSink::written() const { return impl_->writer ? impl_->writer->stats().events : 0; }

@@ -38,6 +38,8 @@ class ProgramTraceSink {
   void addKernels(std::vector<KernelInterval> kernels, const std::vector<std::string>& names_by_id);
   // A new phase id for a PhaseBegin record (annotations: the program's own ranges).
   uint32_t definePhase(const std::string& name, PhaseKind kind);
+  // The program's module `id` (dense from 0, a parent first), before any record names it.
+  void defineModule(uint32_t id, const Module& module);
   void setMeta(const std::string& key, const std::string& value);
 
   uint64_t dropped() const { return dropped_; }

@@ -111,6 +111,20 @@ Status decodeNames(std::string_view payload, std::vector<NameDef>& out) {
   return Ok{};
 }
 
+Status decodeModules(std::string_view payload, std::vector<ModuleDef>& out) {
+  Cursor c(payload);
+  while (!c.empty()) {
+    ModuleDef m;
+    uint16_t name_bytes = 0, class_bytes = 0;
+    if (!c.read(m.id) || !c.read(m.parent) || !c.read(m.parameter_bytes) || !c.read(name_bytes) ||
+        !c.read(class_bytes) || !c.readText(name_bytes, m.name) || !c.readText(class_bytes, m.class_name))
+      return Error{fmt::format("modules frame cut short ({} bytes left)", c.left())};
+    if (m.parameter_bytes < 0) return Error{fmt::format("module {} has {} parameter bytes", m.id, m.parameter_bytes)};
+    out.push_back(std::move(m));
+  }
+  return Ok{};
+}
+
 Result<int64_t> decodeTime(std::string_view payload) {
   Cursor c(payload);
   int64_t t = 0;

@@ -39,12 +39,19 @@ struct NameDef {
   uint32_t id = 0;
   std::string text;
 };
+struct ModuleDef {
+  uint32_t id = 0;
+  uint32_t parent = wire::kNoModule;
+  int64_t parameter_bytes = 0;
+  std::string name, class_name;
+};
 
 Status decodeRecords(std::string_view payload, std::vector<wire::Record>& out);
 Status decodeKernels(std::string_view payload, std::vector<wire::Kernel>& out);
 Status decodeFrames(std::string_view payload, std::vector<FrameDef>& out);
 Status decodeStacks(std::string_view payload, std::vector<StackDef>& out);
 Status decodeNames(std::string_view payload, std::vector<NameDef>& out);
+Status decodeModules(std::string_view payload, std::vector<ModuleDef>& out);
 Result<int64_t> decodeTime(std::string_view payload);
 
 }  // namespace sawtooth::record

@@ -20,6 +20,8 @@
 #include "capture/inject/approximate_clock.h"
 #include "capture/inject/delivery_pace.h"
 #include "capture/inject/frame_cache.h"
+#include "capture/inject/module_context.h"
+#include "capture/writer/sequence_map.h"
 #include "core/recording/wire.h"
 #include "capture/inject/wire_connection.h"
 #include "core/model/action.h"
@@ -83,6 +85,8 @@ struct Pending {
   int16_t device = 0;
   uint8_t action = 0;
   bool approximate = false;
+  wire::RecordKind kind = wire::RecordKind::Allocator;  // or a module's ModuleEnter / ModuleExit
+  ModuleNow module;  // an allocation's module (by_sequence: resolved when sent); a mark's module and thread
   std::shared_ptr<c10::GatheredContext> context;
 };
 
@@ -124,8 +128,9 @@ class Tracker {
   bool start(const char* socket_path, bool with_stacks, int interval_ms, std::string& error) {
     std::lock_guard<std::mutex> lock(control_);
     if (thread_.joinable()) return true;
+    // "modules": each allocation's module and pass are ours to say (module_context.h).
     const std::string hello = "{\"role\": \"tracker\", \"pid\": " + std::to_string(getpid()) +
-                              ", \"stacks\": " + (with_stacks ? "true" : "false") + "}";
+                              ", \"stacks\": " + (with_stacks ? "true" : "false") + ", \"modules\": true}";
     if (!connection_.open(socket_path, hello)) {
       error = "cannot connect to the recorder";
       return false;
@@ -251,7 +256,10 @@ class Tracker {
     for (size_t i = 0; i < batch_.size(); ++i) {
       const Pending& b = batch_[i];
       wire::Record r{timeOf(b, mark), b.addr, b.size, b.stream, stack_of[i], b.device, b.action,
-                     static_cast<uint8_t>(wire::RecordKind::Allocator)};
+                     static_cast<uint8_t>(b.kind)};
+      r.module = moduleOf(b);
+      r.pass = b.module.pass;
+      if (b.kind != wire::RecordKind::Allocator) r.stream = b.module.thread;
       wire::appendPod(payload, r);
       if ((i + 1) % kMaxRecordsPerFrame == 0) {
         wire::appendFrame(out, wire::FrameType::Records, 0, payload);
@@ -263,6 +271,21 @@ class Tracker {
     batch_.clear();  // the contexts go now, off the allocator's lock
     connection_.send(out);
     return delivery;
+  }
+
+  // An entry's module, in queue order: the marks keep the map of which call made which autograd
+  // node up to date, and a backward allocation finds its module in it.
+  uint32_t moduleOf(const Pending& b) {
+    switch (b.kind) {
+      case wire::RecordKind::ModuleEnter: sequences_.open(b.module.thread, b.module.module, b.module.seq); break;
+      case wire::RecordKind::ModuleExit: sequences_.close(b.module.thread, b.module.module, b.module.seq); break;
+      default:
+        if (b.module.by_sequence) {
+          const uint32_t m = sequences_.find(b.module.thread, b.module.seq);
+          return m == capture::SequenceMap::kNone ? wire::kNoModule : m;
+        }
+    }
+    return b.module.module;
   }
 
   // An entry's monotonic time. A stamp far from its delivery (`mark`) means PyTorch's stamps are
@@ -336,6 +359,7 @@ class Tracker {
   FrameCache cache_;  // the sending thread's, like stacks_
   uint64_t frames_symbolized_ = 0, from_cache_ = 0;
   ApproximateClock clock_;  // the sending thread's, after start()
+  capture::SequenceMap sequences_;  // the sending thread's
   uint64_t clock_mismatches_ = 0;
 };
 
@@ -379,7 +403,36 @@ void onTraceEntry(const TraceEntry& te) {
   p.device = static_cast<int16_t>(te.device_);
   p.action = static_cast<uint8_t>(*action);
   p.context = te.context_;
+  p.module = moduleNow();
   if (!t.queue.tryPush(std::move(p))) t.dropped.fetch_add(1, std::memory_order_relaxed);
+}
+
+namespace {
+
+void pushMark(wire::RecordKind kind, uint32_t module, uint8_t pass, const ModuleMark& mark) {
+  Tracker& t = tracker();
+  Pending p;
+  p.kind = kind;
+  p.approximate = t.approximate_clock.load(std::memory_order_relaxed);
+  p.t = p.approximate ? static_cast<int64_t>(c10::getApproximateTime()) : wire::monotonicNs();
+  p.module.module = module;
+  p.module.pass = pass;
+  p.module.thread = mark.thread;
+  p.module.seq = mark.seq;
+  if (!t.queue.tryPush(std::move(p))) t.dropped.fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+void moduleEnter(uint32_t module, uint8_t pass) {
+  const ModuleMark mark = enterModule(module, pass);  // kept while paused: the calls stay paired
+  if (tracker().on.load(std::memory_order_acquire)) pushMark(wire::RecordKind::ModuleEnter, module, pass, mark);
+}
+
+void moduleExit(uint32_t module) {
+  ModuleMark mark;
+  if (exitModule(module, mark) && tracker().on.load(std::memory_order_acquire))
+    pushMark(wire::RecordKind::ModuleExit, module, 0, mark);
 }
 
 }  // namespace sawtooth::tracker

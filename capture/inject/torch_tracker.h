@@ -22,6 +22,10 @@ void setPaused(bool paused);
 // In a forked child: this process sends nothing.
 void forgetAfterFork();
 void onTraceEntry(const c10::CachingDeviceAllocator::TraceEntry& entry);
+// The shim's marks of a module's call on this thread (modules.py): sent with the allocations,
+// which then carry the module running where they were made (module_context.h).
+void moduleEnter(uint32_t module, uint8_t pass);
+void moduleExit(uint32_t module);
 // Entries the allocator handed over while the tracker was stopped (ignored, only counted): the
 // shim's probe of whether this torch calls trackers with its history off.
 uint64_t idleCalls();

@@ -78,4 +78,14 @@ __attribute__((visibility("default"))) unsigned long long sawtooth_tracker_dropp
 
 __attribute__((visibility("default"))) const char* sawtooth_tracker_error(void) { return g_error.c_str(); }
 
+// The shim's marks of each call of a module (modules.py): `module` its id, `pass` 1 forward or 3
+// recompute. Called on the thread that runs the module, with the GIL held (ctypes.PyDLL).
+__attribute__((visibility("default"))) void sawtooth_tracker_module_enter(unsigned module, int pass) {
+  sawtooth::tracker::moduleEnter(module, static_cast<uint8_t>(pass));
+}
+
+__attribute__((visibility("default"))) void sawtooth_tracker_module_exit(unsigned module) {
+  sawtooth::tracker::moduleExit(module);
+}
+
 }  // extern "C"

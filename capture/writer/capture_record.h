@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "core/model/action.h"
+#include "core/model/event_store.h"
 
 namespace sawtooth::capture {
 
@@ -19,6 +20,8 @@ enum class RecordKind : uint8_t {
   RunBegin,    // id = run id
   RunEnd,
   StepBegin,   // addr = the step's number (0, 1, ... in the order the workload runs them)
+  ModuleEnter, // module (with its pass) begins a call on thread `stream`
+  ModuleExit,  // module's innermost open call on thread `stream` ends
 };
 
 struct CaptureRecord {
@@ -32,6 +35,12 @@ struct CaptureRecord {
   Source source = Source::Allocator;
   Action action = Action::Alloc;
   Category category = Category::Unknown;
+  // The module the bytes belong to and the pass that made them (a Tag's: the block's owner). For
+  // a Memory record they are the source's word only when module_known: otherwise the writer
+  // attributes the event to the innermost module running when it happened.
+  uint32_t module = kNoModule;
+  Pass pass = Pass::None;
+  bool module_known = false;
   std::shared_ptr<void> context;  // a c10::GatheredContext when C++ stacks are captured
 };
 

@@ -9,9 +9,10 @@ void push(std::vector<LiveBlocks::Update>& updates, uint64_t seq, Category c) {
 
 }  // namespace
 
-void LiveBlocks::onAlloc(int16_t device, uint64_t addr, int64_t size, uint64_t seq, uint32_t phase) {
+void LiveBlocks::onAlloc(int16_t device, uint64_t addr, int64_t size, uint64_t seq, uint32_t phase, uint32_t module) {
   Block b;
   b.size = size;
+  b.module = module;
   b.alloc_seq = seq;
   b.birth_phase = phase;
   blocks_.try_emplace(device, &pool_).first->second[addr] = b;
@@ -46,7 +47,7 @@ Category LiveBlocks::onFreeCompleted(int16_t device, uint64_t addr, uint64_t seq
   return c;
 }
 
-bool LiveBlocks::tag(int16_t device, uint64_t addr, Category category, std::vector<Update>& updates) {
+bool LiveBlocks::tag(int16_t device, uint64_t addr, Category category, std::vector<Update>& updates, uint32_t module) {
   auto d = blocks_.find(device);
   if (d == blocks_.end()) return false;
   // The block whose range holds addr: a tensor's data may start inside its block.
@@ -56,6 +57,7 @@ bool LiveBlocks::tag(int16_t device, uint64_t addr, Category category, std::vect
   if (addr >= it->first + static_cast<uint64_t>(it->second.size) && !(it->second.size == 0 && addr == it->first))
     return false;
   setCategory(it->second, category, updates);
+  if (module != kKeepModule && module != kNoModule) setModule(it->second, module, updates);
   return true;
 }
 
@@ -102,6 +104,12 @@ void LiveBlocks::setCategory(Block& b, Category c, std::vector<Update>& updates)
   if (b.baseline) return;  // its rows in the window are part of the uncategorised baseline
   push(updates, b.alloc_seq, c);
   push(updates, b.free_requested_seq, c);
+}
+
+void LiveBlocks::setModule(Block& b, uint32_t module, std::vector<Update>& updates) {
+  if (b.module == module) return;
+  b.module = module;
+  if (b.alloc_seq != kNoSeq) updates.push_back({b.alloc_seq, b.baseline ? Category::Unknown : b.category, module});
 }
 
 size_t LiveBlocks::size() const {

@@ -4,7 +4,9 @@
 //   born in forward and alive when backward starts -> activation;
 //   born and freed inside one phase                 -> temporary;
 //   anything else                                   -> unknown.
-// A category learnt after an event was written comes back as an Update for that event row.
+// A category learnt after an event was written comes back as an Update for that event row; so
+// does the module a tag names (a parameter's, gradient's or optimizer state's block is its
+// parameter's module, whatever was running when it was allocated).
 //
 // Recordings of a window (the last N events, or steps A to B) start from a baseline: the blocks
 // alive at the window's start count as "bytes already there", uncategorised, exactly as a
@@ -24,22 +26,26 @@
 namespace sawtooth::capture {
 
 inline constexpr uint64_t kNoSeq = UINT64_MAX;  // an event that is not written to the file
+inline constexpr uint32_t kKeepModule = kNoModule - 1;  // an Update that leaves the row's module as it is
 
 class LiveBlocks {
  public:
   struct Update {
     uint64_t seq;
     Category category;
+    uint32_t module = kKeepModule;
   };
 
-  void onAlloc(int16_t device, uint64_t addr, int64_t size, uint64_t seq, uint32_t phase);
+  void onAlloc(int16_t device, uint64_t addr, int64_t size, uint64_t seq, uint32_t phase, uint32_t module = kNoModule);
   // Category of the free_requested row; remembers its seq for later updates.
   Category onFreeRequested(int16_t device, uint64_t addr, uint64_t seq);
   // Category of the free_completed row (decides "temporary"); the block is gone afterwards.
   Category onFreeCompleted(int16_t device, uint64_t addr, uint64_t seq, uint32_t current_phase,
                            std::vector<Update>& updates);
-  // Tags the live block containing addr; false when no live block contains it.
-  bool tag(int16_t device, uint64_t addr, Category category, std::vector<Update>& updates);
+  // Tags the live block containing addr (and gives it to `module`, unless kKeepModule); false
+  // when no live block contains it.
+  bool tag(int16_t device, uint64_t addr, Category category, std::vector<Update>& updates,
+           uint32_t module = kKeepModule);
   // Untagged blocks born in a phase for which born_in_forward(phase) holds become activations.
   void markActivations(const std::function<bool(uint32_t phase)>& born_in_forward, std::vector<Update>& updates);
   // When backward ends every activation it needed is gone; a block still alive was not one
@@ -62,12 +68,14 @@ class LiveBlocks {
     uint64_t free_requested_seq = kNoSeq;
     uint32_t birth_phase = kNoPhase;
     Category category = Category::Unknown;
+    uint32_t module = kNoModule;
     bool baseline = false;  // alive when the window began: its rows stay uncategorised
   };
   struct Death {
     uint64_t alloc_seq, free_requested_seq, free_completed_seq;
   };
   void setCategory(Block& b, Category c, std::vector<Update>& updates);
+  void setModule(Block& b, uint32_t module, std::vector<Update>& updates);
   Block* find(int16_t device, uint64_t addr);
 
   // device -> start address -> block; the nodes come from a pool (a block is born and dies at

@@ -25,6 +25,7 @@ TraceWriter::TraceWriter(std::unique_ptr<NativeWriter> file, int64_t t0_ns, Wind
   forward_name_ = internPhaseName("forward");
   backward_name_ = internPhaseName("backward");
   recompute_name_ = internPhaseName("recompute");
+  optimizer_name_ = internPhaseName("optimizer");
   live_.trackWindow(window.last_events > 0);
 }
 
@@ -61,6 +62,10 @@ Status TraceWriter::finish(const std::string& incomplete_reason, const std::stri
   }
   for (PhaseInfo& p : phases_) p.ended = true;
   phase_stack_.clear();
+  // So do the modules' calls.
+  for (auto& [thread, calls] : open_calls_)
+    for (auto it = calls.rbegin(); it != calls.rend(); ++it) closeCall(*it, last);
+  open_calls_.clear();
   if (!failed_.load()) {
     if (Status st = writeBatch(INT64_MAX); !st) fail(st.error().message, file_->lastErrno());
   }
@@ -86,6 +91,11 @@ Status TraceWriter::finish(const std::string& incomplete_reason, const std::stri
 void TraceWriter::definePhase(uint32_t id, std::string name, uint16_t run, PhaseKind kind) {
   std::lock_guard<std::mutex> lock(mutex_);
   pending_phases_[id] = {std::move(name), run, kind};
+}
+
+void TraceWriter::defineModule(uint32_t id, Module module) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  pending_modules_[id] = std::move(module);
 }
 
 void TraceWriter::defineRun(uint16_t id, Run run) {
@@ -294,7 +304,12 @@ void TraceWriter::process(CaptureRecord& r) {
       break;
     }
     case RecordKind::Tag:
-      if (!live_.tag(r.device, r.addr, r.category, updates_)) ++untracked_tags_;
+      if (!live_.tag(r.device, r.addr, r.category, updates_, r.module == kNoModule ? kKeepModule : r.module))
+        ++untracked_tags_;
+      break;
+    case RecordKind::ModuleEnter:
+    case RecordKind::ModuleExit:
+      processModuleCall(r, t);
       break;
     case RecordKind::RunBegin:
       current_run_ = static_cast<uint16_t>(r.id);
@@ -326,6 +341,14 @@ void TraceWriter::processMemory(CaptureRecord& r, int64_t t) {
   uint16_t run = kNoRun;
   const uint32_t phase = phaseFor(t, &run);
   e.run = run;
+  if (r.module_known) {
+    e.module = r.module;
+    e.pass = r.pass;
+  } else if (auto open = open_calls_.find(module_thread_); open != open_calls_.end() && !open->second.empty()) {
+    e.module = open->second.back().module;
+    e.pass = open->second.back().pass;
+  }
+  if (e.pass == Pass::None) e.pass = passOfPhase(phase);
   if (r.source == Source::Driver) {
     window_.onDriverEvent(e, seq);
   } else if (r.source == Source::Allocator) {
@@ -333,7 +356,7 @@ void TraceWriter::processMemory(CaptureRecord& r, int64_t t) {
     window_.onAllocatorEvent(r.device, r.action, r.size);
     switch (r.action) {
       case Action::Alloc: {
-        live_.onAlloc(r.device, r.addr, r.size, seq, phase);
+        live_.onAlloc(r.device, r.addr, r.size, seq, phase, e.module);
         // Recomputed blocks are activations brought back for backward.
         if (phase != kNoPhase && phases_[phase].name == recompute_name_) {
           live_.tag(r.device, r.addr, Category::Activation, updates_);
@@ -351,13 +374,50 @@ void TraceWriter::processMemory(CaptureRecord& r, int64_t t) {
   pushEvent(e, std::move(r.context));
 }
 
+Pass TraceWriter::passOfPhase(uint32_t phase) const {
+  if (phase == kNoPhase || phase >= phases_.size()) return Pass::None;
+  const uint32_t name = phases_[phase].name;
+  if (name == forward_name_) return Pass::Forward;
+  if (name == backward_name_) return Pass::Backward;
+  if (name == recompute_name_) return Pass::Recompute;
+  if (name == optimizer_name_) return Pass::Optimizer;
+  return Pass::None;
+}
+
+void TraceWriter::processModuleCall(const CaptureRecord& r, int64_t t) {
+  if (r.module == kNoModule) return;
+  module_thread_ = r.stream;
+  std::vector<OpenCall>& calls = open_calls_[r.stream];
+  if (r.kind == RecordKind::ModuleEnter) {
+    calls.push_back({r.module, r.pass == Pass::None ? Pass::Forward : r.pass, t});
+    return;
+  }
+  // The innermost open call of that module ends, and with it any call a missed exit left open
+  // inside it.
+  auto it = std::find_if(calls.rbegin(), calls.rend(), [&](const OpenCall& c) { return c.module == r.module; });
+  if (it == calls.rend()) return;
+  const size_t keep = static_cast<size_t>(calls.rend() - it) - 1;
+  for (size_t i = calls.size(); i-- > keep;) closeCall(calls[i], t);
+  calls.resize(keep);
+}
+
+void TraceWriter::closeCall(const OpenCall& call, int64_t end_ns) {
+  if (window_start_ns_ != INT64_MIN && end_ns < window_start_ns_) return;  // before the file's window
+  calls_.push_back(ModuleCall{call.module, call.pass, current_run_, call.begin_ns, std::max(end_ns, call.begin_ns)});
+}
+
 void TraceWriter::applyUpdates() {
   // Updates to rows of this batch change the buffer; older rows are updated in the file.
   const uint64_t batch_first = next_seq_ - batch_.size();
   std::vector<LiveBlocks::Update> to_file;
   for (const auto& u : updates_) {
-    if (u.seq >= batch_first && u.seq < next_seq_) batch_.setCategory(u.seq - batch_first, u.category);
-    else if (u.seq >= window_.firstSeq() && u.seq < batch_first) to_file.push_back(u);
+    if (u.seq >= batch_first && u.seq < next_seq_) {
+      const size_t row = u.seq - batch_first;
+      batch_.setCategory(row, u.category);
+      if (u.module != kKeepModule) batch_.setModule(row, u.module, batch_.pass(row));
+    } else if (u.seq >= window_.firstSeq() && u.seq < batch_first) {
+      to_file.push_back(u);
+    }
   }
   updates_.swap(to_file);
 }
@@ -398,8 +458,10 @@ Status TraceWriter::writeBatch(int64_t horizon_ns) {
   std::map<uint16_t, Run> runs;
   std::map<std::string, std::string> meta;
   std::vector<std::pair<uint32_t, std::string>> kernel_names;
+  std::map<uint32_t, Module> modules;
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    modules.swap(pending_modules_);
     for (uint16_t id : dirty_runs_)
       if (auto it = pending_runs_.find(id); it != pending_runs_.end()) runs[id] = it->second;
     meta.swap(pending_meta_);
@@ -441,7 +503,7 @@ Status TraceWriter::writeBatch(int64_t horizon_ns) {
 
   const bool nothing = batch_.empty() && updates_.empty() && phases.empty() && runs.empty() && meta.empty() &&
                        kernels.empty() && kernel_names.empty() && stacks_.frameCount() == frames_written_ &&
-                       !baseline_dirty_;
+                       !baseline_dirty_ && modules.empty() && calls_.empty();
   if (nothing) return Ok{};
   if (Status st = file_->beginBatch(); !st) return st;
   if (baseline_dirty_)
@@ -456,9 +518,15 @@ Status TraceWriter::writeBatch(int64_t horizon_ns) {
   for (const auto& [id, name] : kernel_names)
     if (Status st = file_->writeKernelName(id, name); !st) return st;
   if (Status st = file_->appendKernels(kernels); !st) return st;
+  for (const auto& [id, m] : modules)
+    if (Status st = file_->writeModule(id, m); !st) return st;
+  if (Status st = file_->appendModuleCalls(calls_); !st) return st;
   if (Status st = file_->appendEventsAt(batch_, 0, batch_.size(), batch_first); !st) return st;
-  for (const auto& u : updates_)
+  for (const auto& u : updates_) {
     if (Status st = file_->updateCategory(u.seq, u.category); !st) return st;
+    if (u.module != kKeepModule)
+      if (Status st = file_->updateModule(u.seq, u.module); !st) return st;
+  }
   if (Status st = file_->commitBatch(); !st) return st;
 
   frames_written_ = stacks_.frameCount();
@@ -472,6 +540,7 @@ Status TraceWriter::writeBatch(int64_t horizon_ns) {
   stats_.kernels += kernels.size();
   ++stats_.batches;
   updates_.clear();
+  calls_.clear();
   batch_.clear();
   return Ok{};
 }

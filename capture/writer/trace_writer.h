@@ -64,6 +64,9 @@ class TraceWriter {
   // Called from the workload thread before the matching record is pushed. An annotation (a
   // user's range) is written as a band but never becomes the phase events are attributed to.
   void definePhase(uint32_t id, std::string name, uint16_t run, PhaseKind kind = PhaseKind::Phase);
+  // A module of the recorded program, ids dense from 0 (a parent before its children); records
+  // name it (ModuleEnter/ModuleExit, a Memory record's or a Tag's module).
+  void defineModule(uint32_t id, Module module);
   void defineRun(uint16_t id, Run run);
   void setMeta(const std::string& key, const std::string& value);
   // Called from CUPTI's threads: kernel intervals, and the names of kernels seen for the first time.
@@ -95,10 +98,18 @@ class TraceWriter {
     uint16_t run = kNoRun;
     PhaseKind kind = PhaseKind::Phase;
   };
+  struct OpenCall {
+    uint32_t module = kNoModule;
+    Pass pass = Pass::Forward;
+    int64_t begin_ns = 0;
+  };
 
   void run(std::chrono::milliseconds interval);
   void process(CaptureRecord& r);
   void processMemory(CaptureRecord& r, int64_t t);
+  void processModuleCall(const CaptureRecord& r, int64_t t);
+  void closeCall(const OpenCall& call, int64_t end_ns);
+  Pass passOfPhase(uint32_t phase) const;
   void pushEvent(const Event& e, std::shared_ptr<void> context);
   uint32_t phaseFor(int64_t t, uint16_t* run);
   uint32_t fileIdOf(uint32_t phase);
@@ -122,6 +133,7 @@ class TraceWriter {
   // Shared with the workload and CUPTI threads.
   mutable std::mutex mutex_;
   std::map<uint32_t, PendingPhase> pending_phases_;  // defined, not yet begun
+  std::map<uint32_t, Module> pending_modules_;
   std::map<uint16_t, Run> pending_runs_;
   std::map<std::string, std::string> pending_meta_;
   std::vector<KernelInterval> pending_kernels_;
@@ -139,7 +151,13 @@ class TraceWriter {
   std::vector<PhaseInfo> phases_;  // by session phase id
   std::vector<std::string> phase_names_;
   std::unordered_map<std::string, uint32_t> phase_name_ids_;
-  uint32_t forward_name_, backward_name_, recompute_name_;
+  uint32_t forward_name_, backward_name_, recompute_name_, optimizer_name_;
+  // Each thread's open module calls (the thread of a ModuleEnter), and the thread that entered or
+  // left a module last: an event whose source does not know its module belongs to that thread's
+  // innermost open call (the recorded program's modules run where it allocates, as a rule).
+  std::unordered_map<uint64_t, std::vector<OpenCall>> open_calls_;
+  uint64_t module_thread_ = 0;
+  std::vector<ModuleCall> calls_;  // ended since the last batch
   PhaseIndex phase_index_;
   std::vector<uint32_t> phase_stack_;
   uint32_t next_file_phase_ = 0;

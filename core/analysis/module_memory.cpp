@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/analysis/allocator_history.h"
 #include "core/analysis/live_allocations.h"
 #include "core/analysis/series.h"
 #include "core/util/format_bytes.h"
@@ -71,6 +72,13 @@ ModuleMemory moduleMemoryAt(const Trace& trace, int16_t device, std::optional<in
   const LiveSet live = liveAllocationsAt(trace, device, out.position);
   out.position = live.position;
   out.live_bytes = live.total;
+  if (out.position >= 0) {
+    const std::vector<uint64_t> events = allocatorEvents(trace, device);
+    const uint64_t e = events[static_cast<size_t>(out.position)];
+    if (trace.events.pass(e) != Pass::None) out.at_pass = std::string(name(trace.events.pass(e)));
+    if (const uint32_t phase = trace.events.phase()[e]; phase < trace.phases.size()) out.at_phase = trace.phases[phase].name;
+    if (const uint32_t m = trace.events.module(e); m < trace.modules.size()) out.at_module = trace.modules.fullName(m);
+  }
   if (!out.unavailable.empty()) return out;
 
   // Rows in tree order: each module's children in the tree's own order, depth first.
@@ -128,10 +136,14 @@ ModuleMemory moduleMemoryAt(const Trace& trace, int16_t device, std::optional<in
   size_t holding = 0;
   for (const ModuleRow& row : out.rows)
     if (row.module != kNoModule && row.self.total() != 0) ++holding;
+  std::string during;
+  if (!out.at_pass.empty() || !out.at_module.empty())
+    during = fmt::format(", {}{}{}", out.at_pass.empty() ? "" : out.at_pass, out.at_pass.empty() || out.at_module.empty() ? "" : " of ",
+                         out.at_module);
   out.headline = fmt::format("{} {}{}: {} alive, {} of it in {} module{} and {} outside modules",
                              out.at_peak ? "At the peak on" : "On", trace.deviceName(device),
                              out.position < 0 ? " (before the first allocator event)"
-                                              : fmt::format(" (after allocator event {})", out.position),
+                                              : fmt::format(" (after allocator event {}{})", out.position, during),
                              formatBytes(out.live_bytes),
                              formatBytes(wrappingSub(out.live_bytes, out.rows[outside_row].self.total())), holding,
                              holding == 1 ? "" : "s", formatBytes(out.rows[outside_row].self.total()));

@@ -59,6 +59,8 @@ struct ModuleMemory {
   int64_t position = -1;  // the device's allocator event (-1: before the first)
   bool at_peak = false;
   int64_t live_bytes = 0;  // what the rows' own bytes sum to
+  // The event the moment is after: its pass, phase and module ("" when none).
+  std::string at_pass, at_phase, at_module;
   // The modules in tree order (a parent, then its children in the tree's order), then the
   // outside row. Empty when the trace has no modules (see unavailable).
   std::vector<ModuleRow> rows;

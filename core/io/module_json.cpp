@@ -54,6 +54,7 @@ std::string modulesJson(const Trace& trace, const std::string& file, const Modul
               {"device_index", memory.device},
               {"event_index", memory.position},
               {"at_peak", memory.at_peak},
+              {"at", {{"pass", memory.at_pass}, {"phase", memory.at_phase}, {"module", memory.at_module}}},
               {"live_bytes", memory.live_bytes},
               {"depth", max_depth < 0 ? json(nullptr) : json(max_depth)},
               {"headline", memory.headline},

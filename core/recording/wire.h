@@ -12,6 +12,11 @@
 //             u16 reserved (0), then a JSON object. The recorder refuses a peer without the magic
 //             or of another version, naming both versions.
 //
+// Modules (protocol 3): the shim names the program's modules in Modules frames, with ids of its
+// process (the tracker's records use the shim's ids: both run in one process); each record says the
+// module its bytes belong to and the pass that made it, when its sender knows (the tracker, on the
+// allocating thread), and ModuleEnter/ModuleExit records mark each call of a module on a thread.
+//
 // Streams: every record of one stream is in time order. A stream that sends Watermark frames
 // promises, with each, that it has sent every record stamped before that time (batched senders:
 // the tracker's drain thread, the CPU profiler's chunks); a stream that never does is sent as it
@@ -27,12 +32,14 @@
 namespace sawtooth::wire {
 
 inline constexpr std::string_view kMagic = "SAWTWIRE";  // 8 bytes, no terminator on the wire
-// 1: hellos were a bare JSON object (before the magic); 2: magic and version.
-inline constexpr uint16_t kProtocolVersion = 2;
+// 1: hellos were a bare JSON object (before the magic); 2: magic and version; 3: 48-byte records
+// with a module and a pass, Modules frames, ModuleEnter/ModuleExit records.
+inline constexpr uint16_t kProtocolVersion = 3;
 inline constexpr size_t kHelloPrefixSize = 12;  // magic, u16 version, u16 reserved
 inline constexpr uint32_t kMaxPayload = 8u << 20;
 inline constexpr size_t kHeaderSize = 8;
 inline constexpr uint32_t kNoStack = 0xffffffffu;
+inline constexpr uint32_t kNoModule = 0xffffffffu;
 inline constexpr uint16_t kMaxStackDepth = 256;
 
 enum class FrameType : uint16_t {
@@ -47,6 +54,8 @@ enum class FrameType : uint16_t {
   Idle = 9,       // i64 t_ns: as Watermark, and the stream sends nothing until its next frame
   Notice = 10,    // JSON {level: info|warning, message}: shown to the user
   Bye = 11,       // JSON {reason}: the sender finished its final delivery
+  Modules = 12,   // n x {u32 id, u32 parent (kNoModule: a root), i64 parameter bytes, u16 name bytes,
+                  //      u16 class bytes, name, class}: a parent before its children
 };
 
 enum class RecordKind : uint8_t {
@@ -58,8 +67,10 @@ enum class RecordKind : uint8_t {
   PhaseEnd = 5,         // addr = name id (ends the innermost open phase of that name)
   AnnotationBegin = 6,  // addr = name id, stream = range id
   AnnotationEnd = 7,    // stream = range id
+  ModuleEnter = 8,      // module = the module, pass = its pass (forward or recompute), stream = thread id
+  ModuleExit = 9,       // module = the module, stream = thread id (ends its innermost open call there)
 };
-inline constexpr uint8_t kRecordKindCount = 8;
+inline constexpr uint8_t kRecordKindCount = 10;
 
 // The shim's streams on its connection (the recorder treats every stream alike: these are the
 // shim's own convention, kept here so that both languages name them once).
@@ -79,7 +90,11 @@ struct Record {
   uint32_t stack;  // kNoStack, or an id from this connection's Stacks frames
   int16_t device;
   uint8_t action;
-  uint8_t kind;  // RecordKind
+  uint8_t kind;     // RecordKind
+  uint32_t module = kNoModule;  // or a module id of the process's Modules frames (a Tag's: the block's owner)
+  uint8_t pass = 0;             // sawtooth::Pass; an allocator record's module and pass are the sender's
+                                // knowledge only when its hello says "modules": true
+  uint8_t reserved[3] = {};
 };
 struct Kernel {
   int64_t begin_ns;
@@ -91,7 +106,7 @@ struct Kernel {
   uint32_t reserved2;
 };
 #pragma pack(pop)
-static_assert(sizeof(Record) == 40, "the Python shim packs 40-byte records");
+static_assert(sizeof(Record) == 48, "the Python shim packs 48-byte records");
 static_assert(sizeof(Kernel) == 32);
 
 struct Header {

@@ -16,6 +16,7 @@ int main() {
   j["header_size"] = wire::kHeaderSize;
   j["max_payload"] = wire::kMaxPayload;
   j["no_stack"] = wire::kNoStack;
+  j["no_module"] = wire::kNoModule;
   j["max_stack_depth"] = wire::kMaxStackDepth;
   j["record_size"] = sizeof(wire::Record);
   j["kernel_size"] = sizeof(wire::Kernel);
@@ -25,14 +26,15 @@ int main() {
   const std::pair<const char*, F> frames[] = {
       {"hello", F::Hello},   {"meta", F::Meta},   {"records", F::Records},     {"frames", F::Frames},
       {"stacks", F::Stacks}, {"names", F::Names}, {"kernels", F::Kernels},     {"watermark", F::Watermark},
-      {"idle", F::Idle},     {"notice", F::Notice}, {"bye", F::Bye}};
+      {"idle", F::Idle},     {"notice", F::Notice}, {"bye", F::Bye},          {"modules", F::Modules}};
   for (const auto& [n, v] : frames) j["frame_types"][n] = static_cast<int>(v);
   using K = wire::RecordKind;
   const std::pair<const char*, K> kinds[] = {{"allocator", K::Allocator},        {"driver", K::Driver},
                                              {"sample", K::Sample},              {"tag", K::Tag},
                                              {"phase_begin", K::PhaseBegin},     {"phase_end", K::PhaseEnd},
                                              {"annotation_begin", K::AnnotationBegin},
-                                             {"annotation_end", K::AnnotationEnd}};
+                                             {"annotation_end", K::AnnotationEnd},
+                                             {"module_enter", K::ModuleEnter},   {"module_exit", K::ModuleExit}};
   for (const auto& [n, v] : kinds) j["record_kinds"][n] = static_cast<int>(v);
   j["record_kind_count"] = wire::kRecordKindCount;
   using S = wire::ShimStream;
@@ -40,5 +42,6 @@ int main() {
     j["shim_streams"][n] = static_cast<int>(v);
   for (int a = 0; a < kActionCount; ++a) j["actions"][std::string(name(static_cast<Action>(a)))] = a;
   for (int c = 0; c < kCategoryCount; ++c) j["categories"][std::string(name(static_cast<Category>(c)))] = c;
+  for (int p = 0; p < kPassCount; ++p) j["passes"][std::string(name(static_cast<Pass>(p)))] = p;
   std::cout << j.dump(1) << "\n";
 }

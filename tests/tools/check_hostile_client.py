@@ -90,7 +90,8 @@ CLIENT = textwrap.dedent(r"""
     name = b"n" * 0xFFFF
     frame = struct.pack("<IiHH", 0, 1, len(name), len(name)) + name + name
     stacks = b"".join(struct.pack("<IH", i, 256) + struct.pack("<256I", *([0] * 256)) for i in range(400))
-    records = b"".join(wire.RECORD.pack(now + i, 0x1000 + 64 * i, 64, 0, i, -1, wire.ALLOC, wire.ALLOCATOR)
+    records = b"".join(wire.RECORD.pack(now + i, 0x1000 + 64 * i, 64, 0, i, -1, wire.ALLOC, wire.ALLOCATOR,
+                                        wire.NO_MODULE, wire.NO_PASS)
                        for i in range(400))
     safe_send(s, wire.frame(wire.FRAMES, frame) + wire.frame(wire.STACKS, stacks) + wire.frame(wire.RECORDS, records, 3)
               + wire.frame(wire.IDLE, wire.TIME.pack(now + 1000), 3))
@@ -100,7 +101,8 @@ CLIENT = textwrap.dedent(r"""
     # 4. A flood behind a stuck watermark: stream 1 promises nothing after t0+1 and never moves,
     # stream 2 sends 4 M tags.
     safe_send(s, wire.frame(wire.WATERMARK, wire.TIME.pack(now + 1), 1))
-    batch = b"".join(wire.RECORD.pack(now + 2000 + i, 0x9000, 0, 0, wire.NO_STACK, -1, wire.PARAMETER, wire.TAG)
+    batch = b"".join(wire.RECORD.pack(now + 2000 + i, 0x9000, 0, 0, wire.NO_STACK, -1, wire.PARAMETER, wire.TAG,
+                                      wire.NO_MODULE, wire.NO_PASS)
                      for i in range(wire.RECORDS_PER_FRAME))
     for i in range(4_000_000 // wire.RECORDS_PER_FRAME):
         safe_send(s, wire.frame(wire.RECORDS, batch, 2))

@@ -345,7 +345,8 @@ channel.LIVE_DELAY_NS, channel.SWEEP_S = 60_000_000_000, 60  # nothing leaves by
 ch, conn = live_channel()
 check([f[0] for f in frames_now(conn, 0.05)] == [wire.HELLO], "live: the hello alone at first")
 ch.record(wire.PHASE_BEGIN, addr=ch.name_id("forward"))
-ch.live_packed([wire.RECORD.pack(1, 0x9000, 0, 0, wire.NO_STACK, 0, wire.GRADIENT, wire.TAG)])
+ch.live_packed([wire.RECORD.pack(1, 0x9000, 0, 0, wire.NO_STACK, 0, wire.GRADIENT, wire.TAG, wire.NO_MODULE,
+                                 wire.NO_PASS)])
 check(frames_now(conn, 0.05) == [], "live: markers and tags wait")
 ch.notice("info", "hello")
 got = frames_now(conn, 0.05)

@@ -120,6 +120,9 @@ void addProgramOptions(CLI::App& app, ProgramOptions& o) {
                  "PyTorch recording inside Python programs: auto, native (our tracker, same torch build only), "
                  "portable (PyTorch's public history API), off")
       ->check(CLI::IsMember({"auto", "native", "portable", "off"}));
+  app.add_option("--modules", o.modules,
+                 "which torch.nn.Module allocated each byte: on (the default; two global module hooks), off")
+      ->check(CLI::IsMember({"on", "off"}));
   app.add_option("--cupti", o.cupti, "driver allocations, kernels and device memory through CUPTI injection")
       ->check(CLI::IsMember({"on", "off"}));
   app.add_option("--kernels", o.kernels,
@@ -208,6 +211,7 @@ int recordProgramMain(int argc, char** argv) {
   context.meta = {{"stacks", o.stacks},
                   {"cpu_allocations", o.cpu},
                   {"shim", o.shim},
+                  {"modules", o.modules},
                   {"cupti", o.cupti},
                   {"kernels", o.cupti == "on" ? o.kernels : "off"},
                   {"recorder_version", SAWTOOTH_VERSION}};
@@ -256,7 +260,8 @@ int recordProgramMain(int argc, char** argv) {
   env[wire::kSocketEnv] = (*server)->socketPath();
   nlohmann::json shim_options = {{"stacks", o.stacks},          {"cpu", o.cpu},
                                  {"mode", o.shim},              {"max_entries", o.max_entries},
-                                 {"sample_interval_ms", o.sample_interval_ms}, {"kernels", o.kernels == "on"}};
+                                 {"sample_interval_ms", o.sample_interval_ms}, {"kernels", o.kernels == "on"},
+                                 {"modules", o.modules}};
   if (!o.rung.empty()) {
     shim_options["rung"] = o.rung;
     if (o.shim == "off") reporter.say("--rung needs the Python shim: with --shim off the program runs unchanged");

@@ -18,6 +18,7 @@ struct ProgramOptions {
   std::string stacks = "python";
   std::string cpu = "auto";
   std::string shim = "auto";
+  std::string modules = "on";
   std::string cupti = "on";
   // Off by default: CUPTI times every kernel by instrumenting its launch (hardware tracing is
   // Blackwell's only): +4 to +16 % step time on GPT-2 small on the H200 (bench/results/h200-2026-12-01-stop20.md).

@@ -42,7 +42,7 @@ parser.add_argument("--max-entries", type=int, default=1_000_000,
 parser.add_argument("--device", default="cuda", help="cpu: a dry run of the stage's logic on a machine without a GPU")
 parser.add_argument("--alternate", help="A,B of plain, history, ours: blocks of --block steps alternate after the warm-up")
 parser.add_argument("--block", type=int, default=10)
-parser.add_argument("--pause-parts", default="allocator,cupti,sampler,phases",
+parser.add_argument("--pause-parts", default="allocator,cupti,sampler,phases,modules",
                     help="with --alternate ...ours...: what the other blocks pause (sawtooth_shim.pause_recording)")
 args = parser.parse_args()
 shim = sys.modules.get("sawtooth_shim")  # there when sawtooth-record runs this script

@@ -22,7 +22,8 @@ def pause_recording(parts=torch_hooks.PAUSABLE):
     """For measuring the recording's cost inside one process (bench/gpu/foreign/gpt2_train.py
     --alternate): stops everything the recording does per step, in place, until resume_recording():
     PyTorch's CUDA allocator ("allocator", its history included), CUPTI's activities ("cupti"),
-    the device memory sampler ("sampler"), phases and categories ("phases"); `parts` names fewer,
+    the device memory sampler ("sampler"), phases and categories ("phases"), the module hooks
+    ("modules"); `parts` names fewer,
     to see what each costs. The trace has a gap there, and says so. True if it paused (the native
     tracker only)."""
     return _set_paused(True, parts)

@@ -220,15 +220,17 @@ class Channel:
         return out
 
     def records(self, stream, records, watermark=None):
-        """records: (t_ns, addr, size, stream, stack, device, action, kind) tuples in time order."""
-        pack = wire.RECORD.pack
+        """records: (t_ns, addr, size, stream, stack, device, action, kind) tuples in time order, of
+        no module known to the sender."""
+        pack, none, no_pass = wire.RECORD.pack, wire.NO_MODULE, wire.NO_PASS
         with self._lock:
             if self._sock is None:
                 return
+            packed = [pack(*r, none, no_pass) for r in records]
             if stream == wire.LIVE and watermark is None:
-                self._hold_live([pack(*r) for r in records])
+                self._hold_live(packed)
                 return
-            parts = self._waiting(stream) + _record_frames([pack(*r) for r in records], stream)
+            parts = self._waiting(stream) + _record_frames(packed, stream)
             if watermark is not None:
                 parts.append(wire.frame(wire.WATERMARK, wire.TIME.pack(watermark), stream))
             self._send(b"".join(parts))
@@ -258,9 +260,10 @@ class Channel:
                 time.monotonic_ns() - self._live_since >= LIVE_DELAY_NS):
             self._send(b"".join(self._waiting(wire.LIVE)))
 
-    def record(self, kind, addr=0, size=0, device=0, action=0, range_id=0):
+    def record(self, kind, addr=0, size=0, device=0, action=0, range_id=0, module=wire.NO_MODULE, pass_=wire.NO_PASS):
         """One record on the live stream, stamped now."""
-        packed = wire.RECORD.pack(time.monotonic_ns(), addr, size, range_id, wire.NO_STACK, device, action, kind)
+        packed = wire.RECORD.pack(time.monotonic_ns(), addr, size, range_id, wire.NO_STACK, device, action, kind, module,
+                                  pass_)
         with self._lock:
             if self._sock is not None:
                 self._hold_live((packed,))

@@ -37,6 +37,19 @@ def load(torch, library, build_file):
     return lib, None
 
 
+def module_marks(library):
+    """(enter, exit) of the tracker library, called with the GIL held (PyDLL: they take a few
+    nanoseconds, and letting the GIL go around each would cost more than the call), or None."""
+    try:
+        lib = ctypes.PyDLL(library)
+        enter, exit_ = lib.sawtooth_tracker_module_enter, lib.sawtooth_tracker_module_exit
+    except (OSError, AttributeError):
+        return None
+    enter.argtypes, enter.restype = [ctypes.c_uint, ctypes.c_int], None
+    exit_.argtypes, exit_.restype = [ctypes.c_uint], None
+    return enter, exit_
+
+
 class NativeCuda:
     mode = "native"
 

@@ -14,13 +14,18 @@ from array import array
 
 from . import wire
 
-_WORDS = wire.RECORD.size // 8  # a record as 64-bit words: t_ns, addr, size, stream, then the rest
-_REST = struct.Struct("<IhBB")   # stack, device, action, kind: the record's last word
+_WORDS = wire.RECORD.size // 8  # a record as 64-bit words: t_ns, addr, size, stream, then two more
+_REST = struct.Struct("<IhBB")   # stack, device, action, kind: the record's fifth word
+_OWNER = struct.Struct("<IB3x")  # module, pass: its sixth
 _FAST = sys.byteorder == "little" and _WORDS * 8 == wire.RECORD.size  # the wire is little-endian
 
 
 def _rest_word(device):
     return int.from_bytes(_REST.pack(wire.NO_STACK, device, wire.GRADIENT, wire.TAG), "little")
+
+
+def _owner_word(module):
+    return int.from_bytes(_OWNER.pack(module, wire.NO_PASS), "little")
 
 
 class OptimizerTags:
@@ -30,8 +35,9 @@ class OptimizerTags:
         self._shape = None      # the parameter lists (identity and length) the buffer was built for
         self._template = array("Q")
 
-    def parameters(self, optimizer):
-        """The optimizer's parameters now (not kept); the buffer is rebuilt when its groups change."""
+    def parameters(self, optimizer, owner=None):
+        """The optimizer's parameters now (not kept); the buffer is rebuilt when its groups change.
+        owner: parameter -> the id of its module (modules.py), for the gradients' tags."""
         groups = optimizer.param_groups
         params = [p for group in groups for p in group["params"]]
         shape = [(id(group["params"]), len(group["params"])) for group in groups]
@@ -43,7 +49,8 @@ class OptimizerTags:
                     device = p.get_device()  # a gradient lives on its parameter's device
                 except Exception:
                     device = -1
-                words += [0, 0, 0, 0, _rest_word(device)]
+                module = owner(p) if owner is not None else wire.NO_MODULE
+                words += [0, 0, 0, 0, _rest_word(device), _owner_word(module)]
             self._template = array("Q", words)
         return params
 
@@ -74,5 +81,6 @@ class OptimizerTags:
             except Exception:  # meta tensors, subclasses without storage
                 continue
             if ptr:
-                out.append(pack(now, ptr, 0, 0, wire.NO_STACK, device, wire.GRADIENT, wire.TAG))
+                out.append(pack(now, ptr, 0, 0, wire.NO_STACK, device, wire.GRADIENT, wire.TAG, wire.NO_MODULE,
+                                wire.NO_PASS))
         return b"".join(out)

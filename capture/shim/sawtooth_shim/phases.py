@@ -84,6 +84,8 @@ class Phases:
         self.quiet_pending = False
         self.paused = False  # sawtooth_shim.pause_recording(): the hooks stay, and do nothing
         self.on_new_top_module = None  # called with each new top-level module (torch_hooks: --rung, autocast)
+        self.owner = None    # tensor -> the id of its module (modules.py), when modules are tracked
+        self.also_ours = lambda hook_id: False  # the shim's other global module hooks (modules.py)
 
     # -- markers ---------------------------------------------------------------------------------
     def begin(self, name):
@@ -97,12 +99,13 @@ class Phases:
             del self.open[len(self.open) - 1 - self.open[::-1].index(name)]
             self.ch.record(wire.PHASE_END, addr=self.ch.name_id(name))
 
-    def tag(self, tensors, category):
-        """Tells the recorder the blocks holding these tensors' data are of `category` (one send)."""
+    def tag(self, tensors, category, owner=None):
+        """Tells the recorder the blocks holding these tensors' data are of `category` (one send),
+        and, when `owner` (tensor -> module id, modules.py) is given, whose module they are."""
         if self.paused:
             return
         now = time.monotonic_ns()
-        pack, packed = wire.RECORD.pack, []
+        pack, packed, none = wire.RECORD.pack, [], wire.NO_MODULE
         for t in tensors:
             try:
                 ptr = t.data_ptr()
@@ -110,7 +113,8 @@ class Phases:
             except Exception:  # meta tensors, subclasses without storage
                 continue
             if ptr:
-                packed.append(pack(now, ptr, 0, 0, wire.NO_STACK, device, category, wire.TAG))
+                module = owner(t) if owner is not None else none
+                packed.append(pack(now, ptr, 0, 0, wire.NO_STACK, device, category, wire.TAG, module, wire.NO_PASS))
         if packed:
             self.ch.live_packed(packed)
 
@@ -231,9 +235,9 @@ class Phases:
         if "forward" in self.open:
             self.end("forward")
         seen = self._optimizer_tags(optimizer)
-        params = seen.parameters(optimizer)
+        params = seen.parameters(optimizer, self.owner)
         if seen.steps == 0:
-            self.tag(params, wire.PARAMETER)
+            self.tag(params, wire.PARAMETER, self.owner)
         gradients = seen.gradient_records(params, time.monotonic_ns())
         if gradients:
             self.ch.live_packed((gradients,))
@@ -249,9 +253,17 @@ class Phases:
         state = getattr(optimizer, "state", {})
         if len(state) != seen.state_tensors or seen.steps % _STATE_RETAG_STEPS == 1:
             seen.state_tensors = len(state)
-            tensor = self.torch.Tensor
-            self.tag([v for values in list(state.values()) if isinstance(values, dict)
-                      for v in values.values() if isinstance(v, tensor)], wire.OPTIMIZER_STATE)
+            tensor, owner = self.torch.Tensor, self.owner
+            tensors, owners = [], {}
+            for param, values in list(state.items()):
+                if isinstance(values, dict):
+                    module = owner(param) if owner is not None else wire.NO_MODULE
+                    for v in values.values():
+                        if isinstance(v, tensor):
+                            tensors.append(v)
+                            owners[id(v)] = module  # a state tensor is its parameter's module's
+            self.tag(tensors, wire.OPTIMIZER_STATE,
+                     (lambda t: owners.get(id(t), wire.NO_MODULE)) if owner is not None else None)
         self.step_boundary()
         self.quiet_point()
 
@@ -353,12 +365,12 @@ class Phases:
 
         def _has_any_global_hook():
             try:
-                hooks = module._global_forward_pre_hooks
-                if phases.hook is not None and len(hooks) == 1 and phases.is_our_hook(next(iter(hooks))):
-                    return bool(module._global_backward_pre_hooks or module._global_backward_hooks or
-                                module._global_forward_hooks or
-                                getattr(module, "_global_forward_hooks_always_called", None) or
-                                getattr(module, "_global_forward_hooks_with_kwargs", None))
+                def theirs(hooks):
+                    return any(not (phases.is_our_hook(i) or phases.also_ours(i)) for i in hooks or ())
+                return bool(module._global_backward_pre_hooks or module._global_backward_hooks or
+                            theirs(module._global_forward_pre_hooks) or theirs(module._global_forward_hooks) or
+                            theirs(getattr(module, "_global_forward_hooks_always_called", None)) or
+                            theirs(getattr(module, "_global_forward_hooks_with_kwargs", None)))
             except Exception:
                 pass
             return original()

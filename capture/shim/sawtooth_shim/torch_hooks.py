@@ -15,12 +15,13 @@ from .cpu_allocations import CpuAllocations
 from .cuda_portable import PortableCuda
 from .guard import Guard, first, then
 from .history import History
+from .modules import Modules
 from .phases import Phases
 
 
 # What pause() stops: all, unless a measurement names some. "cupti" is the injection library's
-# activities, "sampler" its device memory samples.
-PAUSABLE = ("allocator", "cupti", "sampler", "phases")
+# activities, "sampler" its device memory samples, "modules" the module hooks (taken off).
+PAUSABLE = ("allocator", "cupti", "sampler", "phases", "modules")
 
 
 class Shim:
@@ -31,6 +32,7 @@ class Shim:
         self.role = role
         self.torch = None
         self.phases = None
+        self.modules = None
         self.cpu = None
         self.cpu_stop_pending = False
         self.cpu_recorded = False
@@ -46,6 +48,15 @@ class Shim:
         self.ch.meta({"torch_version": torch.__version__, "torch_cuda_version": torch.version.cuda or "",
                       "python_version": platform.python_version(), "shim_role": self.role})
         self.phases = Phases(torch, self.ch, self.guard.wrap("the work at a step's end", self.quiet_point), self.guard)
+        if self.options.get("modules", "on") != "off":
+            try:
+                modules = Modules(torch, self.ch, self.guard)
+                modules.install()
+                self.modules = modules
+                self.phases.owner = modules.owner
+                self.phases.also_ours = modules.is_ours
+            except Exception as e:
+                self.guard.report("installing the tracking of the program's modules", e)
         self.phases.install()
         self.phases.on_new_top_module = self._model_watch(torch)
         try:
@@ -95,6 +106,9 @@ class Shim:
                                                         int(self.options.get("delivery_ms", 50)))
                         native.start()
                         self.cuda = native
+                        marks = cuda_native.module_marks(os.environ.get("SAWTOOTH_TRACKER_LIBRARY"))
+                        if self.modules is not None and marks is not None:
+                            self.modules.use_native(*marks)
                     except Exception as e:
                         why = str(e)
                 if self.cuda is None:
@@ -149,6 +163,8 @@ class Shim:
             return False
         if "phases" in parts and self.phases is not None:
             self.phases.paused = paused
+        if "modules" in parts and self.modules is not None:
+            self.modules.set_paused(paused)
         injected = (1 if "cupti" in parts else 0) | (2 if "sampler" in parts else 0)
         lib = self._cupti_library() if injected else None
         if lib is not None:

@@ -4,10 +4,10 @@ constant here with the C++ ones and fails on any drift."""
 import struct
 
 MAGIC = b"SAWTWIRE"
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 HELLO_PREFIX = struct.Struct("<8sHH")  # magic, protocol version, reserved
 HEADER = struct.Struct("<IHBB")      # payload length, frame type, stream, flags
-RECORD = struct.Struct("<qQqQIhBB")  # t_ns, addr, size, stream, stack, device, action, kind
+RECORD = struct.Struct("<qQqQIhBBIB3x")  # t_ns, addr, size, stream, stack, device, action, kind, module, pass
 KERNEL = struct.Struct("<qqIIhHI")   # begin_ns, end_ns, name, stream, device, reserved, reserved2
 TIME = struct.Struct("<q")
 MAX_PAYLOAD = 8 << 20
@@ -15,18 +15,20 @@ RECORDS_PER_FRAME = (MAX_PAYLOAD // 2) // RECORD.size
 
 # Frame types (wire::FrameType)
 FRAME_TYPES = {"hello": 1, "meta": 2, "records": 3, "frames": 4, "stacks": 5, "names": 6, "kernels": 7,
-               "watermark": 8, "idle": 9, "notice": 10, "bye": 11}
-HELLO, META, RECORDS, FRAMES, STACKS, NAMES, KERNELS, WATERMARK, IDLE, NOTICE, BYE = (
+               "watermark": 8, "idle": 9, "notice": 10, "bye": 11, "modules": 12}
+HELLO, META, RECORDS, FRAMES, STACKS, NAMES, KERNELS, WATERMARK, IDLE, NOTICE, BYE, MODULES = (
     FRAME_TYPES[k] for k in ("hello", "meta", "records", "frames", "stacks", "names", "kernels", "watermark", "idle",
-                             "notice", "bye"))
+                             "notice", "bye", "modules"))
+MODULE = struct.Struct("<IIqHH")  # a Modules entry: id, parent, parameter bytes, name bytes, class bytes
 
 # Record kinds (wire::RecordKind)
 RECORD_KINDS = {"allocator": 0, "driver": 1, "sample": 2, "tag": 3, "phase_begin": 4, "phase_end": 5,
-                "annotation_begin": 6, "annotation_end": 7}
-ALLOCATOR, DRIVER, SAMPLE, TAG, PHASE_BEGIN, PHASE_END, ANNOTATION_BEGIN, ANNOTATION_END = (
-    RECORD_KINDS[k] for k in ("allocator", "driver", "sample", "tag", "phase_begin", "phase_end", "annotation_begin",
-                              "annotation_end"))
+                "annotation_begin": 6, "annotation_end": 7, "module_enter": 8, "module_exit": 9}
+(ALLOCATOR, DRIVER, SAMPLE, TAG, PHASE_BEGIN, PHASE_END, ANNOTATION_BEGIN, ANNOTATION_END, MODULE_ENTER,
+ MODULE_EXIT) = (RECORD_KINDS[k] for k in ("allocator", "driver", "sample", "tag", "phase_begin", "phase_end",
+                                           "annotation_begin", "annotation_end", "module_enter", "module_exit"))
 NO_STACK = 0xFFFFFFFF
+NO_MODULE = 0xFFFFFFFF
 MAX_STACK_DEPTH = 256
 
 # sawtooth::Action, by the names PyTorch's snapshots use
@@ -39,6 +41,11 @@ CATEGORIES = {"unknown": 0, "parameter": 1, "gradient": 2, "optimizer_state": 3,
               "temporary": 6, "autograd_detail": 7}
 PARAMETER, GRADIENT, OPTIMIZER_STATE, INPUT = (CATEGORIES[k] for k in ("parameter", "gradient", "optimizer_state",
                                                                         "input"))
+
+# sawtooth::Pass
+PASSES = {"none": 0, "forward": 1, "backward": 2, "recompute": 3, "optimizer": 4}
+NO_PASS, FORWARD, BACKWARD, RECOMPUTE, OPTIMIZER = (PASSES[k] for k in ("none", "forward", "backward", "recompute",
+                                                                         "optimizer"))
 
 # The shim's streams on its connection (wire::ShimStream): markers and tags as they happen; CPU
 # allocations and PyTorch's history (the portable path) in batches, each closed by a watermark.

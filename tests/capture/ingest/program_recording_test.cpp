@@ -261,6 +261,105 @@ TEST(ProcessRecording, RefusesRecordsNamingUndefinedStacksOrActions) {
   EXPECT_FALSE(p.hasFile()) << "nothing valid was recorded";
 }
 
+std::string moduleEntry(uint32_t id, uint32_t parent, int64_t parameter_bytes, std::string_view name,
+                        std::string_view class_name) {
+  std::string out;
+  wire::appendPod(out, id);
+  wire::appendPod(out, parent);
+  wire::appendPod(out, parameter_bytes);
+  wire::appendPod(out, static_cast<uint16_t>(name.size()));
+  wire::appendPod(out, static_cast<uint16_t>(class_name.size()));
+  return out + std::string(name) + std::string(class_name);
+}
+
+// Issue 23 on the wire: the shim names the modules (its ids, one process's for all its
+// connections), the tracker's allocator records say their module and pass (its hello says so),
+// and the shim's marks of each call become the file's module calls. A module named again (the
+// model built anew) is the same module of the file.
+TEST(ProcessRecording, ModulesFromTheShimAndEachAllocationsModuleFromTheTracker) {
+  const std::string path = tempDir("modules") + "/modules.sawtooth";
+  RecordingContext context = contextFor(path);
+  ProcessRecording p(4243, context);
+  constexpr int kShim = 1, kTracker = 2;
+  ASSERT_TRUE(p.onHello(kShim, {{"role", "shim"}}).ok());
+  ASSERT_TRUE(p.onHello(kTracker, {{"role", "tracker"}, {"modules", true}}).ok());
+  auto send = [&](int connection, wire::FrameType type, const std::string& payload) {
+    Status st = p.onFrame(connection, {static_cast<uint32_t>(payload.size()), type, 0, 0}, payload);
+    ASSERT_TRUE(st.ok()) << st.error().message;
+  };
+  send(kShim, wire::FrameType::Modules,
+       moduleEntry(0, wire::kNoModule, 0, "Net", "Net") + moduleEntry(1, 0, 400, "0", "Linear"));
+  send(kShim, wire::FrameType::Modules, moduleEntry(7, wire::kNoModule, 0, "Net", "Net") +
+                                           moduleEntry(8, 7, 400, "0", "Linear"));  // built again: the same
+  auto with = [](wire::Record r, uint32_t module, Pass pass) {
+    r.module = module;
+    r.pass = static_cast<uint8_t>(pass);
+    return r;
+  };
+  auto call = [](int64_t t, wire::RecordKind kind, uint32_t module, uint64_t thread) {
+    wire::Record r{kT0 + t, 0, 0, thread, wire::kNoStack, 0, 0, static_cast<uint8_t>(kind)};
+    r.module = module;
+    r.pass = static_cast<uint8_t>(Pass::Forward);
+    return r;
+  };
+  std::string records;
+  for (const wire::Record& r : {call(10, wire::RecordKind::ModuleEnter, 0, 5), call(11, wire::RecordKind::ModuleEnter, 8, 5),
+                                with(mem(12, Action::Alloc, 0x1000, 100), 8, Pass::Forward),
+                                call(13, wire::RecordKind::ModuleExit, 8, 5), call(14, wire::RecordKind::ModuleExit, 0, 5),
+                                with(mem(20, Action::Alloc, 0x2000, 50), 1, Pass::Backward),
+                                with(mem(21, Action::Alloc, 0x3000, 8), wire::kNoModule, Pass::Backward),
+                                with(mem(22, Action::Alloc, 0x4000, 8), 99, Pass::Backward)})  // never named
+    wire::appendPod(records, r);
+  send(kTracker, wire::FrameType::Records, records);
+  p.onConnectionClosed(kShim);
+  p.onConnectionClosed(kTracker);
+  ASSERT_TRUE(p.finish("exit 0").ok());
+
+  auto trace = readNative(path);
+  ASSERT_TRUE(trace.ok()) << trace.error().message;
+  const Trace& t = *trace;
+  ASSERT_EQ(t.modules.size(), 2u) << "one module per (name, class, parent)";
+  EXPECT_EQ(t.modules.fullName(1), "Net.0");
+  EXPECT_EQ(t.modules.modules[1].parameter_bytes, 400);
+  ASSERT_EQ(t.events.size(), 4u);
+  EXPECT_EQ(t.events.module(0), 1u);
+  EXPECT_EQ(t.events.pass(0), Pass::Forward);
+  EXPECT_EQ(t.events.module(1), 1u);
+  EXPECT_EQ(t.events.pass(1), Pass::Backward);
+  EXPECT_EQ(t.events.module(2), kNoModule);
+  EXPECT_EQ(t.events.module(3), kNoModule);
+  EXPECT_EQ(t.meta.at("capture.unknown_modules"), "1");
+  ASSERT_EQ(t.modules.calls.size(), 2u);
+  EXPECT_EQ(t.modules.calls[0].module, 0u);  // by their beginning: Net from 10 to 14, Net.0 from 11 to 13
+  EXPECT_EQ(t.modules.calls[0].end_ns - t.modules.calls[0].begin_ns, 4);
+  EXPECT_EQ(t.modules.calls[1].module, 1u);
+  EXPECT_EQ(t.modules.calls[1].end_ns - t.modules.calls[1].begin_ns, 2);
+}
+
+TEST(ProcessRecording, RefusesModulesNamingAnUnknownParentAndRecordsOfAnUnknownPass) {
+  RecordingContext context = contextFor(tempDir("hostile-modules") + "/h.sawtooth");
+  ProcessRecording p(9, context);
+  ASSERT_TRUE(p.onHello(kConn, {{"role", "shim"}}).ok());
+  const std::string orphan = moduleEntry(3, 2, 0, "x", "Linear");
+  Status st = p.onFrame(kConn, {static_cast<uint32_t>(orphan.size()), wire::FrameType::Modules, 0, 0}, orphan);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message, "module 3 names parent 2, which was never named");
+  const std::string twice = moduleEntry(0, wire::kNoModule, 0, "Net", "Net") + moduleEntry(0, wire::kNoModule, 0, "B", "B");
+  st = p.onFrame(kConn, {static_cast<uint32_t>(twice.size()), wire::FrameType::Modules, 0, 0}, twice);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message, "module 0 is named twice");
+  const std::string cut = moduleEntry(5, wire::kNoModule, 0, "Net", "Net").substr(0, 21);
+  EXPECT_FALSE(p.onFrame(kConn, {static_cast<uint32_t>(cut.size()), wire::FrameType::Modules, 0, 0}, cut).ok());
+  std::string payload;
+  wire::Record bad = mem(1, Action::Alloc, 0x10, 8);
+  bad.pass = 9;
+  wire::appendPod(payload, bad);
+  st = p.onFrame(kConn, {static_cast<uint32_t>(payload.size()), wire::FrameType::Records, 0, 0}, payload);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message, "record with unknown pass 9");
+  ASSERT_TRUE(p.finish("").ok());
+}
+
 TEST(OutputPaths, FirstUnrankedProcessGetsTheFileRanksTheirOwnAndMergeTheRest) {
   const std::string dir = tempDir("paths");
   const std::string out = dir + "/run.sawtooth";

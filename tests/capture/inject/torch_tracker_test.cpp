@@ -126,6 +126,7 @@ TEST(TorchTracker, SendsTheAllocatorsEntriesWithTheirStacks) {
   });
   ASSERT_TRUE(st.ok()) << st.error().message;
   EXPECT_EQ(hello.value("role", ""), "tracker");
+  EXPECT_TRUE(hello.value("modules", false));
   EXPECT_EQ(bye.value("reason", ""), "done");
   EXPECT_EQ(bye.value("events", 0), 5);
   EXPECT_EQ(bye.value("dropped", -1), 0);
@@ -206,10 +207,10 @@ struct ProbeRun {
   std::vector<wire::Record> records;
   std::vector<FrameDef> frames;
   std::vector<StackDef> stacks;
-  nlohmann::json bye;
+  nlohmann::json hello, bye;
 };
 
-ProbeRun runProbe(bool frame_cache) {
+ProbeRun runProbe(bool frame_cache, const char* script = SAWTOOTH_PROBE_SCRIPT) {
   const std::string path = (std::filesystem::temp_directory_path() / "sawtooth-tracker-probe.sock").string();
   ProbeRun run;
   const int listener = listenAt(path);
@@ -217,7 +218,7 @@ ProbeRun runProbe(bool frame_cache) {
   const pid_t child = fork();
   if (child == 0) {
     if (!frame_cache) setenv("SAWTOOTH_TRACKER_FRAME_CACHE", "0", 1);
-    execl(SAWTOOTH_PROBE_PYTHON, SAWTOOTH_PROBE_PYTHON, SAWTOOTH_PROBE_SCRIPT, SAWTOOTH_PROBE_LIBRARY, path.c_str(),
+    execl(SAWTOOTH_PROBE_PYTHON, SAWTOOTH_PROBE_PYTHON, script, SAWTOOTH_PROBE_LIBRARY, path.c_str(),
           static_cast<char*>(nullptr));
     _exit(127);
   }
@@ -230,6 +231,11 @@ ProbeRun runProbe(bool frame_cache) {
   FrameReader reader;
   const Status st = reader.feed(bytes, [&](const wire::Header& h, std::string_view p) -> Status {
     switch (h.type) {
+      case wire::FrameType::Hello: {
+        auto json = wire::helloJson(p);
+        if (json) run.hello = nlohmann::json::parse(*json);
+        return Ok{};
+      }
       case wire::FrameType::Bye: run.bye = nlohmann::json::parse(p); return Ok{};
       case wire::FrameType::Frames: return decodeFrames(p, run.frames);
       case wire::FrameType::Stacks: return decodeStacks(p, run.stacks);
@@ -288,6 +294,35 @@ TEST(TorchTracker, NamesPythonFramesAndReusesThemAcrossDeliveries) {
   EXPECT_EQ(uncached.bye.value("stacks_from_cache", -1), 0);
   EXPECT_GE(uncached.bye.value("frames_symbolized", 0), cached.bye.value("frames_symbolized", 0) + 3)
       << "without the cache, the loop's frames are named again in each delivery";
+}
+
+// Each allocation's module and pass (module_context.h): in forward the call the shim marked open
+// on the thread, in backward the call whose forward made the node being run (its sequence number
+// and forward thread), in a recompute the call opened inside backward; the marks themselves go
+// out as ModuleEnter/ModuleExit records, and the hello says the modules are the tracker's word.
+TEST(TorchTracker, SaysEachAllocationsModuleAndPass) {
+  ProbeRun run = runProbe(true, SAWTOOTH_PROBE_MODULES_SCRIPT);
+  ASSERT_EQ(run.exit_status, 0) << "the probe script failed (its output is above)";
+  EXPECT_TRUE(run.hello.value("modules", false));
+  std::map<uint64_t, std::pair<uint32_t, uint8_t>> allocation;  // addr -> (module, pass)
+  std::vector<std::pair<uint8_t, uint32_t>> marks;                // (kind, module)
+  for (const wire::Record& r : run.records) {
+    if (r.kind == static_cast<uint8_t>(wire::RecordKind::Allocator)) allocation[r.addr] = {r.module, r.pass};
+    else marks.emplace_back(r.kind, r.module);
+  }
+  constexpr uint8_t kNone = 0, kForward = 1, kBackward = 2, kRecompute = 3;
+  using P = std::pair<uint32_t, uint8_t>;
+  EXPECT_EQ(allocation[0x1000], (P{2, kForward}));
+  EXPECT_EQ(allocation[0x2000], (P{1, kForward}));
+  EXPECT_EQ(allocation[0x3000], (P{wire::kNoModule, kNone}));
+  EXPECT_EQ(allocation[0x3100], (P{wire::kNoModule, kBackward}));  // the loss's node: outside modules
+  EXPECT_EQ(allocation[0x2100], (P{1, kBackward}));
+  EXPECT_EQ(allocation[0x1100], (P{2, kBackward}));
+  EXPECT_EQ(allocation[0x2200], (P{3, kRecompute}));
+  const auto enter = static_cast<uint8_t>(wire::RecordKind::ModuleEnter);
+  const auto exit = static_cast<uint8_t>(wire::RecordKind::ModuleExit);
+  EXPECT_EQ(marks, (std::vector<std::pair<uint8_t, uint32_t>>{{enter, 1}, {enter, 2}, {exit, 2}, {exit, 1}, {enter, 3},
+                                                               {exit, 3}}));
 }
 #endif
 

@@ -56,8 +56,10 @@ TEST(ModuleMemory, AtThePeakEveryByteHasItsModule) {
   EXPECT_EQ(row(m, "Net").self.total(), 0);
   EXPECT_EQ(row(m, "Net").total.total(), 4200);
   EXPECT_EQ(row(m, kOutsideModules).self.total(), 50);
-  EXPECT_EQ(m.headline, "At the peak on cuda:0 (after allocator event 12): 4.2 kB alive, 4.2 kB of it in 2 modules "
-                        "and 50 B outside modules");
+  EXPECT_EQ(m.headline, "At the peak on cuda:0 (after allocator event 12, backward of Net.0): 4.2 kB alive, 4.2 kB "
+                        "of it in 2 modules and 50 B outside modules");
+  EXPECT_EQ(m.at_pass, "backward");
+  EXPECT_EQ(m.at_module, "Net.0");
 }
 
 TEST(ModuleMemory, PassCostsFromTheCalls) {

@@ -1,0 +1,311 @@
+#!/usr/bin/env python3
+"""The shim's module tracking (capture/shim/sawtooth_shim/modules.py) on real PyTorch (CPU): the
+names and parameter bytes it declares, the calls it marks on each thread and their pass, for the
+programs issue 23 names — nested modules, a module called several times, a loss outside any
+root, torch.utils.checkpoint in both forms, torch.compile'd modules, hooks of the program's own,
+replicas on threads, a model dropped and built again, tied weights, a forward that raises — and
+that the program computes exactly what it computes unrecorded.
+
+usage: check_shim_modules.py SHIM_DIR   (run by a Python whose torch is installed; exit 77 without)
+"""
+import gc
+import sys
+import threading
+import weakref
+
+sys.path.insert(0, sys.argv[1])
+try:
+    import torch
+except ImportError:
+    print("no torch in this Python: skipped")
+    sys.exit(77)
+from sawtooth_shim import wire  # noqa: E402
+from sawtooth_shim.guard import Guard  # noqa: E402
+from sawtooth_shim.modules import Modules  # noqa: E402
+
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+        print("FAILED:", what)
+
+
+class FakeChannel:
+    def __init__(self):
+        self.modules = {}   # id -> (parent, bytes, name, class)
+        self.calls = []     # (kind, module, pass, thread)
+        self.tags = []      # (addr, category, module)
+        self.notices = []
+
+    def send_frame(self, frame_type, payload, stream=0):
+        assert frame_type == wire.MODULES
+        at = 0
+        while at < len(payload):
+            ident, parent, size, nb, cb = wire.MODULE.unpack_from(payload, at)
+            at += wire.MODULE.size
+            name = payload[at:at + nb].decode()
+            at += nb
+            cls = payload[at:at + cb].decode()
+            at += cb
+            assert ident not in self.modules, f"module {ident} named twice"
+            assert parent == wire.NO_MODULE or parent in self.modules, f"{name}: parent {parent} not named before"
+            self.modules[ident] = (parent, size, name, cls)
+
+    def record(self, kind, addr=0, size=0, device=0, action=0, range_id=0, module=wire.NO_MODULE, pass_=wire.NO_PASS):
+        self.calls.append((kind, module, pass_, range_id))
+
+    def live_packed(self, packed):
+        for p in packed:
+            for r in wire.RECORD.iter_unpack(p):
+                self.tags.append((r[1], r[6], r[8]))
+
+    def notice(self, level, message):
+        self.notices.append(message)
+
+    def full_name(self, ident):
+        parent, _, name, _ = self.modules[ident]
+        root = ident
+        while self.modules[root][0] != wire.NO_MODULE:
+            root = self.modules[root][0]
+        return name if root == ident else self.modules[root][2] + "." + name
+
+    def by_name(self):
+        return {self.full_name(i): i for i in self.modules}
+
+
+def balanced(calls):
+    """Per thread, every enter has its exit, properly nested."""
+    stacks = {}
+    for kind, module, pass_, thread in calls:
+        stack = stacks.setdefault(thread, [])
+        if kind == wire.MODULE_ENTER:
+            stack.append(module)
+        elif not stack or stack.pop() != module:
+            return False
+    return all(not s for s in stacks.values())
+
+
+def tracker():
+    ch = FakeChannel()
+    guard = Guard(ch, torch)
+    m = Modules(torch, ch, guard)
+    m.install()
+    return ch, m
+
+
+def remove(m):
+    for h in m.hooks:
+        h.remove()
+
+
+class Body(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 8))
+
+    def forward(self, x):
+        return self.layers(x)
+
+
+class Net(torch.nn.Module):
+    def __init__(self, checkpoint=None):
+        super().__init__()
+        self.embed = torch.nn.Linear(4, 8)
+        self.body = Body()
+        self.shared = torch.nn.Linear(8, 8)
+        self.head = torch.nn.Linear(8, 3)
+        self.checkpoint = checkpoint
+
+    def forward(self, x):
+        x = self.embed(x)
+        if self.checkpoint is None:
+            x = self.body(x)
+        else:
+            x = torch.utils.checkpoint.checkpoint(self.body, x, use_reentrant=self.checkpoint)
+        x = self.shared(self.shared(x))  # one module called twice
+        return self.head(x)
+
+
+def step(net, loss_fn, seed=0):
+    torch.manual_seed(seed)
+    x = torch.randn(5, 4, requires_grad=True)
+    y = torch.randint(0, 3, (5,))
+    loss = loss_fn(net(x), y)
+    loss.backward()
+    return loss.detach().clone(), [p.grad.clone() for p in net.parameters()]
+
+
+def unrecorded(make, loss_fn=None, seed=0):
+    torch.manual_seed(123)
+    net = make()
+    return step(net, loss_fn or torch.nn.CrossEntropyLoss(), seed)
+
+
+def same(a, b):
+    return torch.equal(a[0], b[0]) and all(torch.equal(x, y) for x, y in zip(a[1], b[1]))
+
+
+# 1. Names, parameter bytes, nesting, a module called twice, a loss outside any root.
+reference = unrecorded(Net)
+ch, m = tracker()
+torch.manual_seed(123)
+net = Net()
+got = step(net, torch.nn.CrossEntropyLoss())
+check(same(got, reference), "the program computes the same recorded")
+names = ch.by_name()
+check(set(names) == {"Net", "Net.embed", "Net.body", "Net.body.layers", "Net.body.layers.0", "Net.body.layers.1",
+                     "Net.body.layers.2", "Net.shared", "Net.head", "CrossEntropyLoss"}, f"names {sorted(names)}")
+check(ch.modules[names["Net.body.layers.0"]][:2] == (names["Net.body.layers"], (8 * 16 + 16) * 4),
+      "a module's parent and its own parameter bytes")
+check(ch.modules[names["Net"]][1] == 0 and ch.modules[names["Net"]][3] == "Net", "a root: its class, no own parameters")
+check(ch.modules[names["Net.body.layers.0"]][2] == "body.layers.0", "names as named_modules() gives them")
+check(balanced(ch.calls), "calls nest on their thread")
+enters = [c for c in ch.calls if c[0] == wire.MODULE_ENTER]
+check(sum(1 for c in enters if c[1] == names["Net.shared"]) == 2, "a module called twice is marked twice")
+check(all(c[2] == wire.FORWARD for c in enters), "forward calls are forward")
+check(enters[0][1] == names["Net"] and enters[-1][1] == names["CrossEntropyLoss"], "the loss after the model")
+param_tags = {addr: module for addr, cat, module in ch.tags if cat == wire.PARAMETER}
+check(param_tags.get(net.head.weight.data_ptr()) == names["Net.head"], "a parameter's tag names its module")
+check(m.owner(net.body.layers[2].bias) == names["Net.body.layers.2"], "owner() of a parameter")
+check(not ch.notices, f"no notices: {ch.notices}")
+remove(m)
+
+# 2. torch.utils.checkpoint, both forms: the body runs again in backward, as a recompute.
+for reentrant in (True, False):
+    reference = unrecorded(lambda: Net(checkpoint=reentrant))
+    ch, m = tracker()
+    torch.manual_seed(123)
+    got = step(Net(checkpoint=reentrant), torch.nn.CrossEntropyLoss())
+    check(same(got, reference), f"checkpoint(use_reentrant={reentrant}) computes the same recorded")
+    names = ch.by_name()
+    body = [c[2] for c in ch.calls if c[0] == wire.MODULE_ENTER and c[1] == names["Net.body"]]
+    check(body == [wire.FORWARD, wire.RECOMPUTE], f"checkpoint(use_reentrant={reentrant}): body {body}")
+    layer = [c[2] for c in ch.calls if c[0] == wire.MODULE_ENTER and c[1] == names["Net.body.layers.0"]]
+    check(layer == [wire.FORWARD, wire.RECOMPUTE], f"checkpoint(use_reentrant={reentrant}): its layers {layer}")
+    check(balanced(ch.calls), f"checkpoint(use_reentrant={reentrant}): calls nest")
+    remove(m)
+
+# 3. torch.compile (fullgraph): the compiled region is its original module, the result unchanged.
+reference = unrecorded(Net)
+ch, m = tracker()
+torch.manual_seed(123)
+net = Net()
+compiled = torch.compile(net, fullgraph=True, backend="eager")
+got = step(compiled, torch.nn.CrossEntropyLoss())
+check(same(got, reference), "a compiled module computes the same recorded")
+names = ch.by_name()
+check("Net" in names and not any("_orig_mod" in n or "OptimizedModule" in n for n in names), f"compiled: {sorted(names)}")
+top = [c[1] for c in ch.calls if c[0] == wire.MODULE_ENTER]
+check(top and top[0] == names["Net"], "a compiled module's calls are its original's")
+check(balanced(ch.calls), "compiled: calls nest")
+check(not ch.notices, f"compiled: no notices {ch.notices}")
+remove(m)
+
+# 4. The program's own hooks run as they would; their changes stand.
+reference_net = Net()
+seen = []
+ch, m = tracker()
+torch.manual_seed(123)
+net = Net()
+net.head.register_forward_pre_hook(lambda mod, args: (args[0] * 2,))
+net.body.register_forward_hook(lambda mod, args, out: seen.append(out.shape))
+torch.manual_seed(123)
+plain = Net()
+plain.head.register_forward_pre_hook(lambda mod, args: (args[0] * 2,))
+check(same(step(net, torch.nn.CrossEntropyLoss()), step(plain, torch.nn.CrossEntropyLoss())),
+      "the program's own hooks: same result")
+check(len(seen) == 1, "the program's own forward hook ran")
+remove(m)
+
+# 5. Replicas on threads (DataParallel-style): each thread's calls nest on that thread.
+ch, m = tracker()
+torch.manual_seed(123)
+net = Net()
+results = {}
+together = threading.Barrier(4)
+
+
+def replica(i):
+    together.wait()  # all alive at once: thread ids are not reused
+    with torch.no_grad():
+        results[i] = net(torch.full((3, 4), float(i)))
+    together.wait()
+
+
+threads = [threading.Thread(target=replica, args=(i,)) for i in range(4)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+check(len({c[3] for c in ch.calls}) == 4 and balanced(ch.calls), "replicas: calls nest on each thread")
+remove(m)
+
+# 6. A model dropped and built again: freed as unrecorded, named again as the same root.
+ch, m = tracker()
+net = Net()
+step(net, torch.nn.CrossEntropyLoss())
+gone = weakref.ref(net)
+del net
+gc.collect()
+check(gone() is None, "a dropped model is freed (nothing of it kept)")
+net = Net()
+step(net, torch.nn.CrossEntropyLoss())
+roots = sorted(v[2] for v in ch.modules.values() if v[0] == wire.NO_MODULE)
+check(roots == ["CrossEntropyLoss", "CrossEntropyLoss", "Net", "Net"],  # the recorder keeps one of each
+      f"a model built again is named as the same root: {roots}")
+# Two live models of one class are two roots.
+other = Net()
+other(torch.randn(2, 4))
+roots = sorted(v[2] for v in ch.modules.values() if v[0] == wire.NO_MODULE)
+check("Net#2" in roots, f"two live models of one class: {roots}")
+remove(m)
+
+# 7. Tied weights are counted once, by the first module that holds them.
+class Tied(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.wte = torch.nn.Embedding(10, 6)
+        self.lm_head = torch.nn.Linear(6, 10, bias=False)
+        self.lm_head.weight = self.wte.weight
+
+    def forward(self, idx):
+        return self.lm_head(self.wte(idx))
+
+
+ch, m = tracker()
+Tied()(torch.tensor([1, 2]))
+names = ch.by_name()
+check(ch.modules[names["Tied.wte"]][1] == 60 * 4 and ch.modules[names["Tied.lm_head"]][1] == 0,
+      "tied weights are counted once")
+remove(m)
+
+# 8. A forward that raises: its call still ends (the always-called hook), the error is the program's.
+class Fails(torch.nn.Module):
+    def forward(self, x):
+        raise ValueError("the program's own error")
+
+
+ch, m = tracker()
+wrapper = torch.nn.Sequential(torch.nn.Linear(2, 2), Fails())
+try:
+    wrapper(torch.randn(1, 2))
+    check(False, "the program's exception reached it")
+except ValueError as e:
+    check(str(e) == "the program's own error", "the program's exception is its own")
+check(balanced(ch.calls), "a forward that raises still ends its calls")
+check(not m.stacks.calls, "nothing left open on the thread")
+remove(m)
+
+# 9. Paused: no marks; calls begun before a pause end cleanly.
+ch, m = tracker()
+m.paused = True
+Net()(torch.randn(2, 4))
+check(not ch.calls, "paused: nothing marked")
+remove(m)
+
+if failures:
+    print(f"{len(failures)} failure(s)")
+    sys.exit(1)
+print("shim module checks passed")

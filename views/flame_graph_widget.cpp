@@ -29,8 +29,14 @@ FlameGraphWidget::FlameGraphWidget(QWidget* parent) : QWidget(parent) {
 
 void FlameGraphWidget::setGraph(std::shared_ptr<const FlameGraph> graph) {
   graph_ = std::move(graph);
+  colours_.clear();
   focus_ = 0;
   relayout();
+}
+
+void FlameGraphWidget::setNodeColours(std::vector<QColor> colours) {
+  colours_ = std::move(colours);
+  update();
 }
 
 void FlameGraphWidget::zoomTo(uint32_t node) {
@@ -61,7 +67,8 @@ void FlameGraphWidget::paintEvent(QPaintEvent*) {
   for (const FlameRect& r : rects_) {
     const QRectF box = rectOf(r);
     const FlameNode& n = graph_->nodes[r.node];
-    p.fillRect(box.adjusted(0, 0, -1, 0), frameColor(n.label, r.ancestor));
+    const bool own = r.node < colours_.size() && colours_[r.node].isValid();
+    p.fillRect(box.adjusted(0, 0, -1, 0), own ? colours_[r.node] : frameColor(n.label, r.ancestor));
     if (box.width() < 24) continue;
     const QString text = QStringLiteral("%1 (%2)").arg(toQString(n.label), bytesText(n.bytes));
     p.setPen(Qt::black);

@@ -4,6 +4,7 @@
 // frame says its bytes, share and allocations; clicking one zooms to it (its ancestors stay on top
 // full width; clicking one of them, or double-clicking, zooms out).
 
+#include <QColor>
 #include <QWidget>
 #include <memory>
 #include <vector>
@@ -20,6 +21,10 @@ class FlameGraphWidget : public QWidget {
 
   explicit FlameGraphWidget(QWidget* parent = nullptr);
   void setGraph(std::shared_ptr<const FlameGraph> graph);
+  // A colour per node (after setGraph; an invalid colour keeps the label's warm hue): the
+  // Modules view colours its category leaves by category.
+  void setNodeColours(std::vector<QColor> colours);
+  const std::vector<QColor>& nodeColours() const { return colours_; }
   const std::shared_ptr<const FlameGraph>& graph() const { return graph_; }
   void zoomTo(uint32_t node);
   uint32_t focus() const { return focus_; }
@@ -47,6 +52,7 @@ class FlameGraphWidget : public QWidget {
   std::shared_ptr<const FlameGraph> graph_;
   uint32_t focus_ = 0;
   std::vector<FlameRect> rects_;
+  std::vector<QColor> colours_;
 };
 
 }  // namespace sawtooth::views

@@ -144,6 +144,7 @@ QWidget* TraceTab::buildContentPage() {
   ranks_ = new RanksView;
   allocator_ = new AllocatorStateView;
   live_ = new LiveBytesView;
+  modules_ = new ModulesView;
 
   connect(x_axis_, &QComboBox::currentIndexChanged, this, [this](int i) { timeline_->setXAxisByTime(i == 1); });
   connect(bands_, &QCheckBox::toggled, timeline_, &TimelineChart::setBandsVisible);
@@ -270,6 +271,7 @@ void TraceTab::showReport(std::shared_ptr<const TraceReport> report) {
   if (oom_->setReport(*report_)) addView(View::OutOfMemory, oom_, tr("Out of memory"));
   if (trace.segments_known) addView(View::Allocator, allocator_, tr("Allocator"));
   addView(View::LiveBytes, live_, tr("Live bytes"));
+  addView(View::Modules, modules_, tr("Modules"));
   if (console_) addView(View::Console, console_, tr("Console"));
 
   // The view that answers this trace's question first.
@@ -344,7 +346,8 @@ QGraphicsView* TraceTab::currentChart() const {
   if (state_ != State::Ready) return nullptr;
   switch (currentView()) {
     case View::Allocator:
-    case View::LiveBytes: return nullptr;  // painted, not charts: currentPicture()
+    case View::LiveBytes:
+    case View::Modules: return nullptr;  // painted, not charts: currentPicture()
     case View::Console: return nullptr;
     case View::Peaks: return peaks_;
     case View::Plan: return plan_;
@@ -360,6 +363,7 @@ PaintedWidget TraceTab::currentPicture() const {
   switch (currentView()) {
     case View::Allocator: return allocator_->picture();
     case View::LiveBytes: return live_->picture();
+    case View::Modules: return modules_->picture();
     default: return {};
   }
 }
@@ -377,6 +381,9 @@ TraceTab::TableExport TraceTab::currentTable() const {
       break;
     case View::LiveBytes:
       out.table = live_->tableData();
+      break;
+    case View::Modules:
+      out.table = modules_->tableData();
       break;
     default:
       out.events = events_->model()->rows();

@@ -26,6 +26,7 @@
 #include "views/events_view.h"
 #include "views/fragmentation_chart.h"
 #include "views/live_bytes_view.h"
+#include "views/modules_view.h"
 #include "views/oom_view.h"
 #include "views/precision_view.h"
 #include "views/ranks_view.h"
@@ -38,7 +39,7 @@ class TraceTab : public QWidget {
   Q_OBJECT
  public:
   enum class State { Loading, Failed, Cancelled, Ready };
-  enum class View { Timeline, Peaks, Plan, Precision, Ranks, Runs, OutOfMemory, Allocator, LiveBytes, Console };
+  enum class View { Timeline, Peaks, Plan, Precision, Ranks, Runs, OutOfMemory, Allocator, LiveBytes, Console, Modules };
 
   explicit TraceTab(QString path, QWidget* parent = nullptr);
   ~TraceTab() override;
@@ -74,6 +75,7 @@ class TraceTab : public QWidget {
   AllocatorStateView* allocatorView() const { return allocator_; }
   FragmentationChart* fragmentationChart() const { return fragmentation_; }
   LiveBytesView* liveBytesView() const { return live_; }
+  ModulesView* modulesView() const { return modules_; }
   QProgressBar* progressBar() const { return progress_; }
   QCheckBox* stackedBox() const { return stacked_; }
   QCheckBox* yFromZeroBox() const { return y_from_zero_; }
@@ -144,6 +146,7 @@ class TraceTab : public QWidget {
   AllocatorStateView* allocator_ = nullptr;
   FragmentationChart* fragmentation_ = nullptr;
   LiveBytesView* live_ = nullptr;
+  ModulesView* modules_ = nullptr;
   ConsoleView* console_ = nullptr;
   bool console_first_ = false;
   QWidget* error_page_ = nullptr;

@@ -2,6 +2,7 @@
 
 #include "core/analysis/allocator_replay.h"
 #include "core/analysis/live_bytes.h"
+#include "core/analysis/module_table.h"
 #include "core/analysis/segment_map.h"
 
 namespace sawtooth::app {
@@ -13,6 +14,7 @@ AllocatorController::AllocatorController(JobRunner& jobs, QString slot_prefix, V
     views_.state->setPosition(position);
     requestPosition(position);
     requestLiveBytes(position);
+    requestModules(position);
   });
   if (views_.timeline) {
     connect(views_.timeline, &views::TimelineChart::eventHovered, this, &AllocatorController::followTimeline);
@@ -30,12 +32,14 @@ void AllocatorController::setAnalysis(std::shared_ptr<const TraceAnalysis> analy
   if (!analysis_) {
     jobs_.cancel(slot("replay"));
     jobs_.cancel(slot("live"));
+    jobs_.cancel(slot("modules"));
     return;
   }
   auto trace = analysis_->sharedTrace();
   device_ = static_cast<int16_t>(largestPeakDevice(*analysis_));  // from the peaks: no pass over the events here
   views_.state->setMessage(tr("Replaying the allocator…"));
   views_.live->setMessage(tr("Finding what is alive at the peak…"));
+  if (views_.modules) views_.modules->setMessage(tr("Finding which modules hold the peak…"));
   jobs_.run<AllocatorReplay>(
       slot("replay"), tr("Replaying the allocator"), this,
       [trace, device = device_](Progress& p) { return replayAllocator(trace, device, &p); },
@@ -53,6 +57,7 @@ void AllocatorController::setAnalysis(std::shared_ptr<const TraceAnalysis> analy
         views_.fragmentation->hide();
       });
   requestLiveBytes(std::nullopt);
+  requestModules(std::nullopt);
 }
 
 void AllocatorController::requestPosition(qint64 position) {
@@ -99,6 +104,20 @@ void AllocatorController::requestLiveBytes(std::optional<qint64> position) {
       },
       [this](std::shared_ptr<const LiveBytes> live) { views_.live->setLiveBytes(std::move(live)); },
       [this](const QString& error) { views_.live->setMessage(error); });
+}
+
+void AllocatorController::requestModules(std::optional<qint64> position) {
+  if (!analysis_ || !views_.modules) return;
+  auto trace = analysis_->sharedTrace();
+  std::optional<int64_t> at;
+  if (position) at = *position;
+  jobs_.run<std::shared_ptr<const ModulesAt>>(
+      slot("modules"), tr("Finding the bytes each module holds"), this,
+      [trace, device = device_, at](Progress&) -> Result<std::shared_ptr<const ModulesAt>> {
+        return std::make_shared<const ModulesAt>(modulesAt(*trace, device, at));
+      },
+      [this](std::shared_ptr<const ModulesAt> modules) { views_.modules->setModules(std::move(modules)); },
+      [this](const QString& error) { views_.modules->setMessage(error); });
 }
 
 void AllocatorController::followTimeline(qint64 event) {

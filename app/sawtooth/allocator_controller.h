@@ -20,6 +20,7 @@
 #include "views/allocator_state_view.h"
 #include "views/fragmentation_chart.h"
 #include "views/live_bytes_view.h"
+#include "views/modules_view.h"
 #include "views/timeline_chart.h"
 
 namespace sawtooth::app {
@@ -32,6 +33,7 @@ class AllocatorController : public QObject {
     views::AllocatorStateView* state = nullptr;
     views::FragmentationChart* fragmentation = nullptr;
     views::LiveBytesView* live = nullptr;
+    views::ModulesView* modules = nullptr;  // optional: the bytes by module at the same moment
   };
   // `slot_prefix` names this trace's jobs in the runner ("<tab> allocator").
   AllocatorController(JobRunner& jobs, QString slot_prefix, Views views, QObject* parent);
@@ -44,6 +46,8 @@ class AllocatorController : public QObject {
   void requestPosition(qint64 position);
   // Live bytes at an allocator event of the device; empty: at its peak.
   void requestLiveBytes(std::optional<qint64> position);
+  // The bytes each module holds then (the Modules view).
+  void requestModules(std::optional<qint64> position);
 
  private:
   QString slot(const char* what) const { return slot_prefix_ + QLatin1Char(' ') + QLatin1String(what); }

@@ -15,7 +15,8 @@ TraceController::TraceController(JobRunner& jobs, views::TraceTab* tab)
       jobs_(jobs),
       tab_(tab),
       allocator_(new AllocatorController(
-          jobs, slot("allocator"), {tab->timeline(), tab->allocatorView(), tab->fragmentationChart(), tab->liveBytesView()}, this)) {
+          jobs, slot("allocator"), {tab->timeline(), tab->allocatorView(), tab->fragmentationChart(), tab->liveBytesView(),
+                                   tab->modulesView()}, this)) {
   connect(tab_, &views::TraceTab::cancelRequested, this, &TraceController::cancelLoading);
   connect(tab_, &views::TraceTab::eventQueryChanged, this, &TraceController::queryEvents);
 }

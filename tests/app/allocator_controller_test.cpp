@@ -14,6 +14,7 @@
 #include "app/sawtooth/recent_files.h"
 #include "core/analysis/live_allocations.h"
 #include "core/io/trace_loader.h"
+#include "tests/core/module_trace.h"
 
 using namespace sawtooth;
 using namespace sawtooth::views;
@@ -103,6 +104,35 @@ class AllocatorControllerTest : public QObject {
     QCOMPARE(state.segmentMap()->map()->state.position, 40);
     QCOMPARE(live.liveBytes()->position, 40);
     QVERIFY(!live.liveBytes()->at_peak);
+  }
+
+  // The Modules view's job beside the live bytes: at the peak, then at an event clicked on the
+  // fragmentation chart; a PyTorch snapshot's view says why it has no modules.
+  void deliversTheModulesAtThePeakAndAtAClick() {
+    const auto analysis = std::make_shared<const TraceAnalysis>(std::make_shared<const Trace>(test::moduleTrace()));
+    app::JobRunner jobs;
+    AllocatorStateView state;
+    FragmentationChart fragmentation;
+    LiveBytesView live;
+    ModulesView modules;
+    app::AllocatorController controller(jobs, QStringLiteral("m"), {nullptr, &state, &fragmentation, &live, &modules},
+                                        nullptr);
+    controller.setAnalysis(analysis);
+    QVERIFY(waitIdle(jobs));
+    QVERIFY(modules.modules());
+    QVERIFY(modules.modules()->memory.at_peak);
+    QCOMPARE(modules.modules()->memory.live_bytes, 4250);
+    QCOMPARE(modules.model()->rowCount(), 5);  // Net, its three layers, (outside modules)
+    emit fragmentation.positionClicked(3);
+    QVERIFY(waitIdle(jobs));
+    QCOMPARE(modules.modules()->memory.position, 3);
+    QVERIFY(!modules.modules()->memory.at_peak);
+
+    controller.setAnalysis(analyse("anatomy_adam_snapshot.pickle"));
+    QVERIFY(waitIdle(jobs));
+    QVERIFY(!modules.modules());
+    QVERIFY2(modules.headline()->text().contains(QStringLiteral("PyTorch's memory snapshots record no modules")),
+             qPrintable(modules.headline()->text()));
   }
 
   void aNewerTraceDropsTheOlderResults() {

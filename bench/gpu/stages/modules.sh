@@ -1,0 +1,77 @@
+# Stages for issue 23 (where in my model: module attribution), sourced by run_gpu.sh. Run after
+# `build`, on nvidia-h200 (one GPU).
+#   modules            MemTracker beside our per-module accounting (module_compare), then the
+#                      overhead (module_overhead): about 8 minutes
+#   module_compare     GPT-2 small (bf16, 8 x 512, AdamW) and the workloads' nets at seed sizes (anatomy,
+#                      precision fp32, checkpointing every 2nd block, accumulation k = 4), each:
+#                        - recorded by sawtooth-record (--mode plain; the program writes what it holds at
+#                          its end), and run unrecorded under MemTracker (--mode memtracker);
+#                        - compare_modules.py: parameters, gradients and optimizer state per module equal to
+#                          the byte (ours at the end vs the program's), activations per module at the peak
+#                          beside MemTracker's (within 5 % or explained), identical blocks within 1 %, the
+#                          rows summing to the peak and the peak equal to max_requested_bytes.
+#                      Results: $R/modules/<model>.md and .json, and the modules JSON of each recording.
+#   module_overhead    GPT-2 step time inside one process (gpt2_train.py --alternate: blocks of 10 steps,
+#                      the recording paused in place in every other block, hooks taken off):
+#                        - nostacks:  --stacks none, everything vs unrecorded (target <= 1.02x)
+#                        - modules:   --stacks none, the module hooks alone vs the same recording without them
+#                        - python:    Python stacks with modules vs PyTorch's _record_memory_history alone
+#                      alternate_report.py summarises each ($R/modules/overhead.md).
+# Dry run of the logic on a machine without a GPU (tiny nets; MemTracker and the recorder on the CPU):
+#   R=/tmp/r REC=build/ci/bin/sawtooth-record TRACE=build/ci/bin/sawtooth-trace \
+#   MODULES_PY=~/.cache/sawtooth/torch-2.11.0-py3.11/bin/python MODULES_ARGS="--device cpu --tiny" \
+#   MODULES_MODELS="anatomy checkpointing precision accumulation" bash -c 'source bench/gpu/stages/modules.sh; stage_module_compare'
+
+MODULES=bench/gpu/modules
+MODULES_PY=${MODULES_PY:-python3}
+MODULES_ARGS=${MODULES_ARGS:-}
+
+stage_module_compare() {
+  mkdir -p "$R/modules"
+  local model out status=0
+  for model in ${MODULES_MODELS:-gpt2 anatomy precision checkpointing accumulation}; do
+    out=$R/modules/$model
+    timeout 300 $REC --quiet --out "$out.sawtooth" --force -- \
+      $MODULES_PY $MODULES/module_programs.py --model "$model" --mode plain $MODULES_ARGS --json "$out.plain.json" \
+      > "$out.record.log" 2>&1
+    echo "$model recorded: exit $?"
+    timeout 300 $MODULES_PY $MODULES/module_programs.py --model "$model" --mode memtracker $MODULES_ARGS \
+      --json "$out.memtracker.json" > "$out.memtracker.log" 2>&1
+    echo "$model under MemTracker: exit $?"
+    $TRACE modules "$out.sawtooth" --json > "$out.modules-peak.json" 2>> "$out.record.log"
+    $TRACE modules "$out.sawtooth" --at end --json > "$out.modules-end.json" 2>> "$out.record.log"
+    python3 $MODULES/compare_modules.py --trace $TRACE --recording "$out.sawtooth" --plain "$out.plain.json" \
+      --memtracker "$out.memtracker.json" --json "$out.json" > "$out.md"
+    local rc=$?
+    [ $rc -ne 0 ] && status=1
+    tail -1 "$out.md"
+    $TRACE modules "$out.sawtooth" --depth 2 | head -4
+    rm -f "$out.sawtooth" "$out.sawtooth-wal" "$out.sawtooth-shm"
+  done
+  return $status
+}
+
+stage_module_overhead() {
+  mkdir -p "$R/modules"
+  local steps=${MODULES_ALT_STEPS:-410} block=${MODULES_ALT_BLOCK:-10} py=$MODULES_PY
+  local train="bench/gpu/foreign/gpt2_train.py --steps $steps --warmup 10 --block $block"
+  local name
+  for name in nostacks modules python; do
+    case $name in
+      nostacks) set -- --stacks none -- $py $train --alternate ours,plain ;;
+      modules) set -- --stacks none -- $py $train --alternate ours,plain --pause-parts modules ;;
+      python) set -- -- $py $train --alternate ours,history ;;
+    esac
+    timeout 300 $REC --quiet --out "$R/modules/alt-$name.sawtooth" --force "$@" --json "$R/modules/alt-$name.json" \
+      > "$R/modules/alt-$name.stdout" 2> "$R/modules/alt-$name.stderr"
+    echo "alt-$name: exit $?"
+    $TRACE modules "$R/modules/alt-$name.sawtooth" --depth 1 | head -6
+    rm -f "$R/modules/alt-$name.sawtooth"*
+  done
+  python3 bench/gpu/foreign/alternate_report.py "$R"/modules/alt-*.json | tee "$R/modules/overhead.md"
+}
+
+stage_modules() {
+  stage_module_compare
+  stage_module_overhead
+}

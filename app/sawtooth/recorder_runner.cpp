@@ -2,6 +2,10 @@
 
 #include <QDir>
 
+#include <sys/prctl.h>
+
+#include <csignal>
+
 #include "app/sawtooth/app_logging.h"
 #include "core/recording/exit_code.h"
 #include "core/recording/progress_line.h"
@@ -16,6 +20,9 @@ QString fromStd(std::string_view text) { return QString::fromUtf8(text.data(), s
 RecorderRunner::RecorderRunner(QString recorder, QObject* parent) : QObject(parent), recorder_(std::move(recorder)) {
   connect(&process_, &QProcess::readyReadStandardOutput, this, &RecorderRunner::readOutput);
   connect(&process_, &QProcess::readyReadStandardError, this, &RecorderRunner::readErrors);
+  // An app that dies (killed, crashed) takes its recording with it: the recorder gets SIGTERM, as from
+  // Stop, and writes what it has; an endless workload never runs on unattended.
+  process_.setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGTERM); });
   progress_timer_.setInterval(200);
   connect(&progress_timer_, &QTimer::timeout, this, &RecorderRunner::readProgress);
   connect(&process_, &QProcess::finished, this, &RecorderRunner::onFinished);

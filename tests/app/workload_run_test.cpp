@@ -9,6 +9,7 @@
 #include <QtTest>
 #include <algorithm>
 #include <csignal>
+#include <cstdio>
 
 #include "app/sawtooth/main_window.h"
 #include "app/sawtooth/program_dialog.h"
@@ -348,6 +349,46 @@ class WorkloadRunTest : public QObject {
     // The app is alive and can run again.
     QVERIFY(!panel->isRunning());
     QVERIFY(w->isEnabled());
+  }
+
+  // The child half of aRecordingDiesWithItsApp: an app that starts an endless recording and waits.
+  void recordUntilKilled() {
+    if (qEnvironmentVariableIsEmpty("SAWTOOTH_TEST_RECORD_UNTIL_KILLED")) QSKIP("run by aRecordingDiesWithItsApp");
+    auto w = window();
+    auto* panel = w->workloadPanel();
+    selectEndlessCpuAnatomy(panel);
+    QVERIFY(panel->run());
+    std::printf("recorder %lld\n", static_cast<long long>(panel->runner()->processId()));
+    std::fflush(stdout);
+    QTest::qWait(kPatience);
+  }
+
+  void aRecordingDiesWithItsApp() {
+    QProcess app;
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("SAWTOOTH_TEST_RECORD_UNTIL_KILLED"), QStringLiteral("1"));
+    app.setProcessEnvironment(env);
+    app.start(QCoreApplication::applicationFilePath(), {QStringLiteral("recordUntilKilled")});
+    pid_t recorder = 0;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+          const QString out = QString::fromUtf8(app.readAllStandardOutput());
+          const auto at = out.indexOf(QStringLiteral("recorder "));
+          if (at >= 0) recorder = static_cast<pid_t>(out.mid(at + 9).section(QLatin1Char('\n'), 0, 0).toLongLong());
+          return recorder > 0 || app.state() == QProcess::NotRunning;
+        }(),
+        kPatience);
+    QVERIFY2(recorder > 0, "the child app never started its recording");
+    ::kill(static_cast<pid_t>(app.processId()), SIGKILL);  // no destructor, no Stop: the app just dies
+    QVERIFY(app.waitForFinished(kPatience));
+    // Orphaned, the recorder is reaped by whoever adopts it; until then it may be a zombie.
+    auto gone = [recorder] {
+      QFile stat(QStringLiteral("/proc/%1/stat").arg(recorder));
+      if (!stat.open(QIODevice::ReadOnly)) return true;
+      const QByteArray line = stat.readAll();
+      return line.mid(line.lastIndexOf(')') + 2, 1) == "Z";
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(gone(), kPatience);
   }
 
   void recordsAProgramFromTheDialog() {

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """sawtooth-record -- COMMAND, end to end, through the real binary and a real PyTorch (CPU).
 
-Usage: check_program_recording.py SAWTOOTH_RECORD SAWTOOTH_TRACE PYTHON OUT_DIR
+Usage: check_program_recording.py SAWTOOTH_RECORD SAWTOOTH_TRACE PYTHON OUT_DIR [--only CASE,... [--repeat N]]
+
+--only runs the named cases (the functions below, e.g. stop_busy, ctrl_c_in_terminal) N times each:
+how their stability is shown under a parallel load (bench/capture/e2e_stability.sh).
 
 PYTHON is the torch venv's interpreter (scripts/torch-venv-path.sh). Each case runs an unmodified
 training script under the recorder and checks what a user relies on: the program's stdin, stdout,
@@ -180,7 +183,7 @@ def training_checks(trace, label, steps=3):
 
 
 def ok_run():
-    train = write("train.py", TRAIN)
+    train = os.path.join(out, "train.py")
     trace = os.path.join(out, "train.sawtooth")
     r = recorder(trace, [python, train, "stdin"], stdin="hello there\n")
     check(r.returncode == 0, f"ok: exit {r.returncode}: {r.stderr[-800:]}")
@@ -439,18 +442,33 @@ def bad_commands():
     check(r.returncode == 7, f"exit status of a non-Python command: {r.returncode}")
 
 
-beside_profiler(ok_run())
-windows_run()
-exit_code_run()
-abort_run()
-stop_through_recorder()
-for _ in range(3):
-    stop_through_recorder("busy")
-ctrl_c_in_terminal()
-sigkill_program()
-chained_sitecustomize()
-bad_commands()
-torchrun_ranks()
+CASES = {
+    "beside_profiler": lambda: beside_profiler(ok_run()),
+    "windows_run": windows_run,
+    "exit_code_run": exit_code_run,
+    "abort_run": abort_run,
+    "stop_through_recorder": stop_through_recorder,
+    "stop_busy": lambda: [stop_through_recorder("busy") for _ in range(3)],
+    "ctrl_c_in_terminal": ctrl_c_in_terminal,
+    "sigkill_program": sigkill_program,
+    "chained_sitecustomize": chained_sitecustomize,
+    "bad_commands": bad_commands,
+    "torchrun_ranks": torchrun_ranks,
+}
+write("train.py", TRAIN)  # every case runs it
+options = sys.argv[5:]
+only = options[options.index("--only") + 1].split(",") if "--only" in options else list(CASES)
+repeat = int(options[options.index("--repeat") + 1]) if "--repeat" in options else 1
+unknown = [c for c in only if c not in CASES]
+if unknown:
+    print(f"unknown case(s) {unknown}; known: {', '.join(CASES)}")
+    sys.exit(2)
+for round_ in range(repeat):
+    before = len(failures)
+    for case in only:
+        CASES[case]()
+    if repeat > 1:
+        print(f"round {round_ + 1}/{repeat}: {'ok' if len(failures) == before else 'FAILED'}", flush=True)
 
 if failures:
     print(f"{len(failures)} check(s) failed")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything Sawtooth needs on a fresh Debian 12 machine:
 #   1. the Debian packages: compilers, CMake, Qt 6 (Widgets, Charts and the OpenGL module Charts
-#      needs, Svg), SQLite, zlib, JSON, CLI11, fmt, GoogleTest, Google Benchmark, Gloo's headers,
+#      needs, Svg), SQLite, zlib, libsodium (SipHash), JSON, CLI11, fmt, GoogleTest, Google Benchmark, Gloo's headers,
 #      clang and its runtime libraries for the fuzzers (libFuzzer, ASan, UBSan: libclang-rt-14-dev,
 #      which --no-install-recommends would leave out), Xvfb for screenshots, and what the packages are made and checked
 #      with (dpkg-dev, file, help2man, desktop-file-utils, appstream, lintian);
@@ -29,7 +29,7 @@ done
 packages=(
   build-essential cmake ninja-build ccache pkg-config git clang libclang-rt-14-dev file
   qt6-base-dev qt6-base-dev-tools qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libgl-dev libxkbcommon-dev
-  libsqlite3-dev sqlite3 zlib1g-dev libsimdjson-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+  libsqlite3-dev sqlite3 zlib1g-dev libsodium-dev libsimdjson-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev libgloo-dev
   python3 python3-venv python3-pip ca-certificates
   xvfb xauth

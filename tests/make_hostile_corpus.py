@@ -23,8 +23,10 @@ import sys
 MANIFEST = []
 
 
-def expect(path, outcome, message=None, anomaly=None, warning=None, label=None):
+def expect(path, outcome, message=None, anomaly=None, warning=None, label=None, args=None):
     entry = {"file": path, "expect": outcome}
+    if args:
+        entry["args"] = args  # the command, with {file} for the path (default: info --json {file})
     if message:
         entry["message"] = message
     if anomaly:
@@ -265,6 +267,145 @@ def sqlite_files(out, samples):
     wal_cases(out, sample)
 
 
+# ---- colliding keys (issue 28): keys built to share one hash under the fixed hashes the readers
+# used before (an inversion of each, below). A reader must stay linear: its tables' hash is keyed.
+
+MASK64 = (1 << 64) - 1
+
+
+def _unshift(y, s):
+    x = y
+    for _ in range(64 // s + 1):
+        x = y ^ (x >> s)
+    return x
+
+
+def _mix(v):  # the old core/util/flat_index.h hashBytes' mixer
+    v ^= v >> 33
+    v = v * 0xC4CEB9FE1A85EC53 & MASK64
+    return v ^ (v >> 29)
+
+
+def _unmix(v):
+    v = _unshift(v, 29)
+    v = v * pow(0xC4CEB9FE1A85EC53, -1, 1 << 64) & MASK64
+    return _unshift(v, 33)
+
+
+def colliding_frame_lines(name_id, file_id, n):
+    """Lines whose frames (name_id, file_id, line) all had the same low 32 bits under the old
+    hashBytes of the frame's two words, so every one landed on one probe sequence."""
+    c1, c2 = 0x9FB21C651E98DF25, 0x94D049BB133111EB
+    h0 = 0x9E3779B97F4A7C15 ^ (16 * 0xFF51AFD7ED558CCD & MASK64)
+    h1 = _mix(h0 ^ (((name_id << 32) | file_id) * c1 & MASK64)) * c2 & MASK64
+    c1_inv, c2_inv = pow(c1, -1, 1 << 64), pow(c2, -1, 1 << 64)
+    lines, k = [], 1
+    while len(lines) < n:
+        h2 = _unmix(_unmix((k << 32) | 0x5A5A5A5A))  # the two final mixes undone
+        line = ((_unmix(h2 * c2_inv & MASK64) ^ h1) * c1_inv) & MASK64
+        k += 1
+        if line < 1 << 63:
+            lines.append(line)
+    return lines
+
+
+def colliding_addresses(n):
+    """Addresses of device 0's allocator blocks that had the same low 32 bits under the old address
+    table's hash (core/model/trace_checks.cpp)."""
+    mul_inv = pow(0xBF58476D1CE4E5B9, -1, 1 << 64)
+    out, k = [], 1
+    while len(out) < n:
+        v = _unshift((k << 32) | 0x00A5A500, 29)
+        out.append(_unshift(v * mul_inv & MASK64, 31))
+        k += 1
+    return out
+
+
+def _varint(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        out.append(b | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def _pb_int(field, v):
+    return _varint(field << 3) + _varint(v & MASK64)
+
+
+def _pb_bytes(field, data):
+    return _varint(field << 3 | 2) + _varint(len(data)) + data
+
+
+def _pb_packed(field, values):
+    return _pb_bytes(field, b"".join(_varint(v & MASK64) for v in values))
+
+
+def pprof(strings, samples, locations=(), functions=()):
+    """A pprof Profile as jax.profiler.save_device_memory_profile writes one. strings[1:5] must be
+    space, bytes, allocations, count; samples: (location ids, [count, bytes], [(key, str)]);
+    locations: (id, [(function id, line)]); functions: (id, name, file)."""
+    out = bytearray()
+    out += _pb_bytes(1, _pb_int(1, 3) + _pb_int(2, 4))  # allocations/count
+    out += _pb_bytes(1, _pb_int(1, 1) + _pb_int(2, 2))  # space/bytes
+    for locs, values, labels in samples:
+        body = _pb_packed(1, locs) + _pb_packed(2, values)
+        for key, value in labels:
+            body += _pb_bytes(3, _pb_int(1, key) + _pb_int(2, value))
+        out += _pb_bytes(2, body)
+    for loc_id, lines in locations:
+        out += _pb_bytes(4, _pb_int(1, loc_id) + b"".join(_pb_bytes(4, _pb_int(1, f) + _pb_int(2, l)) for f, l in lines))
+    for fn_id, name, file in functions:
+        out += _pb_bytes(5, _pb_int(1, fn_id) + _pb_int(2, name) + _pb_int(4, file))
+    for text in strings:
+        out += _pb_bytes(6, text.encode())
+    return bytes(out)
+
+
+PPROF_STRINGS = ["", "space", "bytes", "allocations", "count", "kind", "buffer", "device", "cuda:0", "f", "x.py"]
+
+
+def collisions(out, samples):
+    n = 100_000
+    # The first frame's name and file are the first strings interned: ids 0 and 1 in every reader.
+    lines = colliding_frame_lines(0, 1, n)
+    frames = [{"name": "f", "filename": "x.py", "line": line} for line in lines]
+    expect(write(out, "collisions/frame_lines_100k.pickle",
+                 pickle.dumps(snapshot([event("alloc", 4096, 512, 1, frames)]), protocol=4)), "ok", label="events:1")
+
+    profile = pprof(PPROF_STRINGS, [(list(range(1, n + 1)), [1, 512], [(5, 6), (7, 8)])],
+                    [(i + 1, [(1, line)]) for i, line in enumerate(lines)], [(1, 9, 10)])
+    expect(write(out, "collisions/frame_lines_100k.prof", profile), "ok", label="events:1")
+
+    folder = os.path.join(out, "collisions", "frame_lines_100k")
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, "trace.sawtooth")
+    shutil.copy(os.path.join(samples, "anatomy.sawtooth"), path)
+    con = sqlite3.connect(path)
+    con.execute("PRAGMA journal_mode=DELETE")
+    con.execute("UPDATE events SET stack = NULL")
+    con.execute("DELETE FROM stacks")
+    con.execute("DELETE FROM frames")
+    con.executemany("INSERT INTO frames(id, name, file, line) VALUES(?, 'f', 'x.py', ?)", enumerate(lines))
+    con.executemany("INSERT INTO stacks(stack_id, depth, frame_id) VALUES(0, ?, ?)", ((i, i) for i in range(n)))
+    con.execute("UPDATE events SET stack = 0 WHERE seq = 1")
+    con.commit()
+    con.close()
+    expect(os.path.relpath(path, out), "ok", label="events:10686")
+
+    events = [event("alloc", addr, 512, k + 1) for k, addr in enumerate(colliding_addresses(150_000))]
+    expect(write(out, "collisions/addresses_150k.pickle", pickle.dumps(snapshot(events), protocol=4)), "ok",
+           label="events:150000")
+    # std::hash of an integer is the integer: 170,000 multiples of 172,933 (libstdc++'s bucket count
+    # from 85,229 entries on) share one bucket of every address-keyed std::unordered_map. `diff`
+    # follows the blocks alive at each peak in such maps.
+    events = [event("alloc", 172_933 * (k + 1), 512, k + 1) for k in range(170_000)]
+    name = write(out, "collisions/addresses_multiple_of_bucket_count.pickle", pickle.dumps(snapshot(events), protocol=4))
+    expect(name, "ok", args=["diff", "{file}", "{file}"])
+
+
 WRITER = r'''
 import os, sqlite3, sys
 path, stop = sys.argv[1], sys.argv[2]
@@ -312,6 +453,7 @@ def main():
     drawing_bounds(out)
     gzip_bombs(out)
     sqlite_files(out, samples)
+    collisions(out, samples)
     with open(os.path.join(out, "manifest.json"), "w") as f:
         json.dump(MANIFEST, f, indent=1)
     print(f"{out}: {len(MANIFEST)} files")

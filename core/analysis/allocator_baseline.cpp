@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/util/keyed_hash.h"
 #include "core/util/wrapping.h"
 
 namespace sawtooth {
@@ -224,7 +225,7 @@ class StartBuilder {
   int16_t device_;
   const AllocatorSettings& settings_;
   std::map<uint64_t, StartSegment> segments_;
-  std::unordered_map<uint64_t, Alive> alive_;
+  std::unordered_map<uint64_t, Alive, KeyedHash> alive_;  // addresses from the file: keyed
   AllocatorStart out_;
 };
 

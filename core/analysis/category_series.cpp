@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "core/util/keyed_hash.h"
 #include "core/util/wrapping.h"
 
 namespace sawtooth {
@@ -42,7 +43,7 @@ CategoryTimeline buildCategoryTimeline(const Trace& trace, DeviceId device) {
 }
 
 std::vector<LiveBlock> liveBlocksAt(const Trace& trace, DeviceId device, uint64_t event) {
-  std::unordered_map<uint64_t, LiveBlock> live;
+  std::unordered_map<uint64_t, LiveBlock, KeyedHash> live;  // addresses from the file: keyed
   const auto& ev = trace.events;
   for (size_t i = 0; i < ev.size() && i <= event; ++i) {
     if (ev.device()[i] != device || ev.source()[i] != Source::Allocator) continue;

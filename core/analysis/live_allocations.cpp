@@ -9,6 +9,7 @@
 #include "core/analysis/allocator_history.h"
 #include "core/analysis/peaks.h"
 #include "core/analysis/series.h"
+#include "core/util/keyed_hash.h"
 #include "core/util/wrapping.h"
 
 namespace sawtooth {
@@ -21,7 +22,7 @@ LiveSet liveAllocationsAt(const Trace& trace, int16_t device, int64_t position, 
   position = std::clamp<int64_t>(position, -1, static_cast<int64_t>(events.size()) - 1);
   out.position = position;
 
-  std::unordered_map<uint64_t, LiveAllocation> live;
+  std::unordered_map<uint64_t, LiveAllocation, KeyedHash> live;  // addresses from the file: keyed
   if (!run) {
     const DeviceInfo* info = trace.device(device);
     out.total = info ? info->baseline_allocated : 0;

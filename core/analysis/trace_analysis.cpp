@@ -8,6 +8,7 @@
 
 #include "core/analysis/category_series.h"
 #include "core/analysis/phase_spans.h"
+#include "core/util/keyed_hash.h"
 
 namespace sawtooth {
 
@@ -68,7 +69,7 @@ size_t CategoryStack::bytesResident() const {
 
 TraceAnalysis::TraceAnalysis(std::shared_ptr<const Trace> trace, Progress* progress) : trace_(std::move(trace)) {
   // Phase names interned: thousands of annotations share a few names.
-  std::unordered_map<std::string_view, uint32_t> name_ids;
+  std::unordered_map<std::string_view, uint32_t, KeyedHash> name_ids;  // names from the file: keyed
   phase_name_ids_.reserve(trace_->phases.size());
   for (const Phase& p : trace_->phases) {
     auto [it, added] = name_ids.try_emplace(p.name, static_cast<uint32_t>(phase_names_.size()));

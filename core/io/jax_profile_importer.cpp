@@ -12,6 +12,7 @@
 #include "core/io/file_bytes.h"
 #include "core/io/protobuf_wire.h"
 #include "core/util/format_bytes.h"
+#include "core/util/keyed_hash.h"
 #include "core/util/wrapping.h"
 
 namespace sawtooth {
@@ -399,8 +400,9 @@ class ProfileReader {
   std::string warnings_;
   std::vector<std::pair<uint64_t, uint64_t>> sample_types_;
   std::vector<Sample> samples_;
-  std::unordered_map<uint64_t, std::vector<Line>> locations_;
-  std::unordered_map<uint64_t, Function> functions_;
+  // Ids chosen by the file: keyed (std::hash of an integer is the integer).
+  std::unordered_map<uint64_t, std::vector<Line>, KeyedHash> locations_;
+  std::unordered_map<uint64_t, Function, KeyedHash> functions_;
   std::vector<std::string_view> strings_;
   std::vector<uint64_t> comments_;
   std::map<std::string, DeviceId> devices_;

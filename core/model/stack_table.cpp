@@ -10,7 +10,7 @@ constexpr size_t kBlockBytes = size_t{64} << 10;
 
 uint64_t frameHash(uint32_t name, uint32_t file, int64_t line) {
   const uint64_t words[2] = {(uint64_t{name} << 32) | file, static_cast<uint64_t>(line)};
-  return hashBytes(words, sizeof words);
+  return keyedHash(words, sizeof words);
 }
 
 }  // namespace
@@ -32,7 +32,7 @@ StackTable& StackTable::operator=(const StackTable& other) {
 }
 
 uint32_t StackTable::internString(std::string_view text) {
-  const uint64_t h = hashText(text);
+  const uint64_t h = keyedHash(text);
   const uint32_t found = string_index_.find(h, [&](uint32_t id) { return strings_[id] == text; });
   if (found != FlatIndex::kNone) return found;
   char* at = nullptr;
@@ -78,7 +78,7 @@ uint32_t StackTable::internFrameIds(uint32_t name, uint32_t file, int64_t line) 
 }
 
 uint32_t StackTable::internStack(std::span<const uint32_t> frame_ids) {
-  const uint64_t h = hashBytes(frame_ids.data(), frame_ids.size_bytes());
+  const uint64_t h = keyedHash(frame_ids.data(), frame_ids.size_bytes());
   const uint32_t found = stack_index_.find(h, [&](uint32_t id) {
     return stack_lengths_[id] == frame_ids.size() &&
            std::equal(frame_ids.begin(), frame_ids.end(), stack_frames_.begin() + stack_offsets_[id]);

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "core/util/keyed_hash.h"
+
 namespace sawtooth {
 
 std::string_view name(AnomalyKind kind) {
@@ -75,12 +77,9 @@ class AddressStates {
     uint8_t kind = 0;  // source and level (block or segment)
     uint8_t state = kEmpty;
   };
+  // Addresses come from the file: keyed, or a file could choose them to share one probe sequence.
   static uint64_t hash(uint64_t addr, DeviceId device, uint8_t kind) {
-    uint64_t v = addr ^ ((static_cast<uint64_t>(static_cast<uint32_t>(device)) << 8 | kind) * 0x9e3779b97f4a7c15ull);
-    v ^= v >> 31;
-    v *= 0xbf58476d1ce4e5b9ull;
-    v ^= v >> 29;
-    return v;
+    return keyedHash64(addr) ^ ((static_cast<uint64_t>(static_cast<uint32_t>(device)) << 8 | kind) * 0x9e3779b97f4a7c15ull);
   }
   bool grow() {
     const size_t size = slots_.empty() ? 1024 : slots_.size() * 2;

@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "core/util/keyed_hash.h"
+
 namespace sawtooth {
 namespace {
 
@@ -235,7 +237,7 @@ class Merger {
 
   std::span<const MergeInput> inputs_;
   std::vector<InputMap> maps_;
-  std::unordered_map<std::string, uint32_t> kernel_ids_;
+  std::unordered_map<std::string, uint32_t, KeyedHash> kernel_ids_;  // names from the files: keyed
   std::map<std::tuple<std::string, std::string, uint32_t>, uint32_t> module_ids_;
   Trace out_;
 };

@@ -1,38 +1,17 @@
 #pragma once
 // An open-addressing hash index of dense ids (0, 1, 2, ...) whose keys live elsewhere: the table
 // stores only each id's hash, and the caller says whether an id's key equals the one looked up.
-// Interning tables (strings, frames, stacks) use it so that a lookup allocates nothing.
+// Interning tables (strings, frames, stacks) use it so that a lookup allocates nothing. Their keys
+// come from files: hash them with keyedHash (core/util/keyed_hash.h), never with a fixed function,
+// or a file can put every key on one probe sequence.
 
+#include <algorithm>
 #include <cstdint>
-#include <cstring>
-#include <string_view>
 #include <vector>
 
-namespace sawtooth {
+#include "core/util/keyed_hash.h"
 
-// 64-bit hash of a byte string (multiply-xorshift over 8-byte words); good spread, no allocation.
-inline uint64_t hashBytes(const void* data, size_t size, uint64_t seed = 0x9e3779b97f4a7c15ull) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  uint64_t h = seed ^ (size * 0xff51afd7ed558ccdull);
-  auto mix = [](uint64_t v) {
-    v ^= v >> 33;
-    v *= 0xc4ceb9fe1a85ec53ull;
-    v ^= v >> 29;
-    return v;
-  };
-  while (size >= 8) {
-    uint64_t w;
-    std::memcpy(&w, p, 8);
-    h = mix(h ^ (w * 0x9fb21c651e98df25ull)) * 0x94d049bb133111ebull;
-    p += 8;
-    size -= 8;
-  }
-  uint64_t tail = 0;
-  if (size > 0) std::memcpy(&tail, p, size);  // an empty view may have no data pointer
-  h = mix(h ^ (tail * 0x9fb21c651e98df25ull) ^ size);
-  return mix(h);
-}
-inline uint64_t hashText(std::string_view text) { return hashBytes(text.data(), text.size()); }
+namespace sawtooth {
 
 class FlatIndex {
  public:
@@ -58,6 +37,15 @@ class FlatIndex {
   }
 
   size_t bytesResident() const { return slots_.capacity() * sizeof(Slot); }
+  // The longest run of occupied slots: what a lookup may walk at worst (tests of the hash).
+  size_t longestRun() const {
+    size_t longest = 0, run = 0;
+    for (size_t i = 0; i < 2 * slots_.size(); ++i) {  // twice round: a run may wrap past the end
+      run = slots_[i & mask_].id == kNone ? 0 : run + 1;
+      longest = std::max(longest, std::min(run, count_));
+    }
+    return longest;
+  }
 
  private:
   struct Slot {

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Runs `sawtooth-trace info --json` on every file of the hostile corpus (tests/make_hostile_corpus.py)
-as an attacker's victim would: with a 1 GB address-space limit and a 10 s timeout. Each file must be
-refused with its message, or flagged, or read, as manifest.json says; never a crash, a signal, a
-timeout, or a file written beside the input.
+"""Runs `sawtooth-trace info --json` (or the command an entry names) on every file of the hostile corpus
+(tests/make_hostile_corpus.py) as an attacker's victim would: with a 1 GB address-space limit and a
+10 s timeout. Each file must be refused with its message, or flagged, or read, as manifest.json says;
+never a crash, a signal, a timeout, or a file written beside the input. Each line printed gives the
+time and the peak resident memory of the run.
 
 Usage: check_hostile_corpus.py SAWTOOTH_TRACE SAMPLES_DIR CORPUS_DIR
 (the corpus is generated into CORPUS_DIR first, when its manifest is missing or older than the generator)
@@ -12,6 +13,7 @@ import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 
 LIMIT_BYTES = 1 << 30
@@ -28,34 +30,58 @@ def listing(folder):
     return sorted(os.listdir(folder))
 
 
+def run(args):
+    """(exit code or -signal, stdout, stderr, seconds, peak resident MB), or None past the timeout."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.monotonic()
+        proc = subprocess.Popen(args, stdout=out, stderr=err, preexec_fn=limit)
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() - start > TIMEOUT_S:
+                proc.kill()
+                os.wait4(proc.pid, 0)
+                proc.returncode = -9
+                return None
+            time.sleep(0.01)
+        seconds = time.monotonic() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return (proc.returncode, out.read().decode(errors="replace"), err.read().decode(errors="replace"), seconds,
+                usage.ru_maxrss / 1024)
+
+
 def check(entry, tool, corpus):
     path = os.path.join(corpus, entry["file"])
     folder = os.path.dirname(path)
     before = listing(folder)
-    start = time.monotonic()
-    try:
-        r = subprocess.run([tool, "info", "--json", path], capture_output=True, text=True, timeout=TIMEOUT_S,
-                           preexec_fn=limit)
-    except subprocess.TimeoutExpired:
+    args = [a.replace("{file}", path) for a in entry.get("args", ["info", "--json", "{file}"])]
+    result = run([tool] + args)
+    if result is None:
         return f"did not finish within {TIMEOUT_S} s"
-    seconds = time.monotonic() - start
+    returncode, stdout, stderr, seconds, peak_mb = result
     after = listing(folder)
     if after != before:
         return f"files appeared or went beside the input: {sorted(set(after) ^ set(before))}"
-    if r.returncode < 0:
-        return f"killed by signal {-r.returncode}: {r.stderr.strip()[-300:]}"
+    if returncode < 0:
+        return f"killed by signal {-returncode}: {stderr.strip()[-300:]}"
     want = entry["expect"]
     if want == "refused":
-        if r.returncode != 1:
-            return f"expected a refusal (exit 1), got exit {r.returncode}"
-        if entry["message"] not in r.stderr:
-            return f"expected a message containing {entry['message']!r}, got {r.stderr.strip()!r}"
-        if not r.stderr.startswith("sawtooth-trace: " + path):
-            return f"the message does not name the file: {r.stderr.strip()!r}"
+        if returncode != 1:
+            return f"expected a refusal (exit 1), got exit {returncode}"
+        if entry["message"] not in stderr:
+            return f"expected a message containing {entry['message']!r}, got {stderr.strip()!r}"
+        if not stderr.startswith("sawtooth-trace: " + path):
+            return f"the message does not name the file: {stderr.strip()!r}"
+    elif "args" in entry:
+        if returncode != 0:
+            return f"expected exit 0, got {returncode}: {stderr.strip()[-300:]}"
     else:
-        if r.returncode != 0:
-            return f"expected exit 0, got {r.returncode}: {r.stderr.strip()[-300:]}"
-        info = json.loads(r.stdout)
+        if returncode != 0:
+            return f"expected exit 0, got {returncode}: {stderr.strip()[-300:]}"
+        info = json.loads(stdout)
         if "anomaly" in entry:
             kinds = [a["kind"] for a in info.get("anomalies", [])]
             if entry["anomaly"] not in kinds:
@@ -67,8 +93,9 @@ def check(entry, tool, corpus):
             return f"expected {label.split(':')[1]} events, got {info['events']}"
         if label and not label.startswith("events:") and label not in [d["label"] for d in info["devices"]]:
             return f"expected a device labelled {label}, got {[d['label'] for d in info['devices']]}"
-    print(f"ok  {seconds:5.2f} s  {entry['file']}: {want}"
-          + (f" ({r.stderr.strip()[len('sawtooth-trace: '):][:110]})" if want == "refused" else ""))
+    command = "" if "args" not in entry else f" [{entry['args'][0]}]"
+    print(f"ok  {seconds:5.2f} s {peak_mb:6.0f} MB  {entry['file']}{command}: {want}"
+          + (f" ({stderr.strip()[len('sawtooth-trace: '):][:110]})" if want == "refused" else ""))
     return None
 
 

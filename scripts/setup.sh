@@ -3,7 +3,8 @@
 #   1. the Debian packages: compilers, CMake, Qt 6 (Widgets, Charts and the OpenGL module Charts
 #      needs, Svg), SQLite, zlib, libsodium (SipHash), JSON, CLI11, fmt, GoogleTest, Google Benchmark, Gloo's headers,
 #      clang and its runtime libraries for the fuzzers (libFuzzer, ASan, UBSan: libclang-rt-14-dev,
-#      which --no-install-recommends would leave out), Xvfb for screenshots, and what the packages are made and checked
+#      which --no-install-recommends would leave out), Xvfb for screenshots, strace (the hostile-file
+#      test checks that reading writes nothing beside the input), and what the packages are made and checked
 #      with (dpkg-dev, file, help2man, desktop-file-utils, appstream, lintian);
 #   2. LibTorch from the `torch` wheel, with the CUDA compiler and headers its CMake config needs
 #      from NVIDIA's wheels of the same CUDA release, into a Python virtual environment kept in a
@@ -32,7 +33,7 @@ packages=(
   libsqlite3-dev sqlite3 zlib1g-dev libsodium-dev libsimdjson-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev libgloo-dev
   python3 python3-venv python3-pip ca-certificates
-  xvfb xauth
+  xvfb xauth strace
   dpkg-dev help2man desktop-file-utils appstream lintian
 )
 

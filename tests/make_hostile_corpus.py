@@ -97,7 +97,7 @@ def pickles(out):
         "negative_size": ([event("alloc", 4096, -5, 1)], "device_traces[0][0]: size -5 is negative"),
         "size_2_64_minus_1": ([event("alloc", 4096, 2**64 - 1, 1)], "size 18446744073709551615 does not fit in 64 bits"),
         "size_2_65": ([event("alloc", 4096, 2**65, 1)], "size 36893488147419103232 does not fit in 64 bits"),
-        "sum_past_2_63": ([event("alloc", 4096 * (k + 1), 2**62, k + 1) for k in range(3)],
+        "sum_past_2_63": ([event("alloc", 4096 * (k + 1), 2**50, k + 1) for k in range(8200)],
                           "the allocated bytes on cuda:0 pass 2^63"),
         "time_as_string": ([event("alloc", 4096, 16, "12")], "'time_us' is a str, not an integer"),
         "time_as_none": ([event("alloc", 4096, 16, None)], "'time_us' is None, not an integer"),
@@ -406,6 +406,93 @@ def collisions(out, samples):
     expect(name, "ok", args=["diff", "{file}", "{file}"])
 
 
+# ---- amplification (issue 28): structures that make a few bytes cost much, counted against the
+# budget and held to the amplification limit (events and stack frames per byte of input).
+
+def amplification(out):
+    # 125 bytes claiming 2^24 buffers: 16.7 M events and 1.3 GB.
+    profile = pprof(PPROF_STRINGS, [([], [1 << 24, (1 << 24) * 512], [(5, 6), (7, 8)])])
+    expect(write(out, "amplification/pprof_2_24_buffers.prof", profile), "refused",
+           "1048577 events from 114 bytes of input: more than 16 a byte past the first 1048576 (the amplification limit")
+    # A location of 2,000 lines listed 50,000 times by each of 20 samples: 100 M frames a stack from
+    # 1 MB (84 s and 3.8 GB, then out of memory).
+    samples = [([1] * 50_000, [1, 512], [(5, 6), (7, 8)]) for _ in range(20)]
+    profile = pprof(PPROF_STRINGS, samples, [(1, [(1, line) for line in range(1, 2001)])], [(1, 9, 10)])
+    expect(write(out, "amplification/pprof_location_2000_lines_listed_1m_times.prof", profile), "refused",
+           "stack frames from")
+    # One string of 512 KiB that 20,000 labels and 100,000 comments name: read once, not once each.
+    strings = PPROF_STRINGS + ["L" * (512 << 10)]
+    long_id = len(strings) - 1
+    samples = [([], [1, 512], [(5, 6), (7, 8)] + [(long_id, long_id)] * 20_000)]
+    profile = pprof(strings, samples) + _pb_packed(13, [long_id] * 100_000)
+    expect(write(out, "amplification/pprof_long_string_named_everywhere.prof", profile), "ok", label="events:1")
+    # A 20 KB pickle whose PUTs leave gaps of 2^20 memo slots: 16 MB of memo each, up to the
+    # memory limit (¾ of the RAM), before this.
+    body = bytearray(b"\x80\x04")
+    k = 0
+    while len(body) < 20_000:
+        k += 1
+        body += b"N" + b"r" + struct.pack("<I", k << 20)
+    expect(write(out, "amplification/memo_put_every_2_20_slots.pickle", bytes(body) + b"."), "refused",
+           "no pickle stores that many values in its first 8 bytes")
+
+
+# ---- wrong answers (issue 28): values that were read as something else, silently.
+
+def profiler_trace(memory_args, ts=1.0):
+    event = {"ph": "i", "cat": "cpu_instant_event", "name": "[memory]", "pid": 1, "tid": 1, "ts": ts,
+             "args": {"Addr": 4096, "Bytes": 512, "Total Reserved": 0, "Total Allocated": 512, "Device Id": 0,
+                      "Device Type": 1}}
+    event["args"].update(memory_args)
+    return {"traceEvents": [event]}
+
+
+def wrong_answers(out, samples):
+    expect(write(out, "values/size_2_63_minus_1.pickle",
+                 pickle.dumps(snapshot([event("alloc", 4096, 2**63 - 1, 1)]), protocol=4)),
+           "refused", "size 9223372036854775807 is more than any device holds (the size limit")
+    # JSON numbers that do not fit were read as 0, NaN and Infinity as numbers, 1e300 as -2^63.
+    cases = {
+        "bytes_1e300": ('{"Bytes": 1e300}', "args.Bytes is 1e300, not a whole number of bytes"),
+        "bytes_2_70": ('{"Bytes": 1180591620717411303424}', "args.Bytes is 1180591620717411303424, not a whole"),
+        "bytes_fraction": ('{"Bytes": 512.5}', "args.Bytes is 512.5, not a whole number"),
+        "bytes_nan_quoted": ('{"Bytes": "NaN"}', 'args.Bytes is "NaN", not a whole number'),
+        "addr_negative": ('{"Addr": -4096}', "args.Addr is -4096, not an address"),
+        "ts_infinity_quoted": (None, 'ts is "Infinity", not a finite number'),
+    }
+    for name, (args, message) in cases.items():
+        doc = profiler_trace({}, ts="Infinity") if args is None else profiler_trace({})
+        text = json.dumps(doc)
+        if args is not None:
+            key = list(json.loads(args))[0]
+            raw = args[args.index(":") + 1:-1].strip()
+            text = text.replace(f'"{key}": {json.dumps(doc["traceEvents"][0]["args"][key])}', f'"{key}": {raw}')
+        expect(write(out, f"json/{name}.json", text.encode()), "refused", message)
+    expect(write(out, "json/bare_nan_literal.json", json.dumps(profiler_trace({})).replace('"ts": 1.0', '"ts": NaN').encode()),
+           "refused", "ts is NaN, not a finite number")
+    # Segments that hold less than the trace leaves allocated: the bytes allocated before the
+    # trace came out negative, and info said "peak allocated 0 B" beside a peak in blocks.
+    segment = {"device": 0, "address": 1 << 32, "total_size": 2 << 20, "stream": 0, "segment_type": "large",
+               "allocated_size": 0, "active_size": 0, "requested_size": 0, "blocks": [
+                   {"address": 1 << 32, "size": 2 << 20, "requested_size": 0, "state": "inactive", "frames": []}]}
+    events = [event("alloc", (1 << 32) + 512 * k, 512, k + 1) for k in range(8)]
+    expect(write(out, "values/segments_hold_less_than_the_trace.pickle", pickle.dumps(snapshot(events, [segment]), protocol=4)),
+           "flagged", warning="cuda:0: the bytes allocated before the trace began come out negative (-4.1 kB")
+    # Names with terminal escapes and newlines forge lines of `info`'s output.
+    folder = os.path.join(out, "text", "escapes_in_names")
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, "trace.sawtooth")
+    shutil.copy(os.path.join(samples, "anatomy.sawtooth"), path)
+    con = sqlite3.connect(path)
+    con.execute("PRAGMA journal_mode=DELETE")
+    forged = "\x1b[2J\x1b[H\nevents   999999\n\x9b31m\u202ecod.exe"
+    con.execute("UPDATE runs SET name = ?", ("adam" + forged,))
+    con.execute("INSERT OR REPLACE INTO devices VALUES(0, ?, 0, 0, 0)", ("H200" + forged,))
+    con.commit()
+    con.close()
+    expect(os.path.relpath(path, out), "ok", args=["info", "{file}"], label="printable:events   999999")
+
+
 WRITER = r'''
 import os, sqlite3, sys
 path, stop = sys.argv[1], sys.argv[2]
@@ -424,8 +511,9 @@ os._exit(0)  # killed: the -wal and -shm stay, nothing is checkpointed
 
 def wal_cases(out, sample):
     # A recording killed mid-run: the second half of its events is in the -wal. With the -wal and
-    # -shm beside it, all of it reads and nothing new appears; with only the -wal, the reader works
-    # on a private copy; without the -wal, it says what is missing.
+    # -shm beside it, all of it reads and nothing beside it is written (the checker traces the
+    # system calls); with only the -wal, the WAL index is kept in memory; without the -wal, the
+    # reader says what is missing.
     for name, keep in (("wal_with_shm", ("-wal", "-shm")), ("wal_without_shm", ("-wal",)), ("wal_missing", ())):
         folder = os.path.join(out, "sqlite", name)
         os.makedirs(folder, exist_ok=True)
@@ -441,6 +529,27 @@ def wal_cases(out, sample):
         else:
             expect(os.path.relpath(path, out), "ok", label="events:21372")
 
+    # A 4 GiB -wal (sparse: no disk) was copied whole to a temporary folder (29 s) when its -shm was
+    # not there; a -journal would be too. Refused at the journal limit, with or without the -shm.
+    for name, keep_shm in (("wal_4gib_sparse", True), ("wal_4gib_sparse_without_shm", False)):
+        folder = os.path.join(out, "sqlite", name)
+        os.makedirs(folder, exist_ok=True)
+        path = os.path.join(folder, "trace.sawtooth")
+        shutil.copy(sample, path)
+        subprocess.run([sys.executable, "-c", WRITER, path, "kill"], check=True)
+        with open(path + "-wal", "r+b") as f:
+            f.truncate(4 << 30)
+        if not keep_shm:
+            os.remove(path + "-shm")
+        expect(os.path.relpath(path, out), "refused", "its -wal file holds 4.29 GB (4294967296 bytes), more than the journal limit")
+    folder = os.path.join(out, "sqlite", "journal_4gib_sparse")
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, "trace.sawtooth")
+    shutil.copy(sample, path)
+    with open(path + "-journal", "wb") as f:
+        f.truncate(4 << 30)
+    expect(os.path.relpath(path, out), "refused", "rolling back its -journal means copying it with the database")
+
 
 def main():
     if len(sys.argv) != 3:
@@ -454,6 +563,8 @@ def main():
     gzip_bombs(out)
     sqlite_files(out, samples)
     collisions(out, samples)
+    amplification(out)
+    wrong_answers(out, samples)
     with open(os.path.join(out, "manifest.json"), "w") as f:
         json.dump(MANIFEST, f, indent=1)
     print(f"{out}: {len(MANIFEST)} files")

@@ -33,13 +33,15 @@
 #include "core/io/summary_json.h"
 #include "core/io/trace_loader.h"
 #include "core/model/meta_keys.h"
+#include "core/util/printable.h"
 
 namespace {
 
 constexpr int kExitInput = 1, kExitUsage = 2;
 
 int failWith(const sawtooth::Error& error) {
-  fmt::print(stderr, "sawtooth-trace: {}\n", error.message);
+  // Messages quote the file (a name, a value): printed with its control characters escaped.
+  fmt::print(stderr, "sawtooth-trace: {}\n", sawtooth::printable(error.message));
   return kExitInput;
 }
 

@@ -8,6 +8,7 @@
 #include "core/analysis/oom_explanation.h"
 #include "core/io/allocator_json.h"
 #include "core/io/trace_loader.h"
+#include "core/util/printable.h"
 
 namespace sawtooth::cli {
 namespace {
@@ -15,7 +16,7 @@ namespace {
 constexpr int kExitInput = 1;
 
 int fail(const std::string& message) {
-  fmt::print(stderr, "sawtooth-trace: {}\n", message);
+  fmt::print(stderr, "sawtooth-trace: {}\n", printable(message));
   return kExitInput;
 }
 

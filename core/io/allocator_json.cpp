@@ -5,6 +5,7 @@
 
 #include "core/analysis/call_sites.h"
 #include "core/util/format_bytes.h"
+#include "core/util/printable.h"
 
 namespace sawtooth {
 namespace {
@@ -141,13 +142,13 @@ std::string segmentsText(const Trace& trace, const std::vector<SegmentsEntry>& d
   std::string out;
   for (const SegmentsEntry& d : devices) {
     if (!d.error.empty()) {
-      out += fmt::format("{}: {}\n", trace.deviceName(d.state.device), d.error);
+      out += fmt::format("{}: {}\n", printable(trace.deviceName(d.state.device)), printable(d.error));
       continue;
     }
     const AllocatorState& s = d.state;
     out += fmt::format("{} after event {} of {}: {} segment(s), reserved {}, allocated {} (requested {}), free {}, "
                        "largest free block {}, external fragmentation {}\n",
-                       trace.deviceName(s.device), s.position, d.device_events, s.segments.size(), formatBytes(s.reserved),
+                       printable(trace.deviceName(s.device)), s.position, d.device_events, s.segments.size(), formatBytes(s.reserved),
                        formatBytes(s.allocated_bytes), formatBytes(s.requested_bytes), formatBytes(s.free_bytes),
                        formatBytes(s.largest_free_block), formatBytes(s.external_fragmentation));
     for (const SegmentView& seg : s.segments) {
@@ -161,16 +162,16 @@ std::string segmentsText(const Trace& trace, const std::vector<SegmentsEntry>& d
       if (r.snapshot_checked)
         out += r.matches_snapshot ? "  replay ends exactly in the snapshot's segments\n"
                                   : fmt::format("  replay differs from the snapshot's segments: {}\n",
-                                                r.differences.empty() ? "" : r.differences.front());
+                                                r.differences.empty() ? "" : printable(r.differences.front()));
       if (r.inferred_blocks)
         out += fmt::format("  {} block(s) from before the trace have an inferred size (up to {} more in all)\n",
                            r.inferred_blocks, formatBytes(r.inferred_bytes_max));
       if (r.anomalies) out += fmt::format("  {} event(s) did not fit the replayed state; first: {}\n", r.anomalies,
-                                          r.anomaly_notes.empty() ? "" : r.anomaly_notes.front());
+                                          r.anomaly_notes.empty() ? "" : printable(r.anomaly_notes.front()));
     }
     if (d.oom) {
-      out += "  out of memory: " + d.oom->summary + "\n";
-      for (const std::string& line : d.oom->details) out += "    " + line + "\n";
+      out += "  out of memory: " + printable(d.oom->summary) + "\n";
+      for (const std::string& line : d.oom->details) out += "    " + printable(line) + "\n";
     }
   }
   return out;
@@ -210,7 +211,7 @@ std::string diffJson(const TraceDiff& d, int indent) {
 
 std::string diffText(const TraceDiff& d, size_t max_rows) {
   std::string out;
-  for (const std::string& line : d.change.lines) out += line + "\n";
+  for (const std::string& line : d.change.lines) out += printable(line) + "\n";
   const char* what = d.by == DiffBy::Site ? "site" : "module";
   out += fmt::format("\n{:>12} {:>12} {:>12}  {}{}\n", "A at peak", "B at peak", "growth", what,
                      d.by_category ? " (category)" : "");
@@ -221,7 +222,7 @@ std::string diffText(const TraceDiff& d, size_t max_rows) {
       break;
     }
     out += fmt::format("{:>12} {:>12} {:>12}  {}{}\n", formatBytes(r.a_bytes), formatBytes(r.b_bytes),
-                       formatBytes(r.growth()), r.site, r.category == Category::Unknown ? "" : fmt::format(" ({})", name(r.category)));
+                       formatBytes(r.growth()), printable(r.site), r.category == Category::Unknown ? "" : fmt::format(" ({})", name(r.category)));
   }
   return out;
 }

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -58,12 +59,20 @@ struct Function {
   uint64_t name = 0, filename = 0;
 };
 
+// What each structure the reader keeps costs, beyond what it holds (map nodes, vector headers).
+constexpr uint64_t kSampleBytes = sizeof(Sample) + 16, kNodeBytes = 64, kLabelKeyBytes = 64;
+// A label's text counted for the run's list: enough for any key=value JAX writes.
+constexpr size_t kMaxLabelText = 256;
+constexpr size_t kMaxCommentText = 64 << 10;
+constexpr size_t kMaxWarnings = 20;
+
 class ProfileReader {
  public:
   ProfileReader(Progress* progress, ReadBudget& budget) : progress_(progress), budget_(budget), charge_(budget) {}
 
   Result<Trace> read(const std::string& bytes) {
     trace_.format = "jax-memory-profile";
+    budget_.setInputBytes(bytes.size());
     if (Status st = readProfile(bytes); !st) return st.error();
     if (strings_.empty() || !strings_[0].empty()) warn("the string table does not start with \"\" as pprof requires");
     const auto space = sampleTypeIndex("space", "bytes");
@@ -91,8 +100,26 @@ class ProfileReader {
   }
 
  private:
+  // Each warning once, and a few kinds at most (a file can make one per sample).
   void warn(const std::string& w) {
-    if (warnings_.find(w) == std::string::npos) warnings_ += (warnings_.empty() ? "" : "; ") + w;
+    if (warned_.count(w)) return;
+    if (warned_.size() == kMaxWarnings) {
+      if (!warned_.count("…")) warnings_ += "; and other warnings";
+      warned_.insert("…");
+      return;
+    }
+    warned_.insert(w);
+    warnings_ += (warnings_.empty() ? "" : "; ") + w;
+  }
+
+  // Counts `bytes` more of what the reader holds (samples, locations, functions, strings, labels,
+  // the stacks it builds) against the memory limit, a megabyte at a time.
+  Status hold(uint64_t bytes, std::string_view what) {
+    held_ += bytes;
+    if (held_ - charged_ < (uint64_t{1} << 20)) return Ok{};
+    if (!budget_.take(held_ - charged_)) return budget_.memoryError(what);
+    charged_ = held_;
+    return Ok{};
   }
 
   static Error wireError(const char* what, const WireReader& r) { return Error{fmt::format("{}: {}", what, r.error())}; }
@@ -126,14 +153,18 @@ class ProfileReader {
           break;
         case kStringTable:
           if (Status st = expect(f, WireType::Bytes, "string_table"); !st) return st;
-          strings_.push_back(f.bytes);
+          strings_.push_back(f.bytes);  // a view into the input, which is counted already
+          if (Status st = hold(sizeof(std::string_view), "the string table"); !st) return st;
           break;
         case kTimeNanos:
           if (f.type == WireType::Varint) trace_.meta["pprof.time_nanos"] = std::to_string(protobuf::asInt64(f.value));
           break;
-        case kComment:
+        case kComment: {
+          const size_t before = comments_.capacity();
           if (!protobuf::appendVarints(f, comments_)) return Error{"comment: a malformed packed field"};
+          if (Status st = hold((comments_.capacity() - before) * sizeof(uint64_t), "the comments"); !st) return st;
           break;
+        }
         default:
           break;  // mappings, drop/keep frames, periods: nothing a memory view needs
       }
@@ -182,7 +213,10 @@ class ProfileReader {
       }
     }
     if (!r.error().empty()) return Error{fmt::format("sample {}: {}", index, r.error())};
+    const uint64_t cost = kSampleBytes + s.locations.capacity() * sizeof(uint64_t) +
+                          s.values.capacity() * sizeof(uint64_t) + s.labels.capacity() * sizeof(Label);
     samples_.push_back(std::move(s));
+    if (Status st = hold(cost, "the samples"); !st) return Error{fmt::format("sample {}: {}", index, st.error().message)};
     return Ok{};
   }
 
@@ -208,8 +242,9 @@ class ProfileReader {
       }
     }
     if (!r.error().empty()) return wireError("location", r);
+    const uint64_t cost = kNodeBytes + lines.capacity() * sizeof(Line);
     locations_[id] = std::move(lines);
-    return Ok{};
+    return hold(cost, "the locations");
   }
 
   Status readFunction(std::string_view bytes) {
@@ -225,7 +260,7 @@ class ProfileReader {
     }
     if (!r.error().empty()) return wireError("function", r);
     functions_[id] = fn;
-    return Ok{};
+    return hold(kNodeBytes, "the functions");
   }
 
   std::string_view str(uint64_t index) {
@@ -266,24 +301,48 @@ class ProfileReader {
     return id;
   }
 
-  uint32_t stackOf(const Sample& s) {
+  // A location's frames, interned the first time a sample lists it.
+  Status framesOf(uint64_t location, const std::vector<Line>& lines, const std::vector<uint32_t>*& out) {
+    auto [it, added] = location_frames_.try_emplace(location);
+    out = &it->second;
+    if (!added) return Ok{};
+    it->second.reserve(lines.size());
+    for (const Line& line : lines) {
+      const auto fn = functions_.find(line.function);
+      if (fn == functions_.end()) it->second.push_back(trace_.stacks.internFrame("?", "", line.line));
+      else it->second.push_back(trace_.stacks.internFrame(str(fn->second.name), str(fn->second.filename), line.line));
+    }
+    return hold(kNodeBytes + lines.size() * sizeof(uint32_t), "the locations' frames");
+  }
+
+  // The sample's stack: every line of every location it lists. A location of thousands of lines
+  // listed thousands of times is a stack of millions of frames from a few bytes: the frames of
+  // all stacks built are held to the amplification limit, and their memory to the budget.
+  Status stackOf(const Sample& s, uint32_t& stack) {
     frame_ids_.clear();
+    size_t counted = frame_ids_.capacity();  // what the reader has counted of frame_ids_ so far
+    const size_t table_before = trace_.stacks.bytesResident();
     for (uint64_t location : s.locations) {
       auto it = locations_.find(location);
       if (it == locations_.end()) {
         warn("location ids missing from the location table (their frames are left out)");
         continue;
       }
-      for (const Line& line : it->second) {
-        const auto fn = functions_.find(line.function);
-        if (fn == functions_.end()) {
-          frame_ids_.push_back(trace_.stacks.internFrame("?", "", line.line));
-          continue;
-        }
-        frame_ids_.push_back(trace_.stacks.internFrame(str(fn->second.name), str(fn->second.filename), line.line));
+      if (Status st = budget_.withinAmplification(trace_.stacks.stackFrameCount() + frame_ids_.size() + it->second.size(),
+                                                  "stack frames");
+          !st)
+        return st;
+      const std::vector<uint32_t>* frames = nullptr;
+      if (Status st = framesOf(location, it->second, frames); !st) return st;
+      frame_ids_.insert(frame_ids_.end(), frames->begin(), frames->end());
+      if (frame_ids_.capacity() > counted) {
+        if (Status st = hold((frame_ids_.capacity() - counted) * sizeof(uint32_t), "a sample's stack"); !st) return st;
+        counted = frame_ids_.capacity();
       }
     }
-    return frame_ids_.empty() ? kNoStack : trace_.stacks.internStack(frame_ids_);
+    stack = frame_ids_.empty() ? kNoStack : trace_.stacks.internStack(frame_ids_);
+    // The table grows by the new stack, frames and strings (never shrinks).
+    return hold(trace_.stacks.bytesResident() - table_before, "the stacks");
   }
 
   // Where an executable was compiled from: its first frame outside JAX's own sources.
@@ -310,14 +369,26 @@ class ProfileReader {
     if (bytes < 0 || count < 0) return Error{fmt::format("sample {}: negative count {} or bytes {}", index, count, bytes)};
     std::string kind, device;
     for (const Label& l : s.labels) {
+      // Views and prefixes only: one long string listed by many labels is read once.
       const std::string_view key = str(l.key);
-      std::string text = l.str ? std::string(str(l.str)) : std::to_string(l.num);
+      const std::string number = l.str ? std::string() : std::to_string(l.num);
+      const std::string_view text = l.str ? str(l.str) : std::string_view(number);
+      if (text.size() > kMaxLabelText && (key == "kind" || key == "device"))
+        return Error{fmt::format("sample {}: a '{}' label of {} bytes (JAX writes a few)", index, key.substr(0, 16),
+                                 text.size())};
       if (key == "kind") kind = text;
       else if (key == "device") device = text;
-      if (l.num_unit) text += std::string(str(l.num_unit));
-      ++label_counts_[fmt::format("{}={}", key, text)];
+      const std::string_view unit = l.num_unit ? str(l.num_unit) : std::string_view();
+      auto [it, added] = label_counts_.try_emplace(
+          fmt::format("{}={}{}", key.substr(0, kMaxLabelText), text.substr(0, kMaxLabelText), unit.substr(0, kMaxLabelText)),
+          0);
+      ++it->second;
+      if (added)
+        if (Status st = hold(kLabelKeyBytes + it->first.size(), "the labels"); !st)
+          return Error{fmt::format("sample {}: {}", index, st.error().message)};
     }
-    const uint32_t stack = stackOf(s);
+    uint32_t stack = kNoStack;
+    if (Status st = stackOf(s, stack); !st) return Error{fmt::format("sample {}: {}", index, st.error().message)};
     if (kind == "executable") {
       ++executables_;
       executable_bytes_ = wrappingAdd(executable_bytes_, bytes);
@@ -387,8 +458,15 @@ class ProfileReader {
     run.measurements.push_back({"executables", static_cast<double>(executables_), ""});
     run.measurements.push_back({"executable_code_bytes", static_cast<double>(executable_bytes_), "bytes"});
     if (!comments_.empty()) {
+      // Indices into the string table: a file can list one long string a million times.
       std::string text;
-      for (uint64_t c : comments_) text += (text.empty() ? "" : "\n") + std::string(str(c));
+      for (size_t i = 0; i < comments_.size(); ++i) {
+        if (text.size() >= kMaxCommentText) {
+          text += fmt::format("\n… {} more", comments_.size() - i);
+          break;
+        }
+        text += (text.empty() ? "" : "\n") + std::string(str(comments_[i]).substr(0, kMaxCommentText));
+      }
       trace_.meta["pprof.comments"] = text;
     }
   }
@@ -398,11 +476,13 @@ class ProfileReader {
   EventCharge charge_;
   Trace trace_;
   std::string warnings_;
+  std::set<std::string> warned_;
   std::vector<std::pair<uint64_t, uint64_t>> sample_types_;
   std::vector<Sample> samples_;
   // Ids chosen by the file: keyed (std::hash of an integer is the integer).
   std::unordered_map<uint64_t, std::vector<Line>, KeyedHash> locations_;
   std::unordered_map<uint64_t, Function, KeyedHash> functions_;
+  std::unordered_map<uint64_t, std::vector<uint32_t>, KeyedHash> location_frames_;
   std::vector<std::string_view> strings_;
   std::vector<uint64_t> comments_;
   std::map<std::string, DeviceId> devices_;
@@ -411,6 +491,7 @@ class ProfileReader {
   std::map<DeviceId, std::pair<int64_t, int64_t>> live_;  // bytes, buffers
   std::map<std::string, size_t> label_counts_;
   std::vector<uint32_t> frame_ids_;
+  uint64_t held_ = 0, charged_ = 0;
   size_t executables_ = 0;
   int64_t executable_bytes_ = 0;
   uint64_t total_buffers_ = 0;

@@ -69,9 +69,9 @@ Result<LiveBatch> LiveTail::poll(size_t max_rows) {
   if (!looksLikeDatabase(path_)) return batch;
   auto source = native::planOpen(path_);
   if (!source) return source.error();
-  // A private copy (a -wal without its -shm) would copy the whole file at every poll: wait until
-  // the writer lets go, then read it once.
-  if (source->private_copy && !writer_gone) return batch;
+  // A -wal without its -shm (or a -journal, read from a private copy) cannot be followed while a
+  // writer holds it: wait until the writer lets go, then read it once.
+  if ((source->private_shm || source->private_copy) && !writer_gone) return batch;
   auto guard = std::make_shared<sql::Guard>();
   guard->deadline = std::chrono::steady_clock::now() +
                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(max_seconds_));

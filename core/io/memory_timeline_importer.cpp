@@ -62,6 +62,7 @@ class TimelineReader {
 
   Result<Trace> read(const std::string& json) {
     trace_.format = "torch-memory-timeline";
+    budget_.setInputBytes(json.size());
     // simdjson's document: its tape and strings take about twice the text.
     if (!budget_.take(uint64_t{json.size()} * 2)) return budget_.memoryError("the JSON document");
     dom::parser parser;

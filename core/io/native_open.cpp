@@ -9,6 +9,9 @@
 
 #include <fmt/format.h>
 
+#include "core/io/sqlite_readonly_vfs.h"
+#include "core/util/format_bytes.h"
+
 namespace sawtooth::native {
 namespace {
 
@@ -28,6 +31,20 @@ bool exists(const std::string& path) {
   return fs::exists(path, ec);
 }
 
+uint64_t sizeOf(const std::string& path) {
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  return ec ? 0 : size;
+}
+
+Status withinJournalLimit(const std::string& path, uint64_t bytes, std::string_view what, const ReadLimits& limits) {
+  if (bytes <= limits.max_journal) return Ok{};
+  return Error{fmt::format("{}: {} {} ({} bytes), more than the journal limit of {} ({})", path, what,
+                           formatBytes(static_cast<int64_t>(std::min<uint64_t>(bytes, INT64_MAX))), bytes,
+                           formatBytes(static_cast<int64_t>(std::min<uint64_t>(limits.max_journal, INT64_MAX))),
+                           raiseHint("journal"))};
+}
+
 // file: URI of a path: every byte but the unreserved ones and '/' percent-encoded.
 std::string fileUri(const std::string& path, std::string_view query) {
   std::string out = "file:";
@@ -40,7 +57,12 @@ std::string fileUri(const std::string& path, std::string_view query) {
   return out;
 }
 
-Result<Source> privateCopy(const std::string& path, std::initializer_list<const char*> suffixes) {
+Result<Source> privateCopy(const std::string& path, std::initializer_list<const char*> suffixes, const ReadLimits& limits) {
+  uint64_t bytes = 0;
+  for (const char* suffix : suffixes) bytes += sizeOf(path + suffix);
+  if (Status st = withinJournalLimit(path, bytes, "rolling back its -journal means copying it with the database,", limits);
+      !st)
+    return st.error();
   std::string pattern = (fs::temp_directory_path() / "sawtooth-read-XXXXXX").string();
   if (!::mkdtemp(pattern.data()))
     return Error{fmt::format("{}: cannot make a temporary folder to read its unfinished transaction", path)};
@@ -63,7 +85,7 @@ Result<Source> privateCopy(const std::string& path, std::initializer_list<const 
 
 }  // namespace
 
-Result<Source> planOpen(const std::string& path) {
+Result<Source> planOpen(const std::string& path, const ReadLimits& limits) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) return Error{fmt::format("{}: not a regular file", path)};
   unsigned char header[100] = {};
@@ -74,24 +96,21 @@ Result<Source> planOpen(const std::string& path) {
   } else {
     return Error{fmt::format("{}: cannot open", path)};
   }
+  const char* vfs = sql::readOnlyVfs();
+  if (!vfs) return Error{fmt::format("{}: SQLite refused Sawtooth's read-only file layer", path)};
   // Bytes 18 and 19 of the header: 2 when the database is in WAL mode.
   const bool wal_mode = got >= 20 && (header[18] == 2 || header[19] == 2);
   const std::string wal = path + "-wal", shm = path + "-shm", journal = path + "-journal";
-  if (wal_mode && exists(wal)) {
-    if (exists(shm)) {
-      // A recording in progress (or stopped): SQLite reads its -wal through the -shm, as any
-      // reader of a live database does; nothing new is created.
-      Source source;
-      source.path = path;
-      source.uri = fileUri(path, "mode=ro");
-      return source;
-    }
-    return privateCopy(path, {"", "-wal"});
-  }
-  if (!wal_mode && exists(journal)) return privateCopy(path, {"", "-journal"});
   Source source;
   source.path = path;
-  source.uri = fileUri(path, "mode=ro&immutable=1");
+  if (wal_mode && exists(wal)) {
+    if (Status st = withinJournalLimit(path, sizeOf(wal), "its -wal file holds", limits); !st) return st.error();
+    source.private_shm = !exists(shm);
+    source.uri = fileUri(path, fmt::format("mode=ro&vfs={}&{}", vfs, source.private_shm ? "private_shm=1" : "readonly_shm=1"));
+    return source;
+  }
+  if (!wal_mode && exists(journal)) return privateCopy(path, {"", "-journal"}, limits);
+  source.uri = fileUri(path, fmt::format("mode=ro&immutable=1&vfs={}", vfs));
   if (wal_mode) source.missing_wal = fs::path(wal).filename().string();
   return source;
 }

@@ -535,7 +535,7 @@ Result<Trace> readNative(const std::string& path, Progress* progress, const Read
 Result<Trace> readNative(const std::string& path, Progress* progress, ReadBudget& budget,
                          const EventReadOptions& options) {
   const ReadLimits& limits = budget.limits();
-  auto source = native::planOpen(path);
+  auto source = native::planOpen(path, limits);
   if (!source) return source.error();
   auto guard = native::makeGuard(budget, progress);
   auto db = native::openSource(*source, guard, limits);

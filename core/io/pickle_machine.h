@@ -65,7 +65,9 @@ class Memo {
  public:
   enum class Put { Ok, TooFar, OutOfMemory };
   // Memo keys far past the end are refused rather than letting a hostile file make us allocate
-  // gigabytes.
+  // gigabytes: at most kMaxGap past the end, and never past `max_key`, the bytes read so far (each
+  // value a pickle stores took at least a byte to write, so the memo stays within 16 bytes per
+  // byte of input).
   static constexpr uint64_t kMaxGap = 1u << 20;
 
   void reserve(size_t n, ReadBudget& budget) {
@@ -78,23 +80,23 @@ class Memo {
     if (key >= slots_.size() || slots_[key].kind == kUnset) return nullptr;
     return &slots_[key];
   }
-  [[gnu::always_inline]] Put put(uint64_t key, const Value& v, ReadBudget& budget) {
+  [[gnu::always_inline]] Put put(uint64_t key, const Value& v, ReadBudget& budget, uint64_t max_key) {
     if (key == slots_.size()) {
       if (slots_.size() == slots_.capacity() && !grow(slots_.size() + 1, budget)) return Put::OutOfMemory;
       slots_.push_back(v);
       ++count_;
       return Put::Ok;
     }
-    return putFar(key, v, budget);
+    return putFar(key, v, budget, max_key);
   }
 
  private:
   // Marks slots never stored; never the kind of a value.
   static constexpr auto kUnset = static_cast<Kind>(0xff);
 
-  Put putFar(uint64_t key, const Value& v, ReadBudget& budget) {
+  Put putFar(uint64_t key, const Value& v, ReadBudget& budget, uint64_t max_key) {
     if (key > slots_.size()) {
-      if (key - slots_.size() > kMaxGap) return Put::TooFar;
+      if (key - slots_.size() > kMaxGap || key > max_key) return Put::TooFar;
       if (!grow(key + 1, budget)) return Put::OutOfMemory;
       Value unset;
       unset.kind = kUnset;

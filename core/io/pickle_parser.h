@@ -522,10 +522,12 @@ class Parser {
 
   [[gnu::always_inline]] inline bool memoPut(uint64_t key, const char* opcode) {
     if (m_.stack.size() <= m_.markFloor()) return fail(m_.op_pos, fmt::format("{} on an empty stack", opcode));
-    switch (m_.memo.put(key, m_.stack.back(), budget_)) {
+    switch (m_.memo.put(key, m_.stack.back(), budget_, m_.pos)) {
       case Memo::Put::Ok: return true;
       case Memo::Put::TooFar:
-        return fail(m_.op_pos, fmt::format("{} index {} is far past the memo's end ({})", opcode, key, m_.memo.size()));
+        return fail(m_.op_pos, fmt::format("{} index {} is far past the memo's end ({}): no pickle stores that many "
+                                           "values in its first {} bytes",
+                                           opcode, key, m_.memo.size(), m_.pos));
       case Memo::Put::OutOfMemory: return outOfMemory("the pickle's memo");
     }
     return true;

@@ -1,9 +1,12 @@
 #include "core/io/profiler_trace_importer.h"
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -37,33 +40,60 @@ struct RangeRecord {
 constexpr int64_t kDeviceTypeCpu = 0;
 constexpr int64_t kDeviceTypeCuda = 1;
 
-int64_t numberAsInt(od::value v) {
-  od::number_type type;
-  if (v.get_number_type().get(type)) return 0;
-  switch (type) {
-    case od::number_type::signed_integer: {
-      int64_t i = 0;
-      return v.get_int64().get(i) ? 0 : i;
-    }
-    case od::number_type::unsigned_integer: {
-      uint64_t u = 0;
-      return v.get_uint64().get(u) ? 0 : static_cast<int64_t>(u);
-    }
-    default: {
-      double d = 0;
-      return v.get_double().get(d) ? 0 : static_cast<int64_t>(std::llround(d));
-    }
-  }
+// A value's JSON text for messages: at most 40 bytes of it.
+std::string shown(od::value v) {
+  std::string_view raw = v.raw_json_token();
+  while (!raw.empty() && std::isspace(static_cast<unsigned char>(raw.back()))) raw.remove_suffix(1);
+  return raw.size() > 40 ? std::string(raw.substr(0, 40)) + "…" : std::string(raw);
 }
 
-double numberAsDouble(od::value v) {
+template <typename T>
+bool parseAll(std::string_view text, T& out) {
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+// Whole numbers as torch.profiler writes them: JSON integers, numbers with no fraction, or either
+// quoted ("123", as some writers do), within [lo, hi]. Anything else (1.5, 1e300, 2^70, "NaN",
+// true) is nullopt: never a 0 or a rounded value in its place.
+std::optional<int64_t> wholeNumber(od::value v, int64_t lo, int64_t hi) {
+  int64_t i = 0;
+  if (!v.get_int64().get(i)) return i >= lo && i <= hi ? std::optional(i) : std::nullopt;
   double d = 0;
-  if (v.get_double().get(d)) {
-    // Some writers quote numbers.
-    std::string_view s;
-    if (!v.get_string().get(s)) d = std::strtod(std::string(s).c_str(), nullptr);
+  std::string_view text;
+  if (!v.get_string().get(text)) {
+    if (parseAll(text, i)) return i >= lo && i <= hi ? std::optional(i) : std::nullopt;
+    if (!parseAll(text, d)) return std::nullopt;
+  } else if (v.get_double().get(d)) {
+    return std::nullopt;
   }
-  return d;
+  if (!std::isfinite(d) || d != std::floor(d) || d < static_cast<double>(lo) || d >= 0x1p63 || d > static_cast<double>(hi))
+    return std::nullopt;
+  return static_cast<int64_t>(d);
+}
+
+// An address: a whole number in [0, 2^64).
+std::optional<uint64_t> address(od::value v) {
+  uint64_t u = 0;
+  if (!v.get_uint64().get(u)) return u;
+  if (auto i = wholeNumber(v, 0, std::numeric_limits<int64_t>::max())) return static_cast<uint64_t>(*i);
+  return std::nullopt;
+}
+
+// A time in microseconds: any finite number, or one quoted; never NaN or an infinity.
+std::optional<double> finiteNumber(od::value v) {
+  double d = 0;
+  std::string_view text;
+  if (!v.get_double().get(d)) return std::isfinite(d) ? std::optional(d) : std::nullopt;
+  if (!v.get_string().get(text) && parseAll(text, d) && std::isfinite(d)) return d;
+  return std::nullopt;
+}
+
+// baseTimeNanoseconds and the CUDA versions, kept as text in the meta table.
+std::string metaNumber(od::value v) {
+  if (auto i = wholeNumber(v, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()))
+    return std::to_string(*i);
+  return shown(v);
 }
 
 std::string describe(simdjson::error_code code) { return simdjson::error_message(code); }
@@ -110,9 +140,9 @@ class ProfilerTraceReader {
         } else if (key == "deviceProperties") {
           readDeviceProperties(value);
         } else if (key == "baseTimeNanoseconds") {
-          trace_.meta["profiler.baseTimeNanoseconds"] = std::to_string(numberAsInt(value));
+          trace_.meta["profiler.baseTimeNanoseconds"] = metaNumber(value);
         } else if (key == "cuda_driver_version" || key == "cuda_runtime_version" || key == "cupti_version") {
-          trace_.meta["profiler." + std::string(key)] = std::to_string(numberAsInt(value));
+          trace_.meta["profiler." + std::string(key)] = metaNumber(value);
         }
       }
       if (!saw_events) return Error{"a JSON object without 'traceEvents': not a torch.profiler / Chrome trace"};
@@ -163,6 +193,13 @@ class ProfilerTraceReader {
     double ts = 0, dur = 0;
     bool has_args = false;
     MemoryRecord mem;
+    // A value that cannot be read matters only for the events kept (memory events, annotations):
+    // the first such value, said once the event's name is known.
+    std::string bad;
+    auto note = [&](std::string_view field, od::value v, std::string_view wanted) {
+      if (bad.empty()) bad = fmt::format("{} is {}, not {}", field, shown(v), wanted);
+    };
+    constexpr int64_t kMin = std::numeric_limits<int64_t>::min(), kMax = std::numeric_limits<int64_t>::max();
     for (auto field : event) {
       std::string_view key;
       if (auto error = field.unescaped_key().get(key)) return Error{fmt::format("traceEvents[{}]: {}", index, describe(error))};
@@ -181,9 +218,11 @@ class ProfilerTraceReader {
         cat_storage_.assign(cat);
         cat = cat_storage_;
       } else if (key == "ts") {
-        ts = numberAsDouble(value);
+        if (auto t = finiteNumber(value)) ts = *t;
+        else note("ts", value, "a finite number of microseconds");
       } else if (key == "dur") {
-        dur = numberAsDouble(value);
+        if (auto t = finiteNumber(value)) dur = *t;
+        else note("dur", value, "a finite number of microseconds");
       } else if (key == "args") {
         od::object args;
         if (value.get_object().get(args)) continue;
@@ -193,21 +232,35 @@ class ProfilerTraceReader {
           if (arg.unescaped_key().get(akey)) continue;
           od::value av;
           if (arg.value().get(av)) continue;
-          if (akey == "Bytes") mem.bytes = numberAsInt(av);
-          else if (akey == "Addr") mem.addr = static_cast<uint64_t>(numberAsInt(av));
-          else if (akey == "Device Id") mem.device_id = numberAsInt(av);
-          else if (akey == "Device Type") mem.device_type = numberAsInt(av);
-          else if (akey == "Total Allocated") mem.total_allocated = numberAsInt(av);
-          else if (akey == "Total Reserved") mem.total_reserved = numberAsInt(av);
+          auto whole = [&](int64_t& out, int64_t lo, const char* what) {
+            if (auto n = wholeNumber(av, lo, kMax)) out = *n;
+            else note(fmt::format("args.{}", akey), av, what);
+          };
+          if (akey == "Bytes") {
+            whole(mem.bytes, kMin + 1, "a whole number of bytes within 64 bits");
+          } else if (akey == "Addr") {
+            if (auto a = address(av)) mem.addr = *a;
+            else note("args.Addr", av, "an address (a whole number from 0 to 2^64-1)");
+          } else if (akey == "Device Id") {
+            whole(mem.device_id, kMin, "a device number");
+          } else if (akey == "Device Type") {
+            whole(mem.device_type, kMin, "a device type number");
+          } else if (akey == "Total Allocated") {
+            whole(mem.total_allocated, 0, "a whole number of bytes from 0 to 2^63-1");
+          } else if (akey == "Total Reserved") {
+            whole(mem.total_reserved, 0, "a whole number of bytes from 0 to 2^63-1");
+          }
         }
       }
     }
     if (name == "[memory]" || name == "[OutOfMemory]") {
       if (!has_args) return Error{fmt::format("traceEvents[{}]: a {} event without args", index, name)};
+      if (!bad.empty()) return Error{fmt::format("traceEvents[{}] ({}): {}", index, name, bad)};
       mem.ts_us = ts;
       mem.oom = name == "[OutOfMemory]";
       memory_.push_back(mem);
     } else if (ph == "X" && cat == "user_annotation") {
+      if (!bad.empty()) return Error{fmt::format("traceEvents[{}] (annotation '{}'): {}", index, name.substr(0, 80), bad)};
       ranges_.push_back(RangeRecord{std::string(name.substr(0, 4096)), ts, dur});
     }
     return Ok{};
@@ -226,8 +279,8 @@ class ProfilerTraceReader {
         if (field.unescaped_key().get(key)) continue;
         od::value v;
         if (field.value().get(v)) continue;
-        if (key == "id") id = numberAsInt(v);
-        else if (key == "totalGlobalMem") total = numberAsInt(v);
+        if (key == "id") id = wholeNumber(v, -1, std::numeric_limits<int64_t>::max()).value_or(-1);
+        else if (key == "totalGlobalMem") total = wholeNumber(v, 0, std::numeric_limits<int64_t>::max()).value_or(0);
         else if (key == "name") {
           std::string_view s;
           if (!v.get_string().get(s)) dev_name = std::string(s);

@@ -16,9 +16,9 @@
 namespace sawtooth {
 namespace {
 
-constexpr std::array<std::string_view, 11> kNames = {"memory", "decompressed", "decompress-ratio", "depth",
-                                                     "items",  "string",       "frames",           "stacks",
-                                                     "devices", "seconds",     "events"};
+constexpr std::array<std::string_view, 14> kNames = {
+    "memory",  "decompressed", "decompress-ratio", "depth",   "items",   "string",        "frames",
+    "stacks",  "devices",      "seconds",          "events", "journal", "amplification", "size"};
 
 uint64_t threeQuarters(uint64_t v) { return v / 4 * 3; }
 
@@ -102,6 +102,9 @@ Status setLimit(ReadLimits& limits, std::string_view assignment) {
   else if (name == "stacks") limits.max_stacks = *bytes;
   else if (name == "devices") limits.max_devices = *bytes;
   else if (name == "events") limits.max_events = *bytes;
+  else if (name == "journal") limits.max_journal = *bytes;
+  else if (name == "amplification") limits.max_amplification = *bytes;
+  else if (name == "size") limits.max_size = *bytes;
   return Ok{};
 }
 
@@ -130,10 +133,27 @@ Error ReadBudget::timeError() const {
                            raiseHint("seconds"))};
 }
 
+uint64_t ReadBudget::amplificationCap() const {
+  if (input_bytes_ == UINT64_MAX) return UINT64_MAX;
+  const uint64_t ratio = limits_.max_amplification;
+  const uint64_t scaled = input_bytes_ > UINT64_MAX / std::max<uint64_t>(ratio, 1) ? UINT64_MAX : input_bytes_ * ratio;
+  return std::max(limits_.amplification_floor, scaled);
+}
+
+Status ReadBudget::withinAmplification(uint64_t count, std::string_view what) const {
+  if (count <= amplificationCap()) return Ok{};
+  return Error{fmt::format("{} {} from {} bytes of input: more than {} a byte past the first {} (the amplification "
+                           "limit; {})",
+                           count, what, input_bytes_, limits_.max_amplification, limits_.amplification_floor,
+                           raiseHint("amplification"))};
+}
+
 Status EventCharge::admit(uint64_t rows) {
   if (rows >= budget_.limits().max_events)
     return Error{fmt::format("more than {} events (the events limit; {})", budget_.limits().max_events, raiseHint("events"))};
   if (rows < charged_) return Ok{};
+  // Checked a step at a time: past the limit by less than a step.
+  if (Status st = budget_.withinAmplification(rows + 1, "events"); !st) return st;
   constexpr uint64_t kStep = 65536, kRowBytes = 49;
   if (!budget_.take(kStep * kRowBytes)) return budget_.memoryError("the events");
   charged_ += kStep;

@@ -30,8 +30,20 @@ struct ReadLimits {
   uint64_t max_frames = uint64_t{1} << 24;
   uint64_t max_stacks = uint64_t{1} << 26;
   uint64_t max_devices = 4096;
+  // The size of one event: more than any device holds (1 PiB) is not a size but a broken value.
+  uint64_t max_size = uint64_t{1} << 50;
   // Events of one trace (each costs about 50 bytes in memory; the memory limit applies as well).
   uint64_t max_events = uint64_t{1} << 32;
+  // What a few bytes may stand for: past the first amplification_floor, at most this many events,
+  // and this many frames in the stacks built, per byte of input (a pprof sample's count, a
+  // location's lines referenced again and again). Every format Sawtooth reads spends bytes on each
+  // event it holds; only a reference can multiply. (The fuzzers lower the floor to reach the
+  // limit with small inputs.)
+  uint64_t max_amplification = 16;
+  uint64_t amplification_floor = uint64_t{1} << 20;
+  // Bytes read beside a .sawtooth file: its -wal (read whole when no writer keeps its index), or
+  // its -journal with the database (copied to a private folder to be rolled back).
+  uint64_t max_journal = uint64_t{1} << 30;
   // Wall-clock time for one file (every SQLite query is bounded by it too).
   double max_seconds = 600;
 
@@ -66,6 +78,15 @@ class ReadBudget {
   // "needs more than 1.50 GB of memory for WHAT (the memory limit, ...; raise it with --max-memory SIZE)"
   Error memoryError(std::string_view what) const;
 
+  // The input's size in bytes (after decompression), for the amplification limit; unset, no
+  // amplification limit applies.
+  void setInputBytes(uint64_t bytes) { input_bytes_ = bytes; }
+  // How many events (or stack frames) the input may make: max(floor, amplification × input bytes).
+  uint64_t amplificationCap() const;
+  // "sample 3: 1048577 events from 125 bytes of input: more than 16 a byte (the amplification
+  // limit; raise it with --limit amplification=N)" for `count` past the cap.
+  Status withinAmplification(uint64_t count, std::string_view what) const;
+
   bool pastDeadline() const { return std::chrono::steady_clock::now() > deadline_; }
   std::chrono::steady_clock::time_point deadline() const { return deadline_; }
   Error timeError() const;
@@ -75,12 +96,14 @@ class ReadBudget {
   uint64_t limit_ = 0;
   uint64_t used_ = 0;
   uint64_t peak_ = 0;
+  uint64_t input_bytes_ = UINT64_MAX;
   std::chrono::steady_clock::time_point deadline_;
 };
 
 // An importer's growing event store charged against the budget in steps of 64 K rows (49 bytes a
-// row in the store) and held to the events limit: a few bytes of input that stand for millions of
-// events (a pprof sample with a huge count) stop at the limit with an error value.
+// row in the store) and held to the events and amplification limits: a few bytes of input that
+// stand for millions of events (a pprof sample with a huge count) stop at a limit with an error
+// value.
 class EventCharge {
  public:
   explicit EventCharge(ReadBudget& budget) : budget_(budget) {}

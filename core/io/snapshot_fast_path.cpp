@@ -109,7 +109,7 @@ class SnapshotShapes::FastPath {
     } else {
       return op != 0x94 && op != 'q' && op != 'r';  // none: fine; a truncated one: the parser's
     }
-    if (m_.memo.put(key, v, *m_.budget) != Memo::Put::Ok) return false;
+    if (m_.memo.put(key, v, *m_.budget, pos_ + size) != Memo::Put::Ok) return false;
     pos_ += size;
     return true;
   }

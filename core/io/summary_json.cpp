@@ -8,6 +8,7 @@
 #include "core/analysis/measurement_names.h"
 #include "core/model/recording_status.h"
 #include "core/util/format_bytes.h"
+#include "core/util/printable.h"
 
 namespace sawtooth {
 namespace {
@@ -109,18 +110,22 @@ std::string summaryJson(const Trace& trace, const TraceSummary& s, int indent) {
 }
 
 std::string summaryText(const Trace& trace, const TraceSummary& s) {
+  // Every string that comes from the file goes through printable(): a name cannot forge a line.
   std::string out = fmt::format("format   {}\nevents   {}\n", s.format, s.events);
-  if (const std::string notice = incompleteNotice(recordingStatus(trace.meta)); !notice.empty()) out += notice + "\n";
-  if (auto it = trace.meta.find("source_format"); it != trace.meta.end()) out += fmt::format("source   {}\n", it->second);
+  if (const std::string notice = incompleteNotice(recordingStatus(trace.meta)); !notice.empty())
+    out += printable(notice) + "\n";
+  if (auto it = trace.meta.find("source_format"); it != trace.meta.end())
+    out += fmt::format("source   {}\n", printable(it->second));
   out += "actions ";
   for (const auto& [a, n] : s.actions) out += fmt::format(" {}={}", a, n);
   out += "\n";
   for (const auto& d : s.devices) {
+    const DeviceInfo* info = trace.device(d.device);
     out += fmt::format("\n{}{}\n", deviceLabel(d.device),
-                       trace.device(d.device) && !trace.device(d.device)->name.empty() ? " (" + trace.device(d.device)->name + ")" : "");
+                       info && !info->name.empty() ? " (" + printable(info->name) + ")" : "");
     out += fmt::format("  events            {}\n", d.events);
     out += fmt::format("  peak allocated    {} ({} bytes) at event {}, {}\n", formatBytes(d.peak_allocated.value),
-                       d.peak_allocated.value, d.peak_allocated.x_index, describePeakEvent(trace, d.peak_allocated));
+                       d.peak_allocated.value, d.peak_allocated.x_index, printable(describePeakEvent(trace, d.peak_allocated)));
     out += fmt::format("  final allocated   {} ({} bytes)\n", formatBytes(d.final_allocated), d.final_allocated);
     if (const auto blocks = allocatedBlockPeak(trace, d.device))
       out += fmt::format("  peak in blocks    {} ({} bytes), as torch.cuda.max_memory_allocated() counts{}\n",
@@ -133,7 +138,7 @@ std::string summaryText(const Trace& trace, const TraceSummary& s) {
     if (d.invariants.has_device_used)
       out += fmt::format("  memory order      allocated ≤ reserved ≤ driver ≤ device used: {} of {} samples violate{}\n",
                          d.invariants.violations, d.invariants.samples_checked,
-                         d.invariants.first_violation.empty() ? "" : " (first: " + d.invariants.first_violation + ")");
+                         d.invariants.first_violation.empty() ? "" : " (first: " + printable(d.invariants.first_violation) + ")");
     if (d.has_categories) {
       out += "  category peaks   ";
       for (int c = 0; c < kCategoryCount; ++c)
@@ -146,7 +151,7 @@ std::string summaryText(const Trace& trace, const TraceSummary& s) {
     out += "\nruns\n";
     for (size_t i = 0; i < trace.runs.size(); ++i) {
       const Run& r = trace.runs[i];
-      out += fmt::format("  {}\n", r.name);
+      out += fmt::format("  {}\n", printable(r.name));
       for (const RunDevicePeaks& p : s.run_peaks) {
         if (p.run != i) continue;
         out += fmt::format("    peak allocated on {:<13} {}", deviceLabel(p.device), formatBytes(p.peak_allocated));
@@ -162,7 +167,7 @@ std::string summaryText(const Trace& trace, const TraceSummary& s) {
           ++samples;
           continue;
         }
-        out += fmt::format("    {:<34} {:.6g}{}\n", m.name, m.value, m.unit.empty() ? "" : " " + m.unit);
+        out += fmt::format("    {:<34} {:.6g}{}\n", printable(m.name), m.value, m.unit.empty() ? "" : " " + printable(m.unit));
       }
       if (samples) out += fmt::format("    ({} timing samples)\n", samples);
     }
@@ -173,7 +178,8 @@ std::string summaryText(const Trace& trace, const TraceSummary& s) {
       out += fmt::format("  {:<27} {:>9}  {}; first at event {}\n", name(a.kind), a.count, describe(a.kind),
                          fmt::join(a.first_events, ", "));
   }
-  if (auto it = trace.meta.find("warnings"); it != trace.meta.end()) out += fmt::format("\nwarnings: {}\n", it->second);
+  if (auto it = trace.meta.find("warnings"); it != trace.meta.end())
+    out += fmt::format("\nwarnings: {}\n", printable(it->second));
   return out;
 }
 

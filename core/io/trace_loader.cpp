@@ -1,5 +1,6 @@
 #include "core/io/trace_loader.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <new>
@@ -15,6 +16,7 @@
 #include "core/io/profiler_trace_importer.h"
 #include "core/io/snapshot_decoder.h"
 #include "core/model/trace_checks.h"
+#include "core/util/format_bytes.h"
 
 namespace sawtooth {
 namespace {
@@ -38,7 +40,13 @@ Error notATrace(const std::string& label, std::string_view bytes) {
 // The value checks every trace passes, and its anomalies counted (trace_checks.h).
 Result<Trace> checked(Result<Trace> trace, const std::string& label, ReadBudget& budget) {
   if (!trace) return trace;
-  if (Status st = checkTraceValues(*trace); !st) return withFile(label, st.error());
+  // Readers that can multiply check as they go; this holds every format to the same bound.
+  if (Status st = budget.withinAmplification(trace->events.size(), "events"); !st) return withFile(label, st.error());
+  if (Status st = budget.withinAmplification(trace->stacks.stackFrameCount(), "stack frames"); !st)
+    return withFile(label, st.error());
+  settleBaselines(*trace);
+  const auto max_size = static_cast<int64_t>(std::min<uint64_t>(budget.limits().max_size, INT64_MAX));
+  if (Status st = checkTraceValues(*trace, max_size, raiseHint("size")); !st) return withFile(label, st.error());
   if (Status st = countAnomalies(*trace, budget.limit() > budget.used() ? budget.limit() - budget.used() : 0); !st)
     return withFile(label, st.error());
   return trace;
@@ -48,6 +56,7 @@ Result<Trace> checked(Result<Trace> trace, const std::string& label, ReadBudget&
 Result<Trace> fromBytes(std::shared_ptr<const void> owner, std::string_view bytes, size_t capacity,
                         const std::string& label, Progress* progress, ReadBudget& budget,
                         const ConsumedFn& consumed = {}) {
+  budget.setInputBytes(bytes.size());  // the amplification limit's measure
   switch (detectFormat(bytes)) {
     case TraceFormat::PytorchSnapshot: {
       auto trace = readSnapshot(std::move(owner), bytes, budget, progress, nullptr, consumed);
@@ -80,9 +89,15 @@ Result<Trace> fromBytes(std::shared_ptr<const void> owner, std::string_view byte
   return notATrace(label, bytes);
 }
 
+// The system refused an allocation the budget allowed (ulimit -v, other processes): what the
+// reader had counted at most says how far it got (what it held at the moment may be less: a
+// structure it was growing had been handed back).
 Error outOfMemory(const std::string& label, const ReadBudget& budget) {
-  return Error{fmt::format("{}: ran out of memory while reading it ({} were in use; the memory limit is {}; {})", label,
-                           budget.used(), budget.limit(), raiseHint("memory"))};
+  return Error{fmt::format("{}: ran out of memory while reading it, with {} counted at most against the memory limit of "
+                           "{} (the system refused more; {})",
+                           label, formatBytes(static_cast<int64_t>(std::min<uint64_t>(budget.peak(), INT64_MAX))),
+                           formatBytes(static_cast<int64_t>(std::min<uint64_t>(budget.limit(), INT64_MAX))),
+                           raiseHint("memory"))};
 }
 
 Result<Trace> load(const std::string& path, Progress* progress, ReadBudget& budget) {

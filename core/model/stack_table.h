@@ -4,6 +4,7 @@
 // of times, and thousands of frames share one file name; events keep a 4-byte stack id, frames
 // keep string ids, so a string shared by many frames costs its bytes once.
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -47,11 +48,18 @@ class StackTable {
   size_t stringCount() const { return strings_.size(); }
   size_t frameCount() const { return frames_.size(); }
   size_t stackCount() const { return stack_offsets_.size(); }
+  // Frames of all the stacks together.
+  size_t stackFrameCount() const { return stack_frames_.size(); }
   std::string_view string(uint32_t id) const { return id < strings_.size() ? strings_[id] : std::string_view(); }
   FrameView frame(uint32_t id) const;
   // Innermost frame first, as PyTorch writes them.
   std::span<const uint32_t> stack(uint32_t id) const;
 
+  // The longest run of slots any of its hash indexes may walk (the fuzzers check that no file
+  // makes it long: keys that collide).
+  size_t longestIndexRun() const {
+    return std::max({string_index_.longestRun(), frame_index_.longestRun(), stack_index_.longestRun()});
+  }
   // Bytes the table holds on the heap (the import's memory budget counts them).
   size_t bytesResident() const;
 

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/util/format_bytes.h"
 #include "core/util/keyed_hash.h"
 
 namespace sawtooth {
@@ -107,7 +108,24 @@ class AddressStates {
 
 }  // namespace
 
-Status checkTraceValues(const Trace& trace) {
+void settleBaselines(Trace& trace) {
+  std::string warnings;
+  for (DeviceInfo& d : trace.devices) {
+    for (auto [value, what] : {std::pair{&d.baseline_allocated, "allocated"}, std::pair{&d.baseline_reserved, "reserved"}}) {
+      if (*value >= 0) continue;
+      warnings += fmt::format("{}{}: the bytes {} before the trace began come out negative ({}: what the file lists "
+                              "at its end is less than what the trace itself leaves {}); counted from 0 instead",
+                              warnings.empty() ? "" : "; ", deviceLabel(d.device), what,
+                              *value == INT64_MIN ? std::string("-2^63") : "-" + formatBytes(-*value), what);
+      *value = 0;
+    }
+  }
+  if (warnings.empty()) return;
+  std::string& all = trace.meta["warnings"];
+  all += (all.empty() ? "" : "; ") + warnings;
+}
+
+Status checkTraceValues(const Trace& trace, int64_t max_size, std::string_view size_hint) {
   for (const DeviceInfo& d : trace.devices)
     if (d.device < kCpuDevice) return Error{fmt::format("device {} in the device table is not a device", d.device)};
   const EventStore& ev = trace.events;
@@ -121,6 +139,9 @@ Status checkTraceValues(const Trace& trace) {
   std::pair<int64_t, int64_t>* total = nullptr;
   for (size_t i = 0; i < ev.size(); ++i) {
     if (sizes[i] < 0) return Error{fmt::format("{}: size {} is negative", where(trace, i), sizes[i])};
+    if (sizes[i] > max_size)
+      return Error{fmt::format("{}: size {} is more than any device holds (the size limit, {} bytes{}{})", where(trace, i),
+                               sizes[i], max_size, size_hint.empty() ? "" : "; ", size_hint)};
     if (devices[i] != last_device) {
       if (devices[i] < kCpuDevice) return Error{fmt::format("{}: device {} is not a device", where(trace, i), devices[i])};
       last_device = devices[i];

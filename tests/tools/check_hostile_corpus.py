@@ -2,15 +2,19 @@
 """Runs `sawtooth-trace info --json` (or the command an entry names) on every file of the hostile corpus
 (tests/make_hostile_corpus.py) as an attacker's victim would: with a 1 GB address-space limit and a
 10 s timeout. Each file must be refused with its message, or flagged, or read, as manifest.json says;
-never a crash, a signal, a timeout, or a file written beside the input. Each line printed gives the
-time and the peak resident memory of the run.
+never a crash, a signal, a timeout, or a file written beside the input. Each .sawtooth file is read
+once more under strace: no file beside it may be opened for writing, written, truncated, made,
+renamed or removed (SQLite's -wal and -shm included). Each line printed gives the time and the peak
+resident memory of the run.
 
 Usage: check_hostile_corpus.py SAWTOOTH_TRACE SAMPLES_DIR CORPUS_DIR
 (the corpus is generated into CORPUS_DIR first, when its manifest is missing or older than the generator)
 """
 import json
 import os
+import re
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -78,6 +82,15 @@ def check(entry, tool, corpus):
     elif "args" in entry:
         if returncode != 0:
             return f"expected exit 0, got {returncode}: {stderr.strip()[-300:]}"
+        label = entry.get("label", "")
+        if label.startswith("printable:"):
+            # Text from the file must not reach the terminal raw, nor forge a line of the output.
+            raw = [c for c in stdout if (ord(c) < 0x20 and c != "\n") or 0x7F <= ord(c) <= 0x9F or c == "\u202e"]
+            if raw:
+                return f"the output holds raw control characters: {sorted(set(map(ascii, raw)))}"
+            forged = label.split(":", 1)[1]
+            if any(line == forged for line in stdout.splitlines()):
+                return f"a name forged the output line {forged!r}"
     else:
         if returncode != 0:
             return f"expected exit 0, got {returncode}: {stderr.strip()[-300:]}"
@@ -99,6 +112,43 @@ def check(entry, tool, corpus):
     return None
 
 
+WRITING_FLAGS = ("O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND")
+# System calls that write or make files, traced with -y so that each descriptor shows its path.
+TRACED = "open,openat,openat2,creat,truncate,ftruncate,write,pwrite64,writev,pwritev,pwritev2,fallocate," \
+         "unlink,unlinkat,rename,renameat,renameat2,mkdir,mkdirat,link,linkat,symlink,symlinkat"
+
+
+def strace_check(entry, tool, corpus):
+    """Runs the entry again under strace and names every system call that opened a file beside the
+    input for writing, wrote to one, truncated, made, renamed or removed one."""
+    path = os.path.join(corpus, entry["file"])
+    folder = os.path.realpath(os.path.dirname(path)) + os.sep
+    args = [a.replace("{file}", path) for a in entry.get("args", ["info", "--json", "{file}"])]
+    with tempfile.TemporaryDirectory() as tmp:
+        log = os.path.join(tmp, "strace.log")
+        r = subprocess.run(["strace", "-f", "-qq", "-y", "-e", "trace=" + TRACED, "-o", log, tool] + args,
+                           capture_output=True, timeout=10 * TIMEOUT_S, preexec_fn=limit)
+        if r.returncode < 0:
+            return f"killed by signal {-r.returncode} under strace"
+        calls = open(log).read().splitlines()
+    found = []
+    for line in calls:
+        call = re.sub(r"^\d+\s+", "", line)
+        name = call.split("(", 1)[0]
+        paths = re.findall(r'"((?:[^"\\]|\\.)*)"', call) + re.findall(r"<([^<>]*)>", call)
+        beside = [p for p in paths if os.path.realpath(p).startswith(folder)]
+        if not beside:
+            continue
+        if name in ("open", "openat", "openat2", "creat"):
+            if name == "creat" or any(flag in call for flag in WRITING_FLAGS):
+                found.append(call)
+        else:
+            found.append(call)
+    if found:
+        return "wrote beside the input: " + "; ".join(found[:4]) + (f" (and {len(found) - 4} more)" if len(found) > 4 else "")
+    return None
+
+
 def main():
     if len(sys.argv) != 4:
         print(__doc__, file=sys.stderr)
@@ -109,8 +159,14 @@ def main():
     if not os.path.exists(manifest) or os.path.getmtime(manifest) < os.path.getmtime(generator):
         subprocess.run([sys.executable, generator, samples, corpus], check=True)
     entries = json.load(open(manifest))
+    if not shutil.which("strace"):
+        print("FAIL strace is not installed (Debian's strace; scripts/setup.sh installs it): the .sawtooth files "
+              "cannot be checked for writes beside them")
+        return 1
     for entry in entries:
         why = check(entry, tool, corpus)
+        if not why and entry["file"].endswith(".sawtooth"):
+            why = strace_check(entry, tool, corpus)
         if why:
             failures.append(f"{entry['file']}: {why}")
             print(f"FAIL {entry['file']}: {why}")

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "core/analysis/trace_summary.h"
 #include "core/io/file_bytes.h"
 #include "core/io/jax_profile_importer.h"
@@ -215,6 +217,7 @@ TEST(JaxProfile, ASampleClaimingMillionsOfBuffersStopsAtTheLimits) {
   ASSERT_LT(profile.size(), 200u);
   ReadLimits small;
   small.max_memory = 64 << 20;
+  small.max_amplification = uint64_t{1} << 30;  // else the amplification limit comes first
   auto trace = loadTraceFromBytes(profile, "bomb.prof", nullptr, small);
   ASSERT_FALSE(trace.ok());
   EXPECT_NE(trace.error().message.find("memory"), std::string::npos) << trace.error().message;
@@ -224,6 +227,52 @@ TEST(JaxProfile, ASampleClaimingMillionsOfBuffersStopsAtTheLimits) {
   auto counted = loadTraceFromBytes(profile, "bomb.prof", nullptr, few);
   ASSERT_FALSE(counted.ok());
   EXPECT_NE(counted.error().message.find("more than 1000 events"), std::string::npos) << counted.error().message;
+}
+
+// Past the first 2^20 events, at most 16 events a byte of input: a sample of a few bytes claiming
+// millions of buffers is refused at once, naming the limit; raised, the same file reads.
+TEST(JaxProfile, AFewBytesStandForAtMostTheAmplificationLimit) {
+  const uint64_t buffers = (uint64_t{1} << 20) + (uint64_t{1} << 17);
+  const std::string profile = profileHeader() + buffer(buffers, buffers * 512, 9) + stringTable();
+  auto trace = loadTraceFromBytes(profile, "bomb.prof");
+  ASSERT_FALSE(trace.ok());
+  EXPECT_NE(trace.error().message.find(fmt::format("sample 0: 1048577 events from {} bytes of input", profile.size())),
+            std::string::npos)
+      << trace.error().message;
+  EXPECT_NE(trace.error().message.find("(the amplification limit; raise it with --limit amplification=N)"),
+            std::string::npos);
+  ReadLimits raised;
+  raised.max_amplification = 100000;
+  auto read = loadTraceFromBytes(profile, "bomb.prof", nullptr, raised);
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  EXPECT_EQ(read->events.size(), buffers);
+}
+
+// A location of 2,000 lines listed 1,000 times is a stack of 2 M frames from a few kilobytes:
+// refused at the amplification limit instead of built (100 M frames a sample took 84 s and 3.8 GB).
+TEST(JaxProfile, ALocationListedOverAndOverIsHeldToTheAmplificationLimit) {
+  std::string lines;
+  for (uint64_t line = 1; line <= 2000; ++line) lines += len(4, num(1, 1) + num(2, line));
+  std::string refs;
+  for (int i = 0; i < 1000; ++i) refs += varint(1);
+  const std::string sample = len(2, len(1, refs) + packed(2, {1, 512}) + label(5, 6) + label(8, 9));
+  const std::string profile =
+      profileHeader() + sample + len(4, num(1, 1) + lines) + len(5, num(1, 1) + num(2, 10) + num(4, 11)) + stringTable();
+  ASSERT_LT(profile.size(), 20000u);
+  auto trace = loadTraceFromBytes(profile, "deep.prof");
+  ASSERT_FALSE(trace.ok());
+  EXPECT_NE(trace.error().message.find("stack frames from"), std::string::npos) << trace.error().message;
+  EXPECT_NE(trace.error().message.find("the amplification limit"), std::string::npos);
+  // Listed 100 times, the same location makes a stack of 200,000 frames: read, as it says.
+  std::string few;
+  for (int i = 0; i < 100; ++i) few += varint(1);
+  const std::string ok_profile = profileHeader() + len(2, len(1, few) + packed(2, {1, 512}) + label(5, 6) + label(8, 9)) +
+                                 len(4, num(1, 1) + lines) + len(5, num(1, 1) + num(2, 10) + num(4, 11)) + stringTable();
+  auto ok = loadTraceFromBytes(ok_profile, "deep.prof");
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  ASSERT_EQ(ok->stacks.stackCount(), 1u);
+  EXPECT_EQ(ok->stacks.stack(0).size(), 200000u);
+  EXPECT_EQ(ok->stacks.frameCount(), 2000u);
 }
 
 TEST(JaxProfile, OddSamplesAreKeptAndFlagged) {

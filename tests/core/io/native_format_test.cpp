@@ -219,6 +219,66 @@ TEST(NativeFormat, AMissingWalIsNamed) {
   EXPECT_EQ(folderListing(copy_folder), (std::vector<std::string>{"run.sawtooth"}));
 }
 
+std::string fileBytes(const std::string& path) {
+  auto bytes = readFileBytes(path);
+  return bytes.ok() ? *bytes : std::string("(unreadable)");
+}
+
+// A recording killed mid-run: its -wal and -shm stay beside it with no writer holding them. Copies
+// made while the writer is alive are such files.
+std::string killedRecording(const std::string& name, int events, bool keep_shm) {
+  const std::string folder = test::tempPath(name);
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder + "/live");
+  const std::string path = folder + "/live/run.sawtooth";
+  auto writer = NativeWriter::create(path);
+  EXPECT_TRUE(writer.ok());
+  const EventStore all = someEvents(events);
+  EXPECT_TRUE((*writer)->beginBatch().ok());
+  EXPECT_TRUE((*writer)->appendEvents(all, 0, static_cast<size_t>(events)).ok());
+  EXPECT_TRUE((*writer)->commitBatch().ok());
+  const std::string copy = folder + "/run.sawtooth";
+  for (const char* suffix : {"", "-wal", "-shm"})
+    if (keep_shm || std::string_view(suffix) != "-shm") std::filesystem::copy_file(path + suffix, copy + suffix);
+  return copy;
+}
+
+// SQLite's read-only mode opened the -wal O_RDWR|O_CREAT and, with no writer holding the -shm,
+// truncated and rewrote it. Read now, both keep every byte (tests/tools/check_hostile_corpus.py
+// checks the system calls under strace).
+TEST(NativeFormat, ReadingAKilledRecordingLeavesItsWalAndShmAsTheyWere) {
+  for (const bool keep_shm : {true, false}) {
+    const std::string path = killedRecording(keep_shm ? "killed" : "killed-no-shm", 300, keep_shm);
+    const std::string folder = std::filesystem::path(path).parent_path().string();
+    const auto listing = folderListing(folder);
+    const std::string wal = fileBytes(path + "-wal"), shm = keep_shm ? fileBytes(path + "-shm") : "";
+    const auto wal_time = std::filesystem::last_write_time(path + "-wal");
+    ASSERT_GT(wal.size(), 4096u);
+    auto back = loadTrace(path);
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(back->events.size(), 300u);  // every committed batch, from the -wal
+    EXPECT_EQ(folderListing(folder), listing);
+    EXPECT_EQ(fileBytes(path + "-wal"), wal);
+    EXPECT_EQ(std::filesystem::last_write_time(path + "-wal"), wal_time);
+    if (keep_shm) EXPECT_EQ(fileBytes(path + "-shm"), shm);
+  }
+}
+
+// A -wal is read whole when no writer keeps its index: past the journal limit it is refused
+// before anything is read (a 4 GB sparse -wal was copied for 29 s).
+TEST(NativeFormat, AWalPastTheJournalLimitIsRefused) {
+  const std::string path = killedRecording("killed-large", 300, false);
+  ReadLimits small;
+  small.max_journal = 1024;
+  auto back = loadTrace(path, nullptr, small);
+  ASSERT_FALSE(back.ok());
+  EXPECT_NE(back.error().message.find("its -wal file holds"), std::string::npos) << back.error().message;
+  EXPECT_NE(back.error().message.find("more than the journal limit of 1.0 kB (raise it with --limit journal=N)"),
+            std::string::npos)
+      << back.error().message;
+  EXPECT_TRUE(loadTrace(path).ok());
+}
+
 TEST(NativeFormat, SqliteCanQueryNamedEvents) {
   auto original = loadTrace(test::dataPath("anatomy_adam_snapshot.pickle"));
   ASSERT_TRUE(original.ok());

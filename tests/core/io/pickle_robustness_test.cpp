@@ -60,5 +60,26 @@ TEST(PickleRobustness, RandomCorruptionNeverCrashes) {
   EXPECT_EQ(errors + parsed, 900u);
 }
 
+// PUTs far past the memo's end, each one more slot than a pickle could have stored by then: refused
+// at the first, where a 20 KB file used to grow the memo to the memory limit.
+TEST(PickleRobustness, MemoKeysPastWhatThePickleCouldHaveStoredAreRefused) {
+  std::string body = "\x80\x04";
+  for (uint32_t k = 1; body.size() < 20000; ++k) {
+    const uint32_t key = k << 20;
+    body += "Nr";
+    body.append(reinterpret_cast<const char*>(&key), 4);
+  }
+  auto trace = loadTraceFromBytes(body + ".", "memo.pickle");
+  ASSERT_FALSE(trace.ok());
+  EXPECT_NE(trace.error().message.find("byte 3: LONG_BINPUT index 1048576 is far past the memo's end (0): no pickle "
+                                       "stores that many values in its first 8 bytes"),
+            std::string::npos)
+      << trace.error().message;
+  // A gap within what could have been stored is read as Python reads it.
+  auto near = loadTraceFromBytes(std::string("\x80\x02NNNNq\x03") + "0h\x03.", "near.pickle");
+  EXPECT_FALSE(near.ok());  // None is not a snapshot, but the memo took it
+  EXPECT_EQ(near.error().message.find("far past"), std::string::npos) << near.error().message;
+}
+
 }  // namespace
 }  // namespace sawtooth

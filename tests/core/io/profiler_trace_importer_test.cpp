@@ -59,6 +59,38 @@ TEST(ProfilerTrace, OutOfMemoryEventsAreOomActions) {
   EXPECT_EQ(trace->events.tNs()[1], 1500);
 }
 
+std::string memoryEvent(const std::string& bytes, const std::string& ts = "1.0") {
+  return R"({"traceEvents": [{"ph": "i", "name": "[memory]", "ts": )" + ts +
+         R"(, "args": {"Addr": 4096, "Bytes": )" + bytes + R"(, "Device Id": 0, "Device Type": 1}}]})";
+}
+
+// Numbers that do not fit were read as 0, NaN and Infinity as numbers, 1e300 as -2^63 (then
+// blamed on a free): now each is refused with the event and what it holds.
+TEST(ProfilerTrace, NumbersThatAreNotWhatTheFieldHoldsAreRefusedWithTheirPlace) {
+  for (const char* bytes : {"1e300", "1180591620717411303424", "512.5", "\"NaN\"", "\"Infinity\"", "true", "-9223372036854775808"}) {
+    auto trace = loadTraceFromBytes(memoryEvent(bytes), "t.json");
+    ASSERT_FALSE(trace.ok()) << bytes;
+    EXPECT_NE(trace.error().message.find(std::string("traceEvents[0] ([memory]): args.Bytes is ") + bytes +
+                                         ", not a whole number of bytes within 64 bits"),
+              std::string::npos)
+        << trace.error().message;
+  }
+  for (const char* ts : {"NaN", "\"NaN\"", "\"-Infinity\"", "\"1.0x\""}) {
+    auto trace = loadTraceFromBytes(memoryEvent("512", ts), "t.json");
+    ASSERT_FALSE(trace.ok()) << ts;
+    EXPECT_NE(trace.error().message.find(std::string("ts is ") + ts + ", not a finite number of microseconds"),
+              std::string::npos)
+        << trace.error().message;
+  }
+  // What writers do write: integers, whole numbers written as doubles, quoted numbers.
+  for (const char* bytes : {"512", "512.0", "\"512\"", "5.12e2"}) {
+    auto trace = loadTraceFromBytes(memoryEvent(bytes), "t.json");
+    ASSERT_TRUE(trace.ok()) << bytes << ": " << trace.error().message;
+    ASSERT_EQ(trace->events.size(), 1u);
+    EXPECT_EQ(trace->events.sizes()[0], 512) << bytes;
+  }
+}
+
 TEST(ProfilerTrace, BadJsonIsExplained) {
   auto notTrace = loadTraceFromBytes("[1,2]", "numbers.json");
   ASSERT_FALSE(notTrace.ok());

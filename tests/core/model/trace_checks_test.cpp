@@ -1,5 +1,5 @@
-// The anomalies a trace is checked for: real ones are counted, formats that record no addresses
-// raise none.
+// The checks every trace passes: anomalies are counted (formats that record no addresses raise
+// none), sizes no device holds are refused, a negative starting balance is counted from 0.
 
 #include "core/model/trace_checks.h"
 
@@ -54,6 +54,43 @@ TEST(TraceChecks, ValidFilesWithoutAddressesRaiseNoWarnings) {
     EXPECT_EQ(countOf(*t, AnomalyKind::FreeWithoutAlloc), 0u) << name;
     EXPECT_EQ(countOf(*t, AnomalyKind::DoubleFree), 0u) << name;
   }
+}
+
+Trace oneAlloc(int64_t size) {
+  Trace trace;
+  trace.deviceInfo(0);
+  Event e;
+  e.size = size;
+  trace.events.push(e);
+  return trace;
+}
+
+TEST(TraceChecks, ASizeNoDeviceHoldsIsRefusedWithTheLimitsName) {
+  EXPECT_TRUE(checkTraceValues(oneAlloc(int64_t{1} << 50), int64_t{1} << 50, "raise it").ok());
+  const Status st = checkTraceValues(oneAlloc(INT64_MAX), int64_t{1} << 50, "raise it with --limit size=N");
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message,
+            "event 0 (alloc on cuda:0): size 9223372036854775807 is more than any device holds (the size limit, "
+            "1125899906842624 bytes; raise it with --limit size=N)");
+}
+
+TEST(TraceChecks, ANegativeBaselineIsCountedFromZeroAndSaidSo) {
+  Trace trace = oneAlloc(4096);
+  trace.deviceInfo(0).baseline_allocated = -4096;
+  trace.deviceInfo(1).baseline_reserved = INT64_MIN;
+  settleBaselines(trace);
+  EXPECT_EQ(trace.device(0)->baseline_allocated, 0);
+  EXPECT_EQ(trace.device(1)->baseline_reserved, 0);
+  EXPECT_EQ(trace.meta["warnings"],
+            "cuda:0: the bytes allocated before the trace began come out negative (-4.1 kB: what the file lists at its "
+            "end is less than what the trace itself leaves allocated); counted from 0 instead; cuda:1: the bytes "
+            "reserved before the trace began come out negative (-2^63: what the file lists at its end is less than "
+            "what the trace itself leaves reserved); counted from 0 instead");
+  Trace fine = oneAlloc(4096);
+  fine.deviceInfo(0).baseline_allocated = 8192;
+  settleBaselines(fine);
+  EXPECT_EQ(fine.device(0)->baseline_allocated, 8192);
+  EXPECT_EQ(fine.meta.count("warnings"), 0u);
 }
 
 }  // namespace

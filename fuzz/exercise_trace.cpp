@@ -1,6 +1,10 @@
 #include "fuzz/exercise_trace.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <ostream>
+#include <string>
 #include <streambuf>
 
 #include "core/analysis/allocator_history.h"
@@ -57,12 +61,37 @@ void exerciseAllocator(const Trace& trace, int16_t device) {
   (void)siteTable(live, names);
 }
 
+[[noreturn]] void broken(const std::string& what) {
+  std::fprintf(stderr, "%s\n", what.c_str());
+  std::abort();
+}
+
+// What a terminal would obey: control characters but the newline, DEL, C1 controls.
+void expectPrintable(const std::string& text, const char* what) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const bool c1 = c == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+                    static_cast<unsigned char>(text[i + 1]) <= 0x9f;
+    if ((c < 0x20 && c != '\n') || c == 0x7f || c1) broken(std::string(what) + " prints a raw control character");
+  }
+}
+
 }  // namespace
 
+void checkAmplification(const Trace& trace, size_t input_bytes, uint64_t floor) {
+  const uint64_t cap = std::max<uint64_t>(floor, uint64_t{16} * input_bytes);
+  if (trace.events.size() > cap || trace.stacks.stackFrameCount() > cap)
+    broken("the trace holds " + std::to_string(trace.events.size()) + " events and " +
+           std::to_string(trace.stacks.stackFrameCount()) + " stack frames from " + std::to_string(input_bytes) +
+           " bytes: past the amplification limit");
+}
+
 void exerciseTrace(const Trace& trace) {
+  if (trace.stacks.longestIndexRun() > 256)
+    broken("an interning index walks " + std::to_string(trace.stacks.longestIndexRun()) + " slots: keys collide");
   const TraceSummary summary = summarize(trace);
   (void)summaryJson(trace, summary);
-  (void)summaryText(trace, summary);
+  expectPrintable(summaryText(trace, summary), "info");
   for (DeviceId device : trace.deviceIds()) {
     const DeviceSeries ds = buildDeviceSeries(trace, device);
     for (const Series* s : ds.all()) {
@@ -71,7 +100,10 @@ void exerciseTrace(const Trace& trace) {
     }
     exerciseAllocator(trace, device);
   }
-  if (auto diff = diffTraces(trace, "a", trace, "b")) (void)diffJson(*diff);
+  if (auto diff = diffTraces(trace, "a", trace, "b")) {
+    (void)diffJson(*diff);
+    expectPrintable(diffText(*diff), "diff");
+  }
   NullBuffer sink;
   std::ostream out(&sink);
   writeSeriesCsv(trace, out);

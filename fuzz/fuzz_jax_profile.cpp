@@ -28,10 +28,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // a small memory limit the importer refuses those, so that exercising what it does read stays
   // within the fuzzer's time limit per input (16 MB still let 2.3 KB make 262 k events, whose
   // exports took 8 s under the sanitizers; 4 MB holds about 65 k).
+  // The amplification limit from 4096 events on (not 2^20), so that small inputs reach it: a
+  // sample's count, a location's lines listed again and again.
   ReadLimits limits;
   limits.max_memory = uint64_t{4} << 20;
+  limits.amplification_floor = 4096;
   ReadBudget budget(limits);
   auto trace = importJaxMemoryProfile(bytes, "", nullptr, &budget);
-  if (trace) fuzz::exerciseTrace(*trace);
+  if (!trace) return 0;
+  fuzz::checkAmplification(*trace, size, limits.amplification_floor);
+  fuzz::exerciseTrace(*trace);
   return 0;
 }

@@ -24,6 +24,7 @@ using namespace sawtooth;
 ReadLimits fuzzLimits() {
   ReadLimits limits;
   limits.max_memory = uint64_t{512} << 20;
+  limits.amplification_floor = 4096;  // reached by small inputs
   return limits;
 }
 
@@ -83,6 +84,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       disagree("errors: " + decoded.error().message + " / " + generic.error().message);
   }
   auto trace = loadTraceFromBytes(*owner, "fuzz", nullptr, limits);
-  if (trace) fuzz::exerciseTrace(*trace);
+  if (!trace) return 0;
+  fuzz::checkAmplification(*trace, size, limits.amplification_floor);
+  fuzz::exerciseTrace(*trace);
   return 0;
 }

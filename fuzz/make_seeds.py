@@ -155,6 +155,56 @@ def jax_profile_seeds():
     write("jax_profile", "seed_cpu_cut.pb", profile[:len(profile) // 3])
 
 
+def hostile():
+    """tests/make_hostile_corpus.py: the keys built to collide under the old fixed hashes, the pprof
+    encoder and the snapshot shape."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("hostile", os.path.join("tests", "make_hostile_corpus.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def structure_seeds():
+    """Structure the fuzzers never made on their own (issue 28): keys built to collide, a few bytes
+    that stand for many events or frames, memo keys far past the memo, numbers that do not fit."""
+    h = hostile()
+    lines = h.colliding_frame_lines(0, 1, 500)
+    frames = [{"name": "f", "filename": "x.py", "line": line} for line in lines]
+    write("snapshot", "collide_frames_p4.pickle", pickle.dumps(h.snapshot([h.event("alloc", 4096, 512, 1, frames)]), protocol=4))
+    events = [h.event("alloc", addr, 512, k + 1) for k, addr in enumerate(h.colliding_addresses(200))]
+    write("snapshot", "collide_addresses_p4.pickle", pickle.dumps(h.snapshot(events), protocol=4))
+    body = b"\x80\x04" + b"".join(b"Nr" + (k << 20).to_bytes(4, "little") for k in range(1, 9))
+    write("snapshot", "memo_gaps_p4.pickle", body + b".")
+
+    strings, buffer = h.PPROF_STRINGS, [(5, 6), (7, 8)]
+    locations = [(i + 1, [(1, line)]) for i, line in enumerate(lines)]
+    write("jax_profile", "collide_frames.prof",
+          h.pprof(strings, [(list(range(1, 501)), [1, 512], buffer)], locations, [(1, 9, 10)]))
+    write("jax_profile", "location_listed_often.prof",
+          h.pprof(strings, [([1] * 400, [1, 512], buffer)], [(1, [(1, n) for n in range(1, 101)])], [(1, 9, 10)]))
+    write("jax_profile", "count_2_20.prof", h.pprof(strings, [([], [1 << 20, 512 << 20], buffer)]))
+    long_strings = strings + ["L" * 4096]
+    write("jax_profile", "long_string_everywhere.prof",
+          h.pprof(long_strings, [([], [1, 512], buffer + [(11, 11)] * 500)]) + h._pb_packed(13, [11] * 500))
+
+    rows = ",".join(f"({i},'f','x.py',{line})" for i, line in enumerate(lines[:200]))
+    stack = ",".join(f"(0,{i},{i})" for i in range(200))
+    write("native", "collide_frames.sql",
+          b"\x00" + f"INSERT INTO frames VALUES{rows};INSERT INTO stacks VALUES{stack};"
+                    f"INSERT INTO events VALUES(0, 1000, 0, 0, 0, 4096, 512, 0, 0, NULL, 0, NULL);".encode())
+
+    memory = {"ph": "i", "name": "[memory]", "pid": 1, "tid": 1, "ts": 1.0,
+              "args": {"Addr": 4096, "Bytes": 512, "Total Allocated": 512, "Total Reserved": 0, "Device Id": 0,
+                       "Device Type": 1}}
+    text = json.dumps({"traceEvents": [memory, dict(memory, ts="2.5"), dict(memory, ts=3)]})
+    text = text.replace('"Bytes": 512', '"Bytes": "512"', 1).replace('"ts": 3', '"ts": 3e0', 1)
+    write("profiler_trace", "numbers_as_written.json", text.encode())
+    write("profiler_trace", "numbers_that_do_not_fit.json",
+          json.dumps({"traceEvents": [memory, {"ph": "X", "cat": "cpu_op", "name": "mm", "ts": 1, "dur": 1e300},
+                                      dict(memory, args=dict(memory["args"], Bytes=1e300))]}).encode())
+
+
 FOUND_PREFIXES = ("regression-", "crash-", "timeout-")
 
 
@@ -181,6 +231,7 @@ def main():
     native_seeds()
     memory_timeline_seeds()
     jax_profile_seeds()
+    structure_seeds()
     for target in sorted(os.listdir(OUT)):
         files = os.listdir(os.path.join(OUT, target))
         size = sum(os.path.getsize(os.path.join(OUT, target, f)) for f in files)

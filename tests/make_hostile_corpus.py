@@ -400,10 +400,11 @@ def collisions(out, samples):
            label="events:150000")
     # std::hash of an integer is the integer: 170,000 multiples of 172,933 (libstdc++'s bucket count
     # from 85,229 entries on) share one bucket of every address-keyed std::unordered_map. `diff`
-    # follows the blocks alive at each peak in such maps.
+    # and `ladder` follow the blocks alive in such maps (more than 120 s and 64 s before).
     events = [event("alloc", 172_933 * (k + 1), 512, k + 1) for k in range(170_000)]
     name = write(out, "collisions/addresses_multiple_of_bucket_count.pickle", pickle.dumps(snapshot(events), protocol=4))
     expect(name, "ok", args=["diff", "{file}", "{file}"])
+    expect(name, "ok", args=["ladder", "{file}"])
 
 
 # ---- amplification (issue 28): structures that make a few bytes cost much, counted against the

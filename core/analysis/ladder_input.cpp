@@ -10,6 +10,7 @@
 
 #include "core/analysis/experiment_results.h"
 #include "core/analysis/ladder_blocks.h"
+#include "core/util/keyed_hash.h"
 
 namespace sawtooth {
 namespace {
@@ -398,9 +399,11 @@ Result<LadderInput> ladderInput(const Trace& trace, const LadderSelection& selec
   // One pass over the device's allocator events: what is alive when the run begins, then the run's
   // own allocations and frees. Blocks from before the trace (a snapshot's baseline) are one block.
   const EventStore& ev = trace.events;
-  std::unordered_map<uint64_t, uint32_t> live;  // address -> block
-  std::vector<LadderBlock> before;              // alive before the run, in the order they were made
-  std::unordered_map<uint64_t, uint32_t> before_live;
+  // Addresses come from the file: keyed (std::hash of an address is the address, which a file can
+  // choose to fill one bucket).
+  std::unordered_map<uint64_t, uint32_t, KeyedHash> live;  // address -> block
+  std::vector<LadderBlock> before;                         // alive before the run, in the order they were made
+  std::unordered_map<uint64_t, uint32_t, KeyedHash> before_live;
   int64_t baseline = 0;
   if (const DeviceInfo* d = trace.device(in.device); d && !w.own_events_only) baseline = d->baseline_allocated;
   int64_t reserved = 0, reserved_peak = 0;
@@ -415,8 +418,13 @@ Result<LadderInput> ladderInput(const Trace& trace, const LadderSelection& selec
     const bool mine = inRun(ev, i, w);
     if (!started && mine && allocatedSign(a) != 0) {
       started = true;
-      // Blocks alive now are where the run starts from.
-      for (const auto& [addr, b] : before_live) {
+      // Blocks alive now are where the run starts from, in the order they were made (not the
+      // keyed table's, which changes from run to run).
+      std::vector<std::pair<uint32_t, uint64_t>> alive;
+      alive.reserve(before_live.size());
+      for (const auto& [addr, b] : before_live) alive.emplace_back(b, addr);
+      std::sort(alive.begin(), alive.end());
+      for (const auto& [b, addr] : alive) {
         live[addr] = static_cast<uint32_t>(blocks.size());
         blocks.push_back(before[b]);
       }

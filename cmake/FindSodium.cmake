@@ -3,7 +3,9 @@
 find_path(Sodium_INCLUDE_DIR sodium.h)
 find_library(Sodium_LIBRARY NAMES sodium)
 include(FindPackageHandleStandardArgs)
-find_package_handle_standard_args(Sodium REQUIRED_VARS Sodium_LIBRARY Sodium_INCLUDE_DIR)
+find_package_handle_standard_args(Sodium REQUIRED_VARS Sodium_LIBRARY Sodium_INCLUDE_DIR
+  REASON_FAILURE_MESSAGE "every reader hashes the keys it takes from a file with libsodium's SipHash: install \
+Debian's libsodium-dev (scripts/setup.sh does), or name its prefix in CMAKE_PREFIX_PATH")
 if(Sodium_FOUND AND NOT TARGET Sodium::Sodium)
   add_library(Sodium::Sodium UNKNOWN IMPORTED)
   set_target_properties(Sodium::Sodium PROPERTIES IMPORTED_LOCATION "${Sodium_LIBRARY}"

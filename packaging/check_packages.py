@@ -90,8 +90,8 @@ def check_control(deb, fields):
     names = depends_names(fields)
     wanted = {
         "sawtooth": ["libqt6core6", "libqt6gui6", "libqt6widgets6", "libqt6charts6", "libqt6svg6",
-                     "libsqlite3-0", "zlib1g", "libsimdjson14", "libfmt9", "libc6", "libstdc++6"],
-        "sawtooth-recorder": ["libsqlite3-0", "zlib1g", "libsimdjson14", "libfmt9", "libc6", "libstdc++6", "libgcc-s1"],
+                     "libsqlite3-0", "zlib1g", "libsodium23", "libsimdjson14", "libfmt9", "libc6", "libstdc++6"],
+        "sawtooth-recorder": ["libsqlite3-0", "zlib1g", "libsodium23", "libsimdjson14", "libfmt9", "libc6", "libstdc++6", "libgcc-s1"],
     }.get(package)
     if wanted is None:
         fail(f"{deb}: unknown package {package}")

@@ -103,9 +103,8 @@ class ProfileReader {
   // Each warning once, and a few kinds at most (a file can make one per sample).
   void warn(const std::string& w) {
     if (warned_.count(w)) return;
-    if (warned_.size() == kMaxWarnings) {
-      if (!warned_.count("…")) warnings_ += "; and other warnings";
-      warned_.insert("…");
+    if (warned_.size() >= kMaxWarnings) {
+      if (warned_.insert("…").second) warnings_ += "; and other warnings";
       return;
     }
     warned_.insert(w);

@@ -164,6 +164,21 @@ TEST(LadderInput, TheRunIsItsBlocksAndOps) {
   EXPECT_EQ(in.repeated.forward[0][1].begin, 2u);
 }
 
+// The blocks alive when the run begins come first, in the order they were made: not in the order
+// of the table that holds them by address (keyed per process, so it differs from run to run).
+TEST(LadderInput, BlocksAliveAtTheStartComeInTheOrderTheyWereMade) {
+  StepBuilder b;
+  for (int64_t units = 1; units <= 64; ++units) b.before(units, Category::Parameter);
+  b.phase("forward");
+  b.a(100, Category::Activation);
+  const LadderInput in = inputOf(b.trace());
+  ASSERT_GE(in.blocks.size(), 65u);
+  for (int64_t i = 0; i < 64; ++i) {
+    EXPECT_EQ(in.blocks[static_cast<size_t>(i)].bytes, (i + 1) * u) << i;
+    EXPECT_EQ(in.blocks[static_cast<size_t>(i)].alloc_op, -1) << i;
+  }
+}
+
 TEST(LadderInput, UnknownRunIsAnError) {
   auto in = ladderInput(chainOfBlocks(), LadderSelection{"nope", std::nullopt});
   ASSERT_FALSE(in.ok());

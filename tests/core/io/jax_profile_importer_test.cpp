@@ -5,6 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
+
 #include <fmt/format.h>
 
 #include "core/analysis/trace_summary.h"
@@ -229,6 +234,42 @@ TEST(JaxProfile, ASampleClaimingMillionsOfBuffersStopsAtTheLimits) {
   EXPECT_NE(counted.error().message.find("more than 1000 events"), std::string::npos) << counted.error().message;
 }
 
+// Caps the process's address space at what it uses now and `headroom` more, then reads the
+// profile: the exit code for EXPECT_EXIT, the error on stderr.
+int readUnderAddressSpaceCap(const std::string& profile, rlim_t headroom) {
+  ReadLimits roomy;
+  roomy.max_memory = uint64_t{16} << 30;
+  roomy.max_amplification = uint64_t{1} << 30;
+  long pages = 0;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld", &pages) != 1) pages = 0;
+    std::fclose(f);
+  }
+  rlimit limit;
+  limit.rlim_cur = limit.rlim_max = static_cast<rlim_t>(pages) * static_cast<rlim_t>(sysconf(_SC_PAGESIZE)) + headroom;
+  if (pages == 0 || setrlimit(RLIMIT_AS, &limit) != 0) return 3;
+  auto trace = loadTraceFromBytes(profile, "bomb.prof", nullptr, roomy);
+  std::fprintf(stderr, "%s\n", trace.ok() ? "read" : trace.error().message.c_str());
+  return trace.ok() ? 1 : 0;
+}
+
+// Under `ulimit -v` the system may refuse what the memory limit allows: the error value says how
+// much the reader had counted by then (it said "0 were in use": what a structure held was handed
+// back as the exception left it). In a child process, whose address space is capped.
+TEST(JaxProfile, AnAllocationTheSystemRefusesSaysHowMuchWasCounted) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves more address space than the cap leaves";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  GTEST_SKIP() << "AddressSanitizer reserves more address space than the cap leaves";
+#endif
+#endif
+  const std::string profile = profileHeader() + buffer(uint64_t{1} << 23, uint64_t{1} << 32, 9) + stringTable();
+  EXPECT_EXIT(std::_Exit(readUnderAddressSpaceCap(profile, 96 << 20)), ::testing::ExitedWithCode(0),
+      "bomb.prof: ran out of memory while reading it, with [1-9][0-9.]* [kMG]B counted at most against the memory "
+      "limit of 17.18 GB \\(the system refused more; raise it with --max-memory SIZE\\)");
+}
+
 // Past the first 2^20 events, at most 16 events a byte of input: a sample of a few bytes claiming
 // millions of buffers is refused at once, naming the limit; raised, the same file reads.
 TEST(JaxProfile, AFewBytesStandForAtMostTheAmplificationLimit) {
@@ -273,6 +314,78 @@ TEST(JaxProfile, ALocationListedOverAndOverIsHeldToTheAmplificationLimit) {
   ASSERT_EQ(ok->stacks.stackCount(), 1u);
   EXPECT_EQ(ok->stacks.stack(0).size(), 200000u);
   EXPECT_EQ(ok->stacks.frameCount(), 2000u);
+}
+
+// Strings appended after stringTable()'s 14: their indices start at 14.
+std::string moreStrings(const std::vector<std::string>& strings) {
+  std::string out;
+  for (const std::string& text : strings) out += len(6, text);
+  return out;
+}
+
+// Each sample can raise a warning of its own (a kind of its own): 20 are kept, then one line says
+// there were more (every one was kept, each searched for in all the others before).
+TEST(JaxProfile, WarningsStopAtTwentyKinds) {
+  std::string samples;
+  std::vector<std::string> kinds;
+  for (uint64_t i = 0; i < 50; ++i) {
+    samples += len(2, packed(2, {1, 512}) + label(5, 14 + i) + label(8, 9));
+    kinds.push_back(fmt::format("kind_{}", i));
+  }
+  auto trace = loadTraceFromBytes(profileHeader() + samples + stringTable() + moreStrings(kinds), "kinds.prof");
+  ASSERT_TRUE(trace.ok()) << trace.error().message;
+  EXPECT_EQ(trace->events.size(), 50u);
+  const std::string& warnings = trace->meta["warnings"];
+  EXPECT_NE(warnings.find("samples of kind 'kind_19' (read as buffers)"), std::string::npos) << warnings;
+  EXPECT_EQ(warnings.find("kind_20"), std::string::npos) << warnings;
+  EXPECT_TRUE(warnings.ends_with("; and other warnings")) << warnings;
+}
+
+// A 'kind' or 'device' label is a word or two; one of hundreds of bytes is not what JAX writes.
+TEST(JaxProfile, ALongKindLabelIsRefused) {
+  const std::string profile = profileHeader() + len(2, packed(2, {1, 512}) + label(5, 14) + label(8, 9)) +
+                              stringTable() + moreStrings({std::string(300, 'x')});
+  auto trace = loadTraceFromBytes(profile, "kind.prof");
+  ASSERT_FALSE(trace.ok());
+  EXPECT_NE(trace.error().message.find("sample 0: a 'kind' label of 300 bytes (JAX writes a few)"), std::string::npos)
+      << trace.error().message;
+}
+
+// Comments are indices into the string table: one long string listed a thousand times was a
+// megabyte of text from a few kilobytes; the text stops past 64 KiB and says how many are left.
+TEST(JaxProfile, CommentsListingOneLongStringAreCut) {
+  std::string refs;
+  for (int i = 0; i < 1000; ++i) refs += varint(14);
+  const std::string profile = profileHeader() + buffer(1, 512, 9) + len(13, refs) + stringTable() +
+                              moreStrings({std::string(1000, 'c')});
+  auto trace = loadTraceFromBytes(profile, "comments.prof");
+  ASSERT_TRUE(trace.ok()) << trace.error().message;
+  const std::string& comments = trace->meta["pprof.comments"];
+  EXPECT_LT(comments.size(), 70000u);
+  EXPECT_TRUE(comments.ends_with("\n… 934 more")) << comments.substr(comments.size() - 40);
+}
+
+// The stacks the reader builds count against the memory limit: 1,000 samples, each listing its
+// own location and one of 1,000 lines, are a million frames (4 MB) from 40 kB of input.
+TEST(JaxProfile, TheStacksBuiltCountAgainstTheMemoryLimit) {
+  std::string lines;
+  for (uint64_t line = 1; line <= 1000; ++line) lines += len(4, num(1, 1) + num(2, line));
+  std::string profile = profileHeader() + len(4, num(1, 1) + lines);
+  for (uint64_t i = 0; i < 1000; ++i) {
+    profile += len(4, num(1, 2 + i) + len(4, num(1, 1) + num(2, 5000 + i)));
+    profile += len(2, packed(1, {2 + i, 1}) + packed(2, {1, 512}) + label(5, 6) + label(8, 9));
+  }
+  profile += len(5, num(1, 1) + num(2, 10) + num(4, 11)) + stringTable();
+  ASSERT_LT(profile.size(), 60000u);
+  auto read = loadTraceFromBytes(profile, "stacks.prof");
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  EXPECT_EQ(read->stacks.stackFrameCount(), 1001000u);
+  ReadLimits small;
+  small.max_memory = 6 << 20;
+  auto trace = loadTraceFromBytes(profile, "stacks.prof", nullptr, small);
+  ASSERT_FALSE(trace.ok());
+  EXPECT_NE(trace.error().message.find("memory"), std::string::npos) << trace.error().message;
+  EXPECT_NE(trace.error().message.find("stack"), std::string::npos) << trace.error().message;
 }
 
 TEST(JaxProfile, OddSamplesAreKeptAndFlagged) {

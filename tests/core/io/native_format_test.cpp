@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <filesystem>
 
+#include <fmt/format.h>
 #include <sqlite3.h>
 
 #include "core/analysis/trace_summary.h"
 #include "core/io/native_format.h"
 #include "core/io/summary_json.h"
 #include "core/io/trace_loader.h"
+#include "core/util/format_bytes.h"
 #include "tests/core/test_data.h"
 
 namespace sawtooth {
@@ -260,7 +262,9 @@ TEST(NativeFormat, ReadingAKilledRecordingLeavesItsWalAndShmAsTheyWere) {
     EXPECT_EQ(folderListing(folder), listing);
     EXPECT_EQ(fileBytes(path + "-wal"), wal);
     EXPECT_EQ(std::filesystem::last_write_time(path + "-wal"), wal_time);
-    if (keep_shm) EXPECT_EQ(fileBytes(path + "-shm"), shm);
+    if (keep_shm) {
+      EXPECT_EQ(fileBytes(path + "-shm"), shm);
+    }
   }
 }
 
@@ -277,6 +281,44 @@ TEST(NativeFormat, AWalPastTheJournalLimitIsRefused) {
             std::string::npos)
       << back.error().message;
   EXPECT_TRUE(loadTrace(path).ok());
+}
+
+// A file copied in the middle of a write transaction has a -journal beside it: rolling it back
+// means writing, so the database and the journal are copied into a private folder first, within
+// the journal limit (a 4 GB sparse -journal was copied whole).
+TEST(NativeFormat, AJournalToRollBackPastTheJournalLimitIsRefused) {
+  auto original = loadTrace(test::dataPath("anatomy_adam_snapshot.pickle"));
+  ASSERT_TRUE(original.ok()) << original.error().message;
+  const std::string folder = test::tempPath("hot-journal");
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder + "/copy");
+  const std::string path = folder + "/run.sawtooth", copy = folder + "/copy/run.sawtooth";
+  ASSERT_TRUE(writeNative(*original, path).ok());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "BEGIN; DELETE FROM events", nullptr, nullptr, nullptr), SQLITE_OK);
+  std::filesystem::copy_file(path, copy);
+  std::filesystem::copy_file(path + "-journal", copy + "-journal");  // the transaction is still open
+  ASSERT_EQ(sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  const uint64_t bytes = std::filesystem::file_size(copy) + std::filesystem::file_size(copy + "-journal");
+  ASSERT_GT(std::filesystem::file_size(copy + "-journal"), 4096u);
+
+  ReadLimits small;
+  ASSERT_TRUE(setLimit(small, fmt::format("journal={}", bytes - 1)).ok());
+  auto refused = loadTrace(copy, nullptr, small);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find(fmt::format("rolling back its -journal means copying it with the database, "
+                                                     "{} ({} bytes), more than the journal limit of",
+                                                     formatBytes(static_cast<int64_t>(bytes)), bytes)),
+            std::string::npos)
+      << refused.error().message;
+  EXPECT_NE(refused.error().message.find("(raise it with --limit journal=N)"), std::string::npos);
+  ASSERT_TRUE(setLimit(small, fmt::format("journal={}", bytes)).ok());
+  auto back = loadTrace(copy, nullptr, small);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->events.size(), original->events.size());
+  EXPECT_EQ(folderListing(folder + "/copy"), (std::vector<std::string>{"run.sawtooth", "run.sawtooth-journal"}));
 }
 
 TEST(NativeFormat, SqliteCanQueryNamedEvents) {

@@ -10,12 +10,13 @@
 #include "core/analysis/module_memory.h"
 #include "core/io/module_json.h"
 #include "core/io/trace_loader.h"
+#include "core/util/printable.h"
 
 namespace sawtooth::cli {
 namespace {
 
 int fail(const std::string& message) {
-  fmt::print(stderr, "sawtooth-trace: {}\n", message);
+  fmt::print(stderr, "sawtooth-trace: {}\n", printable(message));
   return 1;
 }
 

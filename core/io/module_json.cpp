@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/util/format_bytes.h"
+#include "core/util/printable.h"
 
 namespace sawtooth {
 namespace {
@@ -63,7 +64,8 @@ std::string modulesJson(const Trace& trace, const std::string& file, const Modul
 }
 
 std::string modulesText(const ModuleMemory& memory, int max_depth) {
-  std::string out = memory.headline + "\n\n";
+  // Module names come from the file: printable(), so that one cannot forge a line.
+  std::string out = printable(memory.headline) + "\n\n";
   out += fmt::format("{:<44} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>9} {:>10} {:>9}\n", "module",
                      "params", "grads", "optim", "activ", "temp", "other", "total", "fwd peak+", "fwd ms", "bwd peak+",
                      "bwd ms");
@@ -74,7 +76,7 @@ std::string modulesText(const ModuleMemory& memory, int max_depth) {
       const std::string& p = memory.rows[row->parent_row].name;
       if (label.size() > p.size() + 1 && label.starts_with(p)) label = label.substr(p.size() + 1);
     }
-    label = std::string(static_cast<size_t>(2 * row->depth), ' ') + label;
+    label = std::string(static_cast<size_t>(2 * row->depth), ' ') + printable(label);
     if (row->depth == max_depth && row->total.total() != row->self.total()) label += " (+)";
     const CategoryBytes& b = row->total;
     out += fmt::format("{:<44} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>9} {:>10} {:>9}\n", label,

@@ -1,10 +1,12 @@
-// The text sawtooth-trace prints (info, segments, diff): every string a file brings is escaped, so
+// The text sawtooth-trace prints (info, segments, diff, modules): every string a file brings is escaped, so
 // a name can neither drive the terminal nor forge a line of the output.
 
 #include <gtest/gtest.h>
 
 #include "core/analysis/trace_summary.h"
+#include "core/analysis/module_memory.h"
 #include "core/io/allocator_json.h"
+#include "core/io/module_json.h"
 #include "core/io/summary_json.h"
 
 namespace sawtooth {
@@ -70,6 +72,27 @@ TEST(TextOutput, SegmentsAndDiffEscapeNamesFromTheFile) {
   EXPECT_EQ(rawControls(text), "");
   EXPECT_FALSE(hasLine(text, "forged line")) << text;
   EXPECT_NE(text.find("train.py:3\\nforged line"), std::string::npos) << text;
+}
+
+// `sawtooth-trace modules`: module names come from the recording.
+TEST(TextOutput, ModulesEscapeNamesFromTheFile) {
+  ModuleMemory memory;
+  memory.headline = "At the peak in Net\x1b[2J";
+  ModuleRow root;
+  root.module = 0;
+  root.name = "Net";
+  ModuleRow child;
+  child.module = 1;
+  child.name = "Net.enc\nforged line";
+  child.parent_row = 0;
+  child.depth = 1;
+  child.self[Category::Activation] = child.total[Category::Activation] = 512;
+  root.total = child.total;
+  memory.rows = {root, child};
+  const std::string text = modulesText(memory, -1);
+  EXPECT_EQ(rawControls(text), "");
+  EXPECT_FALSE(hasLine(text, "forged line")) << text;
+  EXPECT_NE(text.find("  enc\\nforged line"), std::string::npos) << text;
 }
 
 }  // namespace

@@ -24,7 +24,7 @@ Status done(const sql::Statement& st) { return st.failed() ? Status(Error{st.err
 Result<std::unique_ptr<FileSummarySource>> FileSummarySource::open(const SummaryPlace& place, const ReadLimits& limits) {
   ReadBudget budget(limits);
   auto guard = makeGuard(budget, nullptr);
-  auto events_source = planOpen(place.events);
+  auto events_source = planOpen(place.events, limits);
   if (!events_source) return events_source.error();
   auto events = openSource(*events_source, guard, limits);
   if (!events) return events.error();
@@ -33,7 +33,7 @@ Result<std::unique_ptr<FileSummarySource>> FileSummarySource::open(const Summary
   std::optional<sql::Database> summaries;
   std::optional<Source> summaries_source;
   if (place.summaries != place.events) {
-    auto s = planOpen(place.summaries);
+    auto s = planOpen(place.summaries, limits);
     if (!s) return s.error();
     auto db = openSource(*s, guard, limits);
     if (!db) return db.error();

@@ -316,8 +316,9 @@ Status SummaryBuilder::point(Device& d, int axis, uint64_t seq, int64_t t,
   d.axis(axis).add(seq, t, [&](int level, int64_t node, const AxisNode& n) {
     if (failed) failed = store_.putAxisNode(d.id, axis, level, node, n);
   });
-  for (const auto& [series, value] : values) {
-    d.builder(series).add(value, [&](const NodeOut& n) {
+  for (const auto& entry : values) {  // no structured binding: clang 14 (the fuzz preset) cannot capture one
+    const auto series = entry.first;
+    d.builder(series).add(entry.second, [&](const NodeOut& n) {
       if (failed) failed = store_.putNode(d.id, series, n.level, n.node, n.values);
     });
   }
@@ -620,8 +621,9 @@ Status SummaryBuilder::flush() {
   });
   if (chunk_)
     if (Status st = store_.putIndex(*chunk_); !st) return st;
-  for (auto& [id, dp] : devices_) {
-    Device& d = *dp;
+  for (auto& entry : devices_) {  // no structured binding: clang 14 (the fuzz preset) cannot capture one
+    const auto id = entry.first;
+    Device& d = *entry.second;
     Status failed = Ok{};
     for (int axis = 0; axis < static_cast<int>(kAxisCount); ++axis) {
       if (!d.axes[static_cast<size_t>(axis)]) continue;

@@ -151,9 +151,9 @@ Status ReadBudget::withinAmplification(uint64_t count, std::string_view what) co
 Status EventCharge::admit(uint64_t rows) {
   if (rows >= budget_.limits().max_events)
     return Error{fmt::format("more than {} events (the events limit; {})", budget_.limits().max_events, raiseHint("events"))};
-  if (rows < charged_) return Ok{};
-  // Checked a step at a time: past the limit by less than a step.
+  // Every row against the amplification cap (a compare): a cap below one step (a small floor) holds exactly.
   if (Status st = budget_.withinAmplification(rows + 1, "events"); !st) return st;
+  if (rows < charged_) return Ok{};
   constexpr uint64_t kStep = 65536, kRowBytes = 49;
   if (!budget_.take(kStep * kRowBytes)) return budget_.memoryError("the events");
   charged_ += kStep;

@@ -15,6 +15,7 @@
 #include "core/analysis/trace_summary.h"
 #include "core/io/chrome_trace_export.h"
 #include "core/io/file_bytes.h"
+#include "core/io/jax_profile_importer.h"
 #include "core/io/memory_timeline_importer.h"
 #include "core/io/pickle_document.h"
 #include "core/io/snapshot_decoder.h"
@@ -234,6 +235,24 @@ TEST(FuzzRegression, ChromeExportOfPhaseSpanningTheWholeRange) {
   std::ostringstream out;
   writeChromeTrace(trace, out);
   EXPECT_NE(out.str().find(R"("name":"all")"), std::string::npos);
+}
+
+// A 113-byte JAX profile whose sample counts make 8,192 events: under an amplification floor below
+// one charging step (4,096, as fuzz_jax_profile sets it) the cap held only at the step's end
+// (65,536 rows), so the reader returned twice what the cap allows; every row is checked now.
+TEST(FuzzRegression, ASmallAmplificationFloorHoldsExactly) {
+  auto owner = dataBytes("fuzz_jax_events_past_a_small_floor.bin");
+  ASSERT_NE(owner, nullptr);
+  ReadLimits limits;  // as fuzz_jax_profile reads
+  limits.max_memory = uint64_t{4} << 20;
+  limits.amplification_floor = 4096;
+  ReadBudget budget(limits);
+  auto trace = importJaxMemoryProfile(std::string(*owner), "", nullptr, &budget);
+  if (trace) {
+    EXPECT_LE(trace->events.size(), 4096u);
+  } else {
+    EXPECT_NE(trace.error().message.find("amplification"), std::string::npos) << trace.error().message;
+  }
 }
 
 }  // namespace

@@ -7,7 +7,11 @@ once more under strace: no file beside it may be opened for writing, written, tr
 renamed or removed (SQLite's -wal and -shm included). Each line printed gives the time and the peak
 resident memory of the run.
 
-Usage: check_hostile_corpus.py SAWTOOTH_TRACE SAMPLES_DIR CORPUS_DIR
+With --app SAWTOOTH, runs `sawtooth --export-png` on every file instead, without a display, with
+a 1.5 GiB address-space limit and a 20 s timeout: a file sawtooth-trace refuses must be refused with
+the same message (exit 1), any other must come out as a PNG; nothing may be written beside the input.
+
+Usage: check_hostile_corpus.py [--app SAWTOOTH] SAWTOOTH_TRACE SAMPLES_DIR CORPUS_DIR
 (the corpus is generated into CORPUS_DIR first, when its manifest is missing or older than the generator)
 """
 import json
@@ -22,6 +26,8 @@ import time
 
 LIMIT_BYTES = 1 << 30
 TIMEOUT_S = 10
+APP_LIMIT_BYTES = 3 << 29  # 1.5 GiB
+APP_TIMEOUT_S = 20
 
 failures = []
 
@@ -30,20 +36,24 @@ def limit():
     resource.setrlimit(resource.RLIMIT_AS, (LIMIT_BYTES, LIMIT_BYTES))
 
 
+def app_limit():
+    resource.setrlimit(resource.RLIMIT_AS, (APP_LIMIT_BYTES, APP_LIMIT_BYTES))
+
+
 def listing(folder):
     return sorted(os.listdir(folder))
 
 
-def run(args):
+def run(args, preexec=limit, timeout=TIMEOUT_S, env=None):
     """(exit code or -signal, stdout, stderr, seconds, peak resident MB), or None past the timeout."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.monotonic()
-        proc = subprocess.Popen(args, stdout=out, stderr=err, preexec_fn=limit)
+        proc = subprocess.Popen(args, stdout=out, stderr=err, preexec_fn=preexec, env=env)
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid:
                 break
-            if time.monotonic() - start > TIMEOUT_S:
+            if time.monotonic() - start > timeout:
                 proc.kill()
                 os.wait4(proc.pid, 0)
                 proc.returncode = -9
@@ -149,16 +159,67 @@ def strace_check(entry, tool, corpus):
     return None
 
 
+def check_export(entry, app, corpus, out_dir):
+    """`sawtooth --export-png` on the entry's file: refused as sawtooth-trace refuses it, or a PNG."""
+    path = os.path.join(corpus, entry["file"])
+    folder = os.path.dirname(path)
+    before = listing(folder)
+    png = os.path.join(out_dir, entry["file"].replace(os.sep, "_") + ".png")
+    if os.path.exists(png):
+        os.remove(png)
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    result = run([app, "--export-png", png, path], preexec=app_limit, timeout=APP_TIMEOUT_S, env=env)
+    if result is None:
+        return f"export did not finish within {APP_TIMEOUT_S} s"
+    returncode, _, stderr, seconds, peak_mb = result
+    if listing(folder) != before:
+        return f"files appeared or went beside the input: {sorted(set(listing(folder)) ^ set(before))}"
+    if returncode < 0:
+        return f"export killed by signal {-returncode}: {stderr.strip()[-300:]}"
+    if entry["expect"] == "refused":
+        if returncode != 1 or entry["message"] not in stderr:
+            return f"expected the export refused (exit 1) with {entry['message']!r}, got exit {returncode}: " \
+                   f"{stderr.strip()[-300:]!r}"
+    else:
+        if returncode != 0:
+            return f"export: expected exit 0, got {returncode}: {stderr.strip()[-300:]}"
+        if not os.path.exists(png):
+            return "export: exit 0 but no PNG written"
+        with open(png, "rb") as f:
+            if f.read(8) != b"\x89PNG\r\n\x1a\n":
+                return "export: not a PNG"
+    print(f"ok  {seconds:5.2f} s {peak_mb:6.0f} MB  {entry['file']} [--export-png]: {entry['expect']}", flush=True)
+    return None
+
+
 def main():
-    if len(sys.argv) != 4:
+    args = sys.argv[1:]
+    app = None
+    if len(args) == 5 and args[0] == "--app":
+        app, args = args[1], args[2:]
+    if len(args) != 3:
         print(__doc__, file=sys.stderr)
         return 2
-    tool, samples, corpus = sys.argv[1:]
+    tool, samples, corpus = args
     generator = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "make_hostile_corpus.py")
     manifest = os.path.join(corpus, "manifest.json")
     if not os.path.exists(manifest) or os.path.getmtime(manifest) < os.path.getmtime(generator):
         subprocess.run([sys.executable, generator, samples, corpus], check=True)
     entries = json.load(open(manifest))
+    if app:
+        out_dir = corpus.rstrip(os.sep) + "-png"
+        os.makedirs(out_dir, exist_ok=True)
+        files = []
+        for entry in entries:
+            if entry["file"] in files:
+                continue  # read again by another command: one export is enough
+            files.append(entry["file"])
+            why = check_export(entry, app, corpus, out_dir)
+            if why:
+                failures.append(f"{entry['file']}: {why}")
+                print(f"FAIL {entry['file']}: {why}", flush=True)
+        print(f"{len(files) - len(failures)} of {len(files)} hostile files exported or refused as expected")
+        return 1 if failures else 0
     if not shutil.which("strace"):
         print("FAIL strace is not installed (Debian's strace; scripts/setup.sh installs it): the .sawtooth files "
               "cannot be checked for writes beside them")

@@ -41,20 +41,21 @@ InferredSize inferSize(int64_t requested, int64_t room, bool small, const Alloca
   return {rounded, std::min(whole, room - kSmallSize - kMinBlockSize)};
 }
 
-class StartBuilder {
+}  // namespace
+
+class AllocatorStartWalk::StartBuilder {
  public:
   StartBuilder(const Trace& trace, int16_t device, const AllocatorSettings& settings)
-      : trace_(trace), device_(device), settings_(settings) {}
-
-  AllocatorStart build(const std::vector<uint64_t>& events, const std::map<uint64_t, int64_t>& known_sizes) {
-    for (const SnapshotSegment& s : trace_.segments) {
+      : device_(device), settings_(settings) {
+    for (const SnapshotSegment& s : trace.segments) {
       if (s.device != device_) continue;
       segments_[s.address] = StartSegment{s.total_size, s.stream, s.pool_id, s.stack, s.small_pool, s.expandable};
       for (const SnapshotBlock& b : s.blocks)
         if (b.state != BlockState::Inactive) alive_[b.address] = Alive{b.requested_size, b.state, b.size, b.stack};
     }
-    const EventStore& ev = trace_.events;
-    for (auto it = events.rbegin(); it != events.rend(); ++it) undo(ev.at(*it), *it);
+  }
+
+  AllocatorStart finish(const std::map<uint64_t, int64_t>& known_sizes) {
     layOut(known_sizes);
     out_.state.device = device_;
     finishState(out_.state);
@@ -76,6 +77,8 @@ class StartBuilder {
     return addr < it->first + static_cast<uint64_t>(it->second.size) ? it : segments_.end();
   }
 
+
+ public:
   // Walking backwards, each event is undone: what it created did not exist before it.
   void undo(const Event& e, uint64_t index) {
     const uint64_t end = e.addr + static_cast<uint64_t>(e.size);
@@ -147,6 +150,7 @@ class StartBuilder {
     }
   }
 
+ private:
   BlockView aliveView(uint64_t addr, const Alive& a) const {
     BlockView v;
     v.address = addr;
@@ -221,15 +225,22 @@ class StartBuilder {
     out_.state.outside_segments.push_back(v);
   }
 
-  const Trace& trace_;
   int16_t device_;
-  const AllocatorSettings& settings_;
+  AllocatorSettings settings_;
   std::map<uint64_t, StartSegment> segments_;
   std::unordered_map<uint64_t, Alive, KeyedHash> alive_;  // addresses from the file: keyed
   AllocatorStart out_;
 };
 
-}  // namespace
+AllocatorStartWalk::AllocatorStartWalk(const Trace& trace, int16_t device, const AllocatorSettings& settings)
+    : builder_(std::make_unique<StartBuilder>(trace, device, settings)) {}
+AllocatorStartWalk::~AllocatorStartWalk() = default;
+AllocatorStartWalk::AllocatorStartWalk(AllocatorStartWalk&&) noexcept = default;
+AllocatorStartWalk& AllocatorStartWalk::operator=(AllocatorStartWalk&&) noexcept = default;
+void AllocatorStartWalk::undo(const Event& e, uint64_t index) { builder_->undo(e, index); }
+AllocatorStart AllocatorStartWalk::finish(const std::map<uint64_t, int64_t>& known_sizes) {
+  return builder_->finish(known_sizes);
+}
 
 Result<AllocatorStart> allocatorStart(const Trace& trace, int16_t device, const std::vector<uint64_t>& events,
                                       const AllocatorSettings& settings, const std::map<uint64_t, int64_t>& known_sizes) {
@@ -247,7 +258,9 @@ Result<AllocatorStart> allocatorStart(const Trace& trace, int16_t device, const 
     finishState(empty.state);
     return empty;
   }
-  return StartBuilder(trace, device, settings).build(events, known_sizes);
+  AllocatorStartWalk walk(trace, device, settings);
+  for (auto it = events.rbegin(); it != events.rend(); ++it) walk.undo(trace.events.at(*it), *it);
+  return walk.finish(known_sizes);
 }
 
 }  // namespace sawtooth

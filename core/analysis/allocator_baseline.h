@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,5 +36,24 @@ struct AllocatorStart {
 Result<AllocatorStart> allocatorStart(const Trace& trace, int16_t device, const std::vector<uint64_t>& events,
                                       const AllocatorSettings& settings,
                                       const std::map<uint64_t, int64_t>& known_sizes = {});
+
+// The same walk for a caller that hands over the device's allocator events itself, newest first
+// (io/native_allocator_start.h streams them from a file instead of holding the trace). `trace`
+// gives the snapshot's segments only, and is not kept.
+class AllocatorStartWalk {
+ public:
+  AllocatorStartWalk(const Trace& trace, int16_t device, const AllocatorSettings& settings);
+  ~AllocatorStartWalk();
+  AllocatorStartWalk(AllocatorStartWalk&&) noexcept;
+  AllocatorStartWalk& operator=(AllocatorStartWalk&&) noexcept;
+  // Undoes one event (`index`: its global event index); newest first.
+  void undo(const Event& e, uint64_t index);
+  // The start, once every event was undone.
+  AllocatorStart finish(const std::map<uint64_t, int64_t>& known_sizes = {});
+
+ private:
+  class StartBuilder;
+  std::unique_ptr<StartBuilder> builder_;
+};
 
 }  // namespace sawtooth

@@ -495,6 +495,7 @@ class NativeReader {
   }
 
   Status readEvents() {
+    if (!options_.events) return Ok{};
     EventColumns columns;
     columns.phase_count = trace_.phases.size();
     columns.stack_count = trace_.stacks.stackCount();

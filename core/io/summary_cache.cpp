@@ -12,7 +12,8 @@
 
 #include <fmt/format.h>
 
-#include "core/analysis/allocator_history.h"
+#include "core/io/native_allocator_start.h"
+#include "core/io/native_event_reader.h"
 #include "core/io/native_format.h"
 #include "core/io/native_open.h"
 #include "core/io/native_schema.h"
@@ -86,22 +87,19 @@ Result<std::string> metaValue(sql::Database& db, std::string_view key) {
 }
 
 // The allocator's state when a snapshot's trace began is inferred from the segments at its end
-// and every event before: the one thing summaries need the whole trace for.
+// and every event before, streamed from the file (the events are never all in memory).
 Result<native::RebuildOptions> rebuildOptionsFor(const std::string& path, sql::Database& db) {
   native::RebuildOptions options;
   auto known = metaValue(db, meta::kSegmentsKnown);
   if (!known) return known.error();
   if (*known != "true") return options;
-  auto trace = readNative(path);
-  if (!trace) return trace.error();
-  ReplayOptions replay;
-  replay.series = false;
-  replay.checkpoints = false;
-  for (DeviceId device : trace->deviceIds()) {
-    if (device < INT16_MIN || device > INT16_MAX) continue;
-    auto history = AllocatorHistory::build(*trace, static_cast<int16_t>(device), replay);
-    if (history) options.allocator_starts[device] = {history->stateAfter(-1), history->settings()};
-  }
+  EventReadOptions without_events;
+  without_events.events = false;
+  auto tables = readNative(path, nullptr, without_events);
+  if (!tables) return tables.error();
+  auto starts = streamedAllocatorStarts(db, *tables);
+  if (!starts) return starts.error();
+  options.allocator_starts = std::move(*starts);
   return options;
 }
 

@@ -18,12 +18,25 @@ uint64_t mix(uint64_t h) {
   return h;
 }
 
-std::vector<uint64_t> forwardSignature(const LadderInput& in, const MicroStep& m) {
-  std::vector<uint64_t> sig;
-  sig.reserve(m.backward_begin - m.forward_begin);
+// A forward's allocation pattern: one value per op (size and whether it allocates), and the op each
+// value stands for. Blocks made in a forward and never freed in the run are left out: a library's
+// workspace made on first use (cuBLAS), or a cache kept across steps, is made once, not by every
+// layer, and would otherwise break the first layer's pattern so that the blocks found start inside
+// a layer.
+struct Signature {
+  std::vector<uint64_t> values;
+  std::vector<uint32_t> ops;
+};
+
+Signature forwardSignature(const LadderInput& in, const MicroStep& m) {
+  Signature sig;
+  sig.values.reserve(m.backward_begin - m.forward_begin);
+  sig.ops.reserve(m.backward_begin - m.forward_begin);
   for (uint32_t i = m.forward_begin; i < m.backward_begin; ++i) {
     const LadderOp& op = in.ops[i];
-    sig.push_back(mix(static_cast<uint64_t>(in.blocks[op.block].bytes) * 2 + (op.alloc ? 1 : 0)));
+    if (in.blocks[op.block].free_op < 0) continue;
+    sig.values.push_back(mix(static_cast<uint64_t>(in.blocks[op.block].bytes) * 2 + (op.alloc ? 1 : 0)));
+    sig.ops.push_back(i);
   }
   return sig;
 }
@@ -85,7 +98,8 @@ RepeatedBlocks repeatedBlocksFromPattern(const LadderInput& in) {
     out.source = "no forward followed by a backward in the run";
     return out;
   }
-  const std::vector<uint64_t> model = forwardSignature(in, *first);
+  const Signature first_sig = forwardSignature(in, *first);
+  const std::vector<uint64_t>& model = first_sig.values;
   if (model.size() > kMaxSearchedOps) {
     out.source = fmt::format("not searched: the forward has {} allocator events (more than {}); module data would name the blocks",
                              model.size(), kMaxSearchedOps);
@@ -105,7 +119,8 @@ RepeatedBlocks repeatedBlocksFromPattern(const LadderInput& in) {
   for (const MicroStep& m : in.micro_steps) {
     std::vector<BlockSpan> spans;
     if (m.hasBackward()) {
-      const std::vector<uint64_t> sig = forwardSignature(in, m);
+      const Signature signature = forwardSignature(in, m);
+      const std::vector<uint64_t>& sig = signature.values;
       Repetition r = rep;
       if (sig != model) {
         // The same layers, give or take one whose pattern the first forward interrupted (a
@@ -113,9 +128,14 @@ RepeatedBlocks repeatedBlocksFromPattern(const LadderInput& in) {
         r = longestRepetition(sig);
         if (r.period != rep.period) r = Repetition{};
       }
+      // A block's ops run from its first value's op to the next block's (the last block: to the op
+      // after its last value), so an op left out of the pattern belongs to the block it falls in.
       for (size_t b = 0; b < r.count; ++b) {
-        const auto begin = static_cast<uint32_t>(m.forward_begin + r.start + b * r.period);
-        spans.push_back(BlockSpan{begin, static_cast<uint32_t>(begin + r.period)});
+        const size_t first_value = r.start + b * r.period, end_value = first_value + r.period;
+        const uint32_t begin = signature.ops[first_value];
+        const uint32_t end = end_value < signature.ops.size() && b + 1 < r.count ? signature.ops[end_value]
+                                                                                 : signature.ops[end_value - 1] + 1;
+        spans.push_back(BlockSpan{begin, end});
       }
     }
     out.forward.push_back(std::move(spans));

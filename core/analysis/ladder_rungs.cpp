@@ -100,6 +100,7 @@ std::vector<bool> batchScaledBlocks(const LadderInput& in) {
   for (size_t i = 0; i < in.blocks.size(); ++i) {
     const LadderBlock& b = in.blocks[i];
     if (b.alloc_op < 0 || b.bytes <= kFixedUpTo || modelState(b.category)) continue;
+    if (b.free_op < 0 && b.category != Category::Input && b.category != Category::Activation) continue;
     if (inForward(b.born) || b.category == Category::Input) out[i] = true;
     else if (b.born == StepPart::Backward) out[i] = forward_sizes.count(b.bytes) > 0;
   }
@@ -234,7 +235,10 @@ RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form
   const std::vector<bool> scaled = batchScaledBlocks(in);
   Emitter e(in, scaled);
   const bool cpu = !in.cuda;
-  int64_t dropped_bytes = 0, recompute_allocated = 0, kept_cached = 0, largest_internal = 0;
+  int64_t dropped_bytes = 0, recompute_allocated = 0, kept_cached = 0, largest_internal = 0, early_freed = 0;
+  std::unordered_set<int64_t> parameter_sizes;
+  for (const LadderBlock& b : in.blocks)
+    if (b.category == Category::Parameter && b.bytes > kFixedUpTo) parameter_sizes.insert(b.bytes);
   size_t checkpointed_total = 0;
   std::vector<double> fractions;
   bool timed_by_clock = !in.cuda;
@@ -359,12 +363,37 @@ RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form
       for (uint32_t p : temps) e.program.free(p);
       if (rng_copy != UINT32_MAX) e.program.free(rng_copy);
     };
+    // Non-reentrant: the backward formula that unpacks a recomputed tensor holds the only reference,
+    // so the tensor goes when the formula returns. The engine then reduces each gradient made for a
+    // broadcast input to that input's shape (a bias's sum, with its workspace) before it releases a
+    // saved tensor of the step, as the recorded run's were. The formula's last output is the
+    // gradient of a parameter: a recomputed tensor is freed right after the last allocation of a
+    // parameter's size in its step (since the previous saved tensor's free), not at the step's end.
+    std::map<uint32_t, std::vector<uint32_t>> early_free;
+    if (!reentrant && !parameter_sizes.empty())
+      for (const auto& [id, c] : internal_owner) {
+        const LadderBlock& blk = in.blocks[id];
+        if (blk.cached || blk.free_op < 0) continue;
+        const auto f = static_cast<uint32_t>(blk.free_op);
+        if (f < m.backward_begin || f >= m.end) continue;
+        for (uint32_t q = f; q-- > m.backward_begin;) {
+          const LadderOp& op = in.ops[q];
+          if (!op.alloc && inForward(in.blocks[op.block].born)) break;  // the previous saved tensor's step
+          if (op.alloc && parameter_sizes.count(in.blocks[op.block].bytes)) {
+            if (q + 1 < f) early_free[q].push_back(id), early_freed += in.blocks[id].bytes;
+            break;
+          }
+        }
+      }
     if (auto it = recompute_at.find(-1); it != recompute_at.end())
       for (size_t c : it->second) recompute(c);
     for (uint32_t q = m.backward_begin; q < m.end; ++q) {
       const LadderOp& op = in.ops[q];
       const bool held_by_cache = !op.alloc && in.blocks[op.block].cached && internal_owner.count(op.block);
       if (!held_by_cache) e.replay(op);
+      if (auto it = early_free.find(q); it != early_free.end())
+        for (uint32_t id : it->second)
+          if (e.alive(id)) e.free(id);
       if (!op.alloc)
         if (auto it = internal_owner.find(op.block); it != internal_owner.end()) {
           Block& b = ck[it->second];
@@ -435,13 +464,20 @@ RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form
       reentrant ? "reentrant: the whole block, whose output is held until its backward ends"
                 : "non-reentrant: only until the last tensor it saved (early stop)",
       bytesText(recompute_allocated / static_cast<int64_t>(std::max<size_t>(1, fraction_n)))));
-  if (!reentrant && largest_internal > 0)
+  if (!reentrant && largest_internal > 0) {
     r.reasoning.push_back(fmt::format(
-        "uncertain: non-reentrant checkpointing hands a recomputed tensor to the backward step that unpacks it and "
-        "keeps no other reference, so it goes as soon as that step has used it, which can be before the step ends; "
-        "the prediction keeps it to the step's end, as the recorded run kept a saved tensor, and may be high by up "
-        "to one such tensor ({} here)",
+        "non-reentrant checkpointing hands a recomputed tensor to the backward formula that unpacks it and keeps no "
+        "other reference: it goes when the formula returns, before the engine reduces a broadcast input's gradient "
+        "(a bias's sum, with its workspace) and before the step's end, where the recorded run released its saved "
+        "tensor; a formula's last output is a parameter's gradient, so a recomputed tensor is freed right after the "
+        "last allocation of a parameter's size in its step ({} per forward freed so)",
+        bytesText(early_freed / static_cast<int64_t>(std::max<size_t>(1, fraction_n)))));
+    r.reasoning.push_back(fmt::format(
+        "uncertain: in a step that makes no block of a parameter's size the tensor is kept to the step's end; where "
+        "the formula used it before other work of the step, the prediction may be high by up to one such tensor ({} "
+        "here)",
         bytesText(largest_internal)));
+  }
   r.reasoning.push_back(fmt::format("forward work added: {:.0f} % of a forward (measured by {})", 100 * r.recompute_fraction,
                                     r.recompute_source));
   if (kept_cached > 0)
@@ -541,7 +577,31 @@ RungProgram autocastRung(const LadderInput& in, LowPrecision dtype) {
       }
     }
     for (uint32_t c : unsaved) e.program.free(c);  // the cast cache empties when forward's autocast region ends
+    // The layer's backward step makes the 2-byte gradient; autocast's cast of the weight is an op of
+    // its own, whose backward casts that gradient to the fp32 one kept: a separate step, run once the
+    // layer's step has ended (its temporaries and incoming gradient freed, its saved tensors — the
+    // weight's copy, the first layer's input copy — released).
+    struct CastBack {
+      uint32_t grad = 0;  // the recorded fp32 gradient
+      uint32_t low = 0;   // its 2-byte copy in the program
+      uint32_t cast = UINT32_MAX;
+    };
+    std::map<uint32_t, std::vector<CastBack>> cast_back;  // op position -> what happens before it
+    std::map<uint32_t, bool> frees_input_copy;
+    if (!grads.empty() && input_copy != UINT32_MAX) frees_input_copy[nodeEnd(in, grads.back(), m.end)] = true;
+    auto runCastBacks = [&](uint32_t at) {
+      if (auto it = cast_back.find(at); it != cast_back.end()) {
+        for (const CastBack& c : it->second) {
+          if (c.cast != UINT32_MAX) e.program.free(c.cast);
+          e.alloc(c.grad, in.blocks[c.grad].bytes);
+          e.program.free(c.low);
+        }
+        cast_back.erase(it);
+      }
+      if (frees_input_copy.count(at) && input_copy != UINT32_MAX) e.program.free(input_copy), input_copy = UINT32_MAX;
+    };
     for (; pos < m.end; ++pos) {
+      runCastBacks(pos);
       const LadderOp& op = in.ops[pos];
       const int64_t b = in.blocks[op.block].bytes;
       if (!op.alloc) {
@@ -549,18 +609,16 @@ RungProgram autocastRung(const LadderInput& in, LowPrecision dtype) {
         continue;
       }
       if (in.blocks[op.block].category == Category::Gradient && std::find(grads.begin(), grads.end(), pos) != grads.end()) {
-        // The layer's backward makes the 2-byte gradient and releases the weight's copy; then the
-        // cast back to fp32 makes the gradient kept.
-        const uint32_t low = e.program.alloc(half(b), BlockRole::LowPrecisionGrad);
-        if (auto it = cast_of.find(pos); it != cast_of.end()) e.program.free(it->second), cast_of.erase(it);
-        e.alloc(op.block, b);
-        e.program.free(low);
+        CastBack c{op.block, e.program.alloc(half(b), BlockRole::LowPrecisionGrad)};
+        if (auto it = cast_of.find(pos); it != cast_of.end()) c.cast = it->second, cast_of.erase(it);
+        cast_back[nodeEnd(in, pos, m.end)].push_back(c);
         continue;
       }
       const bool low = lowers(op.block);
       e.alloc(op.block, low ? half(b) : b);
       if (low) halved_total += b - half(b);
     }
+    runCastBacks(m.end);
     for (const auto& [q, c] : cast_of) e.program.free(c);
     if (input_copy != UINT32_MAX) e.program.free(input_copy);
   }
@@ -577,7 +635,9 @@ RungProgram autocastRung(const LadderInput& in, LowPrecision dtype) {
       "its copy only through forward",
       weights / passes, bytesText(casts_total / static_cast<int64_t>(passes))));
   r.reasoning.push_back(
-      "each weight's gradient exists in 2 bytes before its cast to the fp32 gradient kept: one such copy at a time");
+      "each weight's gradient is made in 2 bytes by its layer's backward step; the weight's cast back to fp32 is a "
+      "step of its own, after the layer's has ended (its temporaries and incoming gradient freed, the weight's copy "
+      "and the first layer's input copy released): only then is the fp32 gradient made and the 2-byte one freed");
   if (input_cast > 0)
     r.reasoning.push_back(fmt::format("the first layer saves a 2-byte copy of the input ({})", bytesText(input_cast)));
   const auto per_pass = [&](int64_t b) { return bytesText(b / static_cast<int64_t>(passes)); };

@@ -6,7 +6,9 @@
 //
 // - batch: a block scales with the batch when it is born in forward (or recompute), or in
 //   backward with a size forward also made (the gradient of an activation); parameters, their
-//   gradients, optimizer state and blocks of 512 bytes or less do not.
+//   gradients, optimizer state, blocks of 512 bytes or less and blocks other than activations and
+//   inputs made in the step but never freed in the run (a library's workspace made on first use)
+//   do not.
 // - accumulation over k: each forward + backward runs k times at 1/k of the batch; the first
 //   micro-batch makes the gradients, the later ones make each gradient again and add it in place
 //   (alive until the backward step that made it ends).
@@ -18,8 +20,10 @@
 //   block's backward ends.
 // - autocast (bf16/fp16): batch-scaled blocks become 2-byte; each weight gets a 2-byte copy in
 //   forward, kept until its gradient is made (not kept when its layer's gradient comes after every
-//   saved activation is gone: the first layer, whose input needs no gradient); before each fp32
-//   gradient its 2-byte gradient exists; the first layer's input is kept as a 2-byte copy.
+//   saved activation is gone: the first layer, whose input needs no gradient); the layer's backward
+//   step makes the 2-byte gradient, and the cast's own backward step, after the layer's has ended
+//   (released the weight's copy, freed its temporaries), the fp32 gradient kept; the first layer's
+//   input is kept as a 2-byte copy until that layer's backward step ends.
 //   Parameters, gradients and optimizer state stay fp32.
 // - sharding over N: ZeRO-1 divides optimizer state and the optimizer's working memory by N;
 //   ZeRO-2 also keeps 1/N of each gradient once it is made (the whole gradient exists until it is

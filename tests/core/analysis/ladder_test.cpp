@@ -94,7 +94,9 @@ class StepBuilder {
 
 // Three identical blocks: each makes A1 (saved by its second op) and A2 (its output, saved by the
 // next block's first op). The loss L (1 unit) frees the last output in forward; L lives past backward.
-Trace chainOfBlocks(bool with_optimizer = false, bool a1_in_a_cache = false) {
+// With a workspace, the first block also makes a 7-unit block it never frees (a library's workspace
+// made on first use) between its A1 and A2.
+Trace chainOfBlocks(bool with_optimizer = false, bool a1_in_a_cache = false, bool first_use_workspace = false) {
   StepBuilder b;
   b.before(50, Category::Parameter);
   b.before(100, Category::Input);
@@ -103,6 +105,7 @@ Trace chainOfBlocks(bool with_optimizer = false, bool a1_in_a_cache = false) {
   for (int i = 0; i < 3; ++i) {
     A1[i] = a1_in_a_cache ? b.a(100, Category::Activation, "update", "/venv/transformers/cache_utils.py")
                           : b.a(100, Category::Activation);
+    if (i == 0 && first_use_workspace) b.a(7, Category::Unknown);
     A2[i] = b.a(100, Category::Activation);
   }
   const uint64_t L = b.a(1);
@@ -220,6 +223,46 @@ TEST(LadderRungs, NonReentrantCheckpointingSaysItMayBeHighByOneRecomputedTensor)
   EXPECT_EQ(text(checkpointRung(in, 1, CheckpointForm::Reentrant)).find("may be high by up to one"), std::string::npos);
 }
 
+// Non-reentrant checkpointing: the formula that unpacks a recomputed tensor drops it when it returns,
+// after its last output (the weight's gradient, of the parameter's size), before the engine reduces
+// a bias's gradient with its 200-unit workspace; the recorded run's saved tensor lived to the step's
+// end. Kept to the end (the rule before), each block's recomputed A1 met the workspace: 625.
+TEST(LadderRungs, NonReentrantCheckpointingFreesARecomputedTensorWhenItsFormulaReturns) {
+  StepBuilder b;
+  b.before(8, Category::Parameter);
+  b.before(100, Category::Input);
+  b.phase("forward");
+  uint64_t A1[2], A2[2];
+  for (int i = 0; i < 2; ++i) {
+    A1[i] = b.a(100, Category::Activation);
+    A2[i] = b.a(100, Category::Activation);
+  }
+  b.a(1);  // the loss
+  b.f(A2[1]);
+  b.phase("backward");
+  uint64_t incoming = 0;
+  for (int i = 1; i >= 0; --i) {
+    const uint64_t g = b.a(100, Category::Temporary);
+    b.a(8, Category::Temporary);  // the weight's gradient
+    const uint64_t ws = b.a(200, Category::Temporary);
+    b.f(ws);
+    b.f(A1[i]);
+    const uint64_t next = b.a(100, Category::Temporary);
+    b.f(g);
+    if (incoming) b.f(incoming);
+    if (i == 1) b.f(A2[0]);
+    incoming = next;
+  }
+  b.f(incoming);
+  const LadderInput in = inputOf(b.trace());
+  ASSERT_EQ(in.repeated.count, 2u);
+  // Block 0's step: 108 persistent, the loss, 100 of incoming gradient, block 1's weight gradient (8),
+  // its own g (100) and weight gradient (8), then the workspace (200) once A1[0] has gone.
+  EXPECT_EQ(peakUnits(checkpointRung(in, 1, CheckpointForm::NonReentrant), in), 525);
+  // Reentrant checkpointing backpropagates through the recomputation's own graph: kept to the end.
+  EXPECT_EQ(peakUnits(checkpointRung(in, 1, CheckpointForm::Reentrant), in), 725);
+}
+
 TEST(LadderRungs, SmallerBatchesSayALibraryWorkspaceMayShrink) {
   StepBuilder b;
   b.before(10, Category::Parameter);
@@ -236,6 +279,40 @@ TEST(LadderRungs, SmallerBatchesSayALibraryWorkspaceMayShrink) {
     const std::string why = fmt::format("{}", fmt::join(r.reasoning, "\n"));
     EXPECT_NE(why.find("kept whole (15.4 kB the largest)"), std::string::npos) << why;
   }
+}
+
+// A block made once and never freed (cuBLAS's workspace on the first call) is not part of a layer's
+// pattern: without the rule the pattern found was (A2 A1) from the first block's A2 on, so that every
+// block was taken to start inside a layer, and non-reentrant checkpointing freed the wrong tensors.
+TEST(LadderBlocks, AWorkspaceMadeOnFirstUseDoesNotShiftTheBlocks) {
+  const LadderInput in = inputOf(chainOfBlocks(false, false, true));
+  EXPECT_EQ(in.repeated.count, 3u);
+  ASSERT_EQ(in.repeated.forward.size(), 1u);
+  ASSERT_EQ(in.repeated.forward[0].size(), 3u);
+  EXPECT_EQ(in.repeated.forward[0][0].begin, 0u);
+  EXPECT_EQ(in.repeated.forward[0][0].end, 3u);  // A1, the workspace, A2
+  EXPECT_EQ(in.repeated.forward[0][1].begin, 3u);
+  EXPECT_EQ(in.repeated.forward[0][2].end, 7u);
+  // The chain's own predictions (651, 751) with the workspace alive throughout.
+  EXPECT_EQ(peakUnits(checkpointRung(in, 1, CheckpointForm::NonReentrant), in), 658);
+  EXPECT_EQ(peakUnits(checkpointRung(in, 1, CheckpointForm::Reentrant), in), 758);
+}
+
+// Nor does it scale with the batch or change its dtype: it is the library's, sized by its own rules.
+TEST(LadderRungs, AWorkspaceMadeOnFirstUseDoesNotScaleWithTheBatch) {
+  const LadderInput in = inputOf(chainOfBlocks(false, false, true));
+  const std::vector<bool> scaled = batchScaledBlocks(in);
+  size_t workspaces = 0;
+  for (size_t i = 0; i < in.blocks.size(); ++i)
+    if (in.blocks[i].bytes == 7 * u) {
+      ++workspaces;
+      EXPECT_FALSE(scaled[i]);
+    } else if (in.blocks[i].bytes == 100 * u && in.blocks[i].alloc_op >= 0) {
+      EXPECT_TRUE(scaled[i]) << i;
+    }
+  EXPECT_EQ(workspaces, 1u);
+  // 1/2 of the batch: the chain's 851 halved where it scales (150 + 350 + 1) and the whole workspace.
+  EXPECT_EQ(peakUnits(batchRung(in, 2, false), in), 508);
 }
 
 TEST(LadderInput, CacheFilesByTheirName) {
@@ -285,6 +362,36 @@ TEST(LadderRungs, AccumulationKeepsALaterGradientUntilItsBackwardStepEnds) {
   const LadderInput in = inputOf(t);
   // Second micro-batch: 10 + 10 (gradient) + 1 + 50 (A) + 50 (g) + 10 (its gradient) + 30 = 161.
   EXPECT_EQ(peakUnits(batchRung(in, 2, true), in), 161);
+}
+
+// The fp32 gradient of a weight under autocast is made by the backward of the weight's cast, a step
+// after the layer's own: once the layer's step has freed its workspace, its incoming gradient and the
+// activation it saved. Made at the recorded fp32 gradient's place instead (the rule before), it met
+// all three: 1026.
+TEST(LadderRungs, AutocastMakesTheFp32GradientAfterTheLayersBackwardStep) {
+  StepBuilder b;
+  b.before(400, Category::Parameter);  // the weight
+  b.before(10, Category::Input);
+  b.phase("forward");
+  const uint64_t A = b.a(10, Category::Activation);
+  b.a(1);  // the loss
+  b.phase("backward");
+  const uint64_t g = b.a(10, Category::Temporary);
+  b.a(400, Category::Gradient);
+  const uint64_t ws = b.a(5, Category::Temporary);  // a size forward never made: kept whole
+  b.f(ws);
+  b.f(g);
+  b.f(A);
+  b.a(2, Category::Temporary);  // the next step
+  const LadderInput in = inputOf(b.trace());
+  const RungProgram r = autocastRung(in, LowPrecision::BFloat16);
+  // 410 persistent, the weight's copy (200), the input's (5), A (5), the loss (1); backward: g (5), the
+  // 2-byte gradient (200) and the workspace (5) in the layer's step, which then frees the workspace, g
+  // and A and releases the weight's copy; the cast's step makes the fp32 gradient (400) beside the
+  // 2-byte one: 410 + 5 + 1 + 200 + 400.
+  EXPECT_EQ(peakUnits(r, in), 1016);
+  const std::string why = fmt::format("{}", fmt::join(r.reasoning, "\n"));
+  EXPECT_NE(why.find("a step of its own, after the layer's has ended"), std::string::npos) << why;
 }
 
 TEST(LadderRungs, AutocastCastsWeightsAndHalvesActivations) {
@@ -511,7 +618,9 @@ TEST(LadderOnH200, CheckpointingPredictsTheMeasuredPeaksAndTimes) {
 
 TEST(LadderOnH200, AccumulationPredictsTheMeasuredPeaks) {
   const LadderReport rep = sampleLadder("accumulation.sawtooth");
-  EXPECT_LE(std::abs(peakError(rep, "accumulate:k=2")), 1e-5);
+  // Within 0.2 %: the 1 MiB block the first forward makes and never frees (a cuBLAS workspace) is
+  // kept whole, as it is in the k = 2 run; halving it had made this row exact by a coincidence.
+  EXPECT_LE(std::abs(peakError(rep, "accumulate:k=2")), 0.002);
   EXPECT_LE(std::abs(peakError(rep, "accumulate:k=4")), 0.01);
   // k = 8: cuBLAS sizes a backward workspace by the batch (64 MiB at 2048 rows, 132 MiB from
   // 8192): the recording at k = 1 cannot show it shrinking. The prediction is high by that much.

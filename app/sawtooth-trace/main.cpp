@@ -29,6 +29,7 @@
 #include "core/io/output_claim.h"
 #include "core/model/recording_status.h"
 #include "core/io/read_limits.h"
+#include "core/io/snapshot_convert.h"
 #include "core/io/summary_cache.h"
 #include "core/io/summary_json.h"
 #include "core/io/trace_loader.h"
@@ -169,6 +170,13 @@ int main(int argc, char** argv) {
   if (convert->parsed() && sawtooth::isNativeFile(input)) {
     if (sawtooth::Status st = sawtooth::upgradeNative(input, output); !st) return failWith(st.error());
     return 0;
+  }
+  if (convert->parsed()) {
+    // A PyTorch snapshot streams into the file (memory bounded by the summaries, not the events);
+    // one the stream cannot take is converted from the whole trace below.
+    bool whole = false;
+    if (sawtooth::Status st = sawtooth::convertSnapshotStreaming(input, output, limits, whole); st) return 0;
+    else if (!whole) return failWith(st.error());
   }
   if (diff.command->parsed()) return sawtooth::cli::runDiffCommand(diff, limits);
   if (ladder.command->parsed()) return sawtooth::cli::runLadderCommand(ladder, limits);

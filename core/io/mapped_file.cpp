@@ -14,7 +14,7 @@
 
 namespace sawtooth {
 
-Result<MappedFile> MappedFile::open(const std::string& path) {
+Result<MappedFile> MappedFile::open(const std::string& path, bool populate) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Error{fmt::format("{}: cannot open ({})", path, std::strerror(errno))};
   struct stat st {};
@@ -28,7 +28,7 @@ Result<MappedFile> MappedFile::open(const std::string& path) {
     return MappedFile(nullptr, 0);
   }
   // MAP_POPULATE maps the cached pages in one call instead of one fault per page.
-  void* data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  void* data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), fd, 0);
   const int mmap_errno = errno;
   ::close(fd);
   if (data == MAP_FAILED) return Error{fmt::format("{}: cannot map ({})", path, std::strerror(mmap_errno))};

@@ -13,7 +13,10 @@ namespace sawtooth {
 class MappedFile {
  public:
   // Errors read "PATH: reason".
-  static Result<MappedFile> open(const std::string& path);
+  // `populate`: map the pages already in the page cache at once (one call, no fault per page);
+  // false for a reader that streams through a file larger than it may hold (the resident pages
+  // then stay near the part being read, releaseBefore() dropping those behind).
+  static Result<MappedFile> open(const std::string& path, bool populate = true);
 
   MappedFile(MappedFile&& other) noexcept;
   MappedFile& operator=(MappedFile&& other) noexcept;

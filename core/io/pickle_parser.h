@@ -534,9 +534,9 @@ class Parser {
   }
 
   [[gnu::always_inline]] inline bool memoGet(uint64_t key, const char* opcode) {
-    const Value* v = m_.memo.get(key);
-    if (!v) return fail(m_.op_pos, fmt::format("{} of memo entry {} that was never stored", opcode, key));
-    return push(*v);
+    Value v;
+    if (!m_.memo.get(key, v)) return fail(m_.op_pos, fmt::format("{} of memo entry {} that was never stored", opcode, key));
+    return push(v);
   }
 
   Document& doc_;

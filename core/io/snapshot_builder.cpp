@@ -72,11 +72,11 @@ bool Builder::fail(std::string message) {
 }
 
 bool Builder::newRow(uint64_t& row) {
-  row = events_.size();
+  row = base_ + events_.size();
   if (row >= budget_.limits().max_events)
     return fail(fmt::format("more than {} events (the events limit; {})", budget_.limits().max_events,
                             raiseHint("events")));
-  if (row == charged_rows_) {
+  if (events_.size() == charged_rows_) {  // the rows held: all of them unless streaming
     // Counted in steps of 64 K rows: 49 bytes in the store and 2 of state each.
     const uint64_t step = 65536;
     if (!budget_.take(step * 51)) return fail(budget_.memoryError("the events").message);
@@ -89,11 +89,16 @@ bool Builder::newRow(uint64_t& row) {
   return true;
 }
 
-void Builder::setStack(uint64_t row, uint32_t stack) { events_.columns().stack[row] = stack; }
+void Builder::setStack(uint64_t row, uint32_t stack) {
+  if (row < base_) return lateWrite();
+  events_.columns().stack[row - base_] = stack;
+}
 
 void Builder::setField(uint64_t row, Field field, const Value& v, const pickle::Document& doc) {
   if (field == Field::Other || field == Field::Frames) return;
   if (v.isInt() && field != Field::Action) return setInt(row, field, v.i);
+  if (row < base_) return lateWrite();
+  const uint64_t held = row - base_;  // its place in the rows held (row itself unless streaming)
   EventStore::Columns c = events_.columns();
   uint8_t state = kOk;
   if (field == Field::Action) {
@@ -113,7 +118,7 @@ void Builder::setField(uint64_t row, Field field, const Value& v, const pickle::
         if (auto a = parseAction(text); a && *a != Action::Sample) code = static_cast<uint8_t>(*a);
         if (known_actions_.size() < 32) known_actions_.push_back({text.data(), static_cast<uint32_t>(text.size()), code});
       }
-      c.action[row] = static_cast<Action>(code);
+      c.action[held] = static_cast<Action>(code);
       if (code == kUnknownCode) {
         state = kUnknownAction;
         unknown_action_text_[row] = std::string(text.substr(0, 200));
@@ -140,14 +145,14 @@ void Builder::setField(uint64_t row, Field field, const Value& v, const pickle::
       value = static_cast<int64_t>(v.kind);
     }
     switch (field) {
-      case Field::Addr: c.addr[row] = static_cast<uint64_t>(value); break;
-      case Field::Size: c.size[row] = value; break;
-      case Field::Stream: c.stream[row] = static_cast<uint64_t>(value); break;
-      case Field::TimeUs: c.t_ns[row] = value; break;
+      case Field::Addr: c.addr[held] = static_cast<uint64_t>(value); break;
+      case Field::Size: c.size[held] = value; break;
+      case Field::Stream: c.stream[held] = static_cast<uint64_t>(value); break;
+      case Field::TimeUs: c.t_ns[held] = value; break;
       default: break;
     }
   }
-  setState(row, field, state);
+  setState(held, field, state);
 }
 
 uint32_t Builder::internString(const Value* v, const pickle::Document& doc) {
@@ -245,7 +250,6 @@ void Builder::addAnnotation(std::string name, bool start, DeviceId device, int64
 }
 
 Status Builder::judgeAndCount(uint64_t& kept, bool& in_place, std::string& warnings) {
-  constexpr uint16_t kAllOk = kOk | kOk << 3 | kOk << 6 | kOk << 9 | kOk << 12;
   kept = 0;
   uint64_t expect = 0;
   in_place = true;  // every row, in the order created, none skipped: the store is already the trace
@@ -420,6 +424,111 @@ Result<Trace> Builder::finish() {
   if (!warnings.empty()) trace.meta["warnings"] = warnings;
   assignPhases(trace);
   return trace;
+}
+
+bool Builder::cannotStream(std::string why) {
+  if (not_streamable_.empty()) not_streamable_ = std::move(why);
+  return fail(fmt::format("the file cannot be read as a stream: {}", not_streamable_));
+}
+
+bool Builder::listed(uint64_t list, uint64_t row) {
+  if (!not_streamable_.empty()) return cannotStream(not_streamable_);
+  if (row != next_listed_) return cannotStream("its events are listed out of the order they were made, or twice");
+  if (!listed_.empty() && listed_.back().list == list) ++listed_.back().count;
+  else listed_.push_back(ListedRun{list, 1});
+  ++next_listed_;
+  return next_listed_ - base_ < kStreamRows || flushListed();
+}
+
+bool Builder::flushListed() {
+  const uint64_t n = next_listed_ - base_;
+  if (n == 0) return true;
+  EventStore::Columns c = events_.columns();
+  size_t at = 0;
+  for (const ListedRun& run : listed_) {
+    auto& net = net_by_list_[run.list];
+    for (size_t i = at; i < at + run.count; ++i) {
+      // What the full read would judge (and word with the event's place) is left to it.
+      if (status_[i] != kAllOk) return cannotStream("an event has a value to judge");
+      t_min_us_ = std::min(t_min_us_, c.t_ns[i]);
+      t_max_us_ = std::max(t_max_us_, c.t_ns[i]);
+      const Action action = c.action[i];
+      net.first = wrappingAdd(net.first, wrappingMul(allocatedSign(action), c.size[i]));
+      net.second = wrappingAdd(net.second, wrappingMul(reservedSign(action), c.size[i]));
+    }
+    if (Status st = sink_->take(events_, at, at + run.count, base_ + at, run.list); !st) return fail(st.error().message);
+    at += run.count;
+  }
+  // The rows made but not listed yet (the next batch's first) stay.
+  EventStore rest;
+  for (size_t i = n; i < events_.size(); ++i) rest.push(events_.at(i));
+  events_ = std::move(rest);
+  status_.erase(status_.begin(), status_.begin() + static_cast<std::ptrdiff_t>(n));
+  listed_.clear();
+  base_ += n;
+  constexpr uint64_t step = 65536;
+  while (charged_rows_ >= events_.size() + 2 * step) {
+    budget_.give(step * 51);
+    charged_rows_ -= step;
+  }
+  if (progress_) {
+    if (progress_->cancelled()) return fail("cancelled");
+  }
+  return true;
+}
+
+Result<StreamedTables> Builder::finishStream() {
+  if (!flushListed()) return Error{error_};
+  if (!not_streamable_.empty()) return Error{fmt::format("the file cannot be read as a stream: {}", not_streamable_)};
+  if (!events_.empty()) return Error{"the file cannot be read as a stream: it makes events it never lists"};
+  // The device lists, in the order the rows were made and listed: the trace's order.
+  uint64_t expect = 0;
+  for (const DeviceRows& d : order_)
+    for (const RowRange& r : d.ranges) {
+      if (r.begin != expect) return Error{"the file cannot be read as a stream: its device lists are out of order"};
+      expect = r.end;
+    }
+  if (expect != base_) return Error{"the file cannot be read as a stream: it lists events outside 'device_traces'"};
+
+  StreamedTables out;
+  Trace& trace = out.tables;
+  trace.format = "pytorch-snapshot";
+  for (const DeviceRows& d : order_) trace.deviceInfo(d.device);
+  int64_t t0 = t_min_us_, t1 = t_max_us_;
+  for (const Annotation& a : annotations_) t0 = std::min(t0, a.time_us), t1 = std::max(t1, a.time_us);
+  if (t0 == std::numeric_limits<int64_t>::max()) t0 = t1 = 0;
+  trace.meta = std::move(meta_);
+  trace.meta["t0_unix_ns"] = std::to_string(t0 * 1000);
+  if (has_segments_) {
+    std::map<DeviceId, std::pair<int64_t, int64_t>> net;
+    for (const auto& [list, sums] : net_by_list_) {
+      auto device = list_device_.find(list);
+      if (device == list_device_.end()) return Error{"the file cannot be read as a stream: an event list of no device"};
+      auto& n = net[device->second];
+      n.first = wrappingAdd(n.first, sums.first);
+      n.second = wrappingAdd(n.second, sums.second);
+    }
+    for (const auto& entry : final_reserved_) trace.deviceInfo(entry.first);
+    for (auto& info : trace.devices) {
+      auto final = [&](const std::map<DeviceId, int64_t>& m) {
+        auto it = m.find(info.device);
+        return it == m.end() ? int64_t{0} : it->second;
+      };
+      const auto n = net.find(info.device);
+      info.baseline_allocated = wrappingSub(final(final_allocated_), n == net.end() ? 0 : n->second.first);
+      info.baseline_reserved = wrappingSub(final(final_reserved_), n == net.end() ? 0 : n->second.second);
+    }
+  }
+  buildPhases(trace, t0, (t1 - t0) * 1000);
+  trace.phases.shrink_to_fit();
+  trace.stacks = std::move(stacks_);
+  trace.segments = std::move(segments_);
+  trace.segments_known = has_segments_;
+  if (!segment_warnings_.empty()) trace.meta["warnings"] = segment_warnings_;
+  out.t0_us = t0;
+  out.list_device = list_device_;
+  out.rows = base_;
+  return out;
 }
 
 }  // namespace sawtooth::snapshot

@@ -7,6 +7,7 @@
 // event's place in the file ("device_traces[0][17]: size -5 is negative").
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <span>
@@ -30,6 +31,24 @@ struct RowRange {
   uint64_t end = 0;
 };
 
+// Where a streaming builder hands its rows (sawtooth-trace convert: io/snapshot_convert.h).
+class RowSink {
+ public:
+  virtual ~RowSink() = default;
+  // Rows [begin, end) of `events`, the file's rows first_row on, all listed in event list `list`
+  // (the decoder's handle), every value judged good; times still in the file's microseconds,
+  // devices not set yet.
+  virtual Status take(const EventStore& events, size_t begin, size_t end, uint64_t first_row, uint64_t list) = 0;
+};
+
+// What a streamed snapshot is besides its events (Builder::finishStream).
+struct StreamedTables {
+  Trace tables;       // devices with their baselines, phases, stacks, segments, meta; no events
+  int64_t t0_us = 0;  // the events' times count from here (nanoseconds from t0_us * 1000)
+  std::map<uint64_t, DeviceId> list_device;  // event list -> its device
+  uint64_t rows = 0;
+};
+
 class Builder {
  public:
   // `expected_rows`: room taken up front (untouched pages cost nothing), e.g. from the file size.
@@ -41,6 +60,8 @@ class Builder {
   void setField(uint64_t row, Field field, const pickle::Value& value, const pickle::Document& doc);
   // The same for an integer value of addr, size, stream or time_us: the common case, inline.
   void setInt(uint64_t row, Field field, int64_t value) {
+    if (row < base_) return lateWrite();
+    row -= base_;
     EventStore::Columns c = events_.columns();
     uint8_t state = kOk;
     switch (field) {
@@ -91,6 +112,17 @@ class Builder {
   // Judges every event, then moves them into the trace in order.
   Result<Trace> finish();
 
+  // Streaming (before the first row): each row goes to `sink` once the file has listed it in an
+  // event list, and only the rows not listed yet are held. A file that lists its events otherwise
+  // than PyTorch writes them (out of the order they were made, twice, never, changed after, or a
+  // value to judge) stops with notStreamable() saying why: read it whole instead.
+  void streamTo(RowSink* sink) { sink_ = sink; }
+  bool streaming() const { return sink_ != nullptr; }
+  bool listed(uint64_t list, uint64_t row);
+  void setListDevice(uint64_t list, DeviceId device) { list_device_[list] = device; }
+  const std::string& notStreamable() const { return not_streamable_; }
+  Result<StreamedTables> finishStream();
+
   const std::string& error() const { return error_; }
   ReadBudget& budget() { return budget_; }
 
@@ -125,7 +157,14 @@ class Builder {
     DeviceId device = 0;
     std::vector<RowRange> ranges;
   };
+  static constexpr uint16_t kAllOk = kOk | kOk << 3 | kOk << 6 | kOk << 9 | kOk << 12;
+  static constexpr uint64_t kStreamRows = 65536;  // rows handed on at a time
   bool fail(std::string message);
+  bool cannotStream(std::string why);
+  void lateWrite() {
+    if (not_streamable_.empty()) not_streamable_ = "an event is changed after the file listed it";
+  }
+  bool flushListed();
   uint32_t internString(const pickle::Value* v, const pickle::Document& doc);
   Status judgeAndCount(uint64_t& kept, bool& in_place, std::string& warnings);
   Status placeEvents(Trace& trace, uint64_t kept, bool in_place);
@@ -160,6 +199,20 @@ class Builder {
   uint64_t string_bytes_ = 0;                          // new strings' bytes, not yet counted
   std::vector<uint32_t> frame_ids_;
   std::string error_;
+  // Streaming: rows before base_ were handed on; rows [base_, next_listed_) are listed, in runs
+  // of one list each, and wait for the next hand-over.
+  RowSink* sink_ = nullptr;
+  uint64_t base_ = 0;
+  uint64_t next_listed_ = 0;
+  struct ListedRun {
+    uint64_t list;
+    uint64_t count;
+  };
+  std::vector<ListedRun> listed_;
+  std::map<uint64_t, std::pair<int64_t, int64_t>> net_by_list_;  // allocated, reserved
+  std::map<uint64_t, DeviceId> list_device_;
+  int64_t t_min_us_ = std::numeric_limits<int64_t>::max(), t_max_us_ = std::numeric_limits<int64_t>::min();
+  std::string not_streamable_;
 };
 
 }  // namespace sawtooth::snapshot

@@ -45,6 +45,27 @@ Result<Trace> decodeSnapshotOnly(std::shared_ptr<const void> owner, std::string_
   return builder.finish();
 }
 
+Result<snapshot::StreamedTables> streamSnapshot(std::shared_ptr<const void> owner, std::string_view bytes,
+                                                ReadBudget& budget, snapshot::RowSink& sink, Progress* progress,
+                                                const ConsumedFn& consumed) {
+  if (bytes.size() < 2 || static_cast<uint8_t>(bytes[0]) != 0x80 || static_cast<uint8_t>(bytes[1]) < 2)
+    return Error{"the snapshot decoder reads pickle protocols 2 to 5"};
+  Builder builder(budget, nullptr);  // the parser reports the progress and sees a cancel
+  builder.streamTo(&sink);
+  snapshot::SnapshotShapes decoder(builder);
+  pickle::ParseOptions options;
+  options.progress = progress;
+  options.budget = &budget;
+  options.shapes = &decoder;
+  options.consumed = consumed;
+  Result<pickle::Document> doc = pickle::parse(std::move(owner), bytes, options);
+  if (!doc) return doc.error();
+  bool unrecognized = false;
+  if (Status st = snapshot::walkSnapshot(*doc, builder, &decoder, unrecognized); !st) return st.error();
+  doc = Error{""};
+  return builder.finishStream();
+}
+
 Result<Trace> readSnapshot(std::shared_ptr<const void> owner, std::string_view bytes, ReadBudget& budget,
                            Progress* progress, SnapshotReadInfo* info, const ConsumedFn& consumed) {
   bool unrecognized = false;

@@ -41,4 +41,16 @@ Result<Trace> readSnapshot(std::shared_ptr<const void> owner, std::string_view b
 Result<Trace> decodeSnapshotOnly(std::shared_ptr<const void> owner, std::string_view bytes, ReadBudget& budget,
                                  Progress* progress, bool& unrecognized, const ConsumedFn& consumed = {});
 
+namespace snapshot {
+class RowSink;
+struct StreamedTables;
+}  // namespace snapshot
+
+// The decoder as a stream (sawtooth-trace convert, io/snapshot_convert.h): each event goes to
+// `sink` once the file has listed it, and only the tables besides the events are kept. A file
+// shaped otherwise than PyTorch writes it is an error here (read it with readSnapshot instead).
+Result<snapshot::StreamedTables> streamSnapshot(std::shared_ptr<const void> owner, std::string_view bytes,
+                                                ReadBudget& budget, snapshot::RowSink& sink, Progress* progress = nullptr,
+                                                const ConsumedFn& consumed = {});
+
 }  // namespace sawtooth

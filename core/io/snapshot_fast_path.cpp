@@ -122,16 +122,14 @@ class SnapshotShapes::FastPath {
     switch (op) {
       case 'h':
         if (left < 2) return false;
-        if (const Value* v = m_.memo.get(in_[pos_ + 1])) {
-          out = *v;
+        if (m_.memo.get(in_[pos_ + 1], out)) {
           pos_ += 2;
           return true;
         }
         return false;
       case 'j':
         if (left < 5) return false;
-        if (const Value* v = m_.memo.get(pickle::load32(in_ + pos_ + 1))) {
-          out = *v;
+        if (m_.memo.get(pickle::load32(in_ + pos_ + 1), out)) {
           pos_ += 5;
           return true;
         }

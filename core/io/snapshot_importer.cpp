@@ -115,6 +115,7 @@ class Walker {
         uint64_t count = 0;
         for (const RowRange& r : rows) count += r.end - r.begin;
         if (!visit(count)) return tooManyVisits();
+        builder_.setListDevice(list.handle, device);
         builder_.addDeviceRows(device, rows);
         continue;
       }

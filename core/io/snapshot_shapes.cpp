@@ -128,6 +128,7 @@ bool SnapshotShapes::addEvents(uint64_t list, Kind as, std::span<const Value> it
   for (const Value& item : items) {
     if (item.kind != Kind::Handle || item.tag != kEvent) return unrecognized("an event list holding something else");
     const uint64_t row = item.handle;
+    if (builder_.streaming() && !builder_.listed(list, row)) return fail(builder_.error());
     if (!ranges.empty() && ranges.back().end == row) {
       ++ranges.back().end;
     } else {

@@ -130,6 +130,8 @@ Status addLaterColumns(sql::Database& db, int version) {
   return sql.empty() ? Status(Ok{}) : db.exec(sql);
 }
 
+Status summariseInto(sql::Database& db, const native::RebuildOptions& options, Progress* progress);
+
 }  // namespace
 
 std::string summaryCacheDir() {
@@ -279,18 +281,37 @@ Status upgradeNative(const std::string& in, const std::string& out, Progress* pr
   if (!version) return version.error();
   Status st = db->exec("PRAGMA journal_mode=DELETE; PRAGMA synchronous=OFF;");
   if (st) st = addLaterColumns(*db, std::max(1, std::atoi(version->c_str())));
-  if (st) st = createSummaryTables(*db);
-  if (st) st = db->exec("BEGIN");
   if (!st) return st;
-  auto covered = native::rebuildSummaries(*db, *db, *options, progress);
+  return summariseInto(*db, *options, progress);
+}
+
+Status summariseWritten(const std::string& path, Progress* progress) {
+  auto db = sql::Database::open(path, sql::Database::Mode::Create);
+  if (!db) return db.error();
+  auto options = rebuildOptionsFor(path, *db);
+  if (!options) return options.error();
+  if (Status st = db->exec("PRAGMA synchronous=OFF"); !st) return st;
+  return summariseInto(*db, *options, progress);
+}
+
+namespace {
+
+// The summary tables filled from the file's own events, and the file marked as of this format.
+Status summariseInto(sql::Database& db, const native::RebuildOptions& options, Progress* progress) {
+  Status st = createSummaryTables(db);
+  if (st) st = db.exec("BEGIN");
+  if (!st) return st;
+  auto covered = native::rebuildSummaries(db, db, options, progress);
   if (!covered) return covered.error();
-  auto set = db->prepare("INSERT OR REPLACE INTO meta VALUES(?, ?)");
+  auto set = db.prepare("INSERT OR REPLACE INTO meta VALUES(?, ?)");
   if (!set) return set.error();
   for (const auto& [k, v] : {std::pair{std::string(meta::kFormatVersion), std::to_string(native::kFormatVersion)},
                              std::pair{std::string(meta::kSummaryEvents), std::to_string(*covered)}})
     if (Status s = set->bind(1, k).bind(2, v).run(); !s) return s;
-  if (Status s = db->exec(fmt::format("PRAGMA user_version={}", native::kFormatVersion)); !s) return s;
-  return db->exec("COMMIT");
+  if (Status s = db.exec(fmt::format("PRAGMA user_version={}", native::kFormatVersion)); !s) return s;
+  return db.exec("COMMIT");
 }
+
+}  // namespace
 
 }  // namespace sawtooth

@@ -52,4 +52,8 @@ Result<SummaryVerdict> verifySummaries(const SummaryPlace& place, Progress* prog
 // summaries, not the events.
 Status upgradeNative(const std::string& in, const std::string& out, Progress* progress = nullptr);
 
+// Builds the summaries of a .sawtooth file just written without them (io/snapshot_convert.h),
+// in place, from its events: memory bounded by the summaries.
+Status summariseWritten(const std::string& path, Progress* progress = nullptr);
+
 }  // namespace sawtooth

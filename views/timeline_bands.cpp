@@ -44,11 +44,6 @@ void TimelineBands::update(const TraceAnalysis& analysis, int16_t reference_devi
   const auto& names = analysis.phaseNames();
   // Pixel spans per phase name; neighbouring spans of one name closer than a pixel are merged, so
   // thousands of short annotations cost a handful of rectangles, not thousands.
-  struct Span {
-    const std::string* name;
-    PhaseKind kind;
-    double px0, px1;
-  };
   std::vector<Span> spans;
   if (visible_ && plot.width() > 0 && window.width() > 0) {
     const PixelMapping to_pixel{window.lo(), window.hi(), plot.left(), plot.right()};
@@ -103,6 +98,28 @@ void TimelineBands::update(const TraceAnalysis& analysis, int16_t reference_devi
       open[phase_span.name] = spans.size() - 1;
     }
   }
+  draw(spans, plot);
+}
+
+void TimelineBands::update(const std::vector<TimelineFrame::Band>& bands, const ZoomWindow& window, const QRectF& plot) {
+  shown_ = 0;
+  std::vector<Span> spans;
+  if (visible_ && plot.width() > 0 && window.width() > 0) {
+    const PixelMapping to_pixel{window.lo(), window.hi(), plot.left(), plot.right()};
+    for (const TimelineFrame::Band& band : bands) {
+      if (band.x0 > window.hi() || band.x1 < window.lo() || hidden_names_.count(band.name)) continue;
+      const double px0 = std::max(plot.left(), to_pixel.toPixel(std::max(band.x0, window.lo())));
+      const double px1 = std::min(plot.right(), to_pixel.toPixel(std::min(band.x1, window.hi())));
+      if (px1 - px0 < 0.5) continue;
+      if (spans.size() >= kMaxBands) break;
+      spans.push_back(Span{band.name == kDense ? &kDense : &band.name,
+                           band.annotation ? PhaseKind::Annotation : PhaseKind::Phase, px0, px1});
+    }
+  }
+  draw(spans, plot);
+}
+
+void TimelineBands::draw(const std::vector<Span>& spans, const QRectF& plot) {
   // Names where they fit their band and cover no name already placed (overlapping bands share the
   // plot's top edge).
   std::vector<QRectF> named;

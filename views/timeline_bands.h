@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/analysis/phase_spans.h"
+#include "core/analysis/timeline_frame.h"
 #include "core/analysis/trace_analysis.h"
 #include "core/analysis/zoom_window.h"
 
@@ -27,6 +28,9 @@ class TimelineBands {
   // window maps linearly onto the plot's width.
   void update(const TraceAnalysis& analysis, int16_t reference_device, const ZoomWindow& window, bool by_time,
               const QRectF& plot);
+  // The same from a frame read from a file's summaries (core/analysis/timeline_frame.h): its bands
+  // are on the x axis already, merged where narrower than a column.
+  void update(const std::vector<TimelineFrame::Band>& bands, const ZoomWindow& window, const QRectF& plot);
   int visibleBands() const { return shown_; }
   // Band names give way to the markers' labels: a name under one of `rects` (scene coordinates)
   // is hidden (the band stays, its name shows on hover and in the legend).
@@ -36,6 +40,13 @@ class TimelineBands {
   static QColor colorFor(const std::string& phase_name);
 
  private:
+  struct Span {
+    const std::string* name;
+    PhaseKind kind;
+    double px0, px1;
+  };
+  void draw(const std::vector<Span>& spans, const QRectF& plot);
+
   QChart* chart_;
   bool visible_ = true;
   std::set<std::string> hidden_names_;

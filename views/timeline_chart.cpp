@@ -30,6 +30,12 @@ TimelineChart::TimelineChart(QWidget* parent) : QChartView(parent) {
   markers_ = std::make_unique<TimelineMarkers>(c);
   hover_ = std::make_unique<TimelineHover>(this, c);
   rubber_ = new QRubberBand(QRubberBand::Rectangle, this);
+  status_ = new QLabel(this);
+  status_->setObjectName(QStringLiteral("timelineStatus"));
+  status_->setAttribute(Qt::WA_TransparentForMouseEvents);
+  status_->setStyleSheet(QStringLiteral("QLabel { background: rgba(255, 248, 225, 220); color: #5d4037; padding: 2px 6px; "
+                                        "border: 1px solid #d7ccc8; border-radius: 3px; }"));
+  status_->hide();
   connect(c, &QChart::plotAreaChanged, this, [this] { refresh(); });
 }
 
@@ -37,7 +43,68 @@ TimelineChart::~TimelineChart() = default;
 
 void TimelineChart::setAnalysis(std::shared_ptr<const TraceAnalysis> analysis) {
   analysis_ = std::move(analysis);
+  if (analysis_) {
+    // The summaries' frames give way to the trace in memory; the window the user chose stays.
+    overview_.reset();
+    frame_.reset();
+    pending_.reset();
+    status_->hide();
+  }
   rebuild();
+}
+
+namespace {
+// The same devices, lines and names: a grown recording only moves the extent and the peaks.
+bool sameShape(const TimelineOverview& a, const TimelineOverview& b) {
+  if (a.devices.size() != b.devices.size() || a.phase_names != b.phase_names) return false;
+  for (size_t i = 0; i < a.devices.size(); ++i)
+    if (a.devices[i].device != b.devices[i].device || a.devices[i].kinds != b.devices[i].kinds ||
+        a.devices[i].categorised != b.devices[i].categorised || a.devices[i].name != b.devices[i].name)
+      return false;
+  return true;
+}
+}  // namespace
+
+void TimelineChart::setOverview(std::shared_ptr<const TimelineOverview> overview) {
+  analysis_.reset();
+  const bool reshape = !overview_ || !overview || !sameShape(*overview_, *overview);
+  overview_ = std::move(overview);
+  if (!overview_) {
+    frame_.reset();
+    pending_.reset();
+    status_->hide();
+  }
+  if (reshape) return rebuild();
+  // Grown: the same series, a wider extent. A window at the latest moment follows it.
+  const bool follow = follows_latest_;
+  const ZoomWindow before = window_;
+  const double lo = shared_bounds_ ? shared_bounds_->first : overview_->xMin(by_time_);
+  const double hi = shared_bounds_ ? shared_bounds_->second : overview_->xMax(by_time_);
+  window_.setBounds(lo, hi, by_time_ ? 1000.0 : 4.0);
+  if (before.isZoomed()) {
+    if (follow) window_.zoomTo(hi - before.width(), hi);
+    else window_.zoomTo(before.lo(), before.hi());
+  }
+  updateFrameMarkers(drawn_devices_.size() > 1);
+  applyWindow();
+}
+
+void TimelineChart::setFrame(TimelineFrame frame) {
+  if (!overview_) return;
+  const TimelineRequest want = currentRequest();
+  const bool asked = pending_ && frame.request.id == pending_->id;
+  if (!asked && !frame.request.sameWindow(want)) return;  // superseded
+  if (asked) pending_.reset();
+  frame_ = std::move(frame);
+  if (!pending_) status_->hide();
+  refresh();
+}
+
+void TimelineChart::setFrameFailed(const QString& message) {
+  pending_.reset();
+  status_->setText(tr("This window could not be read: %1").arg(message));
+  status_->adjustSize();
+  status_->show();
 }
 
 void TimelineChart::setXAxisByTime(bool by_time) {
@@ -65,6 +132,8 @@ void TimelineChart::setStackedCategories(bool stacked) {
 }
 
 bool TimelineChart::hasCategories() const {
+  if (overview_)
+    return std::any_of(overview_->devices.begin(), overview_->devices.end(), [](const auto& d) { return d.categorised; });
   if (!analysis_) return false;
   for (const auto& d : analysis_->devices())
     if (!d->categories.empty()) return true;
@@ -79,7 +148,7 @@ void TimelineChart::setYFromZero(bool from_zero) {
 
 void TimelineChart::setSharedBounds(double lo, double hi) {
   shared_bounds_ = std::make_pair(lo, hi);
-  if (!analysis_) return;
+  if (!hasData()) return;
   window_.setBounds(lo, hi, by_time_ ? 1000.0 : 4.0);
   applyWindow();
 }
@@ -106,14 +175,18 @@ void TimelineChart::setPlanLines(std::vector<PlanLine> lines) {
 }
 
 std::set<int16_t> TimelineChart::devicesToDraw() const {
-  if (!analysis_) return {};
   std::vector<std::pair<int64_t, int16_t>> candidates;  // (peak, device)
-  for (const auto& d : analysis_->devices()) {
-    const auto device = static_cast<int16_t>(d->device);
-    if (!visible_devices_.empty() && !visible_devices_.count(device)) continue;
-    const SeriesAnalysis* a = d->line(SeriesKind::Allocated);
-    candidates.emplace_back(a ? a->peak.value : 0, device);
-  }
+  auto consider = [&](DeviceId id, int64_t peak) {
+    const auto device = static_cast<int16_t>(id);
+    if (visible_devices_.empty() || visible_devices_.count(device)) candidates.emplace_back(peak, device);
+  };
+  if (overview_)
+    for (const auto& d : overview_->devices) consider(d.device, d.peak);
+  if (analysis_)
+    for (const auto& d : analysis_->devices()) {
+      const SeriesAnalysis* a = d->line(SeriesKind::Allocated);
+      consider(d->device, a ? a->peak.value : 0);
+    }
   if (candidates.size() > kMaxDrawnDevices) {
     std::partial_sort(candidates.begin(), candidates.begin() + kMaxDrawnDevices, candidates.end(),
                       [](const auto& x, const auto& y) { return x.first != y.first ? x.first > y.first : x.second < y.second; });
@@ -125,16 +198,26 @@ std::set<int16_t> TimelineChart::devicesToDraw() const {
 }
 
 size_t TimelineChart::devicesLeftOut() const {
-  if (!analysis_) return 0;
   size_t asked = 0;
-  for (const auto& d : analysis_->devices())
-    asked += visible_devices_.empty() || visible_devices_.count(static_cast<int16_t>(d->device));
-  return asked - drawn_devices_.size();
+  if (analysis_)
+    for (const auto& d : analysis_->devices())
+      asked += visible_devices_.empty() || visible_devices_.count(static_cast<int16_t>(d->device));
+  if (overview_)
+    for (const auto& d : overview_->devices)
+      asked += visible_devices_.empty() || visible_devices_.count(static_cast<int16_t>(d.device));
+  return asked - std::min(asked, drawn_devices_.size());
 }
 
 int16_t TimelineChart::referenceDevice() const {
   for (const Line& l : lines_) return l.device;
+  if (overview_ && !overview_->devices.empty()) return static_cast<int16_t>(overview_->devices.front().device);
   return analysis_ && !analysis_->devices().empty() ? analysis_->devices().front()->device : 0;
+}
+
+QString TimelineChart::deviceName(int16_t device) const {
+  if (analysis_) return toQString(analysis_->trace().deviceName(device));
+  if (const auto* d = overview_ ? overview_->device(device) : nullptr) return toQString(d->name);
+  return QString::number(device);
 }
 
 void TimelineChart::rebuild() {
@@ -150,48 +233,79 @@ void TimelineChart::rebuild() {
   peak_devices_.clear();
   oom_markers_ = 0;
   hideHover();
-  if (!analysis_) return;
+  if (!hasData()) return;
 
   drawn_devices_ = devicesToDraw();
-  const auto& devices = analysis_->devices();
+  std::vector<int16_t> devices;
+  if (analysis_)
+    for (const auto& d : analysis_->devices()) devices.push_back(static_cast<int16_t>(d->device));
+  else
+    for (const auto& d : overview_->devices) devices.push_back(static_cast<int16_t>(d.device));
   int shown = 0;
-  for (const auto& d : devices) shown += deviceShown(d->device);
+  for (int16_t d : devices) shown += deviceShown(d);
   const bool several = shown > 1;
   int drawn = 0;
-  for (const auto& d : devices) {
-    if (!deviceShown(d->device)) continue;
-    if (stacked_) addCategoryStack(*d, several);
-    addLines(*d, drawn++, several);
+  for (int16_t device : devices) {
+    if (!deviceShown(device)) continue;
+    if (stacked_) addCategoryStack(device, several);
+    if (analysis_) {
+      for (const SeriesAnalysis& l : analysis_->device(device)->lines) addLine(device, l.series->kind, &l, drawn, several);
+    } else {
+      for (SeriesKind kind : overview_->device(device)->kinds) addLine(device, kind, nullptr, drawn, several);
+    }
+    ++drawn;
   }
-  updateMarkers(several);
+  if (analysis_) updateMarkers(several);
+  else updateFrameMarkers(several);
   addPlanLines();
   // Stacked categories fill the legend already; the bands stay, their names show on hover.
   if (phase_legend_ && !stacked_) addPhaseLegend();
   connectLegend();
   placeLegend();
   axis_x_->setTitleText(by_time_ ? tr("time (ms)") : tr("allocation event"));
-  // A new extent shows all of it; the same extent (stacking toggled, devices changed) keeps the zoom.
-  const double lo = shared_bounds_ ? shared_bounds_->first : analysis_->xMin(by_time_);
-  const double hi = shared_bounds_ ? shared_bounds_->second : analysis_->xMax(by_time_);
+  // A new extent shows all of it; the same extent (stacking toggled, devices changed) keeps the zoom,
+  // and so does the same trace read in memory after its summaries (the extents differ by a little).
+  const double lo = shared_bounds_ ? shared_bounds_->first : analysis_ ? analysis_->xMin(by_time_) : overview_->xMin(by_time_);
+  const double hi = shared_bounds_ ? shared_bounds_->second : analysis_ ? analysis_->xMax(by_time_) : overview_->xMax(by_time_);
   const ZoomWindow before = window_;
+  const bool same_axis = rebuilt_by_time_ == by_time_;
+  const bool keep = before.isZoomed() && same_axis &&
+                    (window_from_summaries_ || (before.boundsLo() == lo && before.boundsHi() == hi));
+  const bool follow = keep && overview_ && window_from_summaries_ && follows_latest_;
+  rebuilt_by_time_ = by_time_;
+  window_from_summaries_ = overview_ != nullptr;
   window_.setBounds(lo, hi, by_time_ ? 1000.0 : 4.0);
-  if (before.boundsLo() == window_.boundsLo() && before.boundsHi() == window_.boundsHi() && before.isZoomed())
-    window_.zoomTo(before.lo(), before.hi());
+  if (follow) window_.zoomTo(hi - before.width(), hi);  // a grown recording, its latest moment shown
+  else if (keep) window_.zoomTo(before.lo(), before.hi());
   applyWindow();
   qCDebug(lcTimeline) << "rebuilt" << lines_.size() << "lines," << layers_.size() << "layers in" << clock.elapsed() << "ms";
 }
 
-void TimelineChart::addLines(const DeviceAnalysis& d, int device_index, bool several) {
-  for (const SeriesAnalysis& l : d.lines) {
-    auto* s = new QLineSeries();
-    const QString what = toQString(name(l.series->kind)).replace('_', ' ');
-    s->setName(several ? QStringLiteral("%1 %2").arg(toQString(analysis_->trace().deviceName(d.device)), what) : what);
-    s->setPen(seriesPen(l.series->kind, device_index));
-    chart()->addSeries(s);
-    s->attachAxis(axis_x_);
-    s->attachAxis(axis_y_);
-    lines_.push_back(Line{d.device, &l, s});
+void TimelineChart::addLine(int16_t device, SeriesKind kind, const SeriesAnalysis* source, int device_index, bool several) {
+  auto* s = new QLineSeries();
+  const QString what = toQString(name(kind)).replace('_', ' ');
+  s->setName(several ? QStringLiteral("%1 %2").arg(deviceName(device), what) : what);
+  s->setPen(seriesPen(kind, device_index));
+  chart()->addSeries(s);
+  s->attachAxis(axis_x_);
+  s->attachAxis(axis_y_);
+  lines_.push_back(Line{device, kind, source, s});
+}
+
+void TimelineChart::updateFrameMarkers(bool several) {
+  std::vector<TimelineMarker> markers;
+  peak_devices_.clear();
+  for (const auto& d : overview_->devices) {
+    const auto device = static_cast<int16_t>(d.device);
+    if (!deviceShown(device)) continue;
+    const double x = by_time_ ? static_cast<double>(d.peak_t_ns) : static_cast<double>(std::max<int64_t>(d.peak_point, 0));
+    QString label = peakLabel(device);
+    if (several) label = QStringLiteral("%1: %2").arg(deviceName(device), label);
+    markers.push_back(TimelineMarker{x, static_cast<double>(d.peak), label, peakColor(), TimelineMarker::Shape::Dot,
+                                     d.peak * 50 >= overview_->max_value});
+    peak_devices_.push_back(device);
   }
+  markers_->setMarkers(std::move(markers));
 }
 
 void TimelineChart::updateMarkers(bool several) {
@@ -204,7 +318,7 @@ void TimelineChart::updateMarkers(bool several) {
     const Series& s = *alloc->series;
     const double x = p.point < 0 ? (s.empty() ? 0.0 : s.axis->x(0, by_time_)) : s.axis->x(static_cast<size_t>(p.point), by_time_);
     QString label = peakLabel(d->device);
-    if (several) label = QStringLiteral("%1: %2").arg(toQString(analysis_->trace().deviceName(d->device)), label);
+    if (several) label = QStringLiteral("%1: %2").arg(deviceName(d->device), label);
     // Label the peak only where it means something next to the largest one (a CPU device with a
     // few bytes beside a GPU with gigabytes keeps its marker, not a label).
     markers.push_back(TimelineMarker{x, static_cast<double>(p.value), label, peakColor(), TimelineMarker::Shape::Dot,
@@ -223,15 +337,16 @@ void TimelineChart::updateMarkers(bool several) {
   markers_->setMarkers(std::move(markers));
 }
 
-void TimelineChart::addCategoryStack(const DeviceAnalysis& d, bool several) {
-  if (d.categories.empty()) return;
+void TimelineChart::addCategoryStack(int16_t device, bool several) {
+  if (analysis_ && analysis_->device(device)->categories.empty()) return;
+  if (overview_ && !overview_->device(device)->categorised) return;
   QLineSeries* lower = nullptr;
   for (int c = 0; c < kCategoryCount; ++c) {
     const auto category = static_cast<Category>(c);
     auto* upper = new QLineSeries();
     auto* area = new QAreaSeries(upper, lower);
     QString title = categoryTitle(category);
-    if (several) title = QStringLiteral("%1 %2").arg(toQString(analysis_->trace().deviceName(d.device)), title);
+    if (several) title = QStringLiteral("%1 %2").arg(deviceName(device), title);
     area->setName(title);
     QColor fill = categoryColor(category);
     fill.setAlpha(150);
@@ -240,7 +355,7 @@ void TimelineChart::addCategoryStack(const DeviceAnalysis& d, bool several) {
     chart()->addSeries(area);
     area->attachAxis(axis_x_);
     area->attachAxis(axis_y_);
-    layers_.push_back(StackLayer{d.device, category, upper, area});
+    layers_.push_back(StackLayer{device, category, upper, area});
     lower = upper;
   }
 }
@@ -260,7 +375,7 @@ void TimelineChart::addPlanLines() {
 void TimelineChart::addPhaseLegend() {
   // The first names, in order of appearance (core keeps each name once: no search through 200,000
   // annotations here).
-  const std::vector<std::string>& names = analysis_->phaseNames();
+  const std::vector<std::string>& names = analysis_ ? analysis_->phaseNames() : overview_->phase_names;
   constexpr size_t kMaxEntries = 8;  // beyond that the legend would crowd out the chart
   for (size_t i = 0; i < names.size() && i < kMaxEntries; ++i) {
     auto* s = new QLineSeries();
@@ -305,6 +420,7 @@ void TimelineChart::placeLegend() {
 }
 
 void TimelineChart::applyWindow() {
+  follows_latest_ = window_.hi() >= window_.boundsHi();
   refresh();
   emit windowChanged(window_.lo(), window_.hi());
 }
@@ -326,14 +442,12 @@ QPointF TimelineChart::chartPosition(double x, double bytes) const {
 }
 
 void TimelineChart::refresh() {
-  if (!analysis_ || (lines_.empty() && plans_.empty())) return;
+  if (!analysis_) return refreshFromFrame();
+  if (lines_.empty() && plans_.empty()) return;
   QElapsedTimer clock;
   clock.start();
   const int columns = std::max(16, static_cast<int>(chart()->plotArea().width()));
   const double x0 = window_.lo(), x1 = window_.hi();
-  // The visible data, in bytes, first: the y range and its unit follow from it.
-  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-  auto extend = [&](double v) { lo = std::min(lo, v), hi = std::max(hi, v); };
   std::vector<std::vector<LodPoint>> line_points(lines_.size());
   for (size_t i = 0; i < lines_.size(); ++i) {
     const Line& l = lines_[i];
@@ -345,8 +459,6 @@ void TimelineChart::refresh() {
       const double column = (x1 - x0) / columns;
       std::erase_if(line_points[i], [&](const LodPoint& p) { return p.x > last + column; });
     }
-    if (l.series->isVisible())
-      for (const LodPoint& p : line_points[i]) extend(p.y);
   }
   std::vector<std::pair<const StackLayer*, std::vector<double>>> layer_tops;
   std::vector<double> layer_x;
@@ -354,12 +466,82 @@ void TimelineChart::refresh() {
     const DeviceAnalysis* d = analysis_->device(layers_[i].device);
     auto stack = d->categories.query(*d->series.allocator, by_time_, x0, x1, columns);
     layer_x = stack.x;
-    for (size_t c = 0; c < kCategoryCount; ++c) {
-      if (layers_[i + c].area->isVisible())
-        for (double v : stack.top[c]) extend(v);
-      layer_tops.emplace_back(&layers_[i + c], std::move(stack.top[c]));
+    for (size_t c = 0; c < kCategoryCount; ++c) layer_tops.emplace_back(&layers_[i + c], std::move(stack.top[c]));
+  }
+  fitAndDraw(line_points, layer_x, layer_tops, columns);
+  const QRectF plot = chart()->plotArea();
+  bands_->update(*analysis_, referenceDevice(), window_, by_time_, plot);
+  bands_->hideLabelsOver(markers_->labelRects());
+  qCDebug(lcTimeline) << "refreshed" << columns << "columns in" << clock.elapsed() << "ms";
+}
+
+TimelineRequest TimelineChart::currentRequest() const {
+  TimelineRequest r;
+  r.by_time = by_time_;
+  r.x0 = window_.lo();
+  r.x1 = window_.hi();
+  r.columns = std::max(16, static_cast<int>(chart()->plotArea().width()));
+  r.stacked = stacked_ && !layers_.empty();
+  r.bands = bands_->isVisible();
+  r.devices.assign(drawn_devices_.begin(), drawn_devices_.end());
+  return r;
+}
+
+void TimelineChart::refreshFromFrame() {
+  if (!overview_ || lines_.empty()) return;
+  const TimelineRequest want = currentRequest();
+  if (!frame_ || !frame_->request.sameWindow(want)) {
+    if (!pending_ || !pending_->sameWindow(want)) {
+      TimelineRequest request = want;
+      request.id = ++next_request_;
+      pending_ = request;
+      emit frameRequested(request);
+      if (!pending_ || pending_->id != request.id) return;  // answered at once (and drawn)
+      status_->setText(tr("Computing this window from the file's summaries…"));
+      status_->adjustSize();
+      const QRectF plot = chart()->plotArea();
+      status_->move(mapFromScene(chart()->mapToScene(plot.topRight())).x() - status_->width() - 6,
+                    mapFromScene(chart()->mapToScene(plot.topLeft())).y() + 6);
+      status_->show();
     }
   }
+  // The frame for this window, or the last one while it is computed (its points where they fall).
+  const double x0 = window_.lo(), x1 = window_.hi();
+  std::vector<std::vector<LodPoint>> line_points(lines_.size());
+  std::vector<std::pair<const StackLayer*, std::vector<double>>> layer_tops;
+  std::vector<double> layer_x;
+  if (frame_) {
+    for (size_t i = 0; i < lines_.size(); ++i)
+      for (const TimelineFrame::Line& fl : frame_->lines)
+        if (fl.device == lines_[i].device && fl.kind == lines_[i].kind) line_points[i] = fl.points;
+    for (size_t i = 0; i < layers_.size(); i += kCategoryCount)
+      for (const TimelineFrame::Stack& st : frame_->stacks) {
+        if (st.device != layers_[i].device) continue;
+        layer_x = st.columns.x;
+        for (size_t c = 0; c < kCategoryCount; ++c) layer_tops.emplace_back(&layers_[i + c], st.columns.top[c]);
+      }
+  }
+  fitAndDraw(line_points, layer_x, layer_tops, want.columns);
+  const QRectF plot = chart()->plotArea();
+  static const std::vector<TimelineFrame::Band> kNone;
+  bands_->update(frame_ ? frame_->bands : kNone, window_, plot);
+  bands_->hideLabelsOver(markers_->labelRects());
+  (void)x0, (void)x1;
+}
+
+void TimelineChart::fitAndDraw(std::vector<std::vector<LodPoint>>& line_points, const std::vector<double>& layer_x,
+                               std::vector<std::pair<const StackLayer*, std::vector<double>>>& layer_tops, int columns) {
+  const double x0 = window_.lo(), x1 = window_.hi();
+  // The visible data, in bytes, first: the y range and its unit follow from it.
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  auto extend = [&](double v) { lo = std::min(lo, v), hi = std::max(hi, v); };
+  for (size_t i = 0; i < lines_.size(); ++i)
+    if (lines_[i].series->isVisible())
+      for (const LodPoint& p : line_points[i])
+        if (p.x >= x0 - (x1 - x0) && p.x <= x1 + (x1 - x0)) extend(p.y);
+  for (const auto& [layer, tops] : layer_tops)
+    if (layer->area->isVisible())
+      for (double v : tops) extend(v);
   for (auto& [series, plan] : plans_)
     if (series->isVisible()) extend(plan.bytes);
   if (!std::isfinite(lo)) lo = 0, hi = 1;
@@ -390,11 +572,7 @@ void TimelineChart::refresh() {
   axis_x_->setRange(toDisplayX(x0), toDisplayX(x1));
   axis_y_->setRange(y_range_.lo / unit, y_range_.hi / unit);
   axis_y_->setTitleText(yTitle());
-  const QRectF plot = chart()->plotArea();
-  markers_->place(plot, [this](double x, double bytes) { return chartPosition(x, bytes); });
-  bands_->update(*analysis_, referenceDevice(), window_, by_time_, plot);
-  bands_->hideLabelsOver(markers_->labelRects());
-  qCDebug(lcTimeline) << "refreshed" << columns << "columns in" << clock.elapsed() << "ms";
+  markers_->place(chart()->plotArea(), [this](double x, double bytes) { return chartPosition(x, bytes); });
 }
 
 QString TimelineChart::yTitle() const {
@@ -426,7 +604,7 @@ double TimelineChart::xOfEvent(uint64_t event) const { return analysis_ ? analys
 
 QLineSeries* TimelineChart::line(int16_t device, SeriesKind kind) const {
   for (const Line& l : lines_)
-    if (l.device == device && l.source->series->kind == kind) return l.series;
+    if (l.device == device && l.kind == kind) return l.series;
   return nullptr;
 }
 
@@ -437,6 +615,10 @@ QAreaSeries* TimelineChart::categoryArea(int16_t device, Category category) cons
 }
 
 QString TimelineChart::peakLabel(int16_t device) const {
+  if (overview_) {
+    const auto* d = overview_->device(device);
+    return d ? tr("peak %1").arg(bytesText(d->peak)) : QString();
+  }
   if (!analysis_) return {};
   const DeviceAnalysis* d = analysis_->device(device);
   const SeriesAnalysis* alloc = d ? d->line(SeriesKind::Allocated) : nullptr;

@@ -5,6 +5,14 @@
 // two points per pixel column: each visible range is re-decimated from the analysis' pyramids.
 // The y axis fits what is visible (or starts at zero, setYFromZero) in the byte unit that suits it.
 //
+// The data comes one of two ways: a trace analysed in memory (setAnalysis: every line re-decimated
+// here from its pyramids), or a trace read on demand from a file's summaries (setOverview: the
+// devices, extent and peaks; then for each visible window the chart asks for a frame with
+// frameRequested and draws the one handed to setFrame — computed by the app off the GUI thread;
+// until it arrives the previous one stays drawn and the chart says it is computing). A recording
+// still being written is the second kind, its overview handed again as it grows: a chart showing
+// the latest moment follows it, one zoomed elsewhere stays. Zoom and pan are the same for both.
+//
 // Parts: this file builds the series and refreshes them for the visible window;
 // timeline_input.cpp handles zoom, pan and hover; timeline_markers (peak and out-of-memory
 // labels), timeline_hover (the details panel), timeline_bands (phases) and timeline_style
@@ -13,6 +21,7 @@
 #include <QAreaSeries>
 #include <QChartView>
 #include <QHash>
+#include <QLabel>
 #include <QImage>
 #include <QLineSeries>
 #include <QRubberBand>
@@ -22,6 +31,7 @@
 #include <set>
 
 #include "core/analysis/axis_scale.h"
+#include "core/analysis/timeline_frame.h"
 #include "core/analysis/trace_analysis.h"
 #include "core/analysis/trace_report.h"
 #include "core/analysis/zoom_window.h"
@@ -40,6 +50,21 @@ class TimelineChart : public QChartView {
 
   void setAnalysis(std::shared_ptr<const TraceAnalysis> analysis);
   std::shared_ptr<const TraceAnalysis> analysis() const { return analysis_; }
+  // A trace read from its summaries (analysis: none). The zoom is kept when the extent is the same
+  // or grows (a recording), and a window at the latest moment follows it as it grows.
+  void setOverview(std::shared_ptr<const TimelineOverview> overview);
+  std::shared_ptr<const TimelineOverview> overview() const { return overview_; }
+  // The frame asked for (frameRequested); one for a window no longer shown is dropped.
+  void setFrame(TimelineFrame frame);
+  // Why the frame asked for could not be made (shown on the chart).
+  void setFrameFailed(const QString& message);
+  // A frame was asked for and has not arrived: the chart says it is computing.
+  bool frameComputing() const { return pending_.has_value(); }
+  // The frame drawn (null in the analysis mode or before the first).
+  const TimelineFrame* frame() const { return frame_ ? &*frame_ : nullptr; }
+  QString statusText() const { return status_->isHidden() ? QString() : status_->text(); }
+  // The window shows the latest moment (a growing recording is followed).
+  bool followsLatest() const { return follows_latest_; }
 
   void setXAxisByTime(bool by_time);
   bool xAxisByTime() const { return by_time_; }
@@ -107,6 +132,8 @@ class TimelineChart : public QChartView {
 
  signals:
   void windowChanged(double lo, double hi);
+  // A window to draw from the summaries (setOverview's mode): answer with setFrame.
+  void frameRequested(sawtooth::TimelineRequest request);
   void eventHovered(qint64 event);
 
  protected:
@@ -123,7 +150,8 @@ class TimelineChart : public QChartView {
  private:
   struct Line {
     int16_t device;
-    const SeriesAnalysis* source;
+    SeriesKind kind;
+    const SeriesAnalysis* source;  // null when drawn from frames
     QLineSeries* series;
   };
   struct StackLayer {
@@ -134,8 +162,16 @@ class TimelineChart : public QChartView {
   };
 
   void rebuild();
-  void addLines(const DeviceAnalysis& d, int device_index, bool several);
-  void addCategoryStack(const DeviceAnalysis& d, bool several);
+  bool hasData() const { return analysis_ || overview_; }
+  void addLine(int16_t device, SeriesKind kind, const SeriesAnalysis* source, int device_index, bool several);
+  void addCategoryStack(int16_t device, bool several);
+  QString deviceName(int16_t device) const;
+  void updateFrameMarkers(bool several);
+  // The frame mode's refresh: the frame for the window drawn, or asked for.
+  void refreshFromFrame();
+  TimelineRequest currentRequest() const;
+  void fitAndDraw(std::vector<std::vector<LodPoint>>& line_points, const std::vector<double>& layer_x,
+                  std::vector<std::pair<const StackLayer*, std::vector<double>>>& layer_tops, int columns);
   void addPlanLines();
   void addPhaseLegend();
   void connectLegend();
@@ -157,6 +193,14 @@ class TimelineChart : public QChartView {
   void hideHover();
 
   std::shared_ptr<const TraceAnalysis> analysis_;
+  std::shared_ptr<const TimelineOverview> overview_;
+  std::optional<TimelineFrame> frame_;
+  std::optional<TimelineRequest> pending_;
+  uint64_t next_request_ = 0;
+  bool follows_latest_ = true;
+  bool rebuilt_by_time_ = false;
+  bool window_from_summaries_ = false;  // the window was last set over an overview
+  QLabel* status_ = nullptr;
   bool by_time_ = false;
   bool stacked_ = false;
   bool phase_legend_ = true;

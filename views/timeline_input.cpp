@@ -54,7 +54,7 @@ bool TimelineChart::viewportEvent(QEvent* event) {
 }
 
 void TimelineChart::wheelEvent(QWheelEvent* event) {
-  if (!analysis_) return;
+  if (!hasData()) return;
   const double steps = event->angleDelta().y() / 120.0;
   if (steps == 0) return;
   zoomAround(dataXAt(event->position()), std::pow(0.8, steps));
@@ -68,7 +68,7 @@ bool TimelineChart::onLegend(const QPoint& view_pos) const {
 
 void TimelineChart::mousePressEvent(QMouseEvent* event) {
   // A click on the legend is the legend's (its entries show and hide what they stand for).
-  if (!analysis_ || onLegend(event->pos())) return QChartView::mousePressEvent(event);
+  if (!hasData() || onLegend(event->pos())) return QChartView::mousePressEvent(event);
   drag_origin_ = event->pos();
   if (event->button() == Qt::LeftButton) {
     drag_ = Drag::Zoom;
@@ -123,7 +123,7 @@ void TimelineChart::mouseDoubleClickEvent(QMouseEvent* event) {
 }
 
 void TimelineChart::keyPressEvent(QKeyEvent* event) {
-  if (!analysis_) return QChartView::keyPressEvent(event);
+  if (!hasData()) return QChartView::keyPressEvent(event);
   const double centre = (window_.lo() + window_.hi()) / 2;
   switch (event->key()) {
     case Qt::Key_Plus:
@@ -132,6 +132,7 @@ void TimelineChart::keyPressEvent(QKeyEvent* event) {
     case Qt::Key_Left: pan(-window_.width() / 4); break;
     case Qt::Key_Right: pan(window_.width() / 4); break;
     case Qt::Key_Home:
+    case Qt::Key_End:
     case Qt::Key_0: resetZoom(); break;
     default: return QChartView::keyPressEvent(event);
   }

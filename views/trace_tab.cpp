@@ -81,6 +81,12 @@ QWidget* TraceTab::buildContentPage() {
   notices_->setWordWrap(true);
   notices_->hide();
   layout->addWidget(notices_);
+  other_views_ = new QLabel(page);
+  other_views_->setObjectName(QStringLiteral("otherViews"));
+  other_views_->setWordWrap(true);
+  other_views_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  other_views_->hide();
+  layout->addWidget(other_views_);
 
   views_ = new QTabWidget(page);
   views_->setDocumentMode(true);
@@ -171,7 +177,8 @@ void TraceTab::setState(State state) {
   state_ = state;
   if (console_ && (state == State::Failed || state == State::Cancelled) && console_->parentWidget() != error_page_)
     static_cast<QVBoxLayout*>(error_page_->layout())->insertWidget(error_page_->layout()->count() - 1, console_, 3);
-  pages_->setCurrentIndex(state == State::Loading ? 0 : state == State::Ready ? 2 : 1);
+  const bool content = state == State::Ready || state == State::Summaries || (state == State::Loading && overview_);
+  pages_->setCurrentIndex(content ? 2 : state == State::Loading ? 0 : 1);
   emit stateChanged(state);
 }
 
@@ -189,15 +196,80 @@ void TraceTab::setConsole(const QList<ConsoleChunk>& chunks, bool show_first) {
   }
 }
 
-void TraceTab::setLoadProgress(int permille) { progress_->setValue(permille); }
+void TraceTab::setLoadProgress(int permille) {
+  progress_->setValue(permille);
+  if (overview_ && state_ == State::Loading)
+    other_views_->setText(tr("Reading every event for the other views (events table, allocator, live bytes, modules, "
+                             "runs): %1 %… The timeline is drawn from the file's summaries meanwhile.")
+                              .arg(permille / 10));
+}
+
+void TraceTab::showOverview(std::shared_ptr<const TimelineOverview> overview) {
+  overview_ = std::move(overview);
+  std::vector<std::pair<int16_t, QString>> devices;
+  for (const auto& d : overview_->devices) devices.emplace_back(static_cast<int16_t>(d.device), toQString(d.name));
+  setDeviceChoices(devices);
+  timeline_->setTitle(title());
+  // As showReport: with a GPU, the CPU's few host allocations stay out of the way until asked for.
+  std::set<int16_t> gpus;
+  for (const auto& d : overview_->devices)
+    if (d.device != kCpuDevice) gpus.insert(static_cast<int16_t>(d.device));
+  timeline_->setVisibleDevices(gpus.size() == overview_->devices.size() ? std::set<int16_t>{} : gpus);
+  timeline_->setOverview(overview_);
+  stacked_->setEnabled(timeline_->hasCategories());
+  stacked_action_->setVisible(timeline_->hasCategories());
+  events_->hide();  // its rows come with the events
+  summary_->setText(summarizeOverview());
+  views_->clear();
+  view_pages_.clear();
+  addView(View::Timeline, timeline_page_, tr("Timeline"));
+  showView(View::Timeline);
+  other_views_->setText(tr("Reading every event for the other views (events table, allocator, live bytes, modules, "
+                           "runs)… The timeline is drawn from the file's summaries meanwhile."));
+  other_views_->show();
+  setState(state_);
+}
+
+void TraceTab::showSummariesOnly(const QString& why) {
+  other_views_->setText(why);
+  other_views_->show();
+  setState(State::Summaries);
+}
+
+QString TraceTab::summarizeOverview() const {
+  QStringList parts;
+  for (const auto& d : overview_->devices) {
+    QString text = tr("<b>%1</b>: peak allocated <b>%2</b>").arg(toQString(d.name).toHtmlEscaped(), bytesText(d.peak));
+    if (d.peak_point >= 0) text += tr(" at event %1").arg(d.peak_event);
+    if (d.peak_reserved > 0) text += tr(" · reserved %1").arg(bytesText(d.peak_reserved));
+    parts << text;
+  }
+  parts << tr("%L1 events · from the file's summaries").arg(overview_->events);
+  return parts.join(QStringLiteral(" &nbsp;│&nbsp; "));
+}
+
+void TraceTab::setDeviceChoices(const std::vector<std::pair<int16_t, QString>>& devices) {
+  const QSignalBlocker block(devices_);
+  devices_->clear();
+  const size_t count = devices.size();
+  devices_->addItem(count > TimelineChart::kMaxDrawnDevices
+                        ? tr("The %1 largest of %L2 devices").arg(TimelineChart::kMaxDrawnDevices).arg(count)
+                        : tr("All devices"),
+                    INT32_MIN);
+  for (const auto& [id, name] : devices) devices_->addItem(name, static_cast<int>(id));
+  devices_action_->setVisible(count > 1);
+}
 
 void TraceTab::showCancelled() {
+  if (overview_) return showSummariesOnly(tr("Reading the other views' events was cancelled: the timeline alone is shown."));
   error_message_ = tr("Loading %1 was cancelled.").arg(path_);
   error_label_->setText(error_message_);
   setState(State::Cancelled);
 }
 
 void TraceTab::showError(const QString& message) {
+  if (overview_)
+    return showSummariesOnly(tr("The other views could not be read: %1").arg(message.toHtmlEscaped()));
   error_message_ = message;
   error_label_->setText(tr("<b>Could not open this trace</b><br><br>%1").arg(message.toHtmlEscaped()));
   setState(State::Failed);
@@ -225,23 +297,22 @@ void TraceTab::showReport(std::shared_ptr<const TraceReport> report) {
 
   // Device choice: every device, or one.
   {
-    const QSignalBlocker block(devices_);
-    devices_->clear();
-    const size_t count = analysis.devices().size();
-    devices_->addItem(count > TimelineChart::kMaxDrawnDevices
-                          ? tr("The %1 largest of %L2 devices").arg(TimelineChart::kMaxDrawnDevices).arg(count)
-                          : tr("All devices"),
-                      INT32_MIN);
-    for (const auto& d : analysis.devices())
-      devices_->addItem(toQString(trace.deviceName(d->device)), static_cast<int>(d->device));
+    std::vector<std::pair<int16_t, QString>> devices;
+    for (const auto& d : analysis.devices()) devices.emplace_back(d->device, toQString(trace.deviceName(d->device)));
+    // The choice made over the summaries' timeline stays.
+    const QVariant chosen = overview_ ? devices_->currentData() : QVariant();
+    setDeviceChoices(devices);
     const auto defaults = defaultDevices();
-    if (defaults.size() == 1) devices_->setCurrentIndex(devices_->findData(static_cast<int>(*defaults.begin())));
-    devices_action_->setVisible(analysis.devices().size() > 1);
+    const QSignalBlocker block(devices_);
+    if (chosen.isValid() && devices_->findData(chosen) >= 0) devices_->setCurrentIndex(devices_->findData(chosen));
+    else if (defaults.size() == 1) devices_->setCurrentIndex(devices_->findData(static_cast<int>(*defaults.begin())));
   }
   timeline_->setTitle(title());
-  timeline_->setVisibleDevices(defaultDevices());
+  if (!overview_) timeline_->setVisibleDevices(defaultDevices());
   timeline_->setPlanLines(report_->plan_lines);
   timeline_->setAnalysis(report_->analysis);
+  events_->show();
+  other_views_->hide();
   stacked_->setEnabled(timeline_->hasCategories());
   stacked_action_->setVisible(timeline_->hasCategories());
   events_->setTrace(analysis.sharedTrace());
@@ -343,6 +414,7 @@ void TraceTab::setStackedCategories(bool stacked) {
 }
 
 QGraphicsView* TraceTab::currentChart() const {
+  if (state_ == State::Summaries) return timeline_;
   if (state_ != State::Ready) return nullptr;
   switch (currentView()) {
     case View::Allocator:

@@ -5,6 +5,10 @@
 // (recordings with runs), the precision bars, the ranks, the runs table, and the out-of-memory
 // post-mortem.
 //
+// A .sawtooth file with summaries shows its timeline first, from them (showOverview), while the
+// rest loads in the background; a file too large to hold in memory stays that way (State::Summaries),
+// the views that need every event saying so.
+//
 // The tab only draws: the app loads the file and builds its report (core/analysis/
 // trace_report.h) off the GUI thread and hands it over with showReport(); the events table's rows
 // and the rank lanes arrive the same way. Requests go out as signals.
@@ -38,7 +42,8 @@ namespace sawtooth::views {
 class TraceTab : public QWidget {
   Q_OBJECT
  public:
-  enum class State { Loading, Failed, Cancelled, Ready };
+  // Summaries: the timeline from the file's summaries, and nothing that needs every event.
+  enum class State { Loading, Failed, Cancelled, Ready, Summaries };
   enum class View { Timeline, Peaks, Plan, Precision, Ranks, Runs, OutOfMemory, Allocator, LiveBytes, Console, Modules };
 
   explicit TraceTab(QString path, QWidget* parent = nullptr);
@@ -47,6 +52,18 @@ class TraceTab : public QWidget {
   // Setters the app calls as its jobs progress and finish.
   void setLoadProgress(int permille);
   void showReport(std::shared_ptr<const TraceReport> report);
+  // The timeline from the file's summaries, before (or instead of) the report: the tab shows it at
+  // once; a report that follows replaces what it showed, the zoom kept.
+  void showOverview(std::shared_ptr<const TimelineOverview> overview);
+  // The other views will not come (the file is over the budget; their loading failed or was
+  // cancelled): why, above the timeline. The state becomes Summaries.
+  void showSummariesOnly(const QString& why);
+  // The timeline is on screen (from the summaries or the report).
+  bool timelineShown() const { return overview_ != nullptr || report_ != nullptr; }
+  std::shared_ptr<const TimelineOverview> overview() const { return overview_; }
+  // What the strip above the timeline says about the other views (loading, or why not); empty once
+  // they are shown.
+  QString otherViewsText() const { return other_views_->isHidden() ? QString() : other_views_->text(); }
   void showError(const QString& message);
   void showCancelled();
   // What the recording printed (a recording the app ran): a Console view, the first one shown when
@@ -112,6 +129,8 @@ class TraceTab : public QWidget {
   QWidget* buildContentPage();
   void setState(State state);
   QString summarize() const;
+  QString summarizeOverview() const;
+  void setDeviceChoices(const std::vector<std::pair<int16_t, QString>>& devices);
   QString notices() const;
   void addView(View view, QWidget* page, const QString& title);
   std::set<int16_t> defaultDevices() const;
@@ -120,6 +139,8 @@ class TraceTab : public QWidget {
   State state_ = State::Loading;
   QString error_message_;
   std::shared_ptr<const TraceReport> report_;
+  std::shared_ptr<const TimelineOverview> overview_;
+  QLabel* other_views_ = nullptr;
   QStackedWidget* pages_;
   QLabel* loading_label_ = nullptr;
   QProgressBar* progress_ = nullptr;

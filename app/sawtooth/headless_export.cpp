@@ -3,16 +3,22 @@
 #include <QCoreApplication>
 #include <QFileInfo>
 #include <cstdio>
+#include <functional>
 
 #include <QElapsedTimer>
 #include <QPixmap>
 
 #include "app/sawtooth/main_window.h"
 #include "app/sawtooth/reading_limits.h"
+#include "app/sawtooth/summary_timeline.h"
 #include "app/sawtooth/trace_jobs.h"
 #include "views/timeline_chart.h"
 
 namespace sawtooth::app {
+namespace {
+int renderChart(views::TimelineChart& chart, const ExportOptions& options, const std::function<void(const char*)>& stage,
+                const QString& failed);
+}
 
 int exportTimeline(const ExportOptions& options) {
   QElapsedTimer timer;
@@ -23,6 +29,34 @@ int exportTimeline(const ExportOptions& options) {
   };
   // No window to keep responsive: the load runs here, on this thread.
   Progress progress;
+  // A .sawtooth file too large to read whole is drawn from its summaries (each frame read here).
+  const QFileInfo info(options.input);
+  if (info.suffix().compare(QStringLiteral("sawtooth"), Qt::CaseInsensitive) == 0 &&
+      estimatedMemoryToReadWhole(static_cast<uint64_t>(info.size())) > wholeFileBudgetFromSettings()) {
+    auto timeline = SummaryTimeline::open(options.input.toStdString(), readingLimitsFromSettings(), true, progress);
+    if (!timeline) {
+      std::fprintf(stderr, "sawtooth: %s\n", timeline.error().message.c_str());
+      return 1;
+    }
+    auto overview = (*timeline)->refresh();
+    if (!overview) {
+      std::fprintf(stderr, "sawtooth: %s\n", overview.error().message.c_str());
+      return 1;
+    }
+    stage("summaries");
+    views::TimelineChart chart;
+    QString failed;
+    QObject::connect(&chart, &views::TimelineChart::frameRequested, &chart,
+                     [&chart, &failed, t = *timeline](const TimelineRequest& request) {
+                       auto frame = t->frame(request);
+                       if (frame) chart.setFrame(std::move(*frame));
+                       else failed = QString::fromStdString(frame.error().message);
+                     });
+    chart.setXAxisByTime(options.by_time);
+    chart.setTitle(info.fileName());
+    chart.setOverview(std::make_shared<const TimelineOverview>(std::move(*overview)));
+    return renderChart(chart, options, stage, failed);
+  }
   const auto report = loadTraceReport(options.input.toStdString(), progress, readingLimitsFromSettings());
   stage("load");
   if (!report) {
@@ -40,6 +74,12 @@ int exportTimeline(const ExportOptions& options) {
                        .arg(views::TimelineChart::kMaxDrawnDevices)
                        .arg(left_out + views::TimelineChart::kMaxDrawnDevices));
   stage("chart");
+  return renderChart(chart, options, stage, {});
+}
+
+namespace {
+int renderChart(views::TimelineChart& chart, const ExportOptions& options, const std::function<void(const char*)>& stage,
+                const QString& failed) {
   // Shown but never on screen, so that Qt lays the chart out at the requested size; with updates
   // off, nothing is painted before the one rendering into the image.
   chart.setAttribute(Qt::WA_DontShowOnScreen);
@@ -48,6 +88,10 @@ int exportTimeline(const ExportOptions& options) {
   chart.show();
   QCoreApplication::processEvents();
   stage("layout");
+  if (!failed.isEmpty()) {
+    std::fprintf(stderr, "sawtooth: %s: %s\n", qPrintable(options.input), qPrintable(failed));
+    return 1;
+  }
   const bool ok = options.output.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive)
                       ? chart.saveSvg(options.output, options.size)
                       : chart.savePng(options.output, options.size);
@@ -58,6 +102,7 @@ int exportTimeline(const ExportOptions& options) {
   }
   return 0;
 }
+}  // namespace
 
 int saveScreenshotWhenLoaded(MainWindow& window, const ScreenshotOptions& options) {
   QElapsedTimer clock;
@@ -72,7 +117,7 @@ int saveScreenshotWhenLoaded(MainWindow& window, const ScreenshotOptions& option
   const auto tabs = window.traceTabs();
   // A screenshot of a file that did not open is not the picture asked for.
   for (auto* tab : tabs)
-    if (tab->state() != views::TraceTab::State::Ready) {
+    if (tab->state() != views::TraceTab::State::Ready && tab->state() != views::TraceTab::State::Summaries) {
       std::fprintf(stderr, "sawtooth: %s: %s\n", qPrintable(tab->path()),
                    qPrintable(tab->state() == views::TraceTab::State::Loading ? QStringLiteral("still loading after 120 s")
                                                                                 : tab->errorMessage()));

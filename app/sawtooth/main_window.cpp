@@ -227,7 +227,7 @@ views::TraceTab* MainWindow::openFile(const QString& path, const QString& title)
   tabs_->setTabToolTip(index, tab->path());
   tabs_->setCurrentIndex(index);
   connect(tab, &views::TraceTab::stateChanged, this, [this, tab](views::TraceTab::State state) {
-    if (state == views::TraceTab::State::Ready) {
+    if (state == views::TraceTab::State::Ready || state == views::TraceTab::State::Summaries) {
       if (!tab->path().startsWith(samplesDirectory())) {
         RecentFiles::add(tab->path());
         rebuildRecentMenu();
@@ -579,6 +579,9 @@ void MainWindow::updateActions() {
   const bool compare = currentComparison() && currentComparison()->currentCompare();
   const bool sites = currentComparison() && currentComparison()->currentSites();
   for (QAction* a : needs_trace_) a->setEnabled(ready);
+  // A timeline from the summaries alone: the chart, its axis and its zoom, not the CSVs of events.
+  if (tab && tab->state() == views::TraceTab::State::Summaries)
+    for (QAction* a : {needs_trace_.front(), by_time_, needs_trace_.back()}) a->setEnabled(true);
   if (compare || sites) needs_trace_.front()->setEnabled(true);
   if (sites) needs_trace_[1]->setEnabled(true);
   if (tab && by_time_) {
@@ -615,7 +618,8 @@ bool MainWindow::exportChart(const QString& given) {
   auto* tab = currentTab();
   auto* compare = currentComparison() ? currentComparison()->currentCompare() : nullptr;
   auto* sites = currentComparison() ? currentComparison()->currentSites() : nullptr;
-  if ((!tab || tab->state() != views::TraceTab::State::Ready) && !compare && !sites) return false;
+  const bool drawn = tab && (tab->state() == views::TraceTab::State::Ready || tab->state() == views::TraceTab::State::Summaries);
+  if (!drawn && !compare && !sites) return false;
   QString path = given;
   if (path.isEmpty()) {
     const QString base = tab ? QFileInfo(tab->path()).completeBaseName() : QStringLiteral("comparison");

@@ -1,6 +1,7 @@
 #include "app/sawtooth/reading_limits.h"
 
 #include <QDialogButtonBox>
+#include <algorithm>
 #include <QFormLayout>
 #include <QPushButton>
 #include <QSettings>
@@ -14,6 +15,8 @@ namespace {
 const QString kMemoryKey = QStringLiteral("limits/max_memory");
 const QString kSecondsKey = QStringLiteral("limits/max_seconds");
 const QString kOthersKey = QStringLiteral("limits/others");
+const QString kWholeFileKey = QStringLiteral("limits/whole_file_budget");
+constexpr uint64_t kDefaultWholeFileBudget = uint64_t{2} << 30;
 
 QStringList lines(const QString& text) {
   QStringList out;
@@ -52,6 +55,15 @@ ReadLimits readingLimitsFromSettings() {
     return ReadLimits{};  // a setting that no longer parses: the defaults, rather than half of it
   return limits;
 }
+
+uint64_t wholeFileBudgetFromSettings() {
+  uint64_t budget = kDefaultWholeFileBudget;
+  if (const auto saved = parseByteSize(QSettings().value(kWholeFileKey).toString().trimmed().toStdString()); saved && *saved > 0)
+    budget = *saved;
+  return std::min(budget, readingLimitsFromSettings().memoryLimit());
+}
+
+void saveWholeFileBudget(uint64_t bytes) { QSettings().setValue(kWholeFileKey, QString::number(bytes)); }
 
 QString withAppRaiseHint(const QString& error) {
   if (!error.contains(QLatin1String("raise it with"))) return error;

@@ -16,6 +16,12 @@ namespace sawtooth::app {
 
 // The limits in QSettings (defaults where nothing is set, or where a saved value no longer parses).
 ReadLimits readingLimitsFromSettings();
+// What a file may take in memory for the views that read every event (events table, allocator,
+// live bytes, modules, comparison): files estimated past it open from their summaries alone, those
+// views saying they are not available for a file that size. QSettings "limits/whole_file_budget"
+// (a size, e.g. 4G), 2 GiB by default, never more than the memory limit.
+uint64_t wholeFileBudgetFromSettings();
+void saveWholeFileBudget(uint64_t bytes);
 // A reader's refusal, with where the app's user raises the limit it names.
 QString withAppRaiseHint(const QString& error);
 

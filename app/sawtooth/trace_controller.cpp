@@ -6,6 +6,7 @@
 #include "app/sawtooth/reading_limits.h"
 #include "app/sawtooth/trace_jobs.h"
 #include "views/chart_export.h"
+#include "views/qt_format.h"
 #include "views/widget_export.h"
 
 namespace sawtooth::app {
@@ -19,6 +20,7 @@ TraceController::TraceController(JobRunner& jobs, views::TraceTab* tab)
                                    tab->modulesView()}, this)) {
   connect(tab_, &views::TraceTab::cancelRequested, this, &TraceController::cancelLoading);
   connect(tab_, &views::TraceTab::eventQueryChanged, this, &TraceController::queryEvents);
+  connect(tab_->timeline(), &views::TimelineChart::frameRequested, this, &TraceController::requestFrame);
 }
 
 QString TraceController::slot(const char* what) const {
@@ -26,9 +28,68 @@ QString TraceController::slot(const char* what) const {
 }
 
 void TraceController::load() {
+  const QFileInfo info(tab_->path());
+  if (info.suffix().compare(QStringLiteral("sawtooth"), Qt::CaseInsensitive) != 0) return loadReport();
+  const std::string path = tab_->path().toStdString();
+  const uint64_t file_bytes = static_cast<uint64_t>(info.size());
+  // Summaries missing or stale: built into the cache (one pass, bounded memory) only for a file too
+  // large to read whole; a smaller one is read whole, as before.
+  const bool build = estimatedMemoryToReadWhole(file_bytes) > wholeFileBudgetFromSettings();
+  struct Opened {
+    std::shared_ptr<SummaryTimeline> timeline;
+    TimelineOverview overview;
+  };
+  jobs_.run<Opened>(
+      slot("load"), tr("Opening %1").arg(tab_->title()), tab_,
+      [path, build, limits = readingLimitsFromSettings()](Progress& p) -> Result<Opened> {
+        auto timeline = SummaryTimeline::open(path, limits, build, p);
+        if (!timeline) return timeline.error();
+        if (!*timeline) return Opened{};
+        auto overview = (*timeline)->refresh();
+        if (!overview) return overview.error();
+        return Opened{std::move(*timeline), std::move(*overview)};
+      },
+      [this, file_bytes](Opened opened) {
+        if (!opened.timeline) return loadReport();
+        showTimeline(std::move(opened.timeline), std::move(opened.overview), file_bytes);
+      },
+      [this, build](const QString& error) {
+        // Summaries that cannot be read: the file read whole, as before, unless it is too large.
+        qCWarning(lcWindow) << "summaries of" << tab_->path() << "not read:" << error;
+        if (build) tab_->showError(withAppRaiseHint(error));
+        else loadReport();
+      },
+      [this](int permille) { tab_->setLoadProgress(permille); });
+}
+
+void TraceController::showTimeline(std::shared_ptr<SummaryTimeline> timeline, TimelineOverview overview, uint64_t file_bytes) {
+  timeline_ = std::move(timeline);
+  tab_->showOverview(std::make_shared<const TimelineOverview>(std::move(overview)));
+  const uint64_t needs = estimatedMemoryToReadWhole(file_bytes), budget = wholeFileBudgetFromSettings();
+  if (needs <= budget) return loadReport();
+  qCInfo(lcWindow) << tab_->path() << "opens from its summaries alone: about" << needs << "bytes to read whole, budget"
+                   << budget;
+  tab_->showSummariesOnly(
+      tr("The events table, allocator, live bytes, modules and runs views need every event in memory: about %1 for this "
+         "file, past the %2 the app gives them (Settings ▸ Reading limits; limits/whole_file_budget). They are not "
+         "available for a file this size yet; the timeline reads the window shown from the file's summaries, and "
+         "sawtooth-trace info, segments and export work on the file.")
+          .arg(views::bytesText(static_cast<qint64>(needs)), views::bytesText(static_cast<qint64>(budget))));
+}
+
+void TraceController::requestFrame(const TimelineRequest& request) {
+  if (!timeline_) return;
+  jobs_.run<TimelineFrame>(
+      slot("frame"), tr("Drawing the timeline of %1").arg(tab_->title()), tab_,
+      [timeline = timeline_, request](Progress&) { return timeline->frame(request); },
+      [this](TimelineFrame frame) { tab_->timeline()->setFrame(std::move(frame)); },
+      [this](const QString& error) { tab_->timeline()->setFrameFailed(error); });
+}
+
+void TraceController::loadReport() {
   const std::string path = tab_->path().toStdString();
   jobs_.run<std::shared_ptr<const TraceReport>>(
-      slot("load"), tr("Loading %1").arg(tab_->title()), tab_,
+      slot("report"), tr("Loading %1").arg(tab_->title()), tab_,
       [path, limits = readingLimitsFromSettings()](Progress& p) { return loadTraceReport(path, p, limits); },
       [this](std::shared_ptr<const TraceReport> report) {
         tab_->showReport(std::move(report));
@@ -40,7 +101,8 @@ void TraceController::load() {
 }
 
 void TraceController::cancelLoading() {
-  if (jobs_.cancel(slot("load"))) tab_->showCancelled();
+  const bool opening = jobs_.cancel(slot("load"));
+  if (jobs_.cancel(slot("report")) || opening) tab_->showCancelled();
 }
 
 void TraceController::queryEvents(const EventQuery& query) {

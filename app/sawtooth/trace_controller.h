@@ -10,6 +10,7 @@
 
 #include "app/sawtooth/allocator_controller.h"
 #include "app/sawtooth/job_runner.h"
+#include "app/sawtooth/summary_timeline.h"
 #include "views/trace_tab.h"
 
 namespace sawtooth::app {
@@ -20,6 +21,8 @@ class TraceController : public QObject {
   // Lives as long as the tab (its child).
   TraceController(JobRunner& jobs, views::TraceTab* tab);
 
+  // A .sawtooth file with summaries: its timeline first, from them (no event read), then the
+  // report in the background when the file fits the whole-file budget. Any other file: the report.
   void load();
   void cancelLoading();
   // The current view's chart (drawn now, written in a job) or CSV ("series", "events", "table").
@@ -32,6 +35,9 @@ class TraceController : public QObject {
 
  private:
   QString slot(const char* what) const;
+  void loadReport();
+  void showTimeline(std::shared_ptr<SummaryTimeline> timeline, TimelineOverview overview, uint64_t file_bytes);
+  void requestFrame(const TimelineRequest& request);
   void queryEvents(const EventQuery& query);
   void loadRankLanes();
   void runExport(const QString& path, std::function<Result<Ok>(Progress&)> work);
@@ -39,6 +45,7 @@ class TraceController : public QObject {
   JobRunner& jobs_;
   views::TraceTab* tab_;
   AllocatorController* allocator_;
+  std::shared_ptr<SummaryTimeline> timeline_;
 };
 
 }  // namespace sawtooth::app

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+
 #include "core/io/native_schema_check.h"
 
 namespace sawtooth::native {
@@ -50,6 +52,11 @@ Result<std::unique_ptr<FileSummarySource>> FileSummarySource::open(const Summary
   source->summaries_source_ = std::move(summaries_source);
   if (Status st = source->prepare(); !st) return st.error();
   return source;
+}
+
+void FileSummarySource::setQueryDeadline(double seconds) {
+  guard_->deadline = std::chrono::steady_clock::now() +
+                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
 }
 
 Status FileSummarySource::prepare() {

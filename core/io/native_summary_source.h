@@ -33,6 +33,9 @@ class FileSummarySource : public summary::SummarySource {
   Result<uint64_t> eventCount() override;
 
   const SummaryPlace& place() const { return place_; }
+  // Every query from now on must end within `seconds` (the open's deadline, from the limits, would
+  // otherwise bound the whole life of a source held open by a viewer).
+  void setQueryDeadline(double seconds);
   sql::Database& eventsDatabase() { return events_; }
 
  private:

@@ -1,0 +1,64 @@
+#include "app/sawtooth/summary_timeline.h"
+
+#include "core/io/native_summary_source.h"
+#include "core/io/summary_cache.h"
+
+namespace sawtooth::app {
+namespace {
+
+// A frame (or an overview) that takes longer than this is a file no one should wait on.
+constexpr double kQuerySeconds = 60;
+
+}  // namespace
+
+SummaryTimeline::~SummaryTimeline() = default;
+
+Result<std::shared_ptr<SummaryTimeline>> SummaryTimeline::open(const std::string& path, const ReadLimits& limits, bool build,
+                                                               Progress& progress) {
+  std::string why;
+  auto found = findSummaries(path, &why);
+  if (!found) return found.error();
+  std::optional<SummaryPlace> place = *found;
+  if (!place) {
+    if (!build) return std::shared_ptr<SummaryTimeline>();
+    auto built = buildCachedSummaries(path, why, &progress);
+    if (!built) return built.error();
+    place = std::move(*built);
+  }
+  auto source = native::FileSummarySource::open(*place, limits);
+  if (!source) return source.error();
+  std::shared_ptr<SummaryTimeline> timeline(new SummaryTimeline);
+  timeline->source_ = std::move(*source);
+  timeline->model_ = std::make_unique<TimelineModel>(timeline->source_);
+  timeline->why_cached_ = place->cached ? place->why_cached : std::string();
+  return timeline;
+}
+
+Result<std::shared_ptr<SummaryTimeline>> SummaryTimeline::openGrowing(const std::string& path, const ReadLimits& limits) {
+  auto source = native::FileSummarySource::open(SummaryPlace{path, path, false, {}}, limits);
+  if (!source) return source.error();
+  std::shared_ptr<SummaryTimeline> timeline(new SummaryTimeline);
+  timeline->source_ = std::move(*source);
+  timeline->model_ = std::make_unique<TimelineModel>(timeline->source_);
+  return timeline;
+}
+
+Result<TimelineOverview> SummaryTimeline::refresh() {
+  std::lock_guard lock(mutex_);
+  source_->setQueryDeadline(kQuerySeconds);
+  if (Status st = model_->refresh(); !st) return st.error();
+  auto overview = overviewOf(*model_);
+  if (!overview) return overview.error();
+  events_ = overview->events;
+  return overview;
+}
+
+Result<TimelineFrame> SummaryTimeline::frame(const TimelineRequest& request) {
+  std::lock_guard lock(mutex_);
+  source_->setQueryDeadline(kQuerySeconds);
+  return frameOf(*model_, request);
+}
+
+uint64_t estimatedMemoryToReadWhole(uint64_t file_bytes) { return file_bytes / 10 * 27; }
+
+}  // namespace sawtooth::app

@@ -1,0 +1,62 @@
+#pragma once
+// A .sawtooth file's timeline read from its summaries (core/analysis/timeline_model.h over
+// core/io/native_summary_source.h), held open by a tab for as long as it shows it: the overview
+// when the file opens (and again each time a recording grows), a frame for each window the chart
+// asks for. Jobs on any thread share it; one query runs at a time (the model and its SQLite
+// connections are not for concurrent use). The events table is not read to open it: only the
+// summaries and, at event-level zoom, the visible window's events.
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "core/analysis/timeline_frame.h"
+#include "core/io/read_limits.h"
+#include "core/util/cancel.h"
+#include "core/util/result.h"
+
+namespace sawtooth::native {
+class FileSummarySource;
+}
+
+namespace sawtooth::app {
+
+class SummaryTimeline {
+ public:
+  ~SummaryTimeline();
+
+  // The file's summaries when it holds them whole (or the cache has them), opened. Nothing when
+  // they would have to be built from its events first (a file of format 1 or 2, summaries that do
+  // not cover its events) unless `build` is true: then they are built into the user's cache (one
+  // pass over the events, memory bounded by the summaries) with progress.
+  static Result<std::shared_ptr<SummaryTimeline>> open(const std::string& path, const ReadLimits& limits, bool build,
+                                                       Progress& progress);
+  // A recording being written: its summaries as the writer has committed them (no check against
+  // its events, which run ahead between commits); refresh() as it grows.
+  static Result<std::shared_ptr<SummaryTimeline>> openGrowing(const std::string& path, const ReadLimits& limits);
+
+  // Re-reads how far each series goes (a growing recording) and makes the overview.
+  Result<TimelineOverview> refresh();
+  Result<TimelineFrame> frame(const TimelineRequest& request);
+  // Events the summaries cover.
+  uint64_t events() const { return events_; }
+  // Why the summaries come from the cache (empty when from the file itself).
+  const std::string& cachedBecause() const { return why_cached_; }
+
+ private:
+  SummaryTimeline() = default;
+  std::mutex mutex_;
+  std::shared_ptr<native::FileSummarySource> source_;
+  std::unique_ptr<TimelineModel> model_;
+  uint64_t events_ = 0;
+  std::string why_cached_;
+};
+
+// What the app keeps in memory for a file it reads whole (the trace and its analysis), from the
+// file's size: about 2.7 bytes a byte of a .sawtooth file (measured: a 1.0 GB file of 20 M events
+// took 2.7 GB; bench/results/cpu-any-length-2026-12-02.md).
+uint64_t estimatedMemoryToReadWhole(uint64_t file_bytes);
+
+}  // namespace sawtooth::app

@@ -1,0 +1,179 @@
+// The app opens a .sawtooth file's timeline from its summaries (issue 25): first paint without
+// reading the events table, the other views loading behind it (or not, for a file past the
+// whole-file budget), zoom at event level reading only the window's events.
+
+#include <QFile>
+#include <QLineSeries>
+#include <QSettings>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "app/sawtooth/main_window.h"
+#include "app/sawtooth/reading_limits.h"
+#include "core/io/native_format.h"
+#include "core/io/sqlite_db.h"
+
+using namespace sawtooth;
+using namespace sawtooth::app;
+
+namespace {
+
+// 100,000 allocator events: a sawtooth of 50 steps whose peak is in step 37, large enough that the
+// whole timeline is drawn from the pyramids' nodes alone (a column holds more than 42 points).
+constexpr int kSteps = 50, kPerStep = 1000;
+constexpr int64_t kBlock = 1 << 20;
+constexpr int kPeakStep = 37;
+
+Trace sawtoothTrace() {
+  Trace t;
+  t.deviceInfo(0);
+  int64_t now = 0;
+  for (int step = 0; step < kSteps; ++step) {
+    const int64_t size = step == kPeakStep ? 2 * kBlock : kBlock;
+    for (int k = 0; k < kPerStep; ++k) {
+      Event e;
+      e.t_ns = now += 1000;
+      e.action = Action::Alloc;
+      e.size = size;
+      e.addr = 0x100000000ull + static_cast<uint64_t>(k) * 0x400000;
+      t.events.push(e);
+    }
+    for (int k = 0; k < kPerStep; ++k) {
+      Event e;
+      e.t_ns = now += 1000;
+      e.action = Action::FreeCompleted;
+      e.size = size;
+      e.addr = 0x100000000ull + static_cast<uint64_t>(k) * 0x400000;
+      t.events.push(e);
+    }
+  }
+  return t;
+}
+
+// Overwrites a leaf page in the middle of the events table with garbage: reading every event fails
+// ("database disk image is malformed"), what the summaries hold is intact.
+bool damageEventsTable(const QString& path) {
+  int64_t page = 0, page_size = 0;
+  {
+    auto db = sql::Database::open(path.toStdString(), sql::Database::Mode::ReadOnly);
+    if (!db) return false;
+    auto leaves = db->prepare("SELECT pageno FROM dbstat WHERE name = 'events' AND pagetype = 'leaf' ORDER BY path");
+    if (!leaves) return false;
+    std::vector<int64_t> pages;
+    while (leaves->step()) pages.push_back(leaves->int64(0));
+    if (pages.size() < 20) return false;
+    page = pages[pages.size() / 2];
+    auto size = db->prepare("PRAGMA page_size");
+    if (!size || !size->step()) return false;
+    page_size = size->int64(0);
+  }
+  if (QFile::exists(path + QStringLiteral("-wal"))) return false;
+  QFile f(path);
+  if (!f.open(QIODevice::ReadWrite) || !f.seek((page - 1) * page_size)) return false;
+  return f.write(QByteArray(static_cast<int>(page_size), '\xa5')) == page_size;
+}
+
+double maxY(const QLineSeries* s) {
+  double m = -INFINITY;
+  for (const QPointF& p : s->points()) m = std::max(m, p.y());
+  return m;
+}
+
+}  // namespace
+
+class SummaryOpenTest : public QObject {
+  Q_OBJECT
+  QTemporaryDir dir_;
+  QString clean_, damaged_;
+
+ private slots:
+  void initTestCase() {
+    QCoreApplication::setOrganizationName(QStringLiteral("sawtooth-tests"));
+    QCoreApplication::setApplicationName(QStringLiteral("summary-open-test"));
+    QSettings().clear();
+    qputenv("SAWTOOTH_CACHE_DIR", dir_.filePath(QStringLiteral("cache")).toUtf8());
+    const Trace trace = sawtoothTrace();
+    clean_ = dir_.filePath(QStringLiteral("clean.sawtooth"));
+    damaged_ = dir_.filePath(QStringLiteral("damaged.sawtooth"));
+    QVERIFY(writeNative(trace, clean_.toStdString()));
+    QVERIFY(writeNative(trace, damaged_.toStdString()));
+    QVERIFY(damageEventsTable(damaged_));
+  }
+  void init() { QSettings().clear(); }
+
+  void aDamagedEventsTableStillPaintsFromTheSummaries() {
+    // Whole-file reading fails on this file; the timeline does not need it.
+    saveWholeFileBudget(uint64_t{1} << 40);
+    MainWindow w(QString(), dir_.path());
+    auto* tab = w.openFile(damaged_);
+    QTRY_VERIFY_WITH_TIMEOUT(tab->state() == views::TraceTab::State::Summaries, 20000);
+    views::TimelineChart* chart = tab->timeline();
+    QVERIFY(tab->overview());
+    QVERIFY(!tab->report());
+    QVERIFY2(tab->otherViewsText().contains(QStringLiteral("could not be read")), qPrintable(tab->otherViewsText()));
+    QTRY_VERIFY_WITH_TIMEOUT(chart->frame() && !chart->frameComputing(), 20000);
+    QLineSeries* allocated = chart->line(0, SeriesKind::Allocated);
+    QVERIFY(allocated && allocated->count() > 0);
+    // The whole run, drawn from the pyramids' nodes: the peak of step 37 exactly.
+    QCOMPARE(maxY(allocated) * chart->yUnit().bytes, double(kPerStep * 2 * kBlock));
+    QCOMPARE(chart->peakLabel(0), QStringLiteral("peak 2.10 GB"));
+    QCOMPARE(tab->overview()->events, uint64_t(kSteps * kPerStep * 2));
+    // At event level, the window's events are read (from the start: pages the damage missed).
+    chart->zoomTo(0, 300);
+    QTRY_VERIFY_WITH_TIMEOUT(!chart->frameComputing() && chart->frame()->request.x1 == 300.0, 20000);
+    // Point 300 is in the last column: 301 blocks of 1 MiB live.
+    QCOMPARE(maxY(chart->line(0, SeriesKind::Allocated)) * chart->yUnit().bytes, double(301 * kBlock));
+    // The chart can be exported; the CSVs of every event cannot.
+    const QString png = dir_.filePath(QStringLiteral("damaged.png"));
+    QSignalSpy exported(&w, &MainWindow::exportFinished);
+    QVERIFY(w.exportChart(png));
+    QTRY_COMPARE_WITH_TIMEOUT(exported.count(), 1, 20000);
+    QCOMPARE(exported.at(0).at(1).toString(), QString());
+    QVERIFY(!w.exportCsv(QStringLiteral("events"), dir_.filePath(QStringLiteral("damaged.csv"))));
+  }
+
+  void aFilePastTheBudgetOpensFromItsSummariesAlone() {
+    saveWholeFileBudget(1024);  // every file is "too large"
+    MainWindow w(QString(), dir_.path());
+    auto* tab = w.openFile(clean_);
+    QTRY_VERIFY_WITH_TIMEOUT(tab->state() == views::TraceTab::State::Summaries, 20000);
+    QVERIFY2(tab->otherViewsText().contains(QStringLiteral("not available for a file this size yet")),
+             qPrintable(tab->otherViewsText()));
+    QTRY_VERIFY_WITH_TIMEOUT(tab->timeline()->frame() && !tab->timeline()->frameComputing(), 20000);
+    QVERIFY(tab->timeline()->line(0, SeriesKind::Allocated)->count() > 0);
+    // Nothing reads the whole file behind it.
+    QTRY_VERIFY_WITH_TIMEOUT(w.jobs()->isIdle(), 20000);
+    QTest::qWait(200);
+    QCOMPARE(tab->state(), views::TraceTab::State::Summaries);
+    QVERIFY(!tab->report());
+  }
+
+  void theOtherViewsFollowWithTheZoomKept() {
+    saveWholeFileBudget(uint64_t{1} << 40);
+    MainWindow w(QString(), dir_.path());
+    auto* tab = w.openFile(clean_);
+    // The timeline comes first, from the summaries; the user zooms while the rest loads.
+    QTRY_VERIFY_WITH_TIMEOUT(tab->overview() != nullptr, 20000);
+    const bool first = tab->state() == views::TraceTab::State::Loading;
+    tab->timeline()->zoomTo(1000, 3000);
+    QTRY_VERIFY_WITH_TIMEOUT(tab->state() == views::TraceTab::State::Ready, 30000);
+    QVERIFY(tab->analysis());
+    QVERIFY(first);
+    QVERIFY(!tab->timeline()->overview());  // the trace in memory draws it now
+    QCOMPARE(tab->timeline()->window().lo(), 1000.0);
+    QCOMPARE(tab->timeline()->window().hi(), 3000.0);
+    QVERIFY(tab->otherViewsText().isEmpty());
+  }
+
+  void aFileWithoutSummariesIsReadWholeAsBefore() {
+    // Format 1 (the samples): no summaries, small: read whole, no cache built.
+    MainWindow w(QString(), dir_.path());
+    auto* tab = w.openFile(QStringLiteral(SAWTOOTH_SAMPLES "/anatomy.sawtooth"));
+    QTRY_VERIFY_WITH_TIMEOUT(tab->state() == views::TraceTab::State::Ready, 30000);
+    QVERIFY(!tab->overview());
+    QVERIFY(!QDir(dir_.filePath(QStringLiteral("cache/summaries"))).exists());
+  }
+};
+
+QTEST_MAIN(SummaryOpenTest)
+#include "summary_open_test.moc"

@@ -236,23 +236,26 @@ void TimelineChart::rebuild() {
   if (!hasData()) return;
 
   drawn_devices_ = devicesToDraw();
-  std::vector<int16_t> devices;
+  // Each device with what it draws (ids as the file has them: the int16_t of the lines may wrap).
+  std::vector<std::pair<int16_t, std::vector<std::pair<SeriesKind, const SeriesAnalysis*>>>> devices;
   if (analysis_)
-    for (const auto& d : analysis_->devices()) devices.push_back(static_cast<int16_t>(d->device));
+    for (const auto& d : analysis_->devices()) {
+      devices.emplace_back(static_cast<int16_t>(d->device), std::vector<std::pair<SeriesKind, const SeriesAnalysis*>>{});
+      for (const SeriesAnalysis& l : d->lines) devices.back().second.emplace_back(l.series->kind, &l);
+    }
   else
-    for (const auto& d : overview_->devices) devices.push_back(static_cast<int16_t>(d.device));
+    for (const auto& d : overview_->devices) {
+      devices.emplace_back(static_cast<int16_t>(d.device), std::vector<std::pair<SeriesKind, const SeriesAnalysis*>>{});
+      for (SeriesKind kind : d.kinds) devices.back().second.emplace_back(kind, nullptr);
+    }
   int shown = 0;
-  for (int16_t d : devices) shown += deviceShown(d);
+  for (const auto& [device, lines] : devices) shown += deviceShown(device);
   const bool several = shown > 1;
   int drawn = 0;
-  for (int16_t device : devices) {
+  for (const auto& [device, lines] : devices) {
     if (!deviceShown(device)) continue;
     if (stacked_) addCategoryStack(device, several);
-    if (analysis_) {
-      for (const SeriesAnalysis& l : analysis_->device(device)->lines) addLine(device, l.series->kind, &l, drawn, several);
-    } else {
-      for (SeriesKind kind : overview_->device(device)->kinds) addLine(device, kind, nullptr, drawn, several);
-    }
+    for (const auto& [kind, source] : lines) addLine(device, kind, source, drawn, several);
     ++drawn;
   }
   if (analysis_) updateMarkers(several);
@@ -338,8 +341,14 @@ void TimelineChart::updateMarkers(bool several) {
 }
 
 void TimelineChart::addCategoryStack(int16_t device, bool several) {
-  if (analysis_ && analysis_->device(device)->categories.empty()) return;
-  if (overview_ && !overview_->device(device)->categorised) return;
+  if (analysis_) {
+    const DeviceAnalysis* d = analysis_->device(device);
+    if (!d || d->categories.empty()) return;
+  }
+  if (overview_) {
+    const auto* d = overview_->device(device);
+    if (!d || !d->categorised) return;
+  }
   QLineSeries* lower = nullptr;
   for (int c = 0; c < kCategoryCount; ++c) {
     const auto category = static_cast<Category>(c);

@@ -118,9 +118,11 @@ CASES = {
             print(f"fullgraph step {step} loss {loss.item():.6f}", flush=True)
     """,
     # No optimizer at all, several optimizers on one model, an optimizer made after the first step,
-    # and one made again every epoch (CPython hands the new one the old one's id()).
+    # and one made again every epoch (CPython hands the new one the old one's id()). Until the first
+    # optimizer torch has not imported dynamo; the shim must not import it either.
     "optimizers": """
         model = mlp()
+        print("dynamo before any optimizer", "torch._dynamo" in sys.modules)
         for step in range(2):
             model.zero_grad()
             loss = model(torch.randn(8, 32)).pow(2).mean()

@@ -14,16 +14,25 @@ holding them: an entry leaves with its object (a weak reference's callback), so 
 or optimizer is freed as it would be unrecorded, and an id() that CPython reuses for a new object
 starts a new entry.
 """
+import sys
 import weakref
 
 
 def _compiling_probe(torch):
-    for owner, name in ((getattr(torch, "compiler", None), "is_compiling"),
-                        (getattr(torch, "_dynamo", None), "is_compiling")):
-        probe = getattr(owner, name, None) if owner is not None else None
-        if callable(probe):
-            return probe
-    return lambda: False
+    """torch.compiler.is_compiling, or dynamo's own on an older torch. The name torch._dynamo is
+    only read once the program has imported dynamo: torch imports it lazily on first access, and
+    that import (seconds, and memory) would be ours, not the program's. Without dynamo nothing
+    can be compiling."""
+    compiler = sys.modules.get("torch.compiler") or getattr(torch, "compiler", None)
+    probe = getattr(compiler, "is_compiling", None)
+    if callable(probe):
+        return probe
+
+    def dynamo_compiling():
+        dynamo = sys.modules.get("torch._dynamo")
+        check = getattr(dynamo, "is_compiling", None) if dynamo is not None else None
+        return bool(check()) if callable(check) else False
+    return dynamo_compiling
 
 
 class Guard:

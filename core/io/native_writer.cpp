@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -145,16 +146,26 @@ Result<std::unique_ptr<NativeWriter>> NativeWriter::create(OutputClaim claim, Na
   if (Status st = claim.empty(); !st) return st.error();
   auto db = sql::Database::open(path, sql::Database::Mode::Create);
   if (!db) return db.error();
+  // SQLite says "disk I/O error" for a file size limit or a full disk: the message names the cause.
+  const auto failed = [&db](const Status& st) -> Error {
+    const int saved = errno;
+    int number = sqlite3_system_errno(db->handle());
+    const int code = sqlite3_errcode(db->handle()) & 0xFF;
+    if (number == 0 && (code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN)) number = saved;
+    if (number == 0 && code == SQLITE_FULL) number = ENOSPC;
+    const std::string cause = writeFailureCause(number);
+    return cause.empty() ? st.error() : Error{fmt::format("{} — {}", st.error().message, cause)};
+  };
   // SQLite's default 4 KiB pages: 64 KiB ones were no faster to append to (bench_writer), and
   // made every file at least 1 MiB and every small commit a 64 KiB write.
   for (std::string_view pragma : {"PRAGMA page_size=4096", "PRAGMA journal_mode=WAL", "PRAGMA synchronous=OFF",
                                   "PRAGMA cache_size=-32768", "PRAGMA temp_store=MEMORY"})
-    if (Status st = db->exec(pragma); !st) return st.error();
+    if (Status st = db->exec(pragma); !st) return failed(st);
   if (Status st = db->exec(fmt::format("PRAGMA application_id={}; PRAGMA user_version={};", native::kApplicationId,
                                        native::kFormatVersion));
       !st)
-    return st.error();
-  if (Status st = db->exec(native::schemaSql()); !st) return st.error();
+    return failed(st);
+  if (Status st = db->exec(native::schemaSql()); !st) return failed(st);
 
   std::string names = "BEGIN;";
   for (int i = 0; i < kActionCount; ++i)
@@ -171,7 +182,7 @@ Result<std::unique_ptr<NativeWriter>> NativeWriter::create(OutputClaim claim, Na
     names += fmt::format("INSERT INTO meta VALUES('{}', 'false'); INSERT INTO meta VALUES('{}', 'killed');",
                          meta::kComplete, meta::kIncompleteReason);
   names += "COMMIT;";
-  if (Status st = db->exec(names); !st) return st.error();
+  if (Status st = db->exec(names); !st) return failed(st);
 
   auto impl = std::make_unique<Impl>(std::move(claim), std::move(*db));
   impl->recording = options.recording;
@@ -665,6 +676,24 @@ Status NativeWriter::renumberEventsFrom(uint64_t first_seq) {
       ddl, first_seq, native::eventsNamedViewSql())));
   impl_->rowid_end -= std::min(impl_->rowid_end, first_seq);
   return st;
+}
+
+std::string writeFailureCause(int error_number) {
+  switch (error_number) {
+    case ENOSPC: return "the disk is full: no space left on the device";
+    case EDQUOT: return "the disk quota is exceeded";
+    case EFBIG: {
+      rlimit limit{};
+      if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+        return fmt::format("the file size limit was reached: RLIMIT_FSIZE (ulimit -f) allows {} bytes",
+                           static_cast<uint64_t>(limit.rlim_cur));
+      return "the file size limit was reached (RLIMIT_FSIZE, ulimit -f)";
+    }
+    case EACCES:
+    case EPERM: return "permission denied";
+    case EROFS: return "the file system is read-only";
+    default: return {};
+  }
 }
 
 std::string diskFullReason(int error_number) {

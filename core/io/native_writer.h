@@ -127,6 +127,9 @@ class NativeWriter {
 // What a failed write means to a user: "disk full", "disk quota exceeded", "file size limit"
 // for the errors that stop a recording as a full disk does; empty for any other error.
 std::string diskFullReason(int error_number);
+// The cause of a failed write in words a user can act on ("the file size limit was reached:
+// RLIMIT_FSIZE (ulimit -f) allows 16384 bytes", "the disk is full: ..."), or empty.
+std::string writeFailureCause(int error_number);
 
 // Marks a recording that its recorder could not close itself (killed, crashed), keeping every
 // committed batch, and makes it self-contained. Used by whoever watched the recorder die.

@@ -1,6 +1,7 @@
 #include "capture/ingest/process_recording.h"
 
 #include <algorithm>
+#include <charconv>
 
 #include <fmt/format.h>
 
@@ -107,6 +108,28 @@ void ProcessRecording::onMeta(const nlohmann::json& meta) {
     if (sink_) sink_->setMeta(k, value);
     pending_meta_[k] = std::move(value);
   }
+}
+
+std::map<int, std::string> ProcessRecording::childProcesses() const {
+  std::map<int, std::string> out;
+  constexpr std::string_view kPrefix = "child_process.";
+  for (auto it = pending_meta_.lower_bound(std::string(kPrefix));
+       it != pending_meta_.end() && std::string_view(it->first).starts_with(kPrefix); ++it) {
+    const std::string_view digits = std::string_view(it->first).substr(kPrefix.size());
+    int pid = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
+    if (ec == std::errc() && end == digits.data() + digits.size() && pid > 0) out[pid] = it->second;
+  }
+  return out;
+}
+
+void ProcessRecording::noteLeftOut(const std::vector<std::string>& left_out) {
+  if (left_out.empty()) return;
+  std::string text;
+  for (const std::string& line : left_out) text += (text.empty() ? "" : "; ") + line;
+  if (text.size() > limits::kMetaValueBytes) text = text.substr(0, limits::kMetaValueBytes - 3) + "...";
+  pending_meta_["processes_left_out"] = text;
+  if (sink_) sink_->setMeta("processes_left_out", text);
 }
 
 void ProcessRecording::onNotice(const std::string& level, std::string message) {
@@ -412,6 +435,7 @@ ProgramTraceSink* ProcessRecording::sink() {
   auto created = ProgramTraceSink::create(std::move(*claim), context_.t0_ns, run, context_.window);
   if (!created) {
     sink_failed_ = true;
+    sink_error_ = created.error().message;
     if (context_.notify) context_.notify("error", fmt::format("{}: cannot record into {}: {}", describe(), path_,
                                                               created.error().message));
     return nullptr;
@@ -490,7 +514,9 @@ std::string ProcessRecording::summary() const {
 
 Status ProcessRecording::finish(const std::string& exit, int exit_signal) {
   merger_.releaseAll([this](CaptureRecord&& r) { release(std::move(r)); });
-  if (sink_failed_) return Error{fmt::format("{} could not be written", path_.empty() ? describe() : path_)};
+  if (sink_failed_)
+    return Error{sink_error_.empty() ? fmt::format("{} could not be written", path_.empty() ? describe() : path_)
+                                     : fmt::format("its file could not be created: {}", sink_error_)};
   if (!sink_) return Ok{};
   // What the program left open ends where its recording ends.
   const int64_t last = sink_->lastTime();

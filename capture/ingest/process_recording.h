@@ -78,6 +78,11 @@ class ProcessRecording {
   std::string describe() const;  // "pid 123 (rank 0)"
   // One line on what was recorded, for the user.
   std::string summary() const;
+  // The processes it said it started (the shim's meta child_process.PID: their commands), by pid.
+  std::map<int, std::string> childProcesses() const;
+  // Its children that the recording left out ("pid 12 (sh -c make): never connected ..."), into
+  // its file's meta (processes_left_out) when it has one; before finish().
+  void noteLeftOut(const std::vector<std::string>& left_out);
 
  private:
   struct Connection {
@@ -121,6 +126,7 @@ class ProcessRecording {
   std::unique_ptr<ProgramTraceSink> sink_;
   bool finished_with_file_ = false;
   bool sink_failed_ = false;
+  std::string sink_error_;  // why the file could not be created, as the writer said it
   std::string path_;
   std::map<std::string, std::string> pending_meta_;
 

@@ -7,9 +7,11 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -218,9 +220,44 @@ std::vector<RecordedProcess> ShimServer::stop(const std::map<int, ProcessEnd>& e
     closeConnection(*c, "");
   }
   connections_.clear();
+  // Children before their parents: a parent's file names the children the recording left out,
+  // and whether a child that connected recorded anything is known once it has finished.
+  std::map<int, std::map<int, std::string>> started;  // pid -> the processes it said it started
+  for (auto& [pid, p] : processes_) started[pid] = p->childProcesses();
+  std::vector<int> order;
+  std::set<int> placed;
+  for (auto& [root, unused] : processes_) {
+    std::vector<std::pair<int, bool>> todo{{root, false}};  // (pid, its children placed)
+    while (!todo.empty()) {
+      auto [pid, children_placed] = todo.back();
+      todo.pop_back();
+      if (children_placed) {
+        order.push_back(pid);
+        continue;
+      }
+      if (!placed.insert(pid).second) continue;
+      todo.emplace_back(pid, true);
+      for (const auto& [child, command] : started[pid])
+        if (processes_.count(child) && !placed.count(child)) todo.emplace_back(child, false);
+    }
+  }
+  std::map<int, bool> recorded_something;
   std::vector<RecordedProcess> out;
-  for (auto& [pid, p] : processes_) {
+  for (int pid : order) {
+    ProcessRecording* p = processes_[pid].get();
     RecordedProcess r;
+    for (const auto& [child, command] : started[pid]) {
+      auto seen = recorded_something.find(child);
+      if (seen != recorded_something.end() && seen->second) continue;
+      r.left_out.emplace_back(child, fmt::format("pid {} ({}): {}", child, command,
+                                                 seen == recorded_something.end()
+                                                     ? "never connected: not a Python program, or Python started "
+                                                       "with -I, -E or -S"
+                                                     : "connected, but allocated nothing through torch"));
+    }
+    std::vector<std::string> lines;
+    for (const auto& [child, line] : r.left_out) lines.push_back(line);
+    p->noteLeftOut(lines);
     r.pid = pid;
     r.rank = p->rank();
     auto e = exits.find(pid);
@@ -239,9 +276,11 @@ std::vector<RecordedProcess> ShimServer::stop(const std::map<int, ProcessEnd>& e
     r.command = p->commandLine();
     r.disk_full = p->writeFailed();
     r.write_failure = p->writeFailure();
+    recorded_something[pid] = !r.path.empty() || !r.error.empty();  // a failed file is told of on its own
     out.push_back(std::move(r));
   }
   processes_.clear();
+  std::sort(out.begin(), out.end(), [](const RecordedProcess& a, const RecordedProcess& b) { return a.pid < b.pid; });
   return out;
 }
 

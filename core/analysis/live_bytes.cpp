@@ -1,6 +1,7 @@
 #include "core/analysis/live_bytes.h"
 
 #include "core/analysis/live_allocations.h"
+#include "core/analysis/missing_stacks.h"
 #include "core/analysis/site_tables.h"
 #include "core/util/format_bytes.h"
 
@@ -23,6 +24,7 @@ LiveBytes liveBytesAt(const Trace& trace, int16_t device, std::optional<int64_t>
                  (out.position < 0 ? " (before the first allocator event)" : " (after allocator event " + std::to_string(out.position) + ")") +
                  ": " + formatBytes(out.total) + " in " + std::to_string(out.allocations) + " allocations";
   if (live.unattributed != 0) out.headline += ", " + formatBytes(live.unattributed) + " of it with no allocation on record";
+  if (const std::string why = missingStacksReason(trace); !why.empty()) out.headline += " — no call stacks: " + why;
   return out;
 }
 

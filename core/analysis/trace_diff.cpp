@@ -8,6 +8,7 @@
 
 #include "core/analysis/call_sites.h"
 #include "core/analysis/live_allocations.h"
+#include "core/analysis/missing_stacks.h"
 #include "core/analysis/module_memory.h"
 #include "core/util/format_bytes.h"
 #include "core/util/wrapping.h"
@@ -201,6 +202,17 @@ Result<TraceDiff> diffTraces(const Trace& a, const std::string& a_file, const Tr
   for (auto& [key, r] : rows) d.rows.push_back(std::move(r));
   std::stable_sort(d.rows.begin(), d.rows.end(), [](const DiffRow& x, const DiffRow& y) { return x.growth() > y.growth(); });
   summarise(d);
+  if (by == DiffBy::Site) {  // "(no stack)" alone reads as a failure: say why a side has none
+    const std::string why_a = missingStacksReason(a), why_b = &a == &b ? why_a : missingStacksReason(b);
+    if (!why_a.empty() && why_a == why_b)
+      d.change.lines.push_back(fmt::format("A and B have no call stacks ({}): their bytes are all under {}.", why_a,
+                                           kNoStackSite));
+    else
+      for (const auto& [side, why] : {std::pair{"A", why_a}, std::pair{"B", why_b}})
+        if (!why.empty())
+          d.change.lines.push_back(fmt::format("{} has no call stacks ({}): its bytes are all under {}.", side, why,
+                                               kNoStackSite));
+  }
   return d;
 }
 

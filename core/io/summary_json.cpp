@@ -6,6 +6,7 @@
 
 #include "core/analysis/allocator_history.h"
 #include "core/analysis/measurement_names.h"
+#include "core/analysis/missing_stacks.h"
 #include "core/model/recording_status.h"
 #include "core/util/format_bytes.h"
 #include "core/util/printable.h"
@@ -55,6 +56,8 @@ std::string summaryJson(const Trace& trace, const TraceSummary& s, int indent) {
   out["events"] = s.events;
   if (const RecordingStatus rs = recordingStatus(trace.meta); !rs.complete)
     out["incomplete_recording"] = {{"reason", rs.reason}, {"detail", rs.detail}};
+  if (const std::string why = missingStacksReason(trace); !why.empty()) out["stacks_missing"] = why;
+  if (auto it = trace.meta.find("processes_left_out"); it != trace.meta.end()) out["processes_left_out"] = it->second;
   out["actions"] = s.actions;
   json devices = json::array();
   for (const auto& d : s.devices) {
@@ -116,6 +119,9 @@ std::string summaryText(const Trace& trace, const TraceSummary& s) {
     out += printable(notice) + "\n";
   if (auto it = trace.meta.find("source_format"); it != trace.meta.end())
     out += fmt::format("source   {}\n", printable(it->second));
+  if (const std::string why = missingStacksReason(trace); !why.empty()) out += "stacks   none: " + printable(why) + "\n";
+  if (auto it = trace.meta.find("processes_left_out"); it != trace.meta.end())
+    out += "left out " + printable(it->second) + "\n";
   out += "actions ";
   for (const auto& [a, n] : s.actions) out += fmt::format(" {}={}", a, n);
   out += "\n";

@@ -9,9 +9,12 @@
 - recordings are private: mode 0600; a CPU recording says shim_mode=cpu and stacks=none (the
   profiler's memory events carry no stacks);
 - a full disk (RLIMIT_FSIZE): exit 125, the file says incomplete (file size limit reached) and
-  stderr does not claim "recorded into";
+  stderr does not claim "recorded into"; a limit too small for a new file's schema: stderr names
+  the file size limit (SQLite says only "disk I/O error");
 - children on the CPU (subprocess, torch.multiprocessing.spawn) each record into FILE.pidP, the
-  file asked for stays the program's own process' even when a child delivers first;
+  file asked for stays the program's own process' even when a child delivers first; the children
+  it leaves out (a shell, a Python child that never imports torch) are named, with why, on stderr
+  and in the program's file (processes_left_out);
 - a program that ignores SIGTERM and is killed after --kill-after before delivering anything is
   not reported as "recorded nothing".
 
@@ -120,6 +123,9 @@ FAMILY = textwrap.dedent("""
         # The child delivers at its exit, before the parent's first step: it must not take FILE.
         subprocess.run([sys.executable, "-c", "import torch; x = [torch.ones(1 << 16) for _ in range(3)]"], check=True)
         mp.spawn(worker, nprocs=1)
+        # Left out, and said so: a shell, and a Python child that never imports torch.
+        subprocess.run(["sh", "-c", "echo from-sh"], check=True)
+        subprocess.run([sys.executable, "-c", "print('no torch here')"], check=True)
         model = torch.nn.Linear(64, 64)
         opt = torch.optim.SGD(model.parameters(), lr=0.1)
         for _ in range(2):
@@ -240,6 +246,19 @@ m = meta(trace) if os.path.exists(trace) else {}
 check(m.get("complete") == "false" and m.get("incomplete_reason") in ("file size limit reached", "killed"),
       f"full disk: complete={m.get('complete')} reason={m.get('incomplete_reason')}")
 
+# A file size limit too small for a new recording's schema: the file cannot even be created, and
+# the user is told why (SQLite alone says "disk I/O error"), not that the program recorded nothing.
+trace = os.path.join(out, "tiny.sawtooth")
+clean(trace)
+limit = 16 * 1024
+r = subprocess.run([record, "--out", trace, "--", python, short, "3"], capture_output=True, text=True, timeout=600,
+                   preexec_fn=small_files)
+check(r.returncode == 125, f"no room for a new file: exit {r.returncode}: {r.stderr[-800:]}")
+check("file size limit was reached" in r.stderr and "16384 bytes" in r.stderr,
+      f"no room for a new file: stderr does not name the cause: {r.stderr[-800:]}")
+check("recorded nothing" not in r.stderr and "nothing was recorded" in r.stderr,
+      f"no room for a new file: the last words: {r.stderr[-400:]}")
+
 # Children on the CPU (subprocess, torch.multiprocessing.spawn): each records into FILE.pidP, and
 # the file asked for is the program's own process' even when a child delivers first.
 trace = os.path.join(out, "family.sawtooth")
@@ -257,6 +276,14 @@ check(program_pid is not None and m.get("pid") == program_pid,
 roles = sorted(meta(os.path.join(out, n)).get("program.argv", "") for n in pid_files)
 check(len(pid_files) == 2 and any("-c" in a for a in roles) and any("multiprocessing" in a for a in roles),
       f"children: their files {pid_files}: {roles}")
+# The children it left out are named, with why, on stderr and in the program's file.
+left = m.get("processes_left_out", "")
+for what, text in (("stderr", r.stderr), ("the file's processes_left_out", left)):
+    check("sh -c 'echo from-sh'): never connected: not a Python program" in text,
+          f"children: {what} does not name the shell child as left out: {text[-800:]!r}")
+    check("print('no torch here')" in text and "allocated nothing through torch" in text,
+          f"children: {what} does not name the child without torch as left out: {text[-800:]!r}")
+check("left out" in r.stderr, f"children: no 'left out' line on stderr: {r.stderr[-600:]}")
 
 # A program that ignores SIGTERM, killed after --kill-after before it delivered anything.
 trace = os.path.join(out, "ignores.sawtooth")

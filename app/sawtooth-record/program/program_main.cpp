@@ -323,7 +323,9 @@ int recordProgramMain(int argc, char** argv) {
   // One file per recorded process; ranks are merged into one, a run per rank.
   bool recording_failed = false;
   std::vector<RecordedProcess> ranks;
-  std::vector<std::string> files, failed_files, left_out;
+  std::vector<std::string> files, failed_files;
+  std::vector<std::pair<int, std::string>> left_out;
+  std::string first_failure;
   for (const RecordedProcess& p : processes) {
     if (p.disk_full) {
       recording_failed = true;
@@ -335,12 +337,14 @@ int recordProgramMain(int argc, char** argv) {
                                p.write_failure.empty() ? "write error" : p.write_failure));
     } else if (!p.error.empty()) {
       recording_failed = true;
+      if (first_failure.empty()) first_failure = fmt::format("{}: {}", p.pid, p.error);
       failed_files.push_back(p.path);
       reporter.say(fmt::format("pid {}: writing {} failed: {}", p.pid, p.path.empty() ? "its recording" : p.path,
                                p.error));
     }
     if (p.path.empty()) {
-      if (p.error.empty()) left_out.push_back(fmt::format("pid {}{}", p.pid, p.command.empty() ? "" : " (" + p.command + ")"));
+      if (p.error.empty())
+        left_out.emplace_back(p.pid, fmt::format("pid {}{}", p.pid, p.command.empty() ? "" : " (" + p.command + ")"));
       continue;
     }
     reporter.say(p.summary);
@@ -362,14 +366,31 @@ int recordProgramMain(int argc, char** argv) {
     }
   }
   paths.abandonUnused();
+  // The processes the program started that the recording left out (their parents' files say so too).
+  std::vector<std::string> children_left_out;
+  std::set<int> named;
+  for (const RecordedProcess& p : processes)
+    for (const auto& [pid, line] : p.left_out)
+      if (named.insert(pid).second) children_left_out.push_back(line);
+  if (!children_left_out.empty()) {
+    const size_t shown = std::min<size_t>(children_left_out.size(), 10);
+    std::string list;
+    for (size_t i = 0; i < shown; ++i) list += (i ? "; " : "") + children_left_out[i];
+    if (shown < children_left_out.size()) list += fmt::format("; and {} more", children_left_out.size() - shown);
+    reporter.say(fmt::format("processes the program started that the recording left out: {}", list));
+  }
+  std::erase_if(left_out, [&named](const std::pair<int, std::string>& p) { return named.count(p.first) != 0; });
   if (!files.empty() && !left_out.empty()) {
     const size_t shown = std::min<size_t>(left_out.size(), 10);
     std::string list;
-    for (size_t i = 0; i < shown; ++i) list += (i ? ", " : "") + left_out[i];
+    for (size_t i = 0; i < shown; ++i) list += (i ? ", " : "") + left_out[i].second;
     if (shown < left_out.size()) list += fmt::format(" and {} more", left_out.size() - shown);
     reporter.say(fmt::format("processes that connected but recorded nothing (no torch allocations, no CUDA): {}", list));
   }
-  if (files.empty() && had_connections && exit.signalled)
+  if (files.empty() && recording_failed)
+    reporter.say(fmt::format("`{}` ended ({}); nothing was recorded (pid {})", shortCommand(o.command), exit.description,
+                             first_failure));
+  else if (files.empty() && had_connections && exit.signalled)
     reporter.say(fmt::format("the program's processes delivered nothing before it ended ({}): the shim delivers at "
                              "step ends and at exit, and a process killed before either leaves nothing",
                              exit.description));

@@ -10,7 +10,7 @@ import os
 import platform
 import sys
 
-from . import cuda_native, wire
+from . import children, cuda_native, wire
 from .cpu_allocations import CpuAllocations
 from .cuda_portable import PortableCuda
 from .guard import Guard, first, then
@@ -63,6 +63,10 @@ class Shim:
             self._patch_profiler()
         except Exception as e:
             self.guard.report("watching the program's own torch.profiler", e)
+        try:
+            children.install(self.ch, self.guard)
+        except Exception as e:
+            self.guard.report("noting the program's child processes", e)
         cpu = self.options.get("cpu", "auto")
         if cpu == "auto" and self._cupti_injected() and os.path.exists("/proc/driver/nvidia/version"):
             # Kineto takes CUPTI's activity buffers even for a CPU-only session, and handing them
@@ -279,9 +283,13 @@ class Shim:
         self.ch.meta({"shim_mode": "cpu" if self.cpu_recorded else "none"})
         if self.cpu_recorded and self.options.get("stacks", "python") == "python":
             # The profiler's memory events carry no stack (its Python tracer would, at several
-            # times the program's run time): the file says so rather than stacks=python.
-            self.ch.meta({"stacks": "none", "stacks_note": "CPU allocations are recorded without stacks (--stacks "
-                                                           "python applies to CUDA allocations)"})
+            # times the program's run time): the file says so rather than stacks=python, and so
+            # does sawtooth-record, since the user asked for stacks.
+            why = ("CPU allocations are recorded without stacks: the profiler's memory events "
+                   "carry none, and its Python tracer would cost several times the program's run time; --stacks "
+                   "python applies to CUDA allocations")
+            self.ch.meta({"stacks": "none", "stacks_note": why})
+            self.ch.notice("info", f"no call stacks in this recording: {why}")
         asked = self.options.get("mode", "auto")
         if asked in ("native", "portable"):
             self.ch.notice("info", f"--shim {asked} chooses how PyTorch's CUDA allocator is recorded; this process "

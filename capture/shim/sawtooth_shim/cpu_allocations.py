@@ -147,23 +147,31 @@ class CpuAllocations:
             self.start()
 
     def _allocations(self, result):
-        torch = self.torch
-        allocation = torch._C._profiler._EventType.Allocation
+        """The chunk's CPU allocations as wire records. This runs for every allocation the program
+        makes (tens of thousands a second): each attribute read off an event builds a Python object,
+        so an event is read once, through its fields' type (no tag enum, no children of a leaf)."""
+        profiler = self.torch._C._profiler
+        fields_type = getattr(profiler, "_ExtraFields_Allocation", None)
+        allocation = profiler._EventType.Allocation
         # The profiler's clock is the wall clock; the recording's is CLOCK_MONOTONIC.
         offset = time.time_ns() - time.monotonic_ns()
+        alloc, free, no_stack, cpu, kind = wire.ALLOC, wire.FREE_COMPLETED, wire.NO_STACK, wire.CPU_DEVICE, wire.ALLOCATOR
         out = []
-        stack = list(reversed(result.experimental_event_tree()))  # walked in pre-order: ties keep their order
-        while stack:
-            e = stack.pop()
-            stack.extend(reversed(e.children))
-            if e.tag != allocation:
-                continue
+        append = out.append
+        todo = list(reversed(result.experimental_event_tree()))  # walked in pre-order: ties keep their order
+        pop, extend = todo.pop, todo.extend
+        while todo:
+            e = pop()
             f = e.extra_fields
+            if type(f) is not fields_type and (fields_type is not None or e.tag != allocation):
+                extend(reversed(e.children))  # an operator or range (where this torch observes them)
+                continue
             if f.device.type != "cpu":  # CUDA comes from the allocator's own history
                 continue
             size = f.alloc_size
-            action = wire.ALLOC if size > 0 else wire.FREE_COMPLETED
-            out.append((e.start_time_ns - offset, f.ptr, abs(size), 0, wire.NO_STACK, wire.CPU_DEVICE, action,
-                        wire.ALLOCATOR))
+            if size > 0:
+                append((e.start_time_ns - offset, f.ptr, size, 0, no_stack, cpu, alloc, kind))
+            else:
+                append((e.start_time_ns - offset, f.ptr, -size, 0, no_stack, cpu, free, kind))
         out.sort(key=lambda r: r[0])
         return out

@@ -45,11 +45,24 @@ std::string ordinalEvery(int every) {
 struct Built {
   RungProgram rung;
   ProgramPeak peak;
+  std::optional<int64_t> low, high;  // the range the recording leaves (blocks on CUDA, bytes on the CPU)
 };
 
 Built build(RungProgram rung, const LadderInput& in) {
-  Built b{std::move(rung), {}};
-  if (b.rung.applicable) b.peak = programPeak(b.rung.program, in);
+  Built b{std::move(rung), {}, std::nullopt, std::nullopt};
+  if (!b.rung.applicable) return b;
+  b.peak = programPeak(b.rung.program, in);
+  const auto measure = [&](const ProgramPeak& p) { return in.cuda ? p.block_bytes : p.bytes; };
+  const int64_t peak = measure(b.peak);
+  const auto rounded = [&](int64_t bytes) { return bytes > 0 ? in.roundedBytes(bytes) : 0; };
+  int64_t low = peak - rounded(b.rung.may_be_lower_by), high = peak + rounded(b.rung.may_be_higher_by);
+  if (b.rung.upper_program) high = std::max(high, measure(programPeak(*b.rung.upper_program, in)));
+  if (low < peak || high > peak) {
+    b.low = std::max<int64_t>(0, low);
+    b.high = high;
+    // The upper program is only a bound: it is not kept with the row.
+    b.rung.upper_program.reset();
+  }
   return b;
 }
 
@@ -65,6 +78,12 @@ LadderRow rowFrom(std::string id, std::string label, RungFamily family, const Bu
   row.peak_allocated_blocks = b.peak.block_bytes;
   row.at_peak = b.peak.by_kind;
   row.reasoning = b.rung.reasoning;
+  row.peak_low = b.low;
+  row.peak_high = b.high;
+  row.range_why = b.rung.range_why;
+  if (b.low && b.high)
+    row.reasoning.push_back(fmt::format("the peak the recording leaves open: {} to {} ({})", formatBytes(*b.low),
+                                        formatBytes(*b.high), b.rung.range_why));
   return row;
 }
 
@@ -368,6 +387,7 @@ void attachMeasured(LadderReport& report, const std::vector<MeasuredRung>& measu
         const int64_t p = report.cuda ? row.peak_allocated_blocks : row.peak_allocated;
         const int64_t q = report.cuda ? m.peak_allocated_blocks : m.peak_allocated;
         if (q > 0) row.peak_error = static_cast<double>(p) / static_cast<double>(q) - 1;
+        if (row.peak_low && row.peak_high) row.measured_in_range = q >= *row.peak_low && q <= *row.peak_high;
         if (row.step_ms && m.step_ms && *m.step_ms > 0) row.time_error = *row.step_ms / *m.step_ms - 1;
       }
       break;

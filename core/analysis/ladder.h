@@ -52,9 +52,15 @@ struct LadderRow {
   std::optional<double> max_batch_scale;  // the largest batch that fits, as a multiple of the recorded batch
   std::optional<int64_t> max_batch;       // the same in rows/samples, when the recording says its batch
 
+  // The range the recording leaves (peaks as peak_error compares them: blocks on CUDA, bytes on the
+  // CPU), and why; unset where the rule is exact.
+  std::optional<int64_t> peak_low, peak_high;
+  std::string range_why;
+
   std::optional<MeasuredRung> measured;
   std::optional<double> peak_error;  // predicted / measured − 1 (blocks on CUDA, bytes on the CPU)
   std::optional<double> time_error;
+  std::optional<bool> measured_in_range;  // the measured peak within [peak_low, peak_high]
 };
 
 struct LadderDiagnosis {

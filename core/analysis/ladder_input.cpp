@@ -241,6 +241,12 @@ class AutocastOps {
           (frame.file.ends_with("torch/nn/functional.py") || frame.file.ends_with("torch\\nn\\functional.py"))) {
         facts.op = autocastOpOfFunctional(frame.name);
         op_found = true;
+      } else if (!op_found && (frame.file.ends_with("torch/nn/modules/linear.py") ||
+                               frame.file.ends_with("torch/nn/modules/conv.py") ||
+                               frame.file.ends_with("torch\\nn\\modules\\linear.py") ||
+                               frame.file.ends_with("torch\\nn\\modules\\conv.py"))) {
+        facts.op = AutocastOp::LowPrecision;
+        op_found = true;
       }
       facts.cached |= isCacheFile(frame.file);
     }
@@ -288,6 +294,7 @@ std::string_view name(AutocastOp op) {
     case AutocastOp::Float32: return "float32";
     case AutocastOp::Dropout: return "dropout";
     case AutocastOp::BoolMask: return "bool mask";
+    case AutocastOp::LowPrecision: return "lower precision";
   }
   return "unknown";
 }

@@ -38,6 +38,9 @@ enum class AutocastOp : uint8_t {
   Float32,   // an op on autocast's float32 list (layer_norm, softmax, cross_entropy, ...): stays 4-byte
   Dropout,   // made by dropout: its output follows its input's dtype, its mask is bool
   BoolMask,  // dropout's mask (a byte an element, a quarter of the fp32 output it masks): unchanged
+  // Made by a layer on autocast's lower-precision list, told by its module's code in the stack
+  // (torch/nn/modules/linear.py, conv.py): 2-byte whatever its input.
+  LowPrecision,
 };
 std::string_view name(AutocastOp op);
 // The op autocast sees in a torch.nn.functional function's name ("layer_norm" -> Float32).

@@ -200,6 +200,13 @@ RungProgram batchRung(const LadderInput& in, int k, bool accumulate) {
   for (uint32_t b = 0; b < in.blocks.size(); ++b)
     if (!scaled[b] && in.blocks[b].born == StepPart::Backward && !modelState(in.blocks[b].category))
       largest_fixed_backward = std::max(largest_fixed_backward, in.blocks[b].bytes);
+  if (largest_fixed_backward > kFixedUpTo) {
+    r.may_be_lower_by = largest_fixed_backward - scaledBytes(largest_fixed_backward, 1, k);
+    r.range_why = fmt::format(
+        "the largest backward block of a size forward never made, if it is a workspace that scales with the rows "
+        "(1/{} of {})",
+        k, bytesText(largest_fixed_backward));
+  }
   if (largest_fixed_backward > kFixedUpTo)
     r.reasoning.push_back(fmt::format(
         "uncertain: a block of backward whose size forward never made is kept whole ({} the largest); where it is a "
@@ -236,9 +243,10 @@ RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form
   Emitter e(in, scaled);
   const bool cpu = !in.cuda;
   int64_t dropped_bytes = 0, recompute_allocated = 0, kept_cached = 0, largest_internal = 0, early_freed = 0;
+  int64_t largest_kept_to_end = 0;  // non-reentrant: the largest recomputed tensor kept to its step's end
   std::unordered_set<int64_t> parameter_sizes;
   for (const LadderBlock& b : in.blocks)
-    if (b.category == Category::Parameter && b.bytes > kFixedUpTo) parameter_sizes.insert(b.bytes);
+    if (b.category == Category::Parameter && b.bytes > 0) parameter_sizes.insert(b.bytes);
   size_t checkpointed_total = 0;
   std::vector<double> fractions;
   bool timed_by_clock = !in.cuda;
@@ -366,9 +374,9 @@ RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form
     // Non-reentrant: the backward formula that unpacks a recomputed tensor holds the only reference,
     // so the tensor goes when the formula returns. The engine then reduces each gradient made for a
     // broadcast input to that input's shape (a bias's sum, with its workspace) before it releases a
-    // saved tensor of the step, as the recorded run's were. The formula's last output is the
-    // gradient of a parameter: a recomputed tensor is freed right after the last allocation of a
-    // parameter's size in its step (since the previous saved tensor's free), not at the step's end.
+    // saved tensor of the step, as the recorded run's were. In a step (since the previous saved
+    // tensor's free) that makes a weight's gradient and then a block of another parameter's size,
+    // that last one is the reduced bias gradient: the recomputed tensor is freed right before it.
     std::map<uint32_t, std::vector<uint32_t>> early_free;
     if (!reentrant && !parameter_sizes.empty())
       for (const auto& [id, c] : internal_owner) {
@@ -376,14 +384,24 @@ RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form
         if (blk.cached || blk.free_op < 0) continue;
         const auto f = static_cast<uint32_t>(blk.free_op);
         if (f < m.backward_begin || f >= m.end) continue;
+        uint32_t last = UINT32_MAX;  // the step's last allocation of a parameter's size
+        bool weight_before = false;
         for (uint32_t q = f; q-- > m.backward_begin;) {
           const LadderOp& op = in.ops[q];
           if (!op.alloc && inForward(in.blocks[op.block].born)) break;  // the previous saved tensor's step
           if (op.alloc && parameter_sizes.count(in.blocks[op.block].bytes)) {
-            if (q + 1 < f) early_free[q].push_back(id), early_freed += in.blocks[id].bytes;
-            break;
+            weight_before |= last != UINT32_MAX;
+            if (last == UINT32_MAX) last = q;
           }
         }
+        if (weight_before && last > m.backward_begin)
+          early_free[last - 1].push_back(id), early_freed += in.blocks[id].bytes;
+      }
+    if (!reentrant)
+      for (const auto& [id, c] : internal_owner) {
+        bool early = false;
+        for (const auto& [q, ids] : early_free) early |= std::find(ids.begin(), ids.end(), id) != ids.end();
+        if (!early && !in.blocks[id].cached) largest_kept_to_end = std::max(largest_kept_to_end, in.blocks[id].bytes);
       }
     if (auto it = recompute_at.find(-1); it != recompute_at.end())
       for (size_t c : it->second) recompute(c);
@@ -469,14 +487,20 @@ RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form
         "non-reentrant checkpointing hands a recomputed tensor to the backward formula that unpacks it and keeps no "
         "other reference: it goes when the formula returns, before the engine reduces a broadcast input's gradient "
         "(a bias's sum, with its workspace) and before the step's end, where the recorded run released its saved "
-        "tensor; a formula's last output is a parameter's gradient, so a recomputed tensor is freed right after the "
-        "last allocation of a parameter's size in its step ({} per forward freed so)",
+        "tensor; in a step that makes a weight's gradient and then a block of another parameter's size (the "
+        "bias's gradient the engine reduces), a recomputed tensor is freed right before that block ({} per "
+        "forward freed so)",
         bytesText(early_freed / static_cast<int64_t>(std::max<size_t>(1, fraction_n)))));
-    r.reasoning.push_back(fmt::format(
-        "uncertain: in a step that makes no block of a parameter's size the tensor is kept to the step's end; where "
-        "the formula used it before other work of the step, the prediction may be high by up to one such tensor ({} "
-        "here)",
-        bytesText(largest_internal)));
+    if (largest_kept_to_end > 0) {
+      r.reasoning.push_back(fmt::format(
+          "uncertain: in a step that does not make a weight's and then a bias's gradient the tensor is kept to the "
+          "step's end; "
+          "where the formula used it before other work of the step, the prediction may be high by up to one such "
+          "tensor ({} here)",
+          bytesText(largest_kept_to_end)));
+      r.may_be_lower_by = largest_kept_to_end;
+      r.range_why = "one recomputed tensor its formula may drop before its step's end";
+    }
   }
   r.reasoning.push_back(fmt::format("forward work added: {:.0f} % of a forward (measured by {})", 100 * r.recompute_fraction,
                                     r.recompute_source));
@@ -489,16 +513,19 @@ RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form
         "predicted; turning the cache off in training (use_cache=False) frees it all",
         bytesText(kept_cached / static_cast<int64_t>(std::max<size_t>(1, fraction_n))),
         bytesText(kept_cached / static_cast<int64_t>(std::max<size_t>(1, fraction_n)))));
+  if (kept_cached > 0) {
+    r.may_be_higher_by = kept_cached / static_cast<int64_t>(std::max<size_t>(1, fraction_n));
+    r.range_why += std::string(r.range_why.empty() ? "" : "; ") +
+                   "an appending cache holding old and new entries late in backward (one forward's entries)";
+  }
   return r;
 }
 
-RungProgram autocastRung(const LadderInput& in, LowPrecision dtype) {
+namespace {
+
+// unnamed_fp32: the blocks of ops the stacks do not name kept 4-byte (the range's other end).
+RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unnamed_fp32) {
   RungProgram r;
-  if (!in.autocast.empty()) {
-    r.applicable = false;
-    r.why_not = "the run already autocasts (" + in.autocast + ")";
-    return r;
-  }
   const std::vector<bool> scaled = batchScaledBlocks(in);
   Emitter e(in, scaled);
   auto half = [](int64_t b) { return (b + 1) / 2; };
@@ -507,7 +534,9 @@ RungProgram autocastRung(const LadderInput& in, LowPrecision dtype) {
   // size such an fp32 op made in forward: their gradients, which keep their tensor's dtype.
   std::unordered_set<int64_t> fp32_sizes;
   for (uint32_t b = 0; b < in.blocks.size(); ++b)
-    if (scaled[b] && inForward(in.blocks[b].born) && in.blocks[b].autocast == AutocastOp::Float32)
+    if (scaled[b] && inForward(in.blocks[b].born) &&
+        (in.blocks[b].autocast == AutocastOp::Float32 ||
+         (unnamed_fp32 && in.blocks[b].autocast == AutocastOp::Unknown)))
       fp32_sizes.insert(in.blocks[b].bytes);
   int64_t kept_fp32 = 0, kept_masks = 0, kept_backward = 0, halved_unknown_forward = 0;
   auto lowers = [&](uint32_t id) {
@@ -516,7 +545,10 @@ RungProgram autocastRung(const LadderInput& in, LowPrecision dtype) {
     if (blk.autocast == AutocastOp::Float32) return kept_fp32 += blk.bytes, false;
     if (blk.autocast == AutocastOp::BoolMask) return kept_masks += blk.bytes, false;
     if (blk.born == StepPart::Backward && fp32_sizes.count(blk.bytes)) return kept_backward += blk.bytes, false;
-    if (inForward(blk.born) && blk.autocast == AutocastOp::Unknown) halved_unknown_forward += blk.bytes;
+    if (inForward(blk.born) && blk.autocast == AutocastOp::Unknown) {
+      if (unnamed_fp32) return false;
+      halved_unknown_forward += blk.bytes;
+    }
     return true;
   };
   // The data the first layer reads: the largest input alive when a forward starts.
@@ -655,7 +687,8 @@ RungProgram autocastRung(const LadderInput& in, LowPrecision dtype) {
         "op that mixes a 2-byte tensor with an fp32 one (a residual stream that starts from an fp32 embedding), a "
         "float32-list op called without a torch.nn.functional frame (torch.pow in a GELU, exp, sum) or an explicit "
         ".float() keeps them 4-byte, and each fp32 op's 2-byte input is cast up while it runs: where they do, the "
-        "peak is higher than predicted (by up to half of what they hold at the peak)",
+        "peak is higher than predicted, up to the peak with all of them (and their gradients) 4-byte; blocks made "
+        "in nn.Linear or nn.Conv code are 2-byte whatever their input",
         per_pass(halved_unknown_forward)));
   } else {
     r.reasoning.push_back(
@@ -665,6 +698,26 @@ RungProgram autocastRung(const LadderInput& in, LowPrecision dtype) {
   }
   r.reasoning.push_back(std::string("parameters, gradients and optimizer state stay fp32") +
                         (dtype == LowPrecision::Float16 ? "; fp16 adds a loss scaler (a few bytes)" : ""));
+  return r;
+}
+
+}  // namespace
+
+RungProgram autocastRung(const LadderInput& in, LowPrecision dtype) {
+  if (!in.autocast.empty()) {
+    RungProgram r;
+    r.applicable = false;
+    r.why_not = "the run already autocasts (" + in.autocast + ")";
+    return r;
+  }
+  RungProgram r = autocastProgram(in, dtype, false);
+  if (in.stacks) {
+    r.upper_program = autocastProgram(in, dtype, true).program;
+    r.range_why =
+        "low end: the ops the stacks do not name run in 2 bytes; high end: they, and their gradients, stay 4-byte "
+        "(type promotion from an fp32 residual stream, float32-list ops without a torch.nn.functional frame, "
+        ".float()): a recording has no dtypes";
+  }
   return r;
 }
 

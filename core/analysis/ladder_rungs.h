@@ -30,6 +30,7 @@
 //   reduce-scattered); full sharding also divides the parameters and gathers one repeated block's
 //   parameters at a time, the next one prefetched.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,14 @@ struct RungProgram {
   // Forward work added per micro-step, as a fraction of the forward (checkpointing).
   double recompute_fraction = 0;
   std::string recompute_source;
+  // What the recording cannot settle, as a range around the predicted peak: the peak of the same rung
+  // with the uncertain blocks taken the other way (autocast: the ops the stacks do not name kept
+  // fp32), and bytes the peak may be lower or higher by (one recomputed tensor, a library's
+  // workspace, a cache's concatenation). range_why says which, in words.
+  std::optional<MemoryProgram> upper_program;
+  int64_t may_be_lower_by = 0;
+  int64_t may_be_higher_by = 0;
+  std::string range_why;
 };
 
 enum class CheckpointForm : uint8_t { NonReentrant, Reentrant };

@@ -35,6 +35,15 @@ json rowJson(const LadderRow& r) {
       if (r.at_peak[static_cast<size_t>(k)] != 0) at[std::string(name(static_cast<BlockRole>(k)))] = r.at_peak[static_cast<size_t>(k)];
     j["at_peak"] = at;
     j["reasoning"] = r.reasoning;
+    if (r.peak_low && r.peak_high) {
+      json range;
+      range["low"] = *r.peak_low;
+      range["high"] = *r.peak_high;
+      range["why"] = r.range_why;
+      j["peak_range"] = range;
+    } else {
+      j["peak_range"] = nullptr;
+    }
     j["fits"] = optional(r.fits);
     j["max_batch_scale"] = optional(r.max_batch_scale);
     j["max_batch"] = optional(r.max_batch);
@@ -53,6 +62,7 @@ json rowJson(const LadderRow& r) {
     j["measured"] = nullptr;
   }
   j["peak_error"] = optional(r.peak_error);
+  j["measured_in_range"] = optional(r.measured_in_range);
   j["time_error"] = optional(r.time_error);
   return j;
 }

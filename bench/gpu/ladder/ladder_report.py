@@ -8,7 +8,9 @@ DIR holds, per check, NAME.ladder.json (`sawtooth-trace ladder --json` of the ba
 (each rank's max_memory_allocated). Every predicted rung that has a measured run becomes a row:
 predicted peak, measured peak (the same sweep over the rung's own recording), the error against its
 bound — 2 % where the rule is exact (checkpointing, accumulation, sharding), 5 % for bf16/fp16 and
-for the foreign programs — and the step time against 10 %. Exit 1 when a row passes a bound.
+for the foreign programs — and the step time against 10 %, and the range the recording leaves open
+(peak_range: what a recording cannot show, such as dtypes or a library's workspace sizes) with
+whether the measured peak lies in it. Exit 1 when a row passes a bound.
 """
 import glob
 import json
@@ -72,7 +74,10 @@ def main():
                    "ok": err is not None and abs(err) <= bound,
                    "t_pred": r["step_ms"], "t_meas": m["step_ms"], "time_error": terr,
                    "time_ok": terr is None or abs(terr) <= TIME, "time_basis": r["time_basis"],
-                   "program_max_allocated": None, "source": m["source"]}
+                   "program_max_allocated": None, "source": m["source"],
+                   "range": [r["peak_range"]["low"], r["peak_range"]["high"]] if r.get("peak_range") else None,
+                   "range_why": r["peak_range"]["why"] if r.get("peak_range") else None,
+                   "in_range": r.get("measured_in_range")}
             rows.append(row)
         # The baseline program's own max_memory_allocated beside the trace's peak (per rank).
         base = doc["rungs"][0]
@@ -100,9 +105,11 @@ def main():
              "Made by `bench/gpu/ladder/ladder_report.py` from the outputs of `bench/gpu/run_gpu.sh build ladder` "
              "(bench/gpu/stages/ladder.sh). Peaks in the caching allocator's blocks (max_memory_allocated); "
              "bounds: 2 % where the rule is exact, 5 % for bf16/fp16 and the foreign programs, 10 % for step time. "
-             "A row `as recorded` compares the baseline recording's peak with the program's own max_memory_allocated.",
-             "", "| check | run | rung | predicted | measured | peak error | bound | predicted step | measured step | "
-             "step error |", "|---|---|---|---|---|---|---|---|---|---|"]
+             "A row `as recorded` compares the baseline recording's peak with the program's own max_memory_allocated. "
+             "`range` is the peak the recording leaves open (the prediction's reasoning says why, in words) and "
+             "whether the measured peak lies in it.",
+             "", "| check | run | rung | predicted | measured | peak error | bound | range | predicted step | "
+             "measured step | step error |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     failed = 0
     for x in rows:
         verdict = "" if x["bound"] is None else ("ok" if x["ok"] else "**over**")
@@ -110,8 +117,18 @@ def main():
         if not x["ok"] or not x["time_ok"]:
             failed += 1
         bound = "" if x["bound"] is None else "≤ {:.0%}".format(x["bound"])
+        rng = ""
+        if x.get("range"):
+            rng = f"{x['range'][0] / 1e9:.3f}–{x['range'][1] / 1e9:.3f} GB"
+            if x.get("in_range") is not None:
+                if x["in_range"]:
+                    rng += ": measured inside"
+                else:
+                    lo, hi = x["range"]
+                    off = x["measured"] / hi - 1 if x["measured"] > hi else x["measured"] / lo - 1
+                    rng += f": measured outside by {100 * off:+.2f} %"
         lines.append(f"| {x['check']} | {x['run']} | {x['rung']} | {gb(x['predicted'])} | {gb(x['measured'])} | "
-                     f"{pct(x['peak_error'])} | {verdict} {bound} | "
+                     f"{pct(x['peak_error'])} | {verdict} {bound} | {rng} | "
                      f"{ms(x['t_pred'])} | {ms(x['t_meas'])} | {pct(x['time_error'])}{tverdict} |")
     for p in problems:
         lines.append(f"\n- {p}")

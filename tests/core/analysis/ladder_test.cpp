@@ -224,12 +224,13 @@ TEST(LadderRungs, NonReentrantCheckpointingSaysItMayBeHighByOneRecomputedTensor)
 }
 
 // Non-reentrant checkpointing: the formula that unpacks a recomputed tensor drops it when it returns,
-// after its last output (the weight's gradient, of the parameter's size), before the engine reduces
-// a bias's gradient with its 200-unit workspace; the recorded run's saved tensor lived to the step's
-// end. Kept to the end (the rule before), each block's recomputed A1 met the workspace: 625.
+// after the weight's gradient (of the weight's size), before the engine reduces the bias's gradient
+// (of the bias's size) with its 200-unit workspace; the recorded run's saved tensor lived to the
+// step's end. Kept to the end (the rule before), each block's recomputed A1 met the workspace: 633.
 TEST(LadderRungs, NonReentrantCheckpointingFreesARecomputedTensorWhenItsFormulaReturns) {
   StepBuilder b;
-  b.before(8, Category::Parameter);
+  b.before(8, Category::Parameter);  // the weight
+  b.before(2, Category::Parameter);  // the bias
   b.before(100, Category::Input);
   b.phase("forward");
   uint64_t A1[2], A2[2];
@@ -244,6 +245,7 @@ TEST(LadderRungs, NonReentrantCheckpointingFreesARecomputedTensorWhenItsFormulaR
   for (int i = 1; i >= 0; --i) {
     const uint64_t g = b.a(100, Category::Temporary);
     b.a(8, Category::Temporary);  // the weight's gradient
+    b.a(2, Category::Temporary);  // the bias's, reduced by the engine
     const uint64_t ws = b.a(200, Category::Temporary);
     b.f(ws);
     b.f(A1[i]);
@@ -256,11 +258,11 @@ TEST(LadderRungs, NonReentrantCheckpointingFreesARecomputedTensorWhenItsFormulaR
   b.f(incoming);
   const LadderInput in = inputOf(b.trace());
   ASSERT_EQ(in.repeated.count, 2u);
-  // Block 0's step: 108 persistent, the loss, 100 of incoming gradient, block 1's weight gradient (8),
-  // its own g (100) and weight gradient (8), then the workspace (200) once A1[0] has gone.
-  EXPECT_EQ(peakUnits(checkpointRung(in, 1, CheckpointForm::NonReentrant), in), 525);
+  // Block 0's step: 110 persistent, the loss, 100 of incoming gradient, block 1's gradients (8 + 2),
+  // its own g (100) and gradients (8 + 2), then the workspace (200) once A1[0] has gone.
+  EXPECT_EQ(peakUnits(checkpointRung(in, 1, CheckpointForm::NonReentrant), in), 531);
   // Reentrant checkpointing backpropagates through the recomputation's own graph: kept to the end.
-  EXPECT_EQ(peakUnits(checkpointRung(in, 1, CheckpointForm::Reentrant), in), 725);
+  EXPECT_EQ(peakUnits(checkpointRung(in, 1, CheckpointForm::Reentrant), in), 731);
 }
 
 TEST(LadderRungs, SmallerBatchesSayALibraryWorkspaceMayShrink) {
@@ -561,6 +563,71 @@ TEST(Ladder, ReportHasEveryRungAndMeasuredErrors) {
   const std::string json = ladderJson(rep, "hand.sawtooth");
   EXPECT_NE(json.find("\"id\": \"checkpoint:every=1:reentrant\""), std::string::npos);
   EXPECT_NE(json.find("\"verdict\": \"memory-tight\""), std::string::npos);
+}
+
+// What a recording cannot settle is given as a range around the prediction, in the row, its
+// reasoning and the JSON, with whether the measured peak lies in it.
+TEST(Ladder, RowsSayTheRangeARecordingLeavesOpen) {
+  const LadderInput in = inputOf(chainOfBlocks(true));
+  LadderReport rep = predictLadder(in);
+  // Non-reentrant: one recomputed tensor (100 units) its formula may drop before its step's end.
+  const LadderRow* nr = rep.row("checkpoint:every=1");
+  ASSERT_TRUE(nr->peak_low && nr->peak_high);
+  EXPECT_EQ(*nr->peak_low, 551 * u);
+  EXPECT_EQ(*nr->peak_high, 651 * u);
+  EXPECT_NE(nr->reasoning.back().find("the peak the recording leaves open"), std::string::npos);
+  // Reentrant checkpointing is exact: no range.
+  EXPECT_FALSE(rep.row("checkpoint:every=1:reentrant")->peak_low.has_value());
+  attachMeasured(rep, {MeasuredRung{"checkpoint:every=1", "hand", 0, 600 * u, -1, std::nullopt},
+                       MeasuredRung{"checkpoint:every=2", "hand", 0, 800 * u, -1, std::nullopt}});
+  EXPECT_EQ(rep.row("checkpoint:every=1")->measured_in_range, std::optional<bool>(true));
+  EXPECT_EQ(rep.row("checkpoint:every=2")->measured_in_range, std::optional<bool>(false));
+  const std::string json = ladderJson(rep, "hand.sawtooth");
+  EXPECT_NE(json.find("\"peak_range\": {"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"measured_in_range\": true"), std::string::npos);
+}
+
+// bf16: the high end keeps 4-byte what the stacks do not name (x here), and its gradient; what a
+// float32-list op made (n) is 4-byte at both ends, what nn.Linear's code made 2-byte at both.
+TEST(Ladder, Bf16RangeKeepsWhatTheStacksDoNotNameFp32AtItsHighEnd) {
+  const LadderInput with = inputOf(stepWithAutocastOps(true));
+  const LadderRow* bf16 = predictLadder(with).row("bf16");
+  ASSERT_TRUE(bf16->peak_low && bf16->peak_high);
+  EXPECT_EQ(*bf16->peak_low, bf16->peak_allocated_blocks);
+  EXPECT_GT(*bf16->peak_high, bf16->peak_allocated_blocks);
+  // Without stacks the ops cannot be told at all: said, and no range pretends to bound it.
+  EXPECT_FALSE(predictLadder(inputOf(stepWithAutocastOps(false))).row("bf16")->peak_high.has_value());
+
+  StepBuilder b;
+  b.before(50, Category::Parameter);
+  b.phase("forward");
+  const uint64_t y =
+      b.a(100, Category::Activation, "forward", "/venv/lib/python3.12/site-packages/torch/nn/modules/linear.py");
+  b.phase("backward");
+  b.a(20, Category::Gradient);
+  b.f(y);
+  const LadderInput lin = inputOf(b.trace());
+  ASSERT_EQ(lin.blocks[1].autocast, AutocastOp::LowPrecision);
+  // Nothing unnamed: both ends agree, so the row has no range.
+  EXPECT_FALSE(predictLadder(lin).row("bf16")->peak_high.has_value());
+}
+
+// A smaller micro-batch: the largest backward block of a size forward never made may be a workspace
+// that shrinks with the rows, by up to (1 − 1/k) of it.
+TEST(Ladder, SmallerBatchRangeIsALibraryWorkspaceShrinking) {
+  StepBuilder b;
+  b.before(10, Category::Parameter);
+  b.phase("forward");
+  const uint64_t x = b.a(100, Category::Activation);
+  b.phase("backward");
+  const uint64_t w = b.a(30, Category::Temporary);
+  b.f(w);
+  b.a(10, Category::Gradient);
+  b.f(x);
+  const LadderRow* half = predictLadder(inputOf(b.trace())).row("batch:1/2");
+  ASSERT_TRUE(half->peak_low && half->peak_high);
+  EXPECT_EQ(*half->peak_high, half->peak_allocated_blocks);
+  EXPECT_EQ(*half->peak_low, half->peak_allocated_blocks - 15 * u);
 }
 
 TEST(LadderMeasured, WorkloadRunsNameTheirRungs) {

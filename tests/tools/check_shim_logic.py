@@ -649,6 +649,30 @@ for round_ in range(2):
     check(all(r() is None for r in refs), f"optimizer {round_}: the shim keeps it and its parameters alive")
 check(len(ph.optimizers) == 0, "optimizers: no entry outlives its optimizer")
 
+# The optimizer's step hooks run inside its range (Optimizer.step#...): inside it they send only
+# the optimizer phase's markers; the tags (parameters, gradients, state), the next forward's arming
+# and the step's end work wait until that range has closed (issue 27: the shim's work was counted
+# in the program's annotation), and then run once, in order, still inside the program's own range.
+torch, _ = guest_torch()
+ch = FakeChannel()
+quiet = []
+ph = phases.Phases(torch, ch, lambda: quiet.append(ph.ranges.depth))
+ph._install_record_function()
+params = [FakeParam(0x9000), FakeParam(0xA000)]
+opt = FakeOptimizer(params)
+with torch.autograd.profiler.record_function("epoch"):
+    with torch.autograd.profiler.record_function("Optimizer.step#FakeOptimizer.step"):
+        ch.sent.clear()
+        ph.step_begin(opt)
+        ph.step_end(opt)
+        inside = [r[7] for _, records in ch.sent for r in records]
+        check(inside == [wire.PHASE_BEGIN, wire.PHASE_END] and quiet == [],
+              f"optimizer: inside the step's range only its phase markers {inside}, quiet {quiet}")
+    after = [(r[7], r[6]) for _, records in ch.sent for r in records][2:]
+    check([a for a in after if a[0] == wire.TAG] == [(wire.TAG, wire.PARAMETER)] * 2 + [(wire.TAG, wire.GRADIENT)] * 2
+          and quiet == [1], f"optimizer: the tags and the step's end once the range closed {after}, quiet {quiet}")
+check(quiet == [1], f"optimizer: the step's end work ran once {quiet}")
+
 # A hook body that fails says so once and returns None (what a hook returns changes the program's
 # arguments); while dynamo traces, our hooks do nothing.
 torch, _ = guest_torch()

@@ -229,11 +229,27 @@ class Phases:
             seen = self.optimizers.add(optimizer, OptimizerTags())
         return seen
 
+    def after_this_range(self, work):
+        """Work of a hook that runs inside a range of the program's (the optimizer's step hooks run
+        inside "Optimizer.step#..."): once that range has closed, so that the shim's own work is
+        not counted in the program's annotation; at once outside any range."""
+        depth = self.ranges.depth
+        if depth == 0:
+            work()
+        else:
+            self.when_ranges_close(work, depth - 1)
+
     def step_begin(self, optimizer):
         if self.paused:
             return
         if "forward" in self.open:
             self.end("forward")
+        self.begin("optimizer")
+        # The step changes neither the parameters' nor the gradients' blocks: they are tagged
+        # after the step's range, at the same addresses.
+        self.after_this_range(lambda: self._tag_step_tensors(optimizer))
+
+    def _tag_step_tensors(self, optimizer):
         seen = self._optimizer_tags(optimizer)
         params = seen.parameters(optimizer, self.owner)
         if seen.steps == 0:
@@ -241,13 +257,15 @@ class Phases:
         gradients = seen.gradient_records(params, time.monotonic_ns())
         if gradients:
             self.ch.live_packed((gradients,))
-        self.begin("optimizer")
 
     def step_end(self, optimizer):
         if self.paused:
             self.quiet_point()
             return
         self.end("optimizer")
+        self.after_this_range(lambda: self._after_step(optimizer))
+
+    def _after_step(self, optimizer):
         seen = self._optimizer_tags(optimizer)
         seen.steps += 1
         state = getattr(optimizer, "state", {})
@@ -265,7 +283,8 @@ class Phases:
             self.tag(tensors, wire.OPTIMIZER_STATE,
                      (lambda t: owners.get(id(t), wire.NO_MODULE)) if owner is not None else None)
         self.step_boundary()
-        self.quiet_point()
+        if not self.quiet_pending:  # already past the step's range: the step's end work now
+            self.on_quiet_point()
 
     def zero_grad_begin(self):
         if "forward" in self.open:

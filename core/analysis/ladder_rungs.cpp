@@ -816,6 +816,34 @@ RungProgram shardingRung(const LadderInput& in, Sharding kind, int n) {
         in.repeated.found() ? "a unit: a repeated block, its parameters taken as one backward's gradients over the blocks + 1"
                             : "no repeated blocks to wrap: the whole model is one unit"));
   r.reasoning.push_back("NCCL's own buffers are outside PyTorch's allocator and not counted");
+  if (kind != Sharding::Full && state > 0) {
+    // PyTorch's ZeroRedundancyOptimizer shards by whole parameters: largest first, each to the rank
+    // holding least so far; a flat split (DeepSpeed) gives every rank 1/N. A rank's state lies between
+    // the lightest and the heaviest rank's share of that partition.
+    std::vector<int64_t> sizes;
+    int64_t param_total = 0;
+    for (const LadderBlock& b : in.blocks)
+      if (b.category == Category::Parameter && b.bytes > 0) sizes.push_back(b.bytes), param_total += b.bytes;
+    std::sort(sizes.rbegin(), sizes.rend());
+    std::vector<int64_t> load(static_cast<size_t>(n), 0);
+    for (int64_t sz : sizes) *std::min_element(load.begin(), load.end()) += sz;
+    if (param_total > 0) {
+      const double per_byte = static_cast<double>(state) / static_cast<double>(param_total);
+      const auto share = [&](int64_t l) { return static_cast<int64_t>(static_cast<double>(l) * per_byte); };
+      const int64_t even = shard(state);
+      const int64_t lightest = share(*std::min_element(load.begin(), load.end()));
+      const int64_t heaviest = share(*std::max_element(load.begin(), load.end()));
+      r.may_be_lower_by = std::max<int64_t>(0, even - lightest);
+      r.may_be_higher_by = std::max<int64_t>(0, heaviest - even);
+      if (r.may_be_lower_by > 0 || r.may_be_higher_by > 0) {
+        r.range_why = fmt::format(
+            "ZeroRedundancyOptimizer gives each rank whole parameters (largest first, to the least-loaded rank): "
+            "its ranks hold {} to {} of the optimizer state here, not 1/{} ({}) each as a flat split does",
+            bytesText(lightest), bytesText(heaviest), n, bytesText(even));
+        r.reasoning.push_back("uncertain: " + r.range_why);
+      }
+    }
+  }
   return r;
 }
 

@@ -630,6 +630,20 @@ TEST(Ladder, SmallerBatchRangeIsALibraryWorkspaceShrinking) {
   EXPECT_EQ(*half->peak_low, half->peak_allocated_blocks - 15 * u);
 }
 
+// ZeRO over 2 ranks: PyTorch's ZeroRedundancyOptimizer gives whole parameters to ranks, so with one
+// 50-unit parameter one rank holds all 80 units of optimizer state and the other none, not 40 each.
+TEST(Ladder, ZeroRangeIsThePartitionByWholeParameters) {
+  const LadderReport rep = predictLadder(inputOf(chainOfBlocks(true)));
+  for (const char* id : {"zero1:N=2", "zero2:N=2"}) {
+    const LadderRow* r = rep.row(id);
+    ASSERT_TRUE(r->peak_low && r->peak_high) << id;
+    EXPECT_EQ(*r->peak_low, r->peak_allocated_blocks - 40 * u) << id;
+    EXPECT_EQ(*r->peak_high, r->peak_allocated_blocks + 40 * u) << id;
+    EXPECT_NE(r->range_why.find("whole parameters"), std::string::npos) << r->range_why;
+  }
+  EXPECT_FALSE(rep.row("fsdp:N=2")->peak_low.has_value());
+}
+
 TEST(LadderMeasured, WorkloadRunsNameTheirRungs) {
   sawtooth::Run r;
   r.workload = "checkpointing";

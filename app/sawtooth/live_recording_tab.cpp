@@ -1,5 +1,8 @@
 #include "app/sawtooth/live_recording_tab.h"
 
+#include "core/analysis/live_timeline_frame.h"
+
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLocale>
@@ -11,7 +14,8 @@ namespace sawtooth::app {
 LiveRecordingTab::LiveRecordingTab(const QString& path, JobRunner* jobs, QWidget* parent)
     : QWidget(parent),
       follower_(new LiveFollower(path, jobs, this)),
-      chart_(new views::LiveTimelineChart(this)),
+      chart_(new views::TimelineChart(this)),
+      jobs_(jobs),
       status_(new QLabel(tr("Waiting for the recorder's first events…"), this)),
       stop_(new QPushButton(tr("Stop"), this)),
       console_(new views::ConsoleView(this)),
@@ -35,18 +39,21 @@ LiveRecordingTab::LiveRecordingTab(const QString& path, JobRunner* jobs, QWidget
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(top);
   layout->addWidget(split_, 1);
-  chart_->setTimeline(&follower_->timeline());
+  chart_->setXAxisByTime(true);
+  chart_->setTitle(QFileInfo(path).fileName());
   chart_->setToolTip(tr("Wheel: zoom · drag: pan · double click or End: show everything and follow the live edge"));
+  connect(chart_, &views::TimelineChart::frameRequested, this, &LiveRecordingTab::requestFrame);
   connect(stop_, &QPushButton::clicked, this, [this] {
     stop_->setEnabled(false);
     stop_->setText(tr("Stopping…"));
     emit stopRequested();
   });
   connect(follower_, &LiveFollower::grew, this, [this] {
-    chart_->refresh();
+    if (!fromSummaries()) showRows();
     updateStatus();
   });
   connect(follower_, &LiveFollower::reachedLimit, this, [this] {
+    if (fromSummaries()) return;  // the chart reads the file's summaries: no limit
     status_->setText(tr("The live view holds the first %L1 events and stops growing here; the whole recording opens "
                         "when it ends.")
                          .arg(follower_->timeline().events()));
@@ -55,6 +62,78 @@ LiveRecordingTab::LiveRecordingTab(const QString& path, JobRunner* jobs, QWidget
     status_->setText(tr("The live view stopped: %1 (the recording goes on; its trace opens when it ends)").arg(message));
   });
   follower_->start();
+  connect(&summary_timer_, &QTimer::timeout, this, &LiveRecordingTab::pollSummaries);
+  summary_timer_.start(250);
+  pollSummaries();
+}
+
+bool LiveRecordingTab::fromSummaries() const {
+  return summaries_ && overview_ && !overview_->devices.empty() && follower_->files() == 1;
+}
+
+std::optional<LiveHandover> LiveRecordingTab::handover() const {
+  if (!fromSummaries()) return std::nullopt;
+  return LiveHandover{summaries_, chart_->window()};
+}
+
+uint64_t LiveRecordingTab::eventsShown() const {
+  return fromSummaries() ? overview_->events : follower_->timeline().events();
+}
+
+void LiveRecordingTab::showRows() {
+  chart_->setOverview(std::make_shared<const TimelineOverview>(overviewOf(follower_->timeline())));
+}
+
+void LiveRecordingTab::requestFrame(const TimelineRequest& request) {
+  if (!fromSummaries()) {
+    // The follower's rows are in memory: a frame costs a few pyramid queries.
+    chart_->setFrame(frameOf(follower_->timeline(), request));
+    return;
+  }
+  jobs_->run<TimelineFrame>(
+      QStringLiteral("live frame: ") + path(), tr("Drawing the recording's timeline"), this,
+      [timeline = summaries_, request](Progress&) { return timeline->frame(request); },
+      [this](TimelineFrame frame) { chart_->setFrame(std::move(frame)); },
+      [this](const QString& error) { chart_->setFrameFailed(error); });
+}
+
+void LiveRecordingTab::pollSummaries() {
+  if (summary_in_flight_ || !jobs_) return;
+  summary_in_flight_ = true;
+  struct Polled {
+    std::shared_ptr<SummaryTimeline> timeline;
+    TimelineOverview overview;
+    double ms = 0;
+  };
+  jobs_->run<Polled>(
+      QStringLiteral("live summaries: ") + path(), tr("Following %1").arg(path()), this,
+      [timeline = summaries_, file = path().toStdString()](Progress&) -> Result<Polled> {
+        QElapsedTimer clock;
+        clock.start();
+        auto t = timeline;
+        if (!t) {
+          auto opened = SummaryTimeline::openGrowing(file, ReadLimits{});
+          if (!opened) return opened.error();  // not yet: the recorder has not made its tables
+          t = std::move(*opened);
+        }
+        auto overview = t->refresh();
+        if (!overview) return overview.error();
+        return Polled{std::move(t), std::move(*overview), clock.nsecsElapsed() / 1e6};
+      },
+      [this](Polled polled) {
+        summary_in_flight_ = false;
+        const bool was = fromSummaries();
+        const bool grew = !overview_ || polled.overview.events != overview_->events;
+        summaries_ = std::move(polled.timeline);
+        overview_ = std::make_shared<const TimelineOverview>(std::move(polled.overview));
+        last_summary_ms_ = polled.ms;
+        if (!fromSummaries()) return;
+        // The rows need not be held any more: the summaries draw the chart, however long it runs.
+        if (!was) follower_->setMaxEvents(follower_->timeline().events());
+        if (grew || !was) chart_->setOverview(overview_);
+        updateStatus();
+      },
+      [this](const QString&) { summary_in_flight_ = false; });
 }
 
 namespace {
@@ -81,10 +160,22 @@ void LiveRecordingTab::showConsole() {
 
 void LiveRecordingTab::stopFollowing() {
   follower_->stop();
+  summary_timer_.stop();
+  if (jobs_) jobs_->cancel(QStringLiteral("live summaries: ") + path());
   stop_->setEnabled(false);
 }
 
 void LiveRecordingTab::updateStatus() {
+  if (fromSummaries()) {
+    const QLocale locale;
+    const double seconds = (overview_->x_max_time - overview_->x_min_time) / 1e9;
+    status_->setText(tr("Recording %1 — %2 events, %3 s · %4 · from the file's summaries (refresh %5 ms)")
+                         .arg(QFileInfo(follower_->path()).fileName(),
+                              locale.toString(static_cast<qulonglong>(overview_->events)), QString::number(seconds, 'f', 1),
+                              chart_->followsLatest() ? tr("following the live edge") : tr("zoom kept (End: follow)"),
+                              QString::number(last_summary_ms_, 'f', 2)));
+    return;
+  }
   const LiveTimeline& t = follower_->timeline();
   if (!t.firstTime() || follower_->capped()) return;
   const QLocale locale;
@@ -94,7 +185,7 @@ void LiveRecordingTab::updateStatus() {
   status_->setText(tr("Recording %1 — %2 events, %3 s · %4 · last refresh: read %5 ms, added in %6 ms")
                        .arg(what, locale.toString(static_cast<qulonglong>(t.events())),
                             QString::number(seconds, 'f', 1),
-                            chart_->followsLiveEdge() ? tr("following the live edge") : tr("zoom kept (End: follow)"),
+                            chart_->followsLatest() ? tr("following the live edge") : tr("zoom kept (End: follow)"),
                             QString::number(follower_->lastReadMs(), 'f', 2),
                             QString::number(follower_->lastAppendMs(), 'f', 2)));
 }

@@ -1,28 +1,49 @@
 #pragma once
-// The tab a recording shows while it runs: the timeline growing (views/live_timeline_chart.h, fed
-// by a LiveFollower), a line saying how far it has got and how long a refresh takes, Stop, and the
-// recording's console (what the program prints). When the recording ends the main window replaces
-// it with the finished trace's tab, which keeps the console.
+// The tab a recording shows while it runs: the timeline growing — the same chart as a finished
+// trace's (views/timeline_chart.h), fed from the summaries the recorder writes into the file as it
+// goes (app/sawtooth/summary_timeline.h: no limit on its length, a window read on demand), or,
+// while the file has none or several files are followed (a distributed run's ranks), from the rows
+// a LiveFollower reads — a line saying how far it has got and how long a refresh takes, Stop, and
+// the recording's console (what the program prints). When the recording ends the main window puts
+// the finished trace's tab in its place, handing it this timeline and its zoom (no re-read), and
+// the console.
 // Nothing here widens the window: the status line names the file (its folder is in the tooltip)
 // and wraps or clips at whatever width the tab gets.
 
 #include <QLabel>
 #include <QPushButton>
 #include <QSplitter>
+#include <QTimer>
 #include <QWidget>
+#include <optional>
 
 #include "app/sawtooth/live_follower.h"
 #include "views/console_view.h"
-#include "views/live_timeline_chart.h"
+#include "app/sawtooth/summary_timeline.h"
+#include "views/timeline_chart.h"
 
 namespace sawtooth::app {
+
+// What a finished recording's tab takes over from its live tab: the timeline read from the file's
+// summaries (not opened again) and the window the user was looking at.
+struct LiveHandover {
+  std::shared_ptr<SummaryTimeline> timeline;
+  ZoomWindow window;
+};
 
 class LiveRecordingTab : public QWidget {
   Q_OBJECT
  public:
   LiveRecordingTab(const QString& path, JobRunner* jobs, QWidget* parent = nullptr);
 
-  views::LiveTimelineChart* chart() const { return chart_; }
+  views::TimelineChart* chart() const { return chart_; }
+  // The recording's timeline from its summaries, once the file has them and while one file is
+  // followed; null otherwise (the chart is then fed from the follower's rows).
+  std::shared_ptr<SummaryTimeline> summaries() const { return fromSummaries() ? summaries_ : nullptr; }
+  // For the finished trace's tab; nothing when the chart is not drawn from the summaries.
+  std::optional<LiveHandover> handover() const;
+  // The events the chart draws from (the summaries', or the rows read).
+  uint64_t eventsShown() const;
   views::ConsoleView* console() const { return console_; }
   LiveFollower* follower() const { return follower_; }
   const QString& path() const { return follower_->path(); }
@@ -43,9 +64,19 @@ class LiveRecordingTab : public QWidget {
 
  private:
   void updateStatus();
+  bool fromSummaries() const;
+  void pollSummaries();
+  void showRows();
+  void requestFrame(const TimelineRequest& request);
 
   LiveFollower* follower_;
-  views::LiveTimelineChart* chart_;
+  views::TimelineChart* chart_;
+  JobRunner* jobs_;
+  std::shared_ptr<SummaryTimeline> summaries_;
+  std::shared_ptr<const TimelineOverview> overview_;  // the summaries'
+  QTimer summary_timer_;
+  bool summary_in_flight_ = false;
+  double last_summary_ms_ = 0;
   QLabel* status_;
   QPushButton* stop_;
   views::ConsoleView* console_;

@@ -218,7 +218,7 @@ void MainWindow::rebuildRecentMenu() {
   });
 }
 
-views::TraceTab* MainWindow::openFile(const QString& path, const QString& title) {
+views::TraceTab* MainWindow::openFile(const QString& path, const QString& title, std::optional<LiveHandover> handover) {
   qCDebug(lcWindow) << "opening" << path;
   auto* tab = new views::TraceTab(QFileInfo(path).absoluteFilePath(), tabs_);
   auto* controller = new TraceController(jobs_, tab);
@@ -239,7 +239,8 @@ views::TraceTab* MainWindow::openFile(const QString& path, const QString& title)
     }
     updateActions();
   });
-  controller->load();
+  if (handover) controller->adopt(*handover);
+  else controller->load();
   return tab;
 }
 
@@ -258,9 +259,10 @@ LiveRecordingTab* MainWindow::followRecording(const QString& path) {
     if (at < 0) return;
     QWidget* current = tabs_->currentWidget() == live ? nullptr : tabs_->currentWidget();
     live->stopFollowing();
+    const auto handover = live->handover();
     tabs_->removeTab(at);
     live->deleteLater();
-    auto* tab = openFile(absolute);  // in the live tab's place, the user's current tab kept
+    auto* tab = openFile(absolute, {}, handover);  // in the live tab's place, the user's current tab kept
     tabs_->tabBar()->moveTab(tabs_->indexOf(tab), at);
     if (current) tabs_->setCurrentWidget(current);
     showStatus(tr("The recording %1 ended; it is open as a trace.").arg(absolute));
@@ -489,6 +491,9 @@ void MainWindow::closeLiveTab() {
 }
 
 void MainWindow::onRecordingFinished(RecorderRunner::Outcome outcome, const QString& path, const QString& message) {
+  // The finished trace takes the live tab's timeline over when it drew this file's summaries.
+  std::optional<LiveHandover> handover;
+  if (live_ && live_->path() == path) handover = live_->handover();
   closeLiveTab();
   updateActions();
   const QList<views::ConsoleChunk> console = panel_->runner() ? panel_->runner()->console() : QList<views::ConsoleChunk>();
@@ -503,12 +508,12 @@ void MainWindow::onRecordingFinished(RecorderRunner::Outcome outcome, const QStr
     if (printed) openConsoleTab(recording_name_, RecorderRunner::summary(outcome, message), console);
     return;
   }
-  openRecording(outcome, path, console);
+  openRecording(outcome, path, console, handover);
 }
 
 void MainWindow::openRecording(RecorderRunner::Outcome outcome, const QString& path,
-                               const QList<views::ConsoleChunk>& console) {
-  auto* tab = openFile(path, QFileInfo(path).completeBaseName());
+                               const QList<views::ConsoleChunk>& console, std::optional<LiveHandover> handover) {
+  auto* tab = openFile(path, QFileInfo(path).completeBaseName(), std::move(handover));
   bool printed = false;
   for (const auto& c : console) printed = printed || !c.text.isEmpty();
   // A program that failed: its own words (a traceback) come first.

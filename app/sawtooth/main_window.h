@@ -30,7 +30,8 @@ class MainWindow : public QMainWindow {
   // recorder: the sawtooth-record to run workloads with (empty: none); recordings go to out_dir.
   explicit MainWindow(QString recorder = findRecorder(), QString out_dir = {}, QWidget* parent = nullptr);
 
-  views::TraceTab* openFile(const QString& path, const QString& title = {});
+  // `handover`: a recording that just ended, whose live tab's timeline and zoom the tab takes over.
+  views::TraceTab* openFile(const QString& path, const QString& title = {}, std::optional<LiveHandover> handover = {});
   // What a user's open does (menu, recent files, drop, command line): a file that a recorder is
   // writing right now (started anywhere: a terminal, a script) is followed live, and opens as a
   // trace when the recorder lets go of it; any other file opens as a trace.
@@ -93,7 +94,8 @@ class MainWindow : public QMainWindow {
   void onRecordingFinished(RecorderRunner::Outcome outcome, const QString& path, const QString& message);
   // A recording that stopped before its ranks' files were merged: merged here, then opened.
   void mergeLeftRanksAndOpen(RecorderRunner::Outcome outcome, const QString& path, QList<views::ConsoleChunk> console);
-  void openRecording(RecorderRunner::Outcome outcome, const QString& path, const QList<views::ConsoleChunk>& console);
+  void openRecording(RecorderRunner::Outcome outcome, const QString& path, const QList<views::ConsoleChunk>& console,
+                     std::optional<LiveHandover> handover = {});
   // A recording that left no trace but printed something: its console in a tab of its own.
   void openConsoleTab(const QString& name, const QString& message, const QList<views::ConsoleChunk>& console);
   void updateCentral();

@@ -62,6 +62,23 @@ void TraceController::load() {
       [this](int permille) { tab_->setLoadProgress(permille); });
 }
 
+void TraceController::adopt(const LiveHandover& handover) {
+  const uint64_t file_bytes = static_cast<uint64_t>(QFileInfo(tab_->path()).size());
+  timeline_ = handover.timeline;
+  jobs_.run<TimelineOverview>(
+      slot("load"), tr("Opening %1").arg(tab_->title()), tab_, [t = timeline_](Progress&) { return t->refresh(); },
+      [this, file_bytes, window = handover.window](TimelineOverview overview) {
+        tab_->setXAxisByTime(true);  // the live chart's axis
+        showTimeline(timeline_, std::move(overview), file_bytes);
+        if (window.isZoomed()) tab_->timeline()->zoomTo(window.lo(), window.hi());
+      },
+      [this](const QString& error) {
+        qCWarning(lcWindow) << "the live summaries of" << tab_->path() << "could not be taken over:" << error;
+        timeline_.reset();
+        load();
+      });
+}
+
 void TraceController::showTimeline(std::shared_ptr<SummaryTimeline> timeline, TimelineOverview overview, uint64_t file_bytes) {
   timeline_ = std::move(timeline);
   tab_->showOverview(std::make_shared<const TimelineOverview>(std::move(overview)));

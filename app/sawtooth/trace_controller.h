@@ -10,6 +10,7 @@
 
 #include "app/sawtooth/allocator_controller.h"
 #include "app/sawtooth/job_runner.h"
+#include "app/sawtooth/live_recording_tab.h"
 #include "app/sawtooth/summary_timeline.h"
 #include "views/trace_tab.h"
 
@@ -24,6 +25,10 @@ class TraceController : public QObject {
   // A .sawtooth file with summaries: its timeline first, from them (no event read), then the
   // report in the background when the file fits the whole-file budget. Any other file: the report.
   void load();
+  // A recording that just ended, its timeline taken over from its live tab: shown at once with the
+  // live tab's window (the summaries' few rows read again, not the events), the rest as load().
+  void adopt(const LiveHandover& handover);
+  std::shared_ptr<SummaryTimeline> summaryTimeline() const { return timeline_; }
   void cancelLoading();
   // The current view's chart (drawn now, written in a job) or CSV ("series", "events", "table").
   // False when there is nothing to export; the result comes with exportFinished.

@@ -12,7 +12,9 @@ void pushTime(std::vector<int64_t>& t, int64_t time) {
 }
 
 void pushValue(LiveTimeline::Line& line, int64_t value) {
-  line.peak = line.value.empty() ? std::max(line.start, value) : std::max(line.peak, value);
+  const int64_t before = line.value.empty() ? line.start : line.peak;
+  if (value > before) line.peak_point = static_cast<int64_t>(line.value.size());
+  line.peak = std::max(before, value);
   line.value.push_back(value);
 }
 

@@ -27,6 +27,7 @@ class LiveTimeline {
     std::vector<int64_t> value;   // from each point on
     LodPyramid lod;
     int64_t peak = 0;
+    int64_t peak_point = -1;      // where first reached; -1: the start value
     bool empty() const { return value.empty(); }
   };
   struct Device {

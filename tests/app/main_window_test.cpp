@@ -9,11 +9,13 @@
 #include <QStandardItemModel>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QLocale>
 #include <QtTest>
 
 #include "app/sawtooth/appearance.h"
 #include "app/sawtooth/headless_export.h"
 #include "app/sawtooth/main_window.h"
+#include "app/sawtooth/trace_controller.h"
 #include "app/sawtooth/reading_limits.h"
 #include "app/sawtooth/recent_files.h"
 #include "core/io/native_format.h"
@@ -201,29 +203,44 @@ class MainWindowTest : public QObject {
     QTRY_VERIFY(live->console()->isVisible() && live->console()->height() > 0);
     QVERIFY2(live->chart()->height() >= 2 * live->console()->height(),
              qPrintable(QStringLiteral("chart %1, console %2").arg(live->chart()->height()).arg(live->console()->height())));
-    // A small limit, as a long run would reach the real one: the view stops growing there, says
-    // so, and still turns into the trace when the recording ends.
-    live->follower()->setMaxEvents(150);
+    // The chart draws from the summaries the recorder writes: the follower's rows stop there, the
+    // timeline goes on growing (no 20 M-event limit any more).
     QCOMPARE(w.tabs()->currentWidget(), live);
     QVERIFY(w.tabs()->tabText(1).contains(QStringLiteral("recording")));
-    QTRY_COMPARE_WITH_TIMEOUT(live->follower()->timeline().events(), uint64_t{100}, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(live->summaries() != nullptr && live->eventsShown() == 100, 10000);
+    const auto summaries = live->summaries();
+    const uint64_t rows_held = live->follower()->timeline().events();
+    QVERIFY(live->chart()->overview());
+    QTRY_VERIFY_WITH_TIMEOUT(live->chart()->frame() != nullptr && !live->chart()->frameComputing(), 10000);
+    // The user zooms in, away from the latest moment.
+    const double lo = live->chart()->window().boundsLo(), hi = lo + live->chart()->window().width() / 4;
+    live->chart()->zoomTo(lo, hi);
     QVERIFY((*writer)->beginBatch());
     QVERIFY((*writer)->appendEventsAt(source->events, 100, source->events.size(), 100));
     QVERIFY((*writer)->commitBatch());
-    QTRY_VERIFY_WITH_TIMEOUT(live->follower()->capped(), 10000);
-    QCOMPARE(live->follower()->timeline().events(), uint64_t{150});
-    QVERIFY2(live->statusText().contains(QStringLiteral("stops growing")), qPrintable(live->statusText()));
-    QTest::qWait(600);
-    QCOMPARE(live->follower()->timeline().events(), uint64_t{150});
+    QTRY_COMPARE_WITH_TIMEOUT(live->eventsShown(), uint64_t(source->events.size()), 10000);
+    QVERIFY2(live->statusText().contains(QLocale().toString(qulonglong(source->events.size()))), qPrintable(live->statusText()));
+    QCOMPARE(live->follower()->timeline().events(), rows_held);
+    QCOMPARE(live->chart()->window().lo(), lo);  // the zoom kept while it grew
+    QCOMPARE(live->chart()->window().hi(), hi);
     QVERIFY(w.tabs()->widget(1) == live);  // still recording: still live
 
+    // The recorder lets go: the tab is the finished trace, its timeline the live one's (the same
+    // summaries, not opened or read again) at the user's zoom, the other views loading behind it.
     QVERIFY((*writer)->finish());
-    writer->reset();  // the recorder lets go
+    writer->reset();
     QTRY_VERIFY_WITH_TIMEOUT(qobject_cast<TraceTab*>(w.tabs()->widget(1)) != nullptr, 10000);
     QCOMPARE(w.tabCount(), 2);
     auto* tab = qobject_cast<TraceTab*>(w.tabs()->widget(1));
+    QCOMPARE(tab->findChild<app::TraceController*>()->summaryTimeline(), summaries);
+    QTRY_VERIFY_WITH_TIMEOUT(tab->overview() != nullptr, 10000);
+    QVERIFY(tab->timeline()->xAxisByTime());
+    QCOMPARE(tab->timeline()->window().lo(), lo);
+    QCOMPARE(tab->timeline()->window().hi(), hi);
     QTRY_COMPARE_WITH_TIMEOUT(tab->state(), TraceTab::State::Ready, 20000);
     QCOMPARE(tab->analysis()->trace().events.size(), source->events.size());
+    QCOMPARE(tab->timeline()->window().lo(), lo);
+    QCOMPARE(tab->timeline()->window().hi(), hi);
     // A file nobody writes opens as a trace at once.
     QVERIFY(!w.followRecording(data("anatomy_adam_snapshot.pickle")));
   }

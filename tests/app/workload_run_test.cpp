@@ -12,6 +12,7 @@
 #include <cstdio>
 
 #include "app/sawtooth/main_window.h"
+#include "app/sawtooth/trace_controller.h"
 #include "app/sawtooth/program_dialog.h"
 #include "core/analysis/axis_scale.h"
 #include "core/analysis/experiment_results.h"
@@ -249,13 +250,15 @@ class WorkloadRunTest : public QObject {
     QVERIFY(live);
     QCOMPARE(w->tabs()->currentWidget(), live);
     QCOMPARE(live->path(), panel->runner()->outPath());
-    const LiveTimeline& timeline = live->follower()->timeline();
-    QTRY_VERIFY_WITH_TIMEOUT(timeline.events() > 0, kPatience);
-    const uint64_t first = timeline.events();
-    QTRY_VERIFY_WITH_TIMEOUT(timeline.events() > first, 10000);  // it grows without reopening
-    QVERIFY(live->chart()->line(kCpuDevice, SeriesKind::Allocated));
-    QVERIFY(live->chart()->line(kCpuDevice, SeriesKind::Allocated)->count() > 0);
-    QVERIFY(live->chart()->followsLiveEdge());
+    QTRY_VERIFY_WITH_TIMEOUT(live->eventsShown() > 0, kPatience);
+    const uint64_t first = live->eventsShown();
+    QTRY_VERIFY_WITH_TIMEOUT(live->eventsShown() > first, 10000);  // it grows without reopening
+    // The recorder writes summaries as it goes: the chart draws from them.
+    QTRY_VERIFY_WITH_TIMEOUT(live->summaries() != nullptr, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(live->chart()->line(kCpuDevice, SeriesKind::Allocated) &&
+                                 live->chart()->line(kCpuDevice, SeriesKind::Allocated)->count() > 0,
+                             10000);
+    QVERIFY(live->chart()->followsLatest());
     QVERIFY2(live->statusText().contains(QStringLiteral("events")), qPrintable(live->statusText()));
 
     // At least 4 refreshes a second.
@@ -264,30 +267,37 @@ class WorkloadRunTest : public QObject {
     QVERIFY2(live->follower()->refreshes() - refreshes >= 7, qPrintable(QString::number(live->follower()->refreshes() - refreshes)));
 
     // The user's zoom is kept while the edge moves on.
-    live->chart()->zoomTo(0, live->chart()->liveEdge() / 2);
-    const double lo = live->chart()->window().lo(), hi = live->chart()->window().hi(), edge = live->chart()->liveEdge();
-    QTRY_VERIFY_WITH_TIMEOUT(live->chart()->liveEdge() > edge, 10000);
+    const ZoomWindow& window = live->chart()->window();
+    live->chart()->zoomTo(window.boundsLo(), (window.boundsLo() + window.boundsHi()) / 2);
+    const double lo = window.lo(), hi = window.hi(), edge = window.boundsHi();
+    QTRY_VERIFY_WITH_TIMEOUT(live->chart()->window().boundsHi() > edge, 10000);
     QCOMPARE(live->chart()->window().lo(), lo);
     QCOMPARE(live->chart()->window().hi(), hi);
-    QVERIFY(!live->chart()->followsLiveEdge());
+    QVERIFY(!live->chart()->followsLatest());
 
     // SAWTOOTH_SCREENSHOT_DIR set: the live tab as a user sees it, for the README.
     if (const QByteArray dir = qgetenv("SAWTOOTH_SCREENSHOT_DIR"); !dir.isEmpty()) {
       w->resize(1500, 950);
       w->show();
-      live->chart()->followLiveEdge();
+      live->chart()->resetZoom();
       QTest::qWait(1500);
       QVERIFY(w->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/live-recording.png")));
+      live->chart()->zoomTo(lo, hi);
     }
 
-    // Stop, from the live tab: the finished trace replaces it and holds at least what was seen.
-    const uint64_t seen = timeline.events();
+    // Stop, from the live tab: the finished trace takes its place with the same timeline and zoom,
+    // and holds at least what was seen.
+    const uint64_t seen = live->eventsShown();
+    const auto summaries = live->summaries();
     emit live->stopRequested();
     QVERIFY(opened.wait(kPatience));
     QVERIFY(!w->liveTab());
     auto* tab = opened.first().at(0).value<TraceTab*>();
+    QCOMPARE(tab->findChild<app::TraceController*>()->summaryTimeline(), summaries);
     QTRY_VERIFY_WITH_TIMEOUT(tab->state() == TraceTab::State::Ready, kPatience);
     QVERIFY(tab->analysis()->trace().events.size() >= seen);
+    QCOMPARE(tab->timeline()->window().lo(), lo);
+    QCOMPARE(tab->timeline()->window().hi(), hi);
     QCOMPARE(w->tabs()->indexOf(live), -1);
   }
 
@@ -325,7 +335,7 @@ class WorkloadRunTest : public QObject {
     if (const QByteArray dir = qgetenv("SAWTOOTH_SCREENSHOT_DIR"); !dir.isEmpty()) {
       w->resize(1500, 950);
       w->show();
-      live->chart()->followLiveEdge();
+      live->chart()->resetZoom();
       QTest::qWait(2500);
       QVERIFY(w->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/live-ranks.png")));
     }

@@ -1,10 +1,12 @@
-// The live chart, fed by hand as a recording would feed it: it follows the live edge until the
-// user zooms away, keeps that zoom while the timeline grows, marks the edge, and never draws more
-// than about two points per pixel column however many events arrived.
+// A recording's timeline while it runs, drawn by the one timeline chart (a finished trace's) fed by
+// hand as the live tab feeds it from the rows it reads (core/analysis/live_timeline_frame.h): it
+// follows the latest moment until the user zooms away, keeps that zoom while the timeline grows,
+// and never draws more than about two points per pixel column however many events arrived.
 
 #include <QtTest>
 
-#include "views/live_timeline_chart.h"
+#include "core/analysis/live_timeline_frame.h"
+#include "views/timeline_chart.h"
 
 using namespace sawtooth;
 using namespace sawtooth::views;
@@ -22,9 +24,27 @@ std::vector<LiveRow> steps(int first_step, int count) {
   return rows;
 }
 
+// The chart fed from `timeline` as LiveRecordingTab feeds it.
+void feed(TimelineChart& chart, const LiveTimeline& timeline) {
+  QObject::connect(&chart, &TimelineChart::frameRequested, &chart,
+                   [&chart, &timeline](const TimelineRequest& r) { chart.setFrame(frameOf(timeline, r)); });
+  chart.setXAxisByTime(true);
+}
+
+void grew(TimelineChart& chart, const LiveTimeline& timeline) {
+  chart.setOverview(std::make_shared<const TimelineOverview>(overviewOf(timeline)));
+}
+
+int pointsDrawn(const TimelineChart& chart) {
+  int points = 0;
+  for (SeriesKind kind : {SeriesKind::Allocated, SeriesKind::Reserved})
+    if (auto* line = chart.line(0, kind)) points += static_cast<int>(line->count());
+  return points;
+}
+
 }  // namespace
 
-class LiveTimelineChartTest : public QObject {
+class LiveTimelineTest : public QObject {
   Q_OBJECT
 
  private slots:
@@ -32,82 +52,84 @@ class LiveTimelineChartTest : public QObject {
     LiveTimeline timeline;
     const LiveDevice device{0, "H200", 2'000'000'000, 2'100'000'000, "", std::nullopt};
     timeline.setDevices(std::span(&device, 1));
-    LiveTimelineChart chart;
+    TimelineChart chart;
     chart.resize(900, 500);
-    chart.setTimeline(&timeline);
+    feed(chart, timeline);
     chart.show();
     QVERIFY(QTest::qWaitForWindowExposed(&chart));
-    QVERIFY(chart.edgeMarker()->points().isEmpty());  // nothing recorded yet
+    grew(chart, timeline);
+    QVERIFY(!chart.line(0, SeriesKind::Allocated));  // nothing recorded yet
 
     auto rows = steps(0, 100);
     timeline.append(rows);
-    chart.refresh();
-    QVERIFY(chart.followsLiveEdge());
+    grew(chart, timeline);
+    QVERIFY(chart.followsLatest());
     QVERIFY(chart.line(0, SeriesKind::Allocated));
     QVERIFY(chart.line(0, SeriesKind::Reserved));
     QVERIFY(!chart.line(0, SeriesKind::DeviceUsed));  // not sampled
-    const double edge1 = chart.liveEdge();
+    const double edge1 = chart.window().boundsHi();
+    QCOMPARE(edge1, double(timeline.lastTime()));
     QCOMPARE(chart.window().hi(), edge1);
     QCOMPARE(chart.window().lo(), 0.0);
-    // The edge marker stands at the latest event, in seconds.
-    QCOMPARE(chart.edgeMarker()->points().first().x(), edge1 / 1e9);
-    // The baseline carries: allocated peaks at 2 GB + 10 MB.
+    // The baseline carries: allocated peaks at 2 GB + 10 MB, and the peak is marked.
     double most = 0;
     for (const QPointF& p : chart.line(0, SeriesKind::Allocated)->points()) most = std::max(most, p.y());
     QCOMPARE(most * chart.yUnit().bytes, 2'010'000'000.0);
+    QCOMPARE(chart.peakPoint(0).y(), 2'010'000'000.0);
+    QCOMPARE(chart.peakPoint(0).x(), 9 * 40'000.0);  // the 10th allocation of the first step
 
     // More arrives: a following chart shows it all.
     rows = steps(100, 100);
     timeline.append(rows);
-    chart.refresh();
-    QVERIFY(chart.liveEdge() > edge1);
-    QCOMPARE(chart.window().hi(), chart.liveEdge());
+    grew(chart, timeline);
+    QVERIFY(chart.window().boundsHi() > edge1);
+    QCOMPARE(chart.window().hi(), chart.window().boundsHi());
 
     // Zoomed to the first quarter: stays there while the recording grows.
-    chart.zoomTo(0, chart.liveEdge() / 4);
-    QVERIFY(!chart.followsLiveEdge());
+    chart.zoomTo(0, chart.window().boundsHi() / 4);
+    QVERIFY(!chart.followsLatest());
     const double lo = chart.window().lo(), hi = chart.window().hi();
     rows = steps(200, 300);
     timeline.append(rows);
-    chart.refresh();
+    grew(chart, timeline);
     QCOMPARE(chart.window().lo(), lo);
     QCOMPARE(chart.window().hi(), hi);
-    QVERIFY(chart.liveEdge() > hi * 4);
+    QVERIFY(chart.window().boundsHi() > hi * 4);
 
     // A zoomed window that reaches the edge slides with it, keeping its width.
-    chart.followLiveEdge();
-    chart.zoomTo(chart.liveEdge() - 50e6, chart.liveEdge());
-    QVERIFY(chart.followsLiveEdge());
+    chart.resetZoom();
+    chart.zoomTo(chart.window().boundsHi() - 50e6, chart.window().boundsHi());
+    QVERIFY(chart.followsLatest());
     rows = steps(500, 100);
     timeline.append(rows);
-    chart.refresh();
-    QCOMPARE(chart.window().hi(), chart.liveEdge());
+    grew(chart, timeline);
+    QCOMPARE(chart.window().hi(), chart.window().boundsHi());
     QVERIFY(qAbs(chart.window().width() - 50e6) < 1);
 
     // End: everything again.
     QTest::keyClick(&chart, Qt::Key_End);
-    QVERIFY(chart.followsLiveEdge());
+    QVERIFY(chart.followsLatest());
     QCOMPARE(chart.window().lo(), 0.0);
   }
 
   void drawsAboutTwoPointsPerColumnWhateverTheCount() {
     LiveTimeline timeline;
-    LiveTimelineChart chart;
+    TimelineChart chart;
     chart.resize(800, 400);
-    chart.setTimeline(&timeline);
+    feed(chart, timeline);
     chart.show();
     QVERIFY(QTest::qWaitForWindowExposed(&chart));
     for (int chunk = 0; chunk < 10; ++chunk) {
       auto rows = steps(chunk * 5000, 5000);  // 100,000 events a chunk
       timeline.append(rows);
-      chart.refresh();
+      grew(chart, timeline);
     }
     QCOMPARE(timeline.events(), 1'000'000u);
     const int columns = static_cast<int>(chart.chart()->plotArea().width());
     QVERIFY(columns > 100);
-    QVERIFY2(chart.pointsDrawn() <= 2 * 2 * (columns + 1), qPrintable(QString::number(chart.pointsDrawn())));
+    QVERIFY2(pointsDrawn(chart) <= 2 * 2 * (columns + 1), qPrintable(QString::number(pointsDrawn(chart))));
   }
 };
 
-QTEST_MAIN(LiveTimelineChartTest)
-#include "live_timeline_chart_test.moc"
+QTEST_MAIN(LiveTimelineTest)
+#include "live_timeline_test.moc"

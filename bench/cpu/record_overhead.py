@@ -126,6 +126,10 @@ def write(a, loops, paid, wall, inside, loads):
         lines.append(f"- {c}: {r:.3f}× on the loop ({'within' if r <= prof + 0.05 else 'over'} the profiler + 5 %); "
                      f"{med_paid[c] / base:.3f}× against the profiler's {med_paid['profiler alone'] / base:.3f}× "
                      "with its stop")
+    paired = {c: statistics.median(loops[c][r] / loops["unrecorded"][r] for r in range(len(loads))) for c in CONFIGS}
+    lines += ["", "Paired within each round (the load drifts between rounds; each round's loop over that round's "
+              "unrecorded loop, median over the rounds): " +
+              ", ".join(f"{c} {paired[c]:.3f}×" for c in CONFIGS[1:]) + "."]
     lines += ["", "Load average (1 min) before and after each round (2 cores, shared with other work): " +
               ", ".join(f"{b:.1f}→{e:.1f}" for b, e in loads), "", "Each round, loop seconds:", "",
               "| round | " + " | ".join(CONFIGS) + " |", "|---|" + "---:|" * len(CONFIGS)]

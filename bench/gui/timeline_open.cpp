@@ -1,0 +1,174 @@
+// The app opening a .sawtooth file's timeline from its summaries (issue 25): the real MainWindow,
+// offscreen, from openFile() to the first frame drawn (and painted), its peak RSS, then 1 % windows
+// zoomed to across the run on both axes (zoomTo() until the window's frame is drawn), and the
+// longest GUI-thread stall throughout (a 1 ms timer's largest gap, and the GUI thread's CPU time in
+// one event at most — as bench/gui/gui_stall.cpp measures it). Prints Markdown rows.
+//
+//   QT_QPA_PLATFORM=offscreen sawtooth_timeline_open FILE [ZOOMS]
+//
+// Settings are a scratch organisation's: the whole-file budget is the default (2 GiB estimated), so
+// a file past it opens from its summaries alone, as a user's would.
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QSettings>
+#include <QTimer>
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <random>
+#include <sys/resource.h>
+
+#include "app/sawtooth/main_window.h"
+#include "app/sawtooth/reading_limits.h"
+
+namespace {
+
+using sawtooth::app::MainWindow;
+using sawtooth::views::TimelineChart;
+using sawtooth::views::TraceTab;
+
+double threadCpuMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+double peakRssMb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;
+}
+
+class TimedApplication : public QApplication {
+ public:
+  using QApplication::QApplication;
+  bool notify(QObject* receiver, QEvent* event) override {
+    if (depth_++ > 0) {
+      const bool r = QApplication::notify(receiver, event);
+      --depth_;
+      return r;
+    }
+    const double t0 = threadCpuMs();
+    const bool r = QApplication::notify(receiver, event);
+    longest_ = std::max(longest_, threadCpuMs() - t0);
+    --depth_;
+    return r;
+  }
+  double longest_ = 0;
+
+ private:
+  int depth_ = 0;
+};
+
+class StallProbe : public QObject {
+ public:
+  StallProbe() {
+    timer_.setTimerType(Qt::PreciseTimer);
+    timer_.setInterval(1);
+    connect(&timer_, &QTimer::timeout, this, [this] {
+      const qint64 now = clock_.nsecsElapsed();
+      max_gap_ns_ = std::max(max_gap_ns_, now - last_ns_);
+      last_ns_ = now;
+    });
+    clock_.start();
+    timer_.start();
+  }
+  double maxGapMs() const { return static_cast<double>(max_gap_ns_) / 1e6; }
+
+ private:
+  QTimer timer_;
+  QElapsedTimer clock_;
+  qint64 last_ns_ = 0;
+  qint64 max_gap_ns_ = 0;
+};
+
+bool drawn(TimelineChart* chart) { return chart->frame() && !chart->frameComputing(); }
+
+// Events until `done`; false past 120 s.
+template <typename F>
+bool waitFor(F done) {
+  QElapsedTimer t;
+  t.start();
+  while (!done()) {
+    if (t.elapsed() > 120000) return false;
+    QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: sawtooth_timeline_open FILE [ZOOMS]\n");
+    return 2;
+  }
+  TimedApplication app(argc, argv);
+  QCoreApplication::setOrganizationName(QStringLiteral("sawtooth-bench"));
+  QCoreApplication::setApplicationName(QStringLiteral("timeline-open"));
+  QSettings().clear();
+  const QString path = QString::fromLocal8Bit(argv[1]);
+  const int zooms = argc > 2 ? std::atoi(argv[2]) : 20;
+
+  MainWindow w{QString(), QString()};
+  w.resize(1400, 900);
+  w.show();
+  QCoreApplication::processEvents();
+  StallProbe probe;
+  app.longest_ = 0;  // the window's own first layout and paint are not the file's
+  const double rss_before = peakRssMb();
+
+  QElapsedTimer clock;
+  clock.start();
+  TraceTab* tab = w.openFile(path);
+  if (!waitFor([&] { return drawn(tab->timeline()) || tab->state() == TraceTab::State::Failed; })) return 1;
+  if (tab->state() == TraceTab::State::Failed) {
+    std::fprintf(stderr, "%s\n", qPrintable(tab->errorMessage()));
+    return 1;
+  }
+  (void)tab->timeline()->grab();  // painted
+  const double first_paint_ms = static_cast<double>(clock.nsecsElapsed()) / 1e6;
+  const double rss_first = peakRssMb();
+  const double stall_open = probe.maxGapMs(), cpu_open = app.longest_;
+
+  // 1 % windows across the run, on the index axis then the time axis.
+  std::mt19937_64 random(25);
+  std::vector<double> index_ms, time_ms;
+  for (bool by_time : {false, true}) {
+    tab->setXAxisByTime(by_time);
+    if (!waitFor([&] { return drawn(tab->timeline()); })) return 1;
+    const double lo = tab->timeline()->window().boundsLo(), hi = tab->timeline()->window().boundsHi();
+    const double width = (hi - lo) / 100;
+    for (int i = 0; i < zooms; ++i) {
+      const double at = lo + std::uniform_real_distribution<double>(0, 1)(random) * (hi - lo - width);
+      QElapsedTimer z;
+      z.start();
+      tab->timeline()->zoomTo(at, at + width);
+      if (!waitFor([&] { return drawn(tab->timeline()); })) return 1;
+      (by_time ? time_ms : index_ms).push_back(static_cast<double>(z.nsecsElapsed()) / 1e6);
+    }
+    tab->timeline()->resetZoom();
+  }
+  waitFor([&] { return w.jobs()->isIdle(); });
+  auto slowest = [](const std::vector<double>& v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); };
+  auto mean = [](const std::vector<double>& v) {
+    double s = 0;
+    for (double x : v) s += x;
+    return v.empty() ? 0.0 : s / static_cast<double>(v.size());
+  };
+  const char* state = tab->state() == TraceTab::State::Summaries ? "summaries only"
+                      : tab->state() == TraceTab::State::Ready  ? "every view"
+                                                                 : "loading";
+  std::printf("| file | opened with | openFile → first frame painted (ms) | peak RSS then (MB) | before opening (MB) | "
+              "1 %% window, index axis: slowest / mean (ms) | time axis: slowest / mean (ms) | longest GUI stall while "
+              "opening, wall / CPU (ms) | longest GUI stall overall, wall / CPU (ms) | peak RSS at the end (MB) |\n");
+  std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::printf("| %s | %s | %.0f | %.0f | %.0f | %.0f / %.0f | %.0f / %.0f | %.0f / %.0f | %.0f / %.0f | %.0f |\n",
+              qPrintable(QFileInfo(path).fileName()), state, first_paint_ms, rss_first, rss_before, slowest(index_ms),
+              mean(index_ms), slowest(time_ms), mean(time_ms), stall_open, cpu_open, probe.maxGapMs(), app.longest_,
+              peakRssMb());
+  std::printf("\n%s\n", qPrintable(tab->otherViewsText()));
+  return 0;
+}

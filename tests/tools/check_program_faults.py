@@ -23,19 +23,17 @@ import json
 import os
 import resource
 import signal
-import sqlite3
 import stat
 import subprocess
 import sys
 import textwrap
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from recording_checks import check, failures, finish, meta, remove_recording, start, write  # noqa: E402
+
 record, python, out = sys.argv[1:4]
-os.makedirs(out, exist_ok=True)
-if subprocess.run([python, "-c", "import torch"], capture_output=True).returncode != 0:
-    print(f"skipped: {python} has no torch")
-    sys.exit(77)
-failures = []
+start(out, python)
 
 ENDLESS = textwrap.dedent("""
     import os, signal, subprocess, sys, time
@@ -68,33 +66,6 @@ SHORT = textwrap.dedent("""
         opt.step()
     print("done", flush=True)
 """)
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what, flush=True)
-    return cond
-
-
-def write(name, text):
-    path = os.path.join(out, name)
-    with open(path, "w") as f:
-        f.write(text)
-    return path
-
-
-def clean(path):
-    for suffix in ("", "-wal", "-shm", ".progress"):
-        if os.path.lexists(path + suffix):
-            os.remove(path + suffix)
-
-
-def meta(path):
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    m = dict(db.execute("SELECT key, value FROM meta").fetchall())
-    db.close()
-    return m
 
 
 def alive(pid):
@@ -143,7 +114,7 @@ def recorder_dies(sig, expect_reason, keep_running=False):
     label = f"recorder {signal.Signals(sig).name}" + (" --keep-running" if keep_running else "")
     trace = os.path.join(out, f"dies-{sig}{'-keep' if keep_running else ''}.sawtooth")
     pids_file = trace + ".pids"
-    clean(trace)
+    remove_recording(trace, (".progress",))
     extra = ["--keep-running"] if keep_running else []
     proc = subprocess.Popen([record, "--out", trace, "--progress", trace + ".progress", *extra, "--", python, endless,
                              pids_file], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -217,7 +188,7 @@ with open(target) as f:
 
 # Private recordings, and a full disk (the file size limit).
 trace = os.path.join(out, "private.sawtooth")
-clean(trace)
+remove_recording(trace, (".progress",))
 r = subprocess.run([record, "--quiet", "--out", trace, "--", python, short, "3"], capture_output=True, text=True,
                    timeout=300)
 check(r.returncode == 0, f"private: exit {r.returncode}: {r.stderr[-500:]}")
@@ -229,7 +200,7 @@ check(m.get("shim_mode") == "cpu" and m.get("stacks") == "none" and "without sta
       f"a CPU recording says shim_mode={m.get('shim_mode')!r} stacks={m.get('stacks')!r}")
 
 trace = os.path.join(out, "full.sawtooth")
-clean(trace)
+remove_recording(trace, (".progress",))
 limit = 1024 * 1024  # past a new file's schema and first batches (format 3 writes summaries), short of 400 steps
 
 
@@ -249,7 +220,7 @@ check(m.get("complete") == "false" and m.get("incomplete_reason") in ("file size
 # A file size limit too small for a new recording's schema: the file cannot even be created, and
 # the user is told why (SQLite alone says "disk I/O error"), not that the program recorded nothing.
 trace = os.path.join(out, "tiny.sawtooth")
-clean(trace)
+remove_recording(trace, (".progress",))
 limit = 16 * 1024
 r = subprocess.run([record, "--out", trace, "--", python, short, "3"], capture_output=True, text=True, timeout=600,
                    preexec_fn=small_files)
@@ -287,7 +258,7 @@ check("left out" in r.stderr, f"children: no 'left out' line on stderr: {r.stder
 
 # A program that ignores SIGTERM, killed after --kill-after before it delivered anything.
 trace = os.path.join(out, "ignores.sawtooth")
-clean(trace)
+remove_recording(trace, (".progress",))
 proc = subprocess.Popen([record, "--kill-after", "2", "--out", trace, "--", python, endless, "-", "ignore-term"],
                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 line = proc.stdout.readline()
@@ -298,7 +269,4 @@ if check("steady" in line, f"ignores SIGTERM: the program never got going: {line
     check("recorded nothing" not in err and "delivered nothing before it ended" in err,
           f"ignores SIGTERM: the recorder's last words: {err[-600:]}")
 
-if failures:
-    print(f"{len(failures)} check(s) failed")
-    sys.exit(1)
-print("every fault ended as documented")
+sys.exit(finish("every fault ended as documented"))

@@ -25,12 +25,11 @@ import sys
 import textwrap
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from recording_checks import check, failures, finish, remove_recording, start, write  # noqa: E402
+
 record, trace_tool, python, out = sys.argv[1:5]
-os.makedirs(out, exist_ok=True)
-if subprocess.run([python, "-c", "import torch"], capture_output=True).returncode != 0:
-    print(f"skipped: {python} has no torch")
-    sys.exit(77)
-failures = []
+start(out, python)
 LAYERS, WIDTH, BATCH = 3, 64, 16
 P = LAYERS * WIDTH * WIDTH  # parameters
 
@@ -92,31 +91,9 @@ DDP = textwrap.dedent(f"""
 """)
 
 
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what, flush=True)
-    return cond
-
-
-def write(name, text):
-    path = os.path.join(out, name)
-    with open(path, "w") as f:
-        f.write(text)
-    return path
-
-
-def remove(path):
-    for suffix in ("", "-wal", "-shm"):
-        if os.path.exists(path + suffix):
-            os.remove(path + suffix)
-
-
 def recorder(trace, command, stdin=None, extra=(), timeout=300, env=None):
-    remove(trace)
     progress = trace + ".progress.jsonl"
-    if os.path.exists(progress):
-        os.remove(progress)
+    remove_recording(trace, (".progress.jsonl",))
     args = [record, "--out", trace, "--progress", progress, *extra, "--", *command]
     t = time.time()
     r = subprocess.run(args, input=stdin, capture_output=True, text=True, timeout=timeout, env=env)
@@ -306,7 +283,7 @@ def stop_through_recorder(mode="endless"):
     mode "busy" never sleeps, so the signal often lands while the shim is half-way through a send
     (it used to deadlock on the channel's lock there, about one stop in two)."""
     trace = os.path.join(out, f"stopped-{mode}.sawtooth")
-    remove(trace)
+    remove_recording(trace)
     proc = subprocess.Popen([record, "--out", trace, "--", python, os.path.join(out, "train.py"), mode],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     check(wait_for(proc, "steady"), "stop: the program never got going")
@@ -330,7 +307,7 @@ def ctrl_c_in_terminal():
     import pty
     import termios
     trace = os.path.join(out, "ctrl_c.sawtooth")
-    remove(trace)
+    remove_recording(trace)
     master, slave = pty.openpty()
 
     def controlling_terminal():
@@ -356,10 +333,8 @@ def ctrl_c_in_terminal():
 
 def sigkill_program():
     trace = os.path.join(out, "sigkill.sawtooth")
-    remove(trace)
     progress = trace + ".progress.jsonl"
-    if os.path.exists(progress):
-        os.remove(progress)
+    remove_recording(trace, (".progress.jsonl",))
     proc = subprocess.Popen([record, "--out", trace, "--progress", progress, "--", python,
                              os.path.join(out, "train.py"), "endless"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -384,7 +359,7 @@ def torchrun_ranks():
     ddp = write("ddp.py", DDP)
     trace = os.path.join(out, "ddp.sawtooth")
     for rank in (0, 1):
-        remove(os.path.join(out, f"ddp.rank{rank}.sawtooth"))
+        remove_recording(os.path.join(out, f"ddp.rank{rank}.sawtooth"))
     env = dict(os.environ, OMP_NUM_THREADS="1")
     with socket.socket() as s:  # a free port for the ranks' rendezvous
         s.bind(("127.0.0.1", 0))
@@ -470,7 +445,4 @@ for round_ in range(repeat):
     if repeat > 1:
         print(f"round {round_ + 1}/{repeat}: {'ok' if len(failures) == before else 'FAILED'}", flush=True)
 
-if failures:
-    print(f"{len(failures)} check(s) failed")
-    sys.exit(1)
-print("all program-recording checks passed")
+sys.exit(finish("all program-recording checks passed"))

@@ -14,17 +14,15 @@ starts. Exits 77 without torch.
 """
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 import textwrap
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from recording_checks import check, failures, finish, meta, remove_recording, start, write  # noqa: E402
+
 record, trace_tool, python, out = sys.argv[1:5]
-os.makedirs(out, exist_ok=True)
-if subprocess.run([python, "-c", "import torch"], capture_output=True).returncode != 0:
-    print(f"skipped: {python} has no torch")
-    sys.exit(77)
-failures = []
+start(out, python)
 
 GPT = textwrap.dedent("""
     import sys
@@ -76,36 +74,13 @@ FLAT = textwrap.dedent("""
 """)
 
 
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what, flush=True)
-    return cond
-
-
-def write(name, text):
-    path = os.path.join(out, name)
-    with open(path, "w") as f:
-        f.write(text)
-    return path
-
-
 def rec(name, script, rung=None, args=()):
     path = os.path.join(out, name + ".sawtooth")
-    for suffix in ("", "-wal", "-shm"):
-        if os.path.exists(path + suffix):
-            os.remove(path + suffix)
+    remove_recording(path)
     cmd = [record, "--out", path] + (["--rung", rung] if rung else []) + ["--", python, script, *args]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     check(r.returncode == 0, f"{name}: exit {r.returncode}: {r.stderr.strip()[-400:]}")
     return path, r
-
-
-def meta(path):
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    rows = dict(db.execute("SELECT key, value FROM meta").fetchall())
-    db.close()
-    return rows
 
 
 gpt = write("gpt.py", GPT)
@@ -147,5 +122,4 @@ check(m.get("program_autocast") == "bfloat16", f"program_autocast under autocast
 r = subprocess.run([record, "--rung", "checkpoint:every=0", "--", python, flat], capture_output=True, text=True, timeout=60)
 check(r.returncode != 0 and "every=N" in r.stderr and "done" not in r.stdout, f"bad --rung: {r.returncode} {r.stderr!r}")
 
-print("rung recording: %d checks failed" % len(failures) if failures else "rung recording: all checks passed")
-sys.exit(1 if failures else 0)
+sys.exit(finish("rung recording: all checks passed"))

@@ -6,6 +6,7 @@
 #include <c10/core/Allocator.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/util/ThreadLocalDebugInfo.h>
+#include <torch/csrc/autograd/function.h>
 #include <torch/csrc/cuda/memory_snapshot.h>
 #include <torch/csrc/profiler/combined_traceback.h>
 
@@ -20,13 +21,24 @@ std::atomic<bool> g_tracker_attached{false};
 std::mutex g_oom_mutex;
 OomState g_oom;
 
+// The autograd node this thread runs, if any: a backward allocation's link to the forward that
+// made the node (the writer finds the module from it). A thread-local read and a reference count.
+void linkToNode(CaptureRecord& r) {
+  if (const auto node = torch::autograd::get_current_node()) {
+    r.node_known = true;
+    r.node_thread = static_cast<uint32_t>(node->thread_id());
+    r.node_seq = node->sequence_nr();
+  }
+}
+
 void push(const SourceSink& sink, CaptureRecord&& r) {
   if (sink.recording && !sink.recording->load(std::memory_order_relaxed)) return;
   pushOrDrop(*sink.queue, r, sink.wakeup, *sink.queue_counters);
 }
 
 
-// Runs under the per-device allocator lock: no allocation, no locks, no PyTorch calls.
+// Runs under the per-device allocator lock: no allocation, no locks, no PyTorch calls but the
+// thread-local read of the autograd node running.
 void onTraceEntry(const TraceEntry& te) {
   SourceSink* sink = g_tracker_sink.load(std::memory_order_acquire);
   if (!sink) return;
@@ -42,6 +54,7 @@ void onTraceEntry(const TraceEntry& te) {
   r.size = static_cast<int64_t>(te.size_);
   r.stream = reinterpret_cast<uint64_t>(te.stream_);
   if (te.context_) r.context = te.context_;
+  if (r.action == Action::Alloc) linkToNode(r);
   if (sink->counters) sink->counters->add(r.device, allocatedSign(r.action) * r.size);
   push(*sink, std::move(r));
 }
@@ -58,6 +71,7 @@ class Reporter final : public c10::MemoryReportingInfoBase {
     r.addr = reinterpret_cast<uint64_t>(ptr);
     r.size = alloc_size < 0 ? -alloc_size : alloc_size;
     r.action = alloc_size >= 0 ? Action::Alloc : Action::FreeCompleted;
+    if (alloc_size >= 0) linkToNode(r);
     if (device.is_cpu()) {
       // The CPU allocator has no trace of its own: these reports are its series.
       r.device = -1;

@@ -4,7 +4,10 @@
 #include <mutex>
 
 #include <c10/cuda/CUDACachingAllocator.h>
+#include <ATen/SequenceNumber.h>
+#include <ATen/record_function.h>
 #include <c10/cuda/CUDAFunctions.h>
+#include <torch/csrc/autograd/function.h>
 #include <torch/cuda.h>
 #include <torch/types.h>
 
@@ -17,10 +20,11 @@
 namespace sawtooth::capture {
 namespace {
 
-// Queue capacities (records; a record is 64 bytes, a queue cell 72): the allocator's and the
-// host reports' queues hold 262,144 records each (18 MiB), twenty times what the writer drains in
-// one 25 ms batch at 0.5 M records/s; CUPTI's driver records are rare (16,384, 1.1 MiB); markers
-// (phases, steps, tags, samples) 65,536 (4.5 MiB). 42 MiB in all, allocated once at the start.
+// Queue capacities (records; a record is 80 bytes, a queue cell 88): the allocator's and the
+// host reports' queues hold 262,144 records each (22 MiB), twenty times what the writer drains in
+// one 25 ms batch at 0.5 M records/s; CUPTI's driver records are rare (16,384, 1.4 MiB); markers
+// (phases, steps, tags, samples, module calls) 65,536 (5.5 MiB). 51 MiB in all, allocated once at
+// the start.
 constexpr size_t kAllocatorQueue = 1 << 18;
 constexpr size_t kHostQueue = 1 << 18;
 constexpr size_t kDriverQueue = 1 << 14;
@@ -55,6 +59,7 @@ struct CaptureSession::Impl {
   int open_run = -1;
   Run run;
   uint32_t next_phase = 0;
+  uint32_t next_module = 0;
   std::vector<uint32_t> open_phases;
 
   void pushMarker(CaptureRecord r) {
@@ -212,14 +217,46 @@ void CaptureSession::endPhase() {
   sampleDevice();
 }
 
-void CaptureSession::tag(const void* data, int16_t device, Category category) {
+void CaptureSession::tag(const void* data, int16_t device, Category category, uint32_t module) {
   CaptureRecord r;
   r.kind = RecordKind::Tag;
   r.addr = reinterpret_cast<uint64_t>(data);
   r.device = device;
   r.category = category;
+  r.module = module;
   impl_->pushMarker(r);
 }
+
+uint32_t CaptureSession::defineModule(Module module) {
+  const uint32_t id = impl_->next_module++;
+  impl_->writer->defineModule(id, std::move(module));
+  return id;
+}
+
+namespace {
+
+CaptureRecord moduleMark(RecordKind kind, uint32_t module) {
+  CaptureRecord r;
+  r.kind = kind;
+  r.module = module;
+  const uint64_t thread = at::RecordFunction::currentThreadId();
+  r.stream = thread;
+  r.node_known = true;
+  r.node_thread = static_cast<uint32_t>(thread);
+  r.node_seq = at::sequence_number::peek();
+  return r;
+}
+
+}  // namespace
+
+void CaptureSession::enterModule(uint32_t module) {
+  CaptureRecord r = moduleMark(RecordKind::ModuleEnter, module);
+  // A forward run while autograd runs a node is a checkpointed block's recomputation.
+  r.pass = torch::autograd::get_current_node() ? Pass::Recompute : Pass::Forward;
+  impl_->pushMarker(r);
+}
+
+void CaptureSession::exitModule(uint32_t module) { impl_->pushMarker(moduleMark(RecordKind::ModuleExit, module)); }
 
 void CaptureSession::sampleDevice() {
   if (impl_->sampler) impl_->sampler->requestSample();

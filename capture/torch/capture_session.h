@@ -60,7 +60,17 @@ class CaptureSession {
 
   // The live block holding `data` belongs to `category` (parameters, gradients, optimizer
   // state, inputs: known by their data pointers).
-  void tag(const void* data, int16_t device, Category category);
+  // `module`: the module whose parameter (or its gradient, or its optimizer state) the block is.
+  void tag(const void* data, int16_t device, Category category, uint32_t module = kNoModule);
+
+  // The workload's own modules (issue 23). defineModule gives each an id (a parent before its
+  // children); enterModule/exitModule mark a call of one on this thread — a forward, or a
+  // recompute when autograd runs it inside backward. Every allocation belongs to the innermost
+  // module open on the thread that made it; one made while autograd runs a node belongs to the
+  // module whose call made that node (its sequence number: sequence_map.h).
+  uint32_t defineModule(Module module);
+  void enterModule(uint32_t module);
+  void exitModule(uint32_t module);
 
   void sampleDevice();  // a device-memory sample now (phase boundaries call it too)
   void resetPeaks();
@@ -89,6 +99,23 @@ class CaptureSession {
   std::unique_ptr<Impl> impl_;
   SessionOptions options_;
   int64_t next_step_ = 0;
+};
+
+// RAII mark of one call of a module (a session may be null: nothing is marked).
+class ModuleScope {
+ public:
+  ModuleScope(CaptureSession* session, uint32_t module) : session_(session), module_(module) {
+    if (session_ && module_ != kNoModule) session_->enterModule(module_);
+  }
+  ~ModuleScope() {
+    if (session_ && module_ != kNoModule) session_->exitModule(module_);
+  }
+  ModuleScope(const ModuleScope&) = delete;
+  ModuleScope& operator=(const ModuleScope&) = delete;
+
+ private:
+  CaptureSession* session_;
+  uint32_t module_;
 };
 
 // RAII phase marker.

@@ -41,6 +41,15 @@ struct CaptureRecord {
   uint32_t module = kNoModule;
   Pass pass = Pass::None;
   bool module_known = false;
+  // Autograd's link from a backward node to the forward that made it (Node::thread_id and
+  // Node::sequence_nr, at::RecordFunction::currentThreadId's small numbers): on a ModuleEnter or
+  // ModuleExit, the thread's next sequence number when the call began or ended; on a Memory
+  // record made while autograd ran a node, that node's. The writer keeps a SequenceMap of the
+  // calls (sequence_map.h) and gives such a record to the module whose call made the node, unless
+  // a module is open on the thread (a recompute inside backward).
+  bool node_known = false;
+  uint32_t node_thread = 0;
+  uint64_t node_seq = 0;
   std::shared_ptr<void> context;  // a c10::GatheredContext when C++ stacks are captured
 };
 

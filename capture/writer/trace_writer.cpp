@@ -347,6 +347,11 @@ void TraceWriter::processMemory(CaptureRecord& r, int64_t t) {
   } else if (auto open = open_calls_.find(module_thread_); open != open_calls_.end() && !open->second.empty()) {
     e.module = open->second.back().module;
     e.pass = open->second.back().pass;
+  } else if (r.node_known) {
+    // Made while autograd ran a node: the module whose forward made that node.
+    const uint32_t m = sequences_.find(r.node_thread, r.node_seq);
+    e.module = m == SequenceMap::kNone ? kNoModule : m;
+    e.pass = Pass::Backward;
   }
   if (e.pass == Pass::None) e.pass = passOfPhase(phase);
   if (r.source == Source::Driver) {
@@ -387,9 +392,24 @@ Pass TraceWriter::passOfPhase(uint32_t phase) const {
 void TraceWriter::processModuleCall(const CaptureRecord& r, int64_t t) {
   if (r.module == kNoModule) return;
   module_thread_ = r.stream;
+  if (r.node_known) {
+    if (r.kind == RecordKind::ModuleEnter) sequences_.open(r.node_thread, r.module, r.node_seq);
+    else sequences_.close(r.node_thread, r.module, r.node_seq);
+  }
   std::vector<OpenCall>& calls = open_calls_[r.stream];
   if (r.kind == RecordKind::ModuleEnter) {
-    calls.push_back({r.module, r.pass == Pass::None ? Pass::Forward : r.pass, t});
+    const Pass pass = r.pass == Pass::None ? Pass::Forward : r.pass;
+    if (pass == Pass::Backward) {
+      // Backward marks (the shim's portable path) are a module's backward beginning where the
+      // previous module's ends: the thread's open backward call ends here, with anything inside it.
+      auto open = std::find_if(calls.rbegin(), calls.rend(), [](const OpenCall& c) { return c.pass == Pass::Backward; });
+      if (open != calls.rend()) {
+        const size_t keep = static_cast<size_t>(calls.rend() - open) - 1;
+        for (size_t i = calls.size(); i-- > keep;) closeCall(calls[i], t);
+        calls.resize(keep);
+      }
+    }
+    calls.push_back({r.module, pass, t});
     return;
   }
   // The innermost open call of that module ends, and with it any call a missed exit left open

@@ -28,6 +28,7 @@
 #include "capture/writer/live_blocks.h"
 #include "capture/writer/phase_index.h"
 #include "capture/writer/queue_policy.h"
+#include "capture/writer/sequence_map.h"
 
 namespace sawtooth::capture {
 
@@ -158,6 +159,7 @@ class TraceWriter {
   std::unordered_map<uint64_t, std::vector<OpenCall>> open_calls_;
   uint64_t module_thread_ = 0;
   std::vector<ModuleCall> calls_;  // ended since the last batch
+  SequenceMap sequences_;          // which call made which autograd node (records with a NodeLink)
   PhaseIndex phase_index_;
   std::vector<uint32_t> phase_stack_;
   uint32_t next_file_phase_ = 0;

@@ -126,7 +126,33 @@ def anatomy_categories(device, layers, width, batch, exact):
     check(adam is not None and measurement(adam, "plan_total_bytes") > 0, "anatomy: plan stored")
     check(measurement(adam, "peak_allocated_bytes") == dev["peak_allocated_bytes"],
           f"anatomy: run peak {measurement(adam, 'peak_allocated_bytes')} != trace peak {dev['peak_allocated_bytes']}")
+    anatomy_modules(path, layers, width, dev)
     return s
+
+
+def anatomy_modules(path, layers, width, dev):
+    """The workload's own modules (issue 23): the rows' own bytes sum to the peak, and at the end
+    each Linear holds its weight, its gradient and Adam's two moments of it, to the byte."""
+    def modules(*extra):
+        r = subprocess.run([trace_tool, "modules", path, "--json", *extra], capture_output=True, text=True, timeout=120)
+        check(r.returncode == 0, f"anatomy modules {' '.join(extra)}: {r.stderr.strip()}")
+        return json.loads(r.stdout) if r.returncode == 0 else None
+    peak, end = modules(), modules("--at", "end")
+    if not peak or not end:
+        return
+    own = sum(row["self"]["total"] for row in peak["modules"])
+    check(own == peak["live_bytes"] == dev["peak_allocated_bytes"],
+          f"anatomy modules: rows {own}, live {peak['live_bytes']}, peak {dev['peak_allocated_bytes']}")
+    rows = {row["name"]: row for row in end["modules"]}
+    weight = 4 * width * width
+    for i in range(layers):
+        row = rows.get(f"Sequential.{2 * i}")
+        check(row is not None and row["class"] == "Linear", f"anatomy modules: Sequential.{2 * i} ({sorted(rows)[:6]})")
+        if row is None:
+            continue
+        got = row["self"]
+        check((row["declared_parameter_bytes"], got.get("parameter"), got.get("gradient"), got.get("optimizer_state"))
+              == (weight, weight, weight, 2 * weight), f"anatomy modules: Sequential.{2 * i} holds {got}")
 
 
 def checkpointing(device, sets):

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/analysis/measurement_names.h"
+#include "workloads/experiments/recorded_modules.h"
 #include "workloads/experiments/torch_support.h"
 
 namespace sawtooth::workloads {
@@ -26,7 +27,9 @@ void exactCheck(WorkloadContext& ctx) {
                     {"micro_batches", std::to_string(micro)}, {"loss", "mse"}});
   torch::nn::Linear net(features, 1);
   net->to(dev);
-  tagAll(session, net->parameters(), Category::Parameter);
+  RecordedModules modules(session, *net);
+  modules.tagParameters();
+  auto forward = [&](const torch::Tensor& x) { return modules.call(*net, [&] { return net->forward(x); }); };
   auto X = torch::randn({rows, features}, torch::TensorOptions().device(dev));
   auto y = torch::randn({rows, 1}, torch::TensorOptions().device(dev));
   tag(session, X, Category::Input);
@@ -36,7 +39,7 @@ void exactCheck(WorkloadContext& ctx) {
   net->zero_grad();
   {
     PhaseScope phase(session, "full_batch");
-    loss(net->forward(X), y).backward();
+    loss(forward(X), y).backward();
   }
   auto full = net->weight.grad().clone();
   net->zero_grad();
@@ -45,7 +48,7 @@ void exactCheck(WorkloadContext& ctx) {
     const int64_t mb = rows / micro;
     for (int64_t i = 0; i < micro; ++i) {
       auto xb = X.slice(0, i * mb, (i + 1) * mb), yb = y.slice(0, i * mb, (i + 1) * mb);
-      (loss(net->forward(xb), yb) / static_cast<double>(micro)).backward();  // MSE already averages
+      (loss(forward(xb), yb) / static_cast<double>(micro)).backward();  // MSE already averages
     }
   }
   auto accumulated = net->weight.grad().clone();
@@ -67,7 +70,8 @@ void scaling(WorkloadContext& ctx) {
                             torch::nn::ReLU(), torch::nn::Linear(hidden, 10));
   net->to(dev);
   auto params = net->parameters();
-  tagAll(session, params, Category::Parameter);
+  RecordedModules modules(session, *net);
+  modules.tagParameters();
   auto X = torch::randn({batch, in}, torch::TensorOptions().device(dev));
   auto y = torch::randint(0, 10, {batch}, torch::TensorOptions().device(dev).dtype(torch::kLong));
   tag(session, X, Category::Input);
@@ -95,13 +99,13 @@ void scaling(WorkloadContext& ctx) {
         torch::Tensor l;
         {
           PhaseScope phase(session, "forward");
-          l = criterion(net->forward(X.slice(0, i * micro, (i + 1) * micro)), y.slice(0, i * micro, (i + 1) * micro)) /
+          l = criterion(modules.forwardSequential(net, X.slice(0, i * micro, (i + 1) * micro)), y.slice(0, i * micro, (i + 1) * micro)) /
               static_cast<double>(k);
         }
         PhaseScope phase(session, "backward");
         l.backward();
       }
-      tagGradients(session, params);
+      modules.tagGradients();
       PhaseScope phase(session, "optimizer");
       opt.step();
     };

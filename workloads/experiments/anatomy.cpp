@@ -7,8 +7,11 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "core/analysis/measurement_names.h"
 #include "core/analysis/memory_plan.h"
+#include "workloads/experiments/recorded_modules.h"
 #include "workloads/experiments/torch_support.h"
 
 namespace sawtooth::workloads {
@@ -29,6 +32,7 @@ void runAnatomy(WorkloadContext& ctx) {
   torch::Tensor X;
   std::vector<torch::Tensor> params;
   std::unique_ptr<ForeachOptimizer> opt;
+  std::optional<RecordedModules> modules;
   {
     PhaseScope phase(session, "setup");
     for (int64_t i = 0; i < layers; ++i) {
@@ -37,7 +41,8 @@ void runAnatomy(WorkloadContext& ctx) {
     }
     net->to(dev);
     params = net->parameters();
-    tagAll(session, params, Category::Parameter);
+    modules.emplace(session, *net);
+    modules->tagParameters();
     X = torch::randn({batch, width}, torch::TensorOptions().device(dev));
     tag(session, X, Category::Input);
     opt = std::make_unique<ForeachOptimizer>(params, ForeachOptimizer::parse(optimizer_name), p.real("lr"));
@@ -52,19 +57,19 @@ void runAnatomy(WorkloadContext& ctx) {
     torch::Tensor loss;
     {
       PhaseScope phase(session, "forward");
-      loss = net->forward(X).sum();
+      loss = modules->forwardSequential(net, X).sum();
     }
     {
       PhaseScope phase(session, "backward");
       loss.backward();
       loss = torch::Tensor();
     }
-    tagGradients(session, params);
+    modules->tagGradients();
     {
       PhaseScope phase(session, "optimizer");
       opt->step();
     }
-    tagAll(session, opt->state(), Category::OptimizerState);
+    modules->tagOptimizerState(*opt);
   };
 
   const int64_t total = steps + timed;

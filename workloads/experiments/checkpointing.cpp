@@ -12,6 +12,7 @@
 
 #include "core/analysis/measurement_names.h"
 #include "workloads/experiments/checkpoint.h"
+#include "workloads/experiments/recorded_modules.h"
 #include "workloads/experiments/torch_support.h"
 
 namespace sawtooth::workloads {
@@ -36,8 +37,17 @@ struct BlockImpl : torch::nn::Module {
     fc1 = register_module("fc1", torch::nn::Linear(width, width));
     fc2 = register_module("fc2", torch::nn::Linear(width, width));
   }
-  torch::Tensor forward(const torch::Tensor& x) { return x + fc2->forward(torch::gelu(fc1->forward(x))); }
+  torch::Tensor forward(const torch::Tensor& x) {
+    if (!modules) return x + fc2->forward(torch::gelu(fc1->forward(x)));
+    return modules->call(*this, [&] {
+      torch::Tensor h = modules->call(*fc1, [&] { return fc1->forward(x); });
+      h = torch::gelu(h);
+      h = modules->call(*fc2, [&] { return fc2->forward(h); });
+      return x + h;
+    });
+  }
   torch::nn::Linear fc1{nullptr}, fc2{nullptr};
+  RecordedModules* modules = nullptr;  // marks each call in the recording (a recomputation's too)
 };
 TORCH_MODULE(Block);
 
@@ -67,12 +77,17 @@ void runCheckpointing(WorkloadContext& ctx) {
     blocks.back()->to(dev);
     for (auto& t : blocks.back()->parameters()) params.push_back(t);
   }
+  torch::nn::ModuleList model;  // the recording's root, "Blocks": its modules 0, 1, ... are the blocks
+  for (auto& b : blocks) model->push_back(b);
+  RecordedModules modules(session, *model, "Blocks");
+  for (auto& b : blocks) b->modules = &modules;
   for (auto& b : blocks) fns.push_back([b](const torch::Tensor& x) mutable { return b->forward(x); });
-  tagAll(session, params, Category::Parameter);
+  modules.tagParameters();
   auto X = torch::randn({rows, width}, torch::TensorOptions().device(dev).requires_grad(true));
   tag(session, X, Category::Input);
 
   auto forward = [&](const Variant& v) {
+    capture::ModuleScope root(&session, modules.idOf(*model));
     torch::Tensor h = X;
     for (int64_t i = 0; i < nblocks; ++i) {
       const auto b = static_cast<size_t>(i);
@@ -127,7 +142,7 @@ void runCheckpointing(WorkloadContext& ctx) {
       }
       synchronize(ctx);
       m = peak.measurements();
-      tagGradients(session, params);
+      modules.tagGradients();
       tag(session, X.grad(), Category::Gradient);
     }
     ++done;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/analysis/measurement_names.h"
+#include "workloads/experiments/recorded_modules.h"
 #include "workloads/experiments/torch_support.h"
 
 namespace sawtooth::workloads {
@@ -49,7 +50,8 @@ void runPrecision(WorkloadContext& ctx) {
                             torch::nn::Linear(hidden, hidden), torch::nn::ReLU(), torch::nn::Linear(hidden, classes));
   net->to(dev);
   auto params = net->parameters();
-  tagAll(session, params, Category::Parameter);
+  RecordedModules modules(session, *net);
+  modules.tagParameters();
   auto X = torch::randn({batch, 1, side, side}, torch::TensorOptions().device(dev));
   auto y = torch::randint(0, classes, {batch}, torch::TensorOptions().device(dev).dtype(torch::kLong));
   tag(session, X, Category::Input);
@@ -86,18 +88,19 @@ void runPrecision(WorkloadContext& ctx) {
       {
         PhaseScope phase(session, "forward");
         AutocastScope autocast(ctx, mode.autocast, mode.dtype);
-        loss = criterion(net->forward(X), y);
+        loss = criterion(modules.forwardSequential(net, X), y);
       }
       {
         PhaseScope phase(session, "backward");
         (scaler ? scaler->scale(loss) : loss).backward();
       }
-      tagGradients(session, params);
+      modules.tagGradients();
       {
         PhaseScope phase(session, "optimizer");
         if (scaler) scaler->step(opt, params);
         else opt.step();
       }
+      modules.tagOptimizerState(opt);
       last_loss = loss.detach();
     };
 

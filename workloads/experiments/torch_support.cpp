@@ -165,6 +165,14 @@ std::vector<torch::Tensor> ForeachOptimizer::state() const {
   return out;
 }
 
+std::vector<std::pair<torch::Tensor, torch::Tensor>> ForeachOptimizer::stateByParameter() const {
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> out;
+  for (const auto* list : {&exp_avg_, &exp_avg_sq_, &momentum_buffers_})
+    for (size_t i = 0; i < list->size() && i < state_params_.size(); ++i)
+      out.emplace_back((*list)[i], state_params_[i]);
+  return out;
+}
+
 void ForeachOptimizer::step() {
   torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> params, grads;
@@ -179,6 +187,7 @@ void ForeachOptimizer::step() {
     if (momentum_ != 0) {
       if (momentum_buffers_.empty()) {
         for (auto& g : grads) momentum_buffers_.push_back(g.clone().detach());
+        state_params_ = params;
       } else {
         at::_foreach_mul_(momentum_buffers_, momentum_);
         at::_foreach_add_(momentum_buffers_, grads, 1.0);
@@ -195,6 +204,7 @@ void ForeachOptimizer::step() {
       exp_avg_.push_back(torch::zeros_like(p, torch::MemoryFormat::Preserve));
       exp_avg_sq_.push_back(torch::zeros_like(p, torch::MemoryFormat::Preserve));
     }
+    state_params_ = params;
   }
   if (weight_decay_ != 0) {
     if (kind_ == Kind::AdamW) at::_foreach_mul_(params, 1 - lr_ * weight_decay_);

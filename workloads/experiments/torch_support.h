@@ -88,6 +88,8 @@ class ForeachOptimizer {
   void step();
   // The state tensors (momentum buffers, exp_avg, exp_avg_sq), for attribution.
   std::vector<torch::Tensor> state() const;
+  // Each state tensor with the parameter it belongs to.
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> stateByParameter() const;
   // Bytes of optimizer state per parameter byte: SGD 0 (1 with momentum), Adam/AdamW 2.
   double stateFactor() const;
   static Kind parse(const std::string& name);
@@ -99,6 +101,7 @@ class ForeachOptimizer {
   double beta1_ = 0.9, beta2_ = 0.999, eps_ = 1e-8;
   int64_t steps_ = 0;
   std::vector<torch::Tensor> exp_avg_, exp_avg_sq_, momentum_buffers_;
+  std::vector<torch::Tensor> state_params_;  // the parameter of each state tensor, by position
 };
 
 // Dynamic loss scaling for fp16 (torch.amp.GradScaler's defaults): scale the loss, unscale the

@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <tuple>
 
 #include "capture/writer/trace_writer.h"
 #include "core/io/native_format.h"
@@ -139,6 +141,95 @@ TEST(ModuleAttribution, AMissedExitEndsTheCallsOpenInsideIt) {
   ASSERT_EQ(trace->modules.calls.size(), 2u);
   for (const ModuleCall& c : trace->modules.calls) EXPECT_EQ(c.end_ns, 5);
   EXPECT_EQ(trace->events.module(0), kNoModule);  // after both ended
+}
+
+// The shim's portable path marks backward where each module's backward begins: the previous
+// module's backward call ends there, and the allocations between belong to the one marked.
+TEST(ModuleAttribution, BackwardMarksEndTheBackwardCallBefore) {
+  const std::string path = tempFile("modules-backward-marks.sawtooth");
+  auto file = NativeWriter::create(path);
+  ASSERT_TRUE(file.ok());
+  RecordQueue queue(64);
+  TraceWriter writer(std::move(*file), 0);
+  writer.addQueue(&queue);
+  writer.defineModule(0, Module{"Net", "Net", kNoModule, 0});
+  writer.defineModule(1, Module{"a", "Linear", 0, 0});
+  writer.defineModule(2, Module{"b", "Linear", 0, 0});
+  queue.tryPush(call(10, RecordKind::ModuleEnter, 2, 1, Pass::Backward));
+  queue.tryPush(alloc(11, 0x10, 8));
+  queue.tryPush(call(12, RecordKind::ModuleEnter, 1, 1, Pass::Recompute));  // a recompute inside it
+  queue.tryPush(call(13, RecordKind::ModuleExit, 1, 1));
+  queue.tryPush(call(15, RecordKind::ModuleEnter, 1, 1, Pass::Backward));
+  queue.tryPush(alloc(16, 0x20, 8));
+  queue.tryPush(call(20, RecordKind::ModuleExit, 1, 1));  // backward's end
+  queue.tryPush(alloc(21, 0x30, 8));
+  ASSERT_TRUE(writer.finish().ok()) << writer.error();
+  auto trace = readNative(path);
+  ASSERT_TRUE(trace.ok()) << trace.error().message;
+  EXPECT_EQ(trace->events.module(0), 2u);
+  EXPECT_EQ(trace->events.pass(0), Pass::Backward);
+  EXPECT_EQ(trace->events.module(1), 1u);
+  EXPECT_EQ(trace->events.pass(1), Pass::Backward);
+  EXPECT_EQ(trace->events.module(2), kNoModule);
+  std::vector<std::tuple<uint32_t, Pass, int64_t, int64_t>> calls;
+  for (const ModuleCall& c : trace->modules.calls) calls.emplace_back(c.module, c.pass, c.begin_ns, c.end_ns);
+  std::sort(calls.begin(), calls.end(), [](const auto& x, const auto& y) { return std::get<2>(x) < std::get<2>(y); });
+  const std::vector<std::tuple<uint32_t, Pass, int64_t, int64_t>> expected = {
+      {2, Pass::Backward, 10, 15}, {1, Pass::Recompute, 12, 13}, {1, Pass::Backward, 15, 20}};
+  EXPECT_EQ(calls, expected);
+}
+
+// In-process (the workloads): an allocation made while autograd runs a node carries the node's
+// link to its forward, and belongs to the module whose call made that node — unless a module is
+// open on the thread (a recomputation), whose it is.
+TEST(ModuleAttribution, BackwardByTheNodesSequenceNumber) {
+  const std::string path = tempFile("modules-sequence.sawtooth");
+  auto file = NativeWriter::create(path);
+  ASSERT_TRUE(file.ok());
+  RecordQueue queue(64);
+  TraceWriter writer(std::move(*file), 0);
+  writer.addQueue(&queue);
+  writer.defineModule(0, Module{"Net", "Net", kNoModule, 0});
+  writer.defineModule(1, Module{"a", "Linear", 0, 0});
+  writer.defineModule(2, Module{"b", "Linear", 0, 0});
+  auto mark = [](int64_t t, RecordKind kind, uint32_t module, uint64_t seq, Pass pass = Pass::Forward) {
+    CaptureRecord r = call(t, kind, module, 7, pass);
+    r.node_known = true;
+    r.node_thread = 7;
+    r.node_seq = seq;
+    return r;
+  };
+  auto backward = [](int64_t t, uint64_t addr, uint64_t seq) {
+    CaptureRecord r = alloc(t, addr, 8);
+    r.node_known = true;
+    r.node_thread = 7;
+    r.node_seq = seq;
+    return r;
+  };
+  queue.tryPush(mark(1, RecordKind::ModuleEnter, 0, 100));
+  queue.tryPush(mark(2, RecordKind::ModuleEnter, 1, 100));  // a's nodes: 100 .. 102
+  queue.tryPush(mark(3, RecordKind::ModuleExit, 1, 103));
+  queue.tryPush(mark(4, RecordKind::ModuleEnter, 2, 103));  // b's: 103 .. 104
+  queue.tryPush(mark(5, RecordKind::ModuleExit, 2, 105));
+  queue.tryPush(mark(6, RecordKind::ModuleExit, 0, 106));   // Net's own: 105
+  queue.tryPush(backward(10, 0x10, 104));
+  queue.tryPush(backward(11, 0x20, 105));
+  queue.tryPush(backward(12, 0x30, 101));
+  queue.tryPush(backward(13, 0x40, 200));  // a node no call made (the loss)
+  queue.tryPush(mark(14, RecordKind::ModuleEnter, 1, 300, Pass::Recompute));
+  queue.tryPush(backward(15, 0x50, 104));  // inside the recompute: the open call's
+  queue.tryPush(mark(16, RecordKind::ModuleExit, 1, 301));
+  ASSERT_TRUE(writer.finish().ok()) << writer.error();
+  auto trace = readNative(path);
+  ASSERT_TRUE(trace.ok()) << trace.error().message;
+  ASSERT_EQ(trace->events.size(), 5u);
+  EXPECT_EQ(trace->events.module(0), 2u);
+  EXPECT_EQ(trace->events.module(1), 0u);
+  EXPECT_EQ(trace->events.module(2), 1u);
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(trace->events.pass(i), Pass::Backward) << i;
+  EXPECT_EQ(trace->events.module(3), kNoModule);
+  EXPECT_EQ(trace->events.module(4), 1u);
+  EXPECT_EQ(trace->events.pass(4), Pass::Recompute);
 }
 
 }  // namespace

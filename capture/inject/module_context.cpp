@@ -9,7 +9,7 @@
 namespace sawtooth::tracker {
 namespace {
 
-constexpr uint8_t kBackward = 2;  // sawtooth::Pass::Backward
+constexpr uint8_t kForward = 1, kBackward = 2, kRecompute = 3;  // sawtooth::Pass
 
 struct Open {
   uint32_t module;
@@ -38,6 +38,11 @@ ModuleNow moduleNow() {
     now.seq = node->sequence_nr();
   }
   return now;
+}
+
+uint8_t passOfCall(uint8_t asked) {
+  if (asked != 0) return asked;
+  return torch::autograd::get_current_node() ? kRecompute : kForward;
 }
 
 ModuleMark enterModule(uint32_t module, uint8_t pass) {

@@ -33,6 +33,9 @@ struct ModuleMark {
   uint64_t seq = 0;
 };
 ModuleMark enterModule(uint32_t module, uint8_t pass);
+// The pass of a call the shim marked with pass 0: a recompute when autograd runs a node on this
+// thread (a checkpointed forward inside backward), else a forward. Any other pass is the shim's.
+uint8_t passOfCall(uint8_t asked);
 // False when the module has no open call on this thread (its enter was not marked).
 bool exitModule(uint32_t module, ModuleMark& mark);
 

@@ -424,7 +424,8 @@ void pushMark(wire::RecordKind kind, uint32_t module, uint8_t pass, const Module
 
 }  // namespace
 
-void moduleEnter(uint32_t module, uint8_t pass) {
+void moduleEnter(uint32_t module, uint8_t asked) {
+  const uint8_t pass = passOfCall(asked);
   const ModuleMark mark = enterModule(module, pass);  // kept while paused: the calls stay paired
   if (tracker().on.load(std::memory_order_acquire)) pushMark(wire::RecordKind::ModuleEnter, module, pass, mark);
 }

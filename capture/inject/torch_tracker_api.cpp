@@ -78,8 +78,9 @@ __attribute__((visibility("default"))) unsigned long long sawtooth_tracker_dropp
 
 __attribute__((visibility("default"))) const char* sawtooth_tracker_error(void) { return g_error.c_str(); }
 
-// The shim's marks of each call of a module (modules.py): `module` its id, `pass` 1 forward or 3
-// recompute. Called on the thread that runs the module, with the GIL held (ctypes.PyDLL).
+// The shim's marks of each call of a module (modules.py): `module` its id, `pass` 1 forward, 3
+// recompute, or 0: the tracker tells (a recompute while autograd runs a node on this thread).
+// Called on the thread that runs the module, with the GIL held (ctypes.PyDLL).
 __attribute__((visibility("default"))) void sawtooth_tracker_module_enter(unsigned module, int pass) {
   sawtooth::tracker::moduleEnter(module, static_cast<uint8_t>(pass));
 }

@@ -11,12 +11,15 @@ outside the model, then `sawtooth-trace modules --json`, checked exactly:
   its two outputs, and the events are given their pass (forward, recompute, backward);
 - each module's forward calls are counted (the twice-called one twice a step), the checkpointed
   block's recompute once a step;
+- backward's allocations (on the CPU: the shim's portable path) belong to the module whose forward
+  made them, and each module's backward time is in the table;
 - --modules off records no modules, and `modules` says why.
 
 Usage: check_module_recording.py SAWTOOTH_RECORD SAWTOOTH_TRACE PYTHON OUT_DIR
 """
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -185,6 +188,29 @@ recompute = at_end.get(f"Net.blocks.{BLOCKS - 1}", {}).get("recompute", {}).get(
 check(recompute == STEPS, f"the checkpointed block is recomputed once a step: {recompute}")
 check(at_end.get("Net.blocks.0", {}).get("recompute") is None, "an unchecked block is never recomputed")
 check(at_end[f"Net.blocks.{BLOCKS - 1}"]["recompute"]["time_ns"] > 0, "the recompute's time")
+
+# Backward on the CPU (the shim's portable path: no tracker links an allocation to its node): each
+# module's output marks where its backward begins, so backward's allocations belong to the module
+# whose forward made the nodes — the blocks' Linear layers and GELUs allocate the gradient of their
+# input (ROWS x D floats a step), and almost nothing is left outside modules.
+with sqlite3.connect(f"file:{trace}?mode=ro", uri=True) as db:
+    backward = dict(db.execute("SELECT coalesce(module, ''), sum(size) FROM events_named "
+                               "WHERE pass = 'backward' AND action = 'alloc' AND source = 'allocator' GROUP BY module"))
+print(f"backward's allocations by module: {backward}", flush=True)
+for b in range(BLOCKS - 1):
+    for part in ("up", "act"):
+        got = backward.get(f"blocks.{b}.{part}", 0)
+        check(got >= STEPS * ROWS * D * 4, f"blocks.{b}.{part}'s backward allocated {got} B, not at least "
+                                           f"{STEPS * ROWS * D * 4} (its input's gradient each step)")
+outside = backward.get("", 0)
+check(outside * 10 < sum(backward.values()), f"backward's allocations outside modules: {outside} of "
+                                             f"{sum(backward.values())} B")
+# ... and the Modules table has each module's backward time: one stretch a step, from the recording's clock.
+for name in ("Net", "Net.blocks.0", "Net.blocks.0.up", "Net.head"):
+    bw = at_end.get(name, {}).get("backward") or {}
+    check(bw.get("calls") == STEPS and bw.get("time_ns", 0) > 0, f"{name}'s backward: {bw}")
+check(at_end["Net"]["backward"]["time_ns"] >= at_end["Net.blocks.0"]["backward"]["time_ns"],
+      "a module's backward time holds its submodules'")
 
 # --at takes peak, end or an event index; anything else is a usage error, an index past the events refused.
 r = run([trace_tool, "modules", trace, "--at", "middle"])

@@ -3,8 +3,9 @@
 names and parameter bytes it declares, the calls it marks on each thread and their pass, for the
 programs issue 23 names — nested modules, a module called several times, a loss outside any
 root, torch.utils.checkpoint in both forms, torch.compile'd modules, hooks of the program's own,
-replicas on threads, a model dropped and built again, tied weights, a forward that raises — and
-that the program computes exactly what it computes unrecorded.
+replicas on threads, a model dropped and built again, tied weights, a forward that raises —,
+backward's marks on the portable path (each module's backward beginning, in the order autograd
+runs them, and its end), and that the program computes exactly what it computes unrecorded.
 
 usage: check_shim_modules.py SHIM_DIR   (run by a Python whose torch is installed; exit 77 without)
 """
@@ -75,10 +76,20 @@ class FakeChannel:
         return {self.full_name(i): i for i in self.modules}
 
 
+def backward_marks(calls):
+    """The marks of backward (the portable path): each module's backward beginning, and its end."""
+    return [c for c in calls if c[2] == wire.BACKWARD]
+
+
+def calls_of(calls):
+    """Forward and recompute calls: all but backward's marks."""
+    return [c for c in calls if c[2] != wire.BACKWARD]
+
+
 def balanced(calls):
-    """Per thread, every enter has its exit, properly nested."""
+    """Per thread, every forward or recompute enter has its exit, properly nested."""
     stacks = {}
-    for kind, module, pass_, thread in calls:
+    for kind, module, pass_, thread in calls_of(calls):
         stack = stacks.setdefault(thread, [])
         if kind == wire.MODULE_ENTER:
             stack.append(module)
@@ -162,7 +173,7 @@ check(ch.modules[names["Net.body.layers.0"]][:2] == (names["Net.body.layers"], (
 check(ch.modules[names["Net"]][1] == 0 and ch.modules[names["Net"]][3] == "Net", "a root: its class, no own parameters")
 check(ch.modules[names["Net.body.layers.0"]][2] == "body.layers.0", "names as named_modules() gives them")
 check(balanced(ch.calls), "calls nest on their thread")
-enters = [c for c in ch.calls if c[0] == wire.MODULE_ENTER]
+enters = [c for c in calls_of(ch.calls) if c[0] == wire.MODULE_ENTER]
 check(sum(1 for c in enters if c[1] == names["Net.shared"]) == 2, "a module called twice is marked twice")
 check(all(c[2] == wire.FORWARD for c in enters), "forward calls are forward")
 check(enters[0][1] == names["Net"] and enters[-1][1] == names["CrossEntropyLoss"], "the loss after the model")
@@ -170,6 +181,16 @@ param_tags = {addr: module for addr, cat, module in ch.tags if cat == wire.PARAM
 check(param_tags.get(net.head.weight.data_ptr()) == names["Net.head"], "a parameter's tag names its module")
 check(m.owner(net.body.layers[2].bias) == names["Net.body.layers.2"], "owner() of a parameter")
 check(not ch.notices, f"no notices: {ch.notices}")
+# Backward, marked by the modules' outputs: each module's backward begins (innermost first where an
+# output is its parent's too: the body's is layers.2's), a module called twice is marked once
+# (its two backwards follow each other), and backward's end closes the last.
+marks = backward_marks(ch.calls)
+order = ["CrossEntropyLoss", "Net.head", "Net.shared", "Net.body.layers.2", "Net.body.layers.1", "Net.body.layers.0",
+         "Net.embed"]
+check([c[1] for c in marks if c[0] == wire.MODULE_ENTER] == [names[n] for n in order],
+      f"backward's marks: {[ch.full_name(c[1]) for c in marks if c[0] == wire.MODULE_ENTER]}")
+check(marks and marks[-1][0] == wire.MODULE_EXIT and marks[-1][1] == names["Net.embed"], "backward's end closes the last")
+check(len({c[3] for c in marks}) == 1 and marks[0][3] == threading.get_ident(), "marked on the thread that ran backward")
 remove(m)
 
 # 2. torch.utils.checkpoint, both forms: the body runs again in backward, as a recompute.
@@ -180,9 +201,12 @@ for reentrant in (True, False):
     got = step(Net(checkpoint=reentrant), torch.nn.CrossEntropyLoss())
     check(same(got, reference), f"checkpoint(use_reentrant={reentrant}) computes the same recorded")
     names = ch.by_name()
-    body = [c[2] for c in ch.calls if c[0] == wire.MODULE_ENTER and c[1] == names["Net.body"]]
+    body = [c[2] for c in calls_of(ch.calls) if c[0] == wire.MODULE_ENTER and c[1] == names["Net.body"]]
     check(body == [wire.FORWARD, wire.RECOMPUTE], f"checkpoint(use_reentrant={reentrant}): body {body}")
-    layer = [c[2] for c in ch.calls if c[0] == wire.MODULE_ENTER and c[1] == names["Net.body.layers.0"]]
+    layer = [c[2] for c in calls_of(ch.calls) if c[0] == wire.MODULE_ENTER and c[1] == names["Net.body.layers.0"]]
+    marked = {ch.full_name(c[1]) for c in backward_marks(ch.calls) if c[0] == wire.MODULE_ENTER}
+    check({"Net.head", "Net.body.layers.0", "Net.embed"} <= marked,
+          f"checkpoint(use_reentrant={reentrant}): backward's marks {sorted(marked)}")
     check(layer == [wire.FORWARD, wire.RECOMPUTE], f"checkpoint(use_reentrant={reentrant}): its layers {layer}")
     check(balanced(ch.calls), f"checkpoint(use_reentrant={reentrant}): calls nest")
     remove(m)
@@ -197,7 +221,7 @@ got = step(compiled, torch.nn.CrossEntropyLoss())
 check(same(got, reference), "a compiled module computes the same recorded")
 names = ch.by_name()
 check("Net" in names and not any("_orig_mod" in n or "OptimizedModule" in n for n in names), f"compiled: {sorted(names)}")
-top = [c[1] for c in ch.calls if c[0] == wire.MODULE_ENTER]
+top = [c[1] for c in calls_of(ch.calls) if c[0] == wire.MODULE_ENTER]
 check(top and top[0] == names["Net"], "a compiled module's calls are its original's")
 check(balanced(ch.calls), "compiled: calls nest")
 check(not ch.notices, f"compiled: no notices {ch.notices}")
@@ -303,6 +327,12 @@ ch, m = tracker()
 m.paused = True
 Net()(torch.randn(2, 4))
 check(not ch.calls, "paused: nothing marked")
+# Outputs hooked before a pause mark nothing in a backward while paused.
+ch, m = tracker()
+out = Net()(torch.randn(2, 4)).sum()
+m.paused = True
+out.backward()
+check(not backward_marks(ch.calls), "paused: backward marks nothing")
 remove(m)
 
 if failures:

@@ -16,7 +16,9 @@
 #                        - nostacks:  --stacks none, everything vs unrecorded (target <= 1.02x)
 #                        - modules:   --stacks none, the module hooks alone vs the same recording without them
 #                        - python:    Python stacks with modules vs PyTorch's _record_memory_history alone
-#                      alternate_report.py summarises each ($R/modules/overhead.md).
+#                      alternate_report.py summarises each ($R/modules/overhead.md); then
+#                      bench/capture/shim/module_hooks_bench.py: the hooks' cost per module call, the
+#                      former bodies beside the current and two empty hooks ($R/modules/hooks.md).
 # Dry run of the logic on a machine without a GPU (tiny nets; MemTracker and the recorder on the CPU):
 #   R=/tmp/r REC=build/ci/bin/sawtooth-record TRACE=build/ci/bin/sawtooth-trace \
 #   MODULES_PY=~/.cache/sawtooth/torch-2.11.0-py3.11/bin/python MODULES_ARGS="--device cpu --tiny" \
@@ -69,6 +71,9 @@ stage_module_overhead() {
     rm -f "$R/modules/alt-$name.sawtooth"*
   done
   python3 bench/gpu/foreign/alternate_report.py "$R"/modules/alt-*.json | tee "$R/modules/overhead.md"
+  # The hooks' own cost per module call on this machine's CPU, the former bodies beside the current.
+  $MODULES_PY bench/capture/shim/module_hooks_bench.py $BUILD/lib/sawtooth/libsawtooth_torch_tracker.so \
+    --json "$R/modules/hooks.json" | tee "$R/modules/hooks.md"
 }
 
 stage_modules() {

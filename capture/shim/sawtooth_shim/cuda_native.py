@@ -39,14 +39,16 @@ def load(torch, library, build_file):
 
 def module_marks(library):
     """(enter, exit) of the tracker library, called with the GIL held (PyDLL: they take a few
-    nanoseconds, and letting the GIL go around each would cost more than the call), or None."""
+    nanoseconds, and letting the GIL go around each would cost more than the call), or None.
+    No argtypes: the arguments are small Python ints, passed as C ints as they are, and ctypes'
+    conversion through argtypes costs more than the call (bench/capture/shim/module_hooks_bench.py)."""
     try:
         lib = ctypes.PyDLL(library)
         enter, exit_ = lib.sawtooth_tracker_module_enter, lib.sawtooth_tracker_module_exit
     except (OSError, AttributeError):
         return None
-    enter.argtypes, enter.restype = [ctypes.c_uint, ctypes.c_int], None
-    exit_.argtypes, exit_.restype = [ctypes.c_uint], None
+    enter.restype = None
+    exit_.restype = None
     return enter, exit_
 
 

@@ -9,6 +9,22 @@ allocating thread, and backward finds its module through autograd's own link: se
 capture/inject/module_context.h); otherwise they are records on the live stream, stamped with the
 thread, and the recorder attributes by time.
 
+Backward without the tracker (the CPU, --shim portable): no allocation says which autograd node
+made it, so the module's output carries the link instead. Its forward hook puts a tensor hook on
+the first output that needs a gradient (one per tensor: an inner module whose output its parent
+returns keeps the tensor); autograd calls it when that gradient is complete, which is when the
+module's backward begins, and the hook marks the module running backward on that thread until the
+next module's mark, or backward's end (a callback queued on autograd's engine). The recorder ends
+a backward call where the next one begins on the thread.
+
+The native hooks run on every module call of the program, so they are cut to the bone (what the
+H200 measured: bench/results): one closure each with its guard inline (no wrapper call), the
+module's id from the identity table's dict without a method call, no stack of our own (the
+tracker keeps the thread's open calls and ignores an exit it did not see enter), no graph-task
+probe (the tracker tells a recompute from the autograd node running), and a ctypes call without
+argument conversion. bench/capture/shim/module_hooks_bench.py measures them against the former
+bodies.
+
 Names: a module first seen is a root (named by its class, "GPT2LMHeadModel"; "#2" when another
 root of that name is alive), and every module under it is named as named_modules() names it
 ("transformer.h.0.attn"), each with its own parameters' bytes (a tied weight counted once). A
@@ -33,6 +49,26 @@ _MAX_MODULES = 1_000_000  # the recorder's bound too: a program that makes modul
 class _Stacks(threading.local):
     def __init__(self):
         self.calls = []  # (module id, how it was marked: the tracker's functions or None) of this thread's open calls
+        self.backward_module = None  # the module marked running backward on this thread (the portable path)
+        self.backward_task = None    # the graph task that mark is in
+
+
+def _first_needing_grad(torch, output):
+    """The first tensor of a module's output that needs a gradient (a tensor, or one in a tuple,
+    list or dict such as transformers' ModelOutput), or None."""
+    tensor = torch.Tensor
+    if isinstance(output, tensor):
+        return output if output.requires_grad else None
+    if isinstance(output, dict):
+        items = output.values()
+    elif isinstance(output, (tuple, list)):
+        items = output
+    else:
+        return None
+    for item in items:
+        if isinstance(item, tensor) and item.requires_grad:
+            return item
+    return None
 
 
 class Modules:
@@ -49,14 +85,52 @@ class Modules:
         self.native = None             # (enter, exit) of the tracker library, once it runs
         self.paused = False
         self.full = False
+        self.hooked = Identities()     # outputs carrying a backward mark of ours (the portable path)
         graph_task = getattr(torch._C, "_current_graph_task_id", None)
+        self.graph_task = graph_task if graph_task is not None else (lambda: -1)
         self.in_backward = (lambda: graph_task() != -1) if graph_task is not None else (lambda: False)
 
     # -- installation --------------------------------------------------------------------------------
     def install(self):
         module = self.torch.nn.modules.module
-        self.hooks = [module.register_module_forward_pre_hook(self.guard.wrap(_WHAT, self.enter)),
-                      module.register_module_forward_hook(self.guard.wrap(_WHAT, self.exit), always_call=True)]
+        if self.native is not None:
+            enter, exit_ = self._native_hooks()
+        else:
+            enter, exit_ = self.guard.wrap(_WHAT, self.enter), self.guard.wrap(_WHAT, self.exit)
+        self.hooks = [module.register_module_forward_pre_hook(enter),
+                      module.register_module_forward_hook(exit_, always_call=True)]
+
+    def _native_hooks(self):
+        """The hooks that mark calls in the tracker library: each as cheap as a guarded hook can be
+        (module docstring). A mark of 0 lets the tracker choose forward or recompute."""
+        native_enter, native_exit = self.native
+        entries = self.ids._entries  # Identities' own table: id -> (weak reference or None, id of ours)
+        compiling, report, discover = self.guard.compiling, self.guard.report, self.discover
+
+        def enter(module, args):
+            try:
+                if compiling():
+                    return
+                entry = entries.get(id(module))
+                if entry is not None and (entry[0] is None or entry[0]() is module):
+                    native_enter(entry[1], 0)
+                    return
+                ident = discover(module)
+                if ident is not None:
+                    native_enter(ident, 0)
+            except Exception as e:  # never the program's problem
+                report(_WHAT, e)
+
+        def exit_(module, args, output):
+            try:
+                if compiling():
+                    return
+                entry = entries.get(id(module))
+                if entry is not None and (entry[0] is None or entry[0]() is module):
+                    native_exit(entry[1])
+            except Exception as e:
+                report(_WHAT, e)
+        return enter, exit_
 
     def set_paused(self, paused):
         """pause_recording(): the hooks come off (so that a paused block costs what an unrecorded
@@ -77,8 +151,14 @@ class Modules:
         return any(h.id == hook_id for h in self.hooks)
 
     def use_native(self, enter, exit_):
-        """The tracker library runs: marks go to it (it stamps and sends them with the allocations)."""
+        """The tracker library runs: marks go to it (it stamps and sends them with the allocations),
+        through the native hooks from now on. (A call open now was marked on the live stream; its
+        exit is not, so the recorder never closes it: the switch happens once, when CUDA starts.)"""
         self.native = (enter, exit_)
+        if self.hooks and not self.paused:
+            for h in self.hooks:
+                h.remove()
+            self.install()
 
     # -- calls -----------------------------------------------------------------------------------------
     def enter(self, module, args):
@@ -114,6 +194,44 @@ class Modules:
             native[1](ident)
         else:
             self.ch.record(wire.MODULE_EXIT, range_id=threading.get_ident(), module=ident)
+            self._mark_backward_of(ident, output)
+
+    # -- backward without the tracker ----------------------------------------------------------------
+    def _mark_backward_of(self, ident, output):
+        torch = self.torch
+        if not torch.is_grad_enabled():
+            return
+        tensor = _first_needing_grad(torch, output)
+        if tensor is None or tensor in self.hooked:
+            return  # an inner module's output: the innermost module's mark stands
+        self.hooked.add(tensor, True)
+        call, begins = self.guard.call, self._backward_begins
+
+        def backward_of_module(grad):
+            call(_WHAT, begins, ident)
+        tensor.register_hook(backward_of_module)
+
+    def _backward_begins(self, ident):
+        if self.paused:
+            return
+        stacks = self.stacks
+        thread = threading.get_ident()
+        task = self.graph_task()
+        if stacks.backward_task != task:
+            stacks.backward_task = task
+            stacks.backward_module = None
+            call, ends = self.guard.call, self._backward_ends
+            self.torch.autograd.Variable._execution_engine.queue_callback(lambda: call(_WHAT, ends, stacks, thread))
+        if stacks.backward_module == ident:
+            return
+        stacks.backward_module = ident
+        self.ch.record(wire.MODULE_ENTER, range_id=thread, module=ident, pass_=wire.BACKWARD)
+
+    def _backward_ends(self, stacks, thread):
+        if stacks.backward_module is not None:
+            self.ch.record(wire.MODULE_EXIT, range_id=thread, module=stacks.backward_module, pass_=wire.BACKWARD)
+        stacks.backward_module = None
+        stacks.backward_task = None
 
     # -- names -----------------------------------------------------------------------------------------
     def owner(self, tensor):

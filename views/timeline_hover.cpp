@@ -20,6 +20,9 @@ QString eventDetailsHtml(const EventDetails& d) {
   if (!d.category.empty()) text += QObject::tr("<br>category: %1").arg(toQString(d.category));
   if (!d.phase.empty()) text += QObject::tr("<br>phase: %1").arg(toQString(d.phase).toHtmlEscaped());
   if (!d.run.empty()) text += QObject::tr("<br>run: %1").arg(toQString(d.run).toHtmlEscaped());
+  if (!d.module.empty())
+    text += d.pass.empty() ? QObject::tr("<br>module: %1").arg(toQString(d.module).toHtmlEscaped())
+                           : QObject::tr("<br>module: %1 (%2)").arg(toQString(d.module).toHtmlEscaped(), toQString(d.pass));
   if (!d.frames.empty()) text += QObject::tr("<br>frames:");
   for (const Frame& f : d.frames)
     text += QStringLiteral("<br>&nbsp;&nbsp;%1 &nbsp;<i>%2</i>")

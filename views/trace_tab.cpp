@@ -131,15 +131,17 @@ QWidget* TraceTab::buildContentPage() {
   auto* split = new QSplitter(Qt::Vertical, timeline_page_);
   timeline_ = new TimelineChart(split);
   timeline_->setMinimumHeight(180);
+  module_band_ = new ModuleBandView(split);  // shown once a trace with modules has its band
   fragmentation_ = new FragmentationChart(split);  // shown once the allocator's replay arrives
   fragmentation_->hide();
   events_ = new EventsView(split);
   split->addWidget(timeline_);
+  split->addWidget(module_band_);
   split->addWidget(fragmentation_);
   split->addWidget(events_);
   split->setStretchFactor(0, 2);
-  split->setStretchFactor(2, 1);
-  split->setSizes({470, 230, 230});
+  split->setStretchFactor(3, 1);
+  split->setSizes({470, 0, 230, 230});
   tl->addWidget(split, 1);
 
   peaks_ = new BarChart;

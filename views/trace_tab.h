@@ -30,6 +30,7 @@
 #include "views/events_view.h"
 #include "views/fragmentation_chart.h"
 #include "views/live_bytes_view.h"
+#include "views/module_band.h"
 #include "views/modules_view.h"
 #include "views/oom_view.h"
 #include "views/precision_view.h"
@@ -93,6 +94,7 @@ class TraceTab : public QWidget {
   FragmentationChart* fragmentationChart() const { return fragmentation_; }
   LiveBytesView* liveBytesView() const { return live_; }
   ModulesView* modulesView() const { return modules_; }
+  ModuleBandView* moduleBand() const { return module_band_; }  // under the timeline
   QProgressBar* progressBar() const { return progress_; }
   QCheckBox* stackedBox() const { return stacked_; }
   QCheckBox* yFromZeroBox() const { return y_from_zero_; }
@@ -166,6 +168,7 @@ class TraceTab : public QWidget {
   RanksView* ranks_ = nullptr;
   AllocatorStateView* allocator_ = nullptr;
   FragmentationChart* fragmentation_ = nullptr;
+  ModuleBandView* module_band_ = nullptr;
   LiveBytesView* live_ = nullptr;
   ModulesView* modules_ = nullptr;
   ConsoleView* console_ = nullptr;

@@ -2,6 +2,7 @@
 
 #include "core/analysis/allocator_replay.h"
 #include "core/analysis/live_bytes.h"
+#include "core/analysis/module_band.h"
 #include "core/analysis/module_table.h"
 #include "core/analysis/segment_map.h"
 
@@ -33,6 +34,8 @@ void AllocatorController::setAnalysis(std::shared_ptr<const TraceAnalysis> analy
     jobs_.cancel(slot("replay"));
     jobs_.cancel(slot("live"));
     jobs_.cancel(slot("modules"));
+    jobs_.cancel(slot("band"));
+    if (views_.band) views_.band->setBand(nullptr);
     return;
   }
   auto trace = analysis_->sharedTrace();
@@ -58,6 +61,21 @@ void AllocatorController::setAnalysis(std::shared_ptr<const TraceAnalysis> analy
       });
   requestLiveBytes(std::nullopt);
   requestModules(std::nullopt);
+  requestBand();
+}
+
+void AllocatorController::requestBand() {
+  if (!analysis_ || !views_.band) return;
+  jobs_.run<std::shared_ptr<const ModuleBand>>(
+      slot("band"), tr("Finding the model's top-level blocks"), this,
+      [analysis = analysis_, device = device_](Progress&) -> Result<std::shared_ptr<const ModuleBand>> {
+        return std::make_shared<const ModuleBand>(moduleBand(*analysis, device));
+      },
+      [this](std::shared_ptr<const ModuleBand> band) {
+        views_.band->setBand(std::move(band));
+        syncWithTimeline();
+      },
+      [](const QString&) {});
 }
 
 void AllocatorController::requestPosition(qint64 position) {
@@ -128,6 +146,13 @@ void AllocatorController::followTimeline(qint64 event) {
 }
 
 void AllocatorController::syncWithTimeline() {
+  if (views_.timeline && views_.band && views_.band->band()) {
+    const ZoomWindow& w = views_.timeline->window();
+    const QRectF plot = views_.timeline->chart()->plotArea();
+    views_.band->setPlotEdges(views_.timeline->mapFromScene(plot.topLeft()).x(),
+                              views_.timeline->mapFromScene(plot.topRight()).x());
+    views_.band->setWindow(w.lo(), w.hi(), views_.timeline->xAxisByTime());
+  }
   if (!views_.timeline || !views_.fragmentation->series()) return;
   if (views_.fragmentation->xAxisByTime() != views_.timeline->xAxisByTime())
     views_.fragmentation->setXAxisByTime(views_.timeline->xAxisByTime());

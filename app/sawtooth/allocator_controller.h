@@ -20,6 +20,7 @@
 #include "views/allocator_state_view.h"
 #include "views/fragmentation_chart.h"
 #include "views/live_bytes_view.h"
+#include "views/module_band.h"
 #include "views/modules_view.h"
 #include "views/timeline_chart.h"
 
@@ -34,6 +35,7 @@ class AllocatorController : public QObject {
     views::FragmentationChart* fragmentation = nullptr;
     views::LiveBytesView* live = nullptr;
     views::ModulesView* modules = nullptr;  // optional: the bytes by module at the same moment
+    views::ModuleBandView* band = nullptr;  // optional: the top-level blocks under the timeline
   };
   // `slot_prefix` names this trace's jobs in the runner ("<tab> allocator").
   AllocatorController(JobRunner& jobs, QString slot_prefix, Views views, QObject* parent);
@@ -48,6 +50,8 @@ class AllocatorController : public QObject {
   void requestLiveBytes(std::optional<qint64> position);
   // The bytes each module holds then (the Modules view).
   void requestModules(std::optional<qint64> position);
+  // The top-level blocks' band under the timeline.
+  void requestBand();
 
  private:
   QString slot(const char* what) const { return slot_prefix_ + QLatin1Char(' ') + QLatin1String(what); }

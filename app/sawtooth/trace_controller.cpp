@@ -17,7 +17,7 @@ TraceController::TraceController(JobRunner& jobs, views::TraceTab* tab)
       tab_(tab),
       allocator_(new AllocatorController(
           jobs, slot("allocator"), {tab->timeline(), tab->allocatorView(), tab->fragmentationChart(), tab->liveBytesView(),
-                                   tab->modulesView()}, this)) {
+                                   tab->modulesView(), tab->moduleBand()}, this)) {
   connect(tab_, &views::TraceTab::cancelRequested, this, &TraceController::cancelLoading);
   connect(tab_, &views::TraceTab::eventQueryChanged, this, &TraceController::queryEvents);
   connect(tab_->timeline(), &views::TimelineChart::frameRequested, this, &TraceController::requestFrame);

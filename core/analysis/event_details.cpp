@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/analysis/frame_filter.h"
+#include "core/analysis/module_memory.h"
 
 namespace sawtooth {
 
@@ -35,6 +36,11 @@ std::optional<EventDetails> eventDetails(const TraceAnalysis& analysis, uint64_t
   }
   if (d.event.phase < t.phases.size()) d.phase = t.phases[d.event.phase].name;
   if (d.event.run < t.runs.size()) d.run = t.runs[d.event.run].name;
+  if (!t.modules.empty()) {
+    const uint32_t m = t.events.module(event);
+    d.module = m < t.modules.size() ? t.modules.fullName(m) : std::string(kOutsideModules);
+    if (const Pass pass = t.events.pass(event); pass != Pass::None) d.pass = std::string(name(pass));
+  }
   if (d.event.stack != kNoStack)
     for (uint32_t f : interestingFrames(t.stacks, d.event.stack, max_frames)) {
       const FrameView fr = t.stacks.frame(f);

@@ -1,7 +1,8 @@
 #pragma once
 // What the timeline's hover says about an event: the event itself, where it sits on its device's
-// index axis, the allocated and reserved bytes right after it, its category, phase and run, and
-// the frames worth reading first (core/analysis/frame_filter.h).
+// index axis, the allocated and reserved bytes right after it, its category, phase and run, the
+// module and pass that made it (where the trace records modules), and the frames worth reading
+// first (core/analysis/frame_filter.h).
 
 #include <cstdint>
 #include <optional>
@@ -20,6 +21,10 @@ struct EventDetails {
   std::string category;                   // empty when unknown
   std::string phase;
   std::string run;
+  // Where in the model: the module's full name ("Net.layers.3.mlp", or "(outside modules)") and
+  // the pass that made the event; both empty in a trace that records no modules.
+  std::string module;
+  std::string pass;
   std::vector<Frame> frames;              // the interesting ones, at most max_frames
 };
 

@@ -1,6 +1,7 @@
 #include "core/analysis/module_memory.h"
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -34,6 +35,39 @@ PassCost* costOf(ModuleRow& row, Pass pass) {
 }
 
 }  // namespace
+
+std::vector<ModuleCall> backwardStretches(const Trace& trace) {
+  const ModuleTree& tree = trace.modules;
+  std::vector<std::vector<int64_t>> forward_begins(tree.size());
+  for (const ModuleCall& call : tree.calls)
+    if (call.module < tree.size() && call.pass == Pass::Forward) forward_begins[call.module].push_back(call.begin_ns);
+  for (auto& begins : forward_begins) std::sort(begins.begin(), begins.end());
+  struct Stretch {
+    int64_t begin, end;
+  };
+  std::map<std::pair<uint32_t, size_t>, Stretch> stretches;  // (module, forward calls begun before it)
+  // [begin, end] of backward, of `module`: counted for it and each module above it.
+  auto mark = [&](uint32_t module, int64_t begin, int64_t end) {
+    for (uint32_t m = module, depth = 0; m < tree.size() && depth < tree.size(); m = tree.modules[m].parent, ++depth) {
+      const auto& begins = forward_begins[m];
+      const size_t epoch = static_cast<size_t>(std::upper_bound(begins.begin(), begins.end(), begin) - begins.begin());
+      auto [it, fresh] = stretches.try_emplace({m, epoch}, Stretch{begin, end});
+      if (!fresh) {
+        it->second.begin = std::min(it->second.begin, begin);
+        it->second.end = std::max(it->second.end, end);
+      }
+    }
+  };
+  for (const ModuleCall& call : tree.calls)
+    if (call.pass == Pass::Backward) mark(call.module, call.begin_ns, std::max(call.end_ns, call.begin_ns));
+  const EventStore& e = trace.events;
+  for (size_t i = 0; i < e.size(); ++i)
+    if (e.pass(i) == Pass::Backward) mark(e.module(i), e.tNs()[i], e.tNs()[i]);
+  std::vector<ModuleCall> out;
+  out.reserve(stretches.size());
+  for (const auto& [key, s] : stretches) out.push_back(ModuleCall{key.first, Pass::Backward, kNoRun, s.begin, s.end});
+  return out;
+}
 
 int64_t CategoryBytes::total() const {
   int64_t sum = 0;
@@ -124,7 +158,14 @@ ModuleMemory moduleMemoryAt(const Trace& trace, int16_t device, std::optional<in
     if (out.rows[r].parent_row != UINT32_MAX) out.rows[out.rows[r].parent_row].total.add(out.rows[r].total);
 
   const DeviceSeries series = buildDeviceSeries(trace, device);
-  for (const ModuleCall& call : tree.calls) {
+  // Forward and recompute by their calls; backward by its stretches, the submodules' included as
+  // a forward call includes them (a backward call, where the shim marks one, runs only until the
+  // next module's begins).
+  std::vector<ModuleCall> calls;
+  for (const ModuleCall& call : tree.calls)
+    if (call.pass != Pass::Backward) calls.push_back(call);
+  for (ModuleCall& c : backwardStretches(trace)) calls.push_back(c);
+  for (const ModuleCall& call : calls) {
     if (call.module >= row_of.size()) continue;
     PassCost* cost = costOf(out.rows[row_of[call.module]], call.pass);
     if (!cost) continue;

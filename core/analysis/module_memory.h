@@ -74,6 +74,13 @@ std::string modulesUnavailableReason(const Trace& trace);
 // At an allocator event of the device; `position` empty: at the device's peak.
 ModuleMemory moduleMemoryAt(const Trace& trace, int16_t device, std::optional<int64_t> position = {});
 
+// Backward's stretches: for each module and each of its forward calls that a backward followed,
+// from the first to the last moment its backward ran — its backward calls (the shim's portable
+// marks) and the events of its backward (attributed through autograd's link: the native tracker,
+// the workloads), its submodules' included — as a ModuleCall of pass Backward. What the Modules
+// table's backward time and the timeline's module band show.
+std::vector<ModuleCall> backwardStretches(const Trace& trace);
+
 // The rows down to `max_depth` (0: roots only), each deepest one standing for its subtree (its
 // total), and the outside row: their totals still sum to the live bytes.
 std::vector<const ModuleRow*> rowsToDepth(const ModuleMemory& memory, int max_depth);

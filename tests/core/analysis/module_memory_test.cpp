@@ -2,6 +2,7 @@
 
 #include "core/analysis/flame_layout.h"
 #include "core/analysis/live_allocations.h"
+#include "core/analysis/module_band.h"
 #include "core/analysis/module_icicle.h"
 #include "core/analysis/module_memory.h"
 #include "core/analysis/trace_diff.h"
@@ -77,6 +78,78 @@ TEST(ModuleMemory, PassCostsFromTheCalls) {
   EXPECT_EQ(row(m, "Net.1").forward.peak_increment, 300);
   EXPECT_EQ(row(m, "Net.1").backward.peak_increment, 0);  // it only frees
   EXPECT_EQ(row(m, kOutsideModules).forward.calls, 0);
+}
+
+// Where autograd's link attributed backward (the native tracker, the workloads) there are no
+// backward calls: a module's backward is the stretch of its (and its submodules') backward events.
+TEST(ModuleMemory, BackwardTimeFromTheBackwardEventsWhereThereAreNoBackwardCalls) {
+  Trace t = test::moduleTrace();
+  std::erase_if(t.modules.calls, [](const ModuleCall& c) { return c.pass == Pass::Backward; });
+  const ModuleMemory m = moduleMemoryAt(t, 0);
+  const ModuleRow& first = row(m, "Net.0");
+  EXPECT_EQ(first.backward.calls, 1);
+  EXPECT_EQ(first.backward.time_ns, 3);            // its events at 67 .. 70
+  EXPECT_EQ(first.backward.peak_increment, 2400);  // 1850 -> 4250
+  EXPECT_EQ(row(m, "Net.2").backward.time_ns, 1);  // 52 .. 53
+  EXPECT_EQ(row(m, "Net.1").backward.calls, 1);
+  EXPECT_EQ(row(m, "Net.1").backward.time_ns, 0);  // one event, at 62
+  const ModuleRow& net = row(m, "Net");
+  EXPECT_EQ(net.backward.calls, 1);
+  EXPECT_EQ(net.backward.time_ns, 18);  // its submodules' backward, 52 .. 70
+  EXPECT_EQ(net.backward.peak_increment, 2200);
+  EXPECT_EQ(row(m, kOutsideModules).backward.calls, 0);
+
+  // A second step: each module's backward is a stretch of its own after its second forward.
+  Trace two = t;
+  for (ModuleCall c : t.modules.calls) {
+    c.begin_ns += 100;
+    c.end_ns += 100;
+    two.modules.calls.push_back(c);
+  }
+  for (size_t i = 0; i < t.events.size(); ++i) {
+    Event e = t.events.at(i);
+    if (e.pass != Pass::Forward && e.pass != Pass::Backward) continue;
+    e.t_ns += 100;
+    e.addr += 0x100000;
+    two.events.push(e);
+  }
+  const ModuleMemory m2 = moduleMemoryAt(two, 0);
+  EXPECT_EQ(row(m2, "Net.0").backward.calls, 2);
+  EXPECT_EQ(row(m2, "Net.0").backward.time_ns, 6);
+  EXPECT_EQ(row(m2, "Net").backward.time_ns, 36);
+}
+
+TEST(ModuleBand, TheTopLevelBlocksCallsOnBothAxes) {
+  const TraceAnalysis a(std::make_shared<const Trace>(test::moduleTrace()));
+  const ModuleBand band = moduleBand(a, 0);
+  ASSERT_EQ(band.blocks.size(), 3u);  // Net's three children, one level below the root
+  EXPECT_EQ(band.blocks[0].name, "Net.0");
+  EXPECT_EQ(band.blocks[0].label, "0");
+  EXPECT_EQ(band.blocks[2].name, "Net.2");
+  ASSERT_EQ(band.spans.size(), 6u);
+  const BandSpan& first = band.spans[0];
+  EXPECT_EQ(band.blocks[first.block].name, "Net.0");
+  EXPECT_EQ(first.pass, Pass::Forward);
+  EXPECT_EQ(first.begin_ns, 11);
+  EXPECT_EQ(first.end_ns, 20);
+  EXPECT_EQ(first.begin_index, 2);  // the first allocator event at or after t = 11 (t = 12)
+  EXPECT_EQ(first.end_index, 5);    // t = 22
+  const BandSpan& last = band.spans[5];
+  EXPECT_EQ(band.blocks[last.block].name, "Net.0");
+  EXPECT_EQ(last.pass, Pass::Backward);
+  EXPECT_EQ(last.begin_ns, 66);
+
+  // Without backward calls the band shows backward's stretches (module_memory.h).
+  Trace t = test::moduleTrace();
+  std::erase_if(t.modules.calls, [](const ModuleCall& c) { return c.pass == Pass::Backward; });
+  const ModuleBand stretches = moduleBand(TraceAnalysis(std::make_shared<const Trace>(t)), 0);
+  ASSERT_EQ(stretches.spans.size(), 6u);
+  EXPECT_EQ(stretches.spans[5].pass, Pass::Backward);
+  EXPECT_EQ(stretches.spans[5].begin_ns, 67);
+  EXPECT_EQ(stretches.spans[5].end_ns, 70);
+
+  // A trace without modules has no band.
+  EXPECT_TRUE(moduleBand(TraceAnalysis(std::make_shared<const Trace>(Trace{})), 0).blocks.empty());
 }
 
 TEST(ModuleMemory, AtAnyEventTheRowsSumToTheLiveBytes) {

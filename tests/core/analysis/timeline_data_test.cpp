@@ -11,6 +11,7 @@
 #include "core/io/csv_export.h"
 #include "core/io/trace_loader.h"
 #include "tests/core/analysis_test_data.h"
+#include "tests/core/module_trace.h"
 #include "tests/core/test_data.h"
 
 namespace sawtooth {
@@ -49,6 +50,21 @@ TEST(EventDetails, WhatTheHoverShows) {
   EXPECT_EQ(eventDetails(*a, 105, 105)->index, 105);
   EXPECT_EQ(eventDetails(*a, 105, 3)->index, 105);
   EXPECT_FALSE(eventDetails(*a, 100000));
+}
+
+TEST(EventDetails, TheModuleAndPassThatMadeTheEvent) {
+  const TraceAnalysis a(std::make_shared<const Trace>(test::moduleTrace()));
+  const auto temporary = eventDetails(a, 12);  // t = 68: a temporary of "0"'s backward
+  ASSERT_TRUE(temporary);
+  EXPECT_EQ(temporary->module, "Net.0");
+  EXPECT_EQ(temporary->pass, "backward");
+  const auto loss = eventDetails(a, 7);
+  ASSERT_TRUE(loss);
+  EXPECT_EQ(loss->module, "(outside modules)");
+  EXPECT_EQ(loss->pass, "");
+  // A trace without modules says nothing of them.
+  auto snapshot = test::loadAnalysis(test::dataPath("anatomy_adam_snapshot.pickle"));
+  EXPECT_EQ(eventDetails(*snapshot, 105)->module, "");
 }
 
 TEST(TopFrame, NeverTheUnwinder) {

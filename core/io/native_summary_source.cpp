@@ -1,5 +1,7 @@
 #include "core/io/native_summary_source.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <chrono>
@@ -83,7 +85,15 @@ Status FileSummarySource::prepare() {
        "SELECT id, begin_ns, end_ns, open, first_point, end_point, peak_allocated, peak_point, peak_seq, peak_t, "
        "reserved_at_peak, max_reserved, categorised, at_peak_unknown, at_peak_parameter, at_peak_gradient, "
        "at_peak_optimizer_state, at_peak_input, at_peak_activation, at_peak_temporary, at_peak_autograd_detail FROM "
-       "summary_spans WHERE device = ? AND kind = ? AND end_ns >= ? AND begin_ns < ? ORDER BY id"},
+       "summary_spans WHERE device = ? AND kind = ? AND id < ? ORDER BY id DESC"},
+      // Two subqueries: SQLite answers min() or max() alone from the key, both at once by a scan.
+      {&span_ids_, &s,
+       "SELECT (SELECT min(id) FROM summary_spans WHERE device = ?1 AND kind = ?2), (SELECT max(id) FROM summary_spans "
+       "WHERE device = ?1 AND kind = ?2)"},
+      {&span_at_, &s,
+       "SELECT id, begin_ns FROM summary_spans WHERE device = ? AND kind = ? AND id >= ? ORDER BY id LIMIT 1"},
+      {&span_reach_from_, &s,
+       "SELECT id, end_ns - begin_ns, open FROM summary_spans WHERE device = ? AND kind = ? AND id >= ? ORDER BY id"},
       {&checkpoint_, &s,
        "SELECT position, seq FROM summary_checkpoints WHERE device = ? AND position <= ? ORDER BY position DESC LIMIT 1"},
       {&checkpoint_segments_, &s,
@@ -257,9 +267,83 @@ Status FileSummarySource::phases(int64_t t0, int64_t t1, size_t max, std::vector
   return s;
 }
 
+// Spans begin in the order of their ids (a recording opens them in time order), so those that meet
+// [t0, t1) are found by id, not by reading every row: the first to begin at or after t1 bounds them
+// from above, and reading back from it stops once a span began earlier than t0 by more than the
+// longest span lasts. A file whose spans are out of order gets a partial answer, never a slow one.
+Result<int64_t> FileSummarySource::longestSpan(DeviceId device, SpanKind kind) {
+  SpanReach& reach = span_reach_[{device, static_cast<int>(kind)}];
+  span_reach_from_.bind(1, int64_t{device}).bind(2, static_cast<int64_t>(kind)).bind(3, reach.recheck_from);
+  int64_t next = reach.recheck_from, first_open = INT64_MAX;
+  while (span_reach_from_.step()) {
+    const int64_t id = span_reach_from_.int64(0);
+    reach.longest_ns = std::max(reach.longest_ns, span_reach_from_.int64(1));
+    if (span_reach_from_.int64(2) != 0) first_open = std::min(first_open, id);
+    next = id == INT64_MAX ? id : id + 1;
+  }
+  Status st = done(span_reach_from_);
+  span_reach_from_.reset();
+  if (!st) return st.error();
+  reach.recheck_from = std::min(first_open, next);
+  return reach.longest_ns;
+}
+
+Result<std::optional<int64_t>> FileSummarySource::firstSpanBeginningAtOrAfter(DeviceId device, SpanKind kind, int64_t t) {
+  span_ids_.bind(1, int64_t{device}).bind(2, static_cast<int64_t>(kind));
+  std::optional<std::pair<int64_t, int64_t>> ids;
+  if (span_ids_.step() && !span_ids_.isNull(0)) ids.emplace(span_ids_.int64(0), span_ids_.int64(1));
+  Status st = done(span_ids_);
+  span_ids_.reset();
+  if (!st) return st.error();
+  if (!ids) return std::optional<int64_t>();
+  // The first row at or after an id, by binary search over the id range.
+  auto rowFrom = [&](int64_t id) -> Result<std::optional<std::pair<int64_t, int64_t>>> {
+    span_at_.bind(1, int64_t{device}).bind(2, static_cast<int64_t>(kind)).bind(3, id);
+    std::optional<std::pair<int64_t, int64_t>> row;
+    if (span_at_.step()) row.emplace(span_at_.int64(0), span_at_.int64(1));
+    Status s = done(span_at_);
+    span_at_.reset();
+    if (!s) return s.error();
+    return row;
+  };
+  int64_t lo = ids->first, hi = ids->second;
+  std::optional<int64_t> found;
+  while (lo <= hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    auto row = rowFrom(mid);
+    if (!row) return row.error();
+    if (!*row || (*row)->first > hi) {  // no row in [mid, hi]
+      hi = mid - 1;
+      continue;
+    }
+    if ((*row)->second >= t) {
+      found = (*row)->first;
+      if (mid == ids->first) break;
+      hi = mid - 1;
+    } else {
+      lo = (*row)->first + 1;
+    }
+  }
+  return found;
+}
+
+Result<int64_t> FileSummarySource::spanCount(DeviceId device, SpanKind kind) {
+  auto st = summaryDb().prepare("SELECT count(*) FROM summary_spans WHERE device = ? AND kind = ?");
+  if (!st) return st.error();
+  st->bind(1, int64_t{device}).bind(2, static_cast<int64_t>(kind));
+  const int64_t n = st->step() ? st->int64(0) : 0;
+  if (st->failed()) return Error{st->error()};
+  return n;
+}
+
 Status FileSummarySource::spans(DeviceId device, SpanKind kind, int64_t t0, int64_t t1, std::vector<SpanRow>& out) {
   out.clear();
-  spans_.bind(1, int64_t{device}).bind(2, static_cast<int64_t>(kind)).bind(3, t0).bind(4, t1);
+  auto longest = longestSpan(device, kind);
+  if (!longest) return longest.error();
+  auto end = firstSpanBeginningAtOrAfter(device, kind, t1);
+  if (!end) return end.error();
+  const int64_t stop_before = t0 < INT64_MIN + *longest ? INT64_MIN : t0 - *longest;
+  spans_.bind(1, int64_t{device}).bind(2, static_cast<int64_t>(kind)).bind(3, end->value_or(INT64_MAX));
   while (spans_.step()) {
     SpanRow r;
     r.device = device;
@@ -267,6 +351,8 @@ Status FileSummarySource::spans(DeviceId device, SpanKind kind, int64_t t0, int6
     r.id = spans_.int64(0);
     r.begin_ns = spans_.int64(1);
     r.end_ns = spans_.int64(2);
+    if (r.begin_ns < stop_before) break;
+    if (r.end_ns < t0 || r.begin_ns >= t1) continue;
     r.open = spans_.int64(3) != 0;
     r.first_point = spans_.int64(4);
     r.end_point = spans_.int64(5);
@@ -282,6 +368,7 @@ Status FileSummarySource::spans(DeviceId device, SpanKind kind, int64_t t0, int6
   }
   Status st = done(spans_);
   spans_.reset();
+  std::reverse(out.begin(), out.end());
   return st;
 }
 

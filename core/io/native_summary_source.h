@@ -4,6 +4,7 @@
 // (io/summary_cache.h). Both opened read-only and hardened as every reader is (io/native_open.h),
 // their schemas checked before any query, every query bounded by the guard (time, cancellation).
 
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -32,6 +33,9 @@ class FileSummarySource : public summary::SummarySource {
   Result<std::optional<Checkpoint>> checkpointAtOrBefore(DeviceId device, int64_t position) override;
   Result<uint64_t> eventCount() override;
 
+  // How many spans of a kind a device has (one count over the table's key, not a read of the rows).
+  Result<int64_t> spanCount(DeviceId device, summary::SpanKind kind);
+
   const SummaryPlace& place() const { return place_; }
   // Every query from now on must end within `seconds` (the open's deadline, from the limits, would
   // otherwise bound the whole life of a source held open by a viewer).
@@ -55,8 +59,18 @@ class FileSummarySource : public summary::SummarySource {
   sql::Database events_;
   std::optional<Source> summaries_source_;
   std::optional<sql::Database> summaries_;
+  // The longest span of a device and kind, and from which id on that figure must be looked at again
+  // (rows added since, or a span still open then, may be longer): spans() searches by id from it.
+  struct SpanReach {
+    int64_t longest_ns = 0;
+    int64_t recheck_from = INT64_MIN;
+  };
+  Result<int64_t> longestSpan(DeviceId device, summary::SpanKind kind);
+  Result<std::optional<int64_t>> firstSpanBeginningAtOrAfter(DeviceId device, summary::SpanKind kind, int64_t t);
+  std::map<std::pair<DeviceId, int>, SpanReach> span_reach_;
+
   sql::Statement series_, axes_, nodes_, axis_nodes_, events_all_, events_of_, allocator_events_, spans_, checkpoint_, checkpoint_segments_,
-      checkpoint_blocks_, count_, phase_begin_, phases_from_, phase_count_;
+      checkpoint_blocks_, count_, phase_begin_, phases_from_, phase_count_, span_ids_, span_at_, span_reach_from_;
 };
 
 }  // namespace sawtooth::native

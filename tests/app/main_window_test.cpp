@@ -644,7 +644,9 @@ class MainWindowTest : public QObject {
     const LadderRow* k2 = ladder->report()->row("accumulate:k=2");
     QVERIFY(k2);
     QVERIFY(k2->measured.has_value());  // the recording's own k=2 run, beside the prediction
-    QVERIFY(k2->peak_error.has_value() && std::abs(*k2->peak_error) < 1e-5);
+    // Within 0.2 %, as core's ladder test holds it: the cuBLAS workspace the first forward makes and
+    // never frees is kept whole at k=2.
+    QVERIFY(k2->peak_error.has_value() && std::abs(*k2->peak_error) < 0.002);
     // A smaller device: the report comes again, judged against it.
     ladder->setDeviceMemory(int64_t{1} * 1000 * 1000 * 1000);
     QTRY_VERIFY_WITH_TIMEOUT(ladder->report() && ladder->report()->device_memory == int64_t{1} * 1000 * 1000 * 1000, 30000);

@@ -17,6 +17,7 @@
 #include "core/analysis/summary_source.h"
 #include "core/analysis/timeline_model.h"
 #include "core/io/native_format.h"
+#include "core/io/native_summary_info.h"
 #include "core/io/native_summary_source.h"
 #include "core/io/summary_cache.h"
 #include "core/io/summary_json.h"
@@ -245,6 +246,86 @@ TEST_F(Summaries, AFilesPhasesOfAWindowAreThoseThatMeetIt) {
   std::vector<Phase> few;
   ASSERT_TRUE((*file)->phases(lo, hi, 3, few).ok());
   EXPECT_EQ(few.size(), 3u);
+}
+
+// The steps and phases of a window read from the file by id (a search, then the rows back from the
+// window's end) are those the trace in memory has, nested phases and windows past either end too.
+TEST_F(Summaries, AFilesSpansOfAWindowAreThoseThatMeetIt) {
+  auto trace = loadTrace(std::string(SAWTOOTH_SAMPLES) + "/anatomy.sawtooth");
+  ASSERT_TRUE(trace.ok());
+  const std::string path = test::tempPath("spans.sawtooth");
+  ASSERT_TRUE(writeNative(*trace, path).ok());
+  auto place = summariesOf(path);
+  ASSERT_TRUE(place.ok());
+  auto file = native::FileSummarySource::open(*place);
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  auto memory = summary::MemorySource::build(*trace);
+  ASSERT_TRUE(memory.ok());
+  auto ids = [](const std::vector<summary::SpanRow>& v) {
+    std::vector<int64_t> out;
+    for (const auto& r : v) out.push_back(r.id);
+    return out;
+  };
+  std::vector<summary::SpanRow> all;
+  ASSERT_TRUE((*memory)->spans(0, summary::SpanKind::Step, INT64_MIN, INT64_MAX, all).ok());
+  ASSERT_GT(all.size(), 3u);
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (const auto& r : all) lo = std::min(lo, r.begin_ns), hi = std::max(hi, r.end_ns);
+  size_t nonempty = 0;
+  for (auto kind : {summary::SpanKind::Step, summary::SpanKind::Phase}) {
+    for (auto [a, b] : {std::pair{0.0, 1.0}, std::pair{0.3, 0.31}, std::pair{0.5, 0.7}, std::pair{0.999, 1.5},
+                        std::pair{-1.0, -0.5}, std::pair{-1.0, 2.0}, std::pair{0.42, 0.42001}}) {
+      const int64_t t0 = lo + static_cast<int64_t>(static_cast<double>(hi - lo) * a);
+      const int64_t t1 = lo + static_cast<int64_t>(static_cast<double>(hi - lo) * b);
+      std::vector<summary::SpanRow> from_file, from_memory;
+      ASSERT_TRUE((*file)->spans(0, kind, t0, t1, from_file).ok());
+      ASSERT_TRUE((*memory)->spans(0, kind, t0, t1, from_memory).ok());
+      EXPECT_EQ(ids(from_file), ids(from_memory)) << static_cast<int>(kind) << ": " << a << " .. " << b;
+      nonempty += !from_file.empty();
+    }
+  }
+  EXPECT_GE(nonempty, 8u);
+}
+
+// `info --summaries`: the figures a file's summaries give are the ones a pass over its events gives.
+TEST_F(Summaries, TheFiguresFromTheSummariesAreTheWholeFilesFigures) {
+  auto trace = loadTrace(std::string(SAWTOOTH_SAMPLES) + "/anatomy.sawtooth");
+  ASSERT_TRUE(trace.ok());
+  const std::string path = test::tempPath("info.sawtooth");
+  ASSERT_TRUE(writeNative(*trace, path).ok());
+  auto info = readSummaryInfo(path);
+  ASSERT_TRUE(info.ok()) << info.error().message;
+  EXPECT_EQ(info->events, trace->events.size());
+  EXPECT_TRUE(info->why_cached.empty());
+  const TraceSummary whole = summarize(*trace);
+  ASSERT_EQ(info->devices.size(), whole.devices.size());
+  for (size_t i = 0; i < whole.devices.size(); ++i) {
+    const DeviceSummary& w = whole.devices[i];
+    const SummaryDeviceInfo& s = info->devices[i];
+    EXPECT_EQ(s.device, w.device);
+    EXPECT_EQ(s.allocator_events, static_cast<int64_t>(w.allocator_events));
+    EXPECT_EQ(s.peak_allocated.value, w.peak_allocated.value);
+    EXPECT_EQ(s.peak_allocated.t_ns, w.peak_allocated.t_ns);
+    EXPECT_EQ(s.final_allocated, w.final_allocated);
+    EXPECT_EQ(s.peak_reserved.value, w.peak_reserved.value);
+    if (w.has_categories) {
+      ASSERT_TRUE(s.categorised);
+      int64_t sum = 0;
+      for (int64_t b : s.at_peak) sum += b;
+      EXPECT_EQ(sum, s.peak_allocated.value);  // every byte at the peak is in a category
+    }
+  }
+  std::vector<summary::SpanRow> steps;
+  auto memory = summary::MemorySource::build(*trace);
+  ASSERT_TRUE(memory.ok());
+  ASSERT_TRUE((*memory)->spans(0, summary::SpanKind::Step, INT64_MIN, INT64_MAX, steps).ok());
+  const auto gpu = std::find_if(info->devices.begin(), info->devices.end(), [](const auto& d) { return d.device == 0; });
+  ASSERT_NE(gpu, info->devices.end());
+  EXPECT_EQ(gpu->steps, static_cast<int64_t>(steps.size()));
+  ASSERT_TRUE(gpu->peak_step.has_value());
+  EXPECT_EQ(gpu->peak_step_allocated, gpu->peak_allocated.value);
+  EXPECT_NE(summaryInfoText(*info).find("peak allocated"), std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(summaryInfoJson(*info))["devices"][0]["peak_allocated_bytes"], info->devices[0].peak_allocated.value);
 }
 
 }  // namespace

@@ -60,9 +60,27 @@ std::vector<ModuleCall> backwardStretches(const Trace& trace) {
   };
   for (const ModuleCall& call : tree.calls)
     if (call.pass == Pass::Backward) mark(call.module, call.begin_ns, std::max(call.end_ns, call.begin_ns));
+  // A backward event lasts until just before the next event, when that is another module's
+  // backward (the node's work goes on after its allocation): a module whose backward allocates
+  // once still shows the time until the next module's begins. The last before another pass ends
+  // where it is.
   const EventStore& e = trace.events;
-  for (size_t i = 0; i < e.size(); ++i)
-    if (e.pass(i) == Pass::Backward) mark(e.module(i), e.tNs()[i], e.tNs()[i]);
+  int64_t next_t = 0, run_end = 0;
+  uint32_t next_module = kNoModule;
+  Pass next_pass = Pass::None;
+  bool has_next = false;
+  for (size_t i = e.size(); i-- > 0;) {
+    const int64_t t = e.tNs()[i];
+    const uint32_t module = e.module(i);
+    const Pass pass = e.pass(i);
+    if (!(has_next && module == next_module && pass == next_pass))
+      run_end = has_next && next_pass == Pass::Backward ? std::max(t, next_t - 1) : t;
+    if (pass == Pass::Backward) mark(module, t, std::max(run_end, t));
+    next_t = t;
+    next_module = module;
+    next_pass = pass;
+    has_next = true;
+  }
   std::vector<ModuleCall> out;
   out.reserve(stretches.size());
   for (const auto& [key, s] : stretches) out.push_back(ModuleCall{key.first, Pass::Backward, kNoRun, s.begin, s.end});

@@ -88,11 +88,11 @@ TEST(ModuleMemory, BackwardTimeFromTheBackwardEventsWhereThereAreNoBackwardCalls
   const ModuleMemory m = moduleMemoryAt(t, 0);
   const ModuleRow& first = row(m, "Net.0");
   EXPECT_EQ(first.backward.calls, 1);
-  EXPECT_EQ(first.backward.time_ns, 3);            // its events at 67 .. 70
+  EXPECT_EQ(first.backward.time_ns, 3);            // its events at 67 .. 70, the trace's last
   EXPECT_EQ(first.backward.peak_increment, 2400);  // 1850 -> 4250
-  EXPECT_EQ(row(m, "Net.2").backward.time_ns, 1);  // 52 .. 53
+  EXPECT_EQ(row(m, "Net.2").backward.time_ns, 9);  // 52 .. 61, until Net.1's backward begins at 62
   EXPECT_EQ(row(m, "Net.1").backward.calls, 1);
-  EXPECT_EQ(row(m, "Net.1").backward.time_ns, 0);  // one event, at 62
+  EXPECT_EQ(row(m, "Net.1").backward.time_ns, 4);  // one event, at 62, until Net.0's at 67
   const ModuleRow& net = row(m, "Net");
   EXPECT_EQ(net.backward.calls, 1);
   EXPECT_EQ(net.backward.time_ns, 18);  // its submodules' backward, 52 .. 70

@@ -140,13 +140,18 @@ class Allocator:
         pool = self.free_by_size.get(size)
         if pool:
             return pool.pop()
-        if self.next_addr + size > self.segment_end:
-            seg_size = max(20 * MiB, (size + 2 * MiB - 1) // (2 * MiB) * (2 * MiB))
-            self.segments.append([self.next_addr, seg_size])
-            self.segment_end = self.next_addr + seg_size
-            new_segment(self.next_addr, seg_size)
+        rounded = (size + 511) // 512 * 512
+        if self.next_addr + rounded > self.segment_end:
+            # The new segment begins where the last one ends: a segment never overlaps another (the
+            # unused tail of the last one stays free in it, as the caching allocator's would).
+            seg_addr = self.segment_end
+            seg_size = max(20 * MiB, (rounded + 2 * MiB - 1) // (2 * MiB) * (2 * MiB))
+            self.segments.append([seg_addr, seg_size])
+            self.segment_end = seg_addr + seg_size
+            self.next_addr = seg_addr
+            new_segment(seg_addr, seg_size)
         addr = self.next_addr
-        self.next_addr += (size + 511) // 512 * 512
+        self.next_addr += rounded
         self.block_segment[addr] = len(self.segments) - 1
         return addr
 
@@ -256,11 +261,19 @@ def generate(n_events, seed, n_stacks, frames_per_event=False, python_stacks=Fal
         by_segment.setdefault(allocator.block_segment[addr], []).append((addr, size))
     segments = []
     for index, (seg_addr, seg_size) in enumerate(allocator.segments):
-        blocks = [{"address": a, "size": s, "requested_size": s, "state": "active_allocated", "frames": []}
-                  for a, s in sorted(by_segment.get(index, []))]
-        used = sum(b["size"] for b in blocks)
-        if used < seg_size:
-            blocks.append({"address": seg_addr + used, "size": seg_size - used, "requested_size": 0,
+        # The segment's blocks in address order, covering it: the live ones, and the gaps between
+        # them (and after the last) as inactive blocks.
+        blocks = []
+        cursor = seg_addr
+        for a, s in sorted(by_segment.get(index, [])):
+            if a > cursor:
+                blocks.append({"address": cursor, "size": a - cursor, "requested_size": 0, "state": "inactive",
+                               "frames": []})
+            blocks.append({"address": a, "size": s, "requested_size": s, "state": "active_allocated", "frames": []})
+            cursor = a + s
+        used = sum(b["size"] for b in blocks if b["state"] == "active_allocated")
+        if cursor < seg_addr + seg_size:
+            blocks.append({"address": cursor, "size": seg_addr + seg_size - cursor, "requested_size": 0,
                            "state": "inactive", "frames": []})
         segments.append({"device": 0, "address": seg_addr, "total_size": seg_size, "allocated_size": used,
                          "active_size": used, "requested_size": used, "stream": 0,

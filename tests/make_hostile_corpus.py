@@ -91,6 +91,10 @@ def pickles(out):
     # The same with 1,000 events each listing all of them (a stack of 100,000 frames, interned once).
     many = [event("alloc", 4096 * (k + 1), 512, k + 1, frames) for k in range(50)]
     expect(write(out, "amplification/shared_frames_50_events.pickle", pickle.dumps(snapshot(many), protocol=4)), "ok")
+    # Converting either would write the name once per frame (6.5 GB of frames table): refused by the
+    # amplification limit on what is written, before anything is ({out}: nothing may be left there).
+    for name in ("amplification/shared_name_100k_frames.pickle.gz", "amplification/shared_frames_50_events.pickle"):
+        expect(name, "refused", message="bytes of frame names and files from", args=["convert", "{file}", "{out}"])
 
     # Values that cannot be: refused with the event's place.
     cases = {

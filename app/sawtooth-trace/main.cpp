@@ -31,9 +31,9 @@
 #include "core/io/output_claim.h"
 #include "core/model/recording_status.h"
 #include "core/io/read_limits.h"
-#include "core/io/snapshot_convert.h"
 #include "core/io/summary_cache.h"
 #include "core/io/summary_json.h"
+#include "core/io/trace_convert.h"
 #include "core/io/trace_loader.h"
 #include "core/model/meta_keys.h"
 #include "core/util/printable.h"
@@ -172,16 +172,11 @@ int main(int argc, char** argv) {
   if (segments.command->parsed()) return sawtooth::cli::runSegmentsCommand(segments, limits);
   if (modules.command->parsed()) return sawtooth::cli::runModulesCommand(modules, limits);
   if (check->parsed()) return runCheck(input);
-  if (convert->parsed() && sawtooth::isNativeFile(input)) {
-    if (sawtooth::Status st = sawtooth::upgradeNative(input, output); !st) return failWith(st.error());
-    return 0;
-  }
   if (convert->parsed()) {
-    // A PyTorch snapshot streams into the file (memory bounded by the summaries, not the events);
-    // one the stream cannot take is converted from the whole trace below.
-    bool whole = false;
-    if (sawtooth::Status st = sawtooth::convertSnapshotStreaming(input, output, limits, whole); st) return 0;
-    else if (!whole) return failWith(st.error());
+    // A PyTorch snapshot streams into the file (memory bounded by the summaries, not the events); a
+    // .sawtooth of an older format is copied and summarised; anything else is read whole, then written.
+    if (sawtooth::Status st = sawtooth::convertTrace(input, output, limits); !st) return failWith(st.error());
+    return 0;
   }
   if (diff.command->parsed()) return sawtooth::cli::runDiffCommand(diff, limits);
   if (ladder.command->parsed()) return sawtooth::cli::runLadderCommand(ladder, limits);
@@ -220,10 +215,6 @@ int main(int argc, char** argv) {
     std::cout.flush();
     std::fflush(stdout);
     std::_Exit(std::cout.good() ? 0 : kExitInput);
-  }
-  if (convert->parsed()) {
-    if (sawtooth::Status st = sawtooth::writeNative(*trace, output); !st) return failWith(st.error());
-    return 0;
   }
   if (!csv_kind.empty()) {
     if (sawtooth::Status st = sawtooth::exportCsv(*trace, csv_kind, output); !st) return failWith(st.error());

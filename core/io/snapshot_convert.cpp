@@ -12,6 +12,7 @@
 #include "core/io/snapshot_builder.h"
 #include "core/io/snapshot_decoder.h"
 #include "core/io/summary_cache.h"
+#include "core/io/trace_convert.h"
 #include "core/io/trace_loader.h"
 #include "core/model/meta_keys.h"
 #include "core/model/phase_assignment.h"
@@ -140,6 +141,11 @@ Status convertSnapshotStreaming(const std::string& in, const std::string& out, c
   Plan plan_sink;
   auto plan = decode(in, limits, plan_sink, progress ? &planning : nullptr);
   if (!plan) return plan.error();
+  // The frames' text is written once per frame: a name shared through the memo is not.
+  if (Status st = withinWrittenAmplification(plan->tables.stacks, conversionInputBytes(in), limits, in); !st) {
+    whole = false;
+    return st;
+  }
   settleBaselines(plan->tables);
   for (const DeviceInfo& d : plan->tables.devices)
     if (d.device < kCpuDevice) return Error{"a device that is not one"};

@@ -134,6 +134,8 @@ Status summariseInto(sql::Database& db, const native::RebuildOptions& options, P
 
 }  // namespace
 
+Result<std::string> fileContentKey(const std::string& path) { return contentKey(path); }
+
 std::string summaryCacheDir() {
   fs::path base;
   if (const char* own = std::getenv("SAWTOOTH_CACHE_DIR"); own && *own) base = own;

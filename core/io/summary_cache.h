@@ -18,6 +18,9 @@ namespace sawtooth {
 // $SAWTOOTH_CACHE_DIR, else $XDG_CACHE_HOME/sawtooth, else ~/.cache/sawtooth; summaries in its
 // summaries/ folder.
 std::string summaryCacheDir();
+// A file's content key, 16 hex digits: its size, modification time and first and last MiB hashed
+// (a few milliseconds for any size; a whole-file hash would read a 2 GB file on every open).
+Result<std::string> fileContentKey(const std::string& path);
 // The cache file a trace file's summaries would have ("…/summaries/KEY.sawtooth-summaries").
 Result<std::string> summaryCachePath(const std::string& path);
 

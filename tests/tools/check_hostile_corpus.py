@@ -71,14 +71,21 @@ def check(entry, tool, corpus):
     path = os.path.join(corpus, entry["file"])
     folder = os.path.dirname(path)
     before = listing(folder)
-    args = [a.replace("{file}", path) for a in entry.get("args", ["info", "--json", "{file}"])]
-    result = run([tool] + args)
+    with tempfile.TemporaryDirectory() as tmp:
+        # {out}: an output path away from the input (convert); a refused command leaves nothing there.
+        out_path = os.path.join(tmp, "out.sawtooth")
+        args = [a.replace("{file}", path).replace("{out}", out_path)
+                for a in entry.get("args", ["info", "--json", "{file}"])]
+        result = run([tool] + args)
+        left = listing(tmp)
     if result is None:
         return f"did not finish within {TIMEOUT_S} s"
     returncode, stdout, stderr, seconds, peak_mb = result
     after = listing(folder)
     if after != before:
         return f"files appeared or went beside the input: {sorted(set(after) ^ set(before))}"
+    if entry["expect"] == "refused" and left:
+        return f"a refused command left output behind: {left}"
     if returncode < 0:
         return f"killed by signal {-returncode}: {stderr.strip()[-300:]}"
     want = entry["expect"]
@@ -133,8 +140,9 @@ def strace_check(entry, tool, corpus):
     input for writing, wrote to one, truncated, made, renamed or removed one."""
     path = os.path.join(corpus, entry["file"])
     folder = os.path.realpath(os.path.dirname(path)) + os.sep
-    args = [a.replace("{file}", path) for a in entry.get("args", ["info", "--json", "{file}"])]
     with tempfile.TemporaryDirectory() as tmp:
+        args = [a.replace("{file}", path).replace("{out}", os.path.join(tmp, "out.sawtooth"))
+                for a in entry.get("args", ["info", "--json", "{file}"])]
         log = os.path.join(tmp, "strace.log")
         r = subprocess.run(["strace", "-f", "-qq", "-y", "-e", "trace=" + TRACED, "-o", log, tool] + args,
                            capture_output=True, timeout=10 * TIMEOUT_S, preexec_fn=limit)

@@ -288,7 +288,7 @@ void TimelineChart::addLine(int16_t device, SeriesKind kind, const SeriesAnalysi
   auto* s = new QLineSeries();
   const QString what = toQString(name(kind)).replace('_', ' ');
   s->setName(several ? QStringLiteral("%1 %2").arg(deviceName(device), what) : what);
-  s->setPen(seriesPen(kind, device_index));
+  s->setPen(fastLinePen(seriesPen(kind, device_index)));
   chart()->addSeries(s);
   s->attachAxis(axis_x_);
   s->attachAxis(axis_y_);

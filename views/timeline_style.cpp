@@ -1,5 +1,6 @@
 #include "views/timeline_style.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/analysis/axis_scale.h"
@@ -23,6 +24,19 @@ QPen seriesPen(SeriesKind kind, int device_index) {
     case SeriesKind::DeviceUsed: return QPen(QColor(0x7f, 0x7f, 0x7f), 1.2, Qt::DotLine);
   }
   return QPen(allocated);
+}
+
+QPen fastLinePen(const QPen& pen) {
+  QPen out(pen);
+  out.setCosmetic(true);
+  out.setWidthF(1.0);
+  if (pen.style() != Qt::SolidLine && pen.style() != Qt::NoPen) {
+    // Dash lengths are in pen widths: scaled so that the dashes keep their length on screen.
+    QList<qreal> pattern = pen.dashPattern();
+    for (qreal& v : pattern) v *= std::max<qreal>(1.0, pen.widthF());
+    out.setDashPattern(pattern);
+  }
+  return out;
 }
 
 QColor categoryColor(Category category) {

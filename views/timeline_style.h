@@ -12,6 +12,11 @@ namespace sawtooth::views {
 
 // `device_index`: the device's position among those drawn (the first gets blue and orange).
 QPen seriesPen(SeriesKind kind, int device_index);
+// The same line as `pen` (colour, dashes of the same length in pixels), cosmetic and one pixel
+// wide: Qt's raster engine draws such a pen straight into the image (its cosmetic stroker), where a
+// wider one is first stroked into an outline and that outline filled — 10-50 times slower for a line
+// of two points per pixel column, whose columns of min/max are tall vertical strokes.
+QPen fastLinePen(const QPen& pen);
 QColor categoryColor(Category category);
 QString categoryTitle(Category category);  // "optimizer state"
 QColor peakColor();

@@ -357,6 +357,58 @@ class TimelineChartTest : public QObject {
     }
   }
 
+  void linesAreDrawnWithCosmeticPensOfOnePixel() {
+    // Qt's raster engine draws a cosmetic pen of at most one pixel straight into the image; a wider
+    // pen is stroked into an outline first and the outline filled, 10-50 times slower for two points
+    // a column (bench/results/cpu-app-timeline-open-2026-12-02-b.md). Dashes keep their length.
+    TimelineChart chart;
+    chart.resize(800, 500);
+    chart.show();
+    chart.setAnalysis(anatomy_);
+    for (SeriesKind kind : {SeriesKind::Allocated, SeriesKind::Reserved}) {
+      const QPen pen = chart.line(0, kind)->pen();
+      QVERIFY(pen.isCosmetic());
+      QVERIFY(pen.widthF() <= 1.0);
+      const QPen styled = seriesPen(kind, 0);
+      QCOMPARE(pen.color(), styled.color());
+      QCOMPARE(pen.style() == Qt::SolidLine, styled.style() == Qt::SolidLine);
+      if (styled.style() != Qt::SolidLine) {
+        const QList<qreal> drawn = pen.dashPattern(), asked = styled.dashPattern();
+        QCOMPARE(drawn.size(), asked.size());
+        for (qsizetype i = 0; i < drawn.size(); ++i) QCOMPARE(drawn[i] * pen.widthF(), asked[i] * styled.widthF());
+      }
+    }
+  }
+
+  void thePeakIsDrawnAtItsPixel() {
+    // Drawn offscreen: the allocated line's highest pixel in the plot is the peak's, at its column.
+    TimelineChart chart;
+    chart.resize(1000, 600);
+    chart.show();
+    chart.setBandsVisible(false);
+    chart.setAnalysis(anatomy_);
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    const QImage image = chart.grab().toImage().convertToFormat(QImage::Format_RGB32);
+    const QPointF peak = chart.mapFromScene(chart.chart()->mapToPosition(
+        QPointF(chart.peakPoint(0).x(), chart.peakPoint(0).y() / chart.yUnit().bytes), chart.line(0, SeriesKind::Allocated)));
+    const QRect plot = chart.mapFromScene(chart.chart()->plotArea()).boundingRect().adjusted(2, 2, -2, -2);
+    const QColor line = seriesPen(SeriesKind::Allocated, 0).color();
+    auto isLine = [&](QRgb p) {  // the line's blue, whole or half covered (antialiased)
+      return qBlue(p) - qRed(p) > (line.blue() - line.red()) / 3 && qRed(p) < 200;
+    };
+    int top = -1, top_x = -1;
+    for (int y = plot.top(); y <= plot.bottom() && top < 0; ++y)
+      for (int x = plot.left(); x <= plot.right(); ++x)
+        if (isLine(image.pixel(x, y))) {
+          top = y, top_x = x;
+          break;
+        }
+    QVERIFY2(top >= 0, "no allocated line drawn");
+    QVERIFY2(std::abs(top - peak.y()) <= 1.5, qPrintable(QStringLiteral("top at y %1, peak at y %2").arg(top).arg(peak.y())));
+    // (The peak's dot covers the line's top at its column: its first pixel shows at the dot's edge.)
+    QVERIFY2(std::abs(top_x - peak.x()) <= 7.0, qPrintable(QStringLiteral("top at x %1, peak at x %2").arg(top_x).arg(peak.x())));
+  }
+
   void timeAxisPlacesThePeakAtItsTime() {
     TimelineChart chart;
     chart.resize(800, 500);

@@ -8,7 +8,7 @@ namespace sawtooth {
 DeviceId LiveSourceMap::idOf(size_t source, DeviceId device) {
   if (source == 0) return device;
   auto [at, added] = ids_.try_emplace({source, device}, next_);
-  if (added) ++next_;
+  if (added && next_ < kLastId) ++next_;
   return at->second;
 }
 

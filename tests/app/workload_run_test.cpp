@@ -330,9 +330,6 @@ class WorkloadRunTest : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(labelled(), (QStringList{QStringLiteral("rank 0"), QStringLiteral("rank 1")}), kPatience);
     const uint64_t first = timeline.events();
     QTRY_VERIFY_WITH_TIMEOUT(timeline.events() > first, 10000);
-    // Known broken since c33d1da: the one chart names the ranks' lines "0 allocated", not
-    // "rank N · cpu …" (stop 32's closing note). Skipped here, said there.
-    QSKIP("the ranks' lines are not labelled by rank in the one chart (known, see stop 32's closing note)");
     for (const LiveTimeline::Device& d : timeline.devices()) {
       if (d.allocated.empty()) continue;
       QTRY_VERIFY_WITH_TIMEOUT(live->chart()->line(d.device, SeriesKind::Allocated), 5000);

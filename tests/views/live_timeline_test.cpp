@@ -5,6 +5,7 @@
 
 #include <QtTest>
 
+#include "core/analysis/live_sources.h"
 #include "core/analysis/live_timeline_frame.h"
 #include "views/timeline_chart.h"
 
@@ -128,6 +129,33 @@ class LiveTimelineTest : public QObject {
     const int columns = static_cast<int>(chart.chart()->plotArea().width());
     QVERIFY(columns > 100);
     QVERIFY2(pointsDrawn(chart) <= 2 * 2 * (columns + 1), qPrintable(QString::number(pointsDrawn(chart))));
+  }
+
+  // A distributed recording's ranks, each in a file of its own, as LiveFollower maps them: every
+  // line is named after its rank's file and device, not after a number.
+  void eachRanksLinesAreNamedAfterItsFile() {
+    LiveSourceMap map;
+    LiveTimeline timeline;
+    for (int rank : {0, 1}) {
+      std::vector<LiveDevice> devices = {{kCpuDevice, "cpu", 0, 0, "", std::nullopt}};
+      std::vector<LiveRow> rows = steps(0, 10);
+      for (LiveRow& row : rows) row.device = kCpuDevice;
+      // File 0 is the merged file, which a distributed recording writes only at the end.
+      map.remap(static_cast<size_t>(rank) + 1, "rank " + std::to_string(rank), devices, rows);
+      timeline.setDevices(devices);
+      timeline.append(rows);
+    }
+    TimelineChart chart;
+    chart.resize(900, 500);
+    feed(chart, timeline);
+    grew(chart, timeline);
+    QCOMPARE(timeline.devices().size(), size_t{2});
+    QStringList names;
+    for (const LiveTimeline::Device& d : timeline.devices()) {
+      QVERIFY(chart.line(d.device, SeriesKind::Allocated));
+      names << chart.line(d.device, SeriesKind::Allocated)->name();
+    }
+    QCOMPARE(names, (QStringList{QStringLiteral("rank 0 · cpu allocated"), QStringLiteral("rank 1 · cpu allocated")}));
   }
 };
 

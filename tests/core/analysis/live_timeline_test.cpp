@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "core/analysis/live_sources.h"
 #include "core/analysis/live_timeline.h"
@@ -228,6 +229,31 @@ TEST(LiveSourceMap, TwoRanksOnOneGpuStayTwoLabelledDevices) {
   map.remap(2, "rank 1", none, later);
   EXPECT_EQ(later[0].device, rank1.device);
   EXPECT_EQ(map.idOf(1, 0), rank0.device);
+}
+
+// The timeline chart keys a device's lines by an int16_t: the ids given to the other files'
+// devices must stay distinct there, and below every id the first file can hold.
+TEST(LiveSourceMap, IdsFitTheChartsDeviceKeys) {
+  LiveSourceMap map;
+  std::set<int16_t> keys;
+  for (size_t source = 1; source <= 256; ++source)
+    for (DeviceId device : {-1, 0, 7}) {
+      const DeviceId id = map.idOf(source, device);
+      EXPECT_LT(id, -1);
+      EXPECT_EQ(static_cast<int16_t>(id), id);
+      EXPECT_TRUE(keys.insert(static_cast<int16_t>(id)).second) << "source " << source << " device " << device;
+    }
+  // In the order they appeared: rank 0's file before rank 1's.
+  EXPECT_LT(map.idOf(1, -1), map.idOf(2, -1));
+}
+
+TEST(LiveSourceMap, IdsRunningOutShareTheLastOneBelowTheFirstFiles) {
+  LiveSourceMap map;
+  DeviceId last = 0;
+  for (DeviceId device = 0; device < 40'000; ++device) last = map.idOf(1, device);
+  EXPECT_EQ(last, -2);
+  EXPECT_EQ(map.idOf(2, 0), -2);
+  EXPECT_EQ(map.idOf(1, 0), INT16_MIN);
 }
 
 TEST(LiveTimeline, TheFirstTimeIsTheEarliestOfEveryFile) {

@@ -107,8 +107,7 @@ def tracker():
 
 
 def remove(m):
-    for h in m.hooks:
-        h.remove()
+    m.uninstall()
 
 
 class Body(torch.nn.Module):
@@ -333,6 +332,53 @@ out = Net()(torch.randn(2, 4)).sum()
 m.paused = True
 out.backward()
 check(not backward_marks(ch.calls), "paused: backward marks nothing")
+remove(m)
+
+# 10. No global module hook and no hook on the program's modules: Module.__call__ is wrapped, so
+# _call_impl keeps its fast path and torch.compile(module) has no global hook to warn about.
+import warnings  # noqa: E402
+module_ns = torch.nn.modules.module
+original_call = torch.nn.Module.__dict__["__call__"]
+ch, m = tracker()
+check(not module_ns._has_any_global_hook(), "tracking registers no global module hook")
+net = Net()
+net(torch.randn(2, 4))
+check(all(not mod._forward_pre_hooks and not mod._forward_hooks for mod in net.modules()),
+      "nothing put on the program's modules")
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    torch.compile(Net(), backend="eager")(torch.randn(2, 4))
+check(not [w for w in caught if "global hooks" in str(w.message)], f"torch.compile does not warn {[str(w.message) for w in caught]}")
+remove(m)
+check(torch.nn.Module.__dict__["__call__"] is original_call, "uninstalled: Module.__call__ is the original again")
+
+# A program (or another tool) that wraps Module.__call__ after us keeps its wrapper when we leave,
+# and ours then passes every call through.
+ch, m = tracker()
+theirs_seen = []
+ours = torch.nn.Module.__dict__["__call__"]
+
+
+def theirs(self, *args, **kwargs):
+    theirs_seen.append(type(self).__name__)
+    return ours(self, *args, **kwargs)
+
+
+torch.nn.Module.__call__ = theirs
+remove(m)
+check(torch.nn.Module.__dict__["__call__"] is theirs, "their wrapper stays when ours leaves")
+before = len(ch.calls)
+torch.nn.Linear(2, 2)(torch.randn(1, 2))
+check(theirs_seen == ["Linear"] and len(ch.calls) == before, "ours passes through once removed")
+torch.nn.Module.__call__ = original_call
+
+# Pause puts the original back (a paused block costs what an unrecorded one does), resume wraps again.
+ch, m = tracker()
+m.set_paused(True)
+check(torch.nn.Module.__dict__["__call__"] is original_call, "paused: Module.__call__ is the original")
+m.set_paused(False)
+Net()(torch.randn(2, 4))
+check(ch.calls and balanced(ch.calls), "resumed: calls are marked again")
 remove(m)
 
 if failures:

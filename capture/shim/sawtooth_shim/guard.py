@@ -163,6 +163,35 @@ def arguments(fn, call, what, convert):
     def wrapper(function, *args, **kwargs):
         return fn(call(what, convert, function) or function, *args, **kwargs)
     return wrapper
+
+
+def module_call(call, tracker, compiling, report, what):
+    enters, exits = tracker.call_enters, tracker.call_exits
+
+    def __call__(self, *args, **kwargs):
+        if compiling() or tracker.paused or tracker.removed:
+            return call(self, *args, **kwargs)
+        try:
+            marked = enters(self)
+        except Exception as e:
+            report(what, e)
+            marked = None
+        if marked is None:
+            return call(self, *args, **kwargs)
+        try:
+            result = call(self, *args, **kwargs)
+        except BaseException:
+            try:
+                exits(marked, None, True)
+            except Exception as e:
+                report(what, e)
+            raise
+        try:
+            exits(marked, result, False)
+        except Exception as e:
+            report(what, e)
+        return result
+    return __call__
 '''
 _wrappers = {}
 exec(compile(_WRAPPERS_SOURCE, _WRAPPERS_FILE, "exec"), _wrappers)
@@ -202,3 +231,12 @@ def during(fn, guard, what, began, ended):
 def arguments(fn, guard, what, convert):
     """fn called with its first argument replaced by convert(it) (kept when convert fails)."""
     return _finish(_wrappers["arguments"](fn, guard.call, what, convert), fn)
+
+
+def module_call_wrapper(original, tracker):
+    """Module.__call__ for modules.py: tracker.call_enters(module) before the original and
+    tracker.call_exits(marked, output, raised) after it, both guarded; every call passes straight
+    through while dynamo traces, while paused, and once removed."""
+    g = tracker.guard
+    return _finish(_wrappers["module_call"](original, tracker, g.compiling, g.report, "tracking the program's modules"),
+                   original)

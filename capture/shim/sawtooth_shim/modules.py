@@ -1,45 +1,46 @@
 """Which of the program's modules is running, so that every byte can be given to the module that
 allocated it (issue 23).
 
-Two global module hooks, a forward pre-hook and an always-called forward hook (no hook is put on
-the program's modules), mark each call of a module on its thread: the recorder gives an event to
-the innermost module running on the thread that allocated it. With the native tracker the marks
-go to the tracker library (one ctypes call each, where the allocator's callback reads them on the
-allocating thread, and backward finds its module through autograd's own link: see
-capture/inject/module_context.h); otherwise they are records on the live stream, stamped with the
-thread, and the recorder attributes by time.
+Module.__call__ is wrapped (no hook is put on the program's modules, and no global module hook
+is registered): the wrapper marks each call of a module on its thread, and the recorder gives an
+event to the innermost module running on the thread that allocated it. A wrapper, not PyTorch's
+global forward hooks, because any global hook takes every module call off Module._call_impl's fast
+path: two empty global hooks cost 10.6 us a call on the development CPU against 3.1 us for the
+wrapper with its marks (bench/results/cpu-module-hooks-2026-12-02.md; on the H200 the hooks were
++7.4 % of GPT-2 small's step). It also keeps torch.compile(module)'s warning about global hooks
+away. The wrapper is compiled under the guard's wrapper file name (a warning PyTorch raises inside
+forward names the program's line, as unrecorded); a traceback through a module shows its frame.
+
+With the native tracker the marks go to the tracker library (one ctypes call each, where the
+allocator's callback reads them on the allocating thread, and backward finds its module through
+autograd's own link: see capture/inject/module_context.h; the tracker keeps the thread's open
+calls and tells a recompute from the autograd node running); otherwise they are records on the
+live stream, stamped with the thread, and the recorder attributes by time.
 
 Backward without the tracker (the CPU, --shim portable): no allocation says which autograd node
-made it, so the module's output carries the link instead. Its forward hook puts a tensor hook on
-the first output that needs a gradient (one per tensor: an inner module whose output its parent
-returns keeps the tensor); autograd calls it when that gradient is complete, which is when the
-module's backward begins, and the hook marks the module running backward on that thread until the
-next module's mark, or backward's end (a callback queued on autograd's engine). The recorder ends
-a backward call where the next one begins on the thread.
-
-The native hooks run on every module call of the program, so they are cut to the bone (what the
-H200 measured: bench/results): one closure each with its guard inline (no wrapper call), the
-module's id from the identity table's dict without a method call, no stack of our own (the
-tracker keeps the thread's open calls and ignores an exit it did not see enter), no graph-task
-probe (the tracker tells a recompute from the autograd node running), and a ctypes call without
-argument conversion. bench/capture/shim/module_hooks_bench.py measures them against the former
-bodies.
+made it, so the module's output carries the link instead. When a module returns, a tensor hook
+goes on the first output that needs a gradient (one per tensor: an inner module whose output its
+parent returns keeps the tensor); autograd calls it when that gradient is complete, which is when
+the module's backward begins, and the hook marks the module running backward on that thread until
+the next module's mark, or backward's end (a callback queued on autograd's engine). The recorder
+ends a backward call where the next one begins on the thread.
 
 Names: a module first seen is a root (named by its class, "GPT2LMHeadModel"; "#2" when another
 root of that name is alive), and every module under it is named as named_modules() names it
 ("transformer.h.0.attn"), each with its own parameters' bytes (a tied weight counted once). A
 module run inside a known one without being its submodule (built on the fly) is named under the
 module running it. torch.compile's OptimizedModule is its original module: the compiled region
-is one module (dynamo runs our hooks as nothing while it traces). A forward that runs while
+is one module (while dynamo traces, the wrapper passes every call straight through). A forward that runs while
 backward does (torch.utils.checkpoint recomputing, either form) is a recompute.
 
-A guest's rules (guard.py): every hook body guarded, nothing of the program's kept alive (modules
+A guest's rules (guard.py): everything the wrapper does guarded, nothing of the program's kept alive (modules
 and parameters are remembered by identity while they live, and only ids and names are kept).
 """
 import threading
 import time
 
 from . import wire
+from . import guard
 from .guard import Identities
 
 _WHAT = "tracking the program's modules"
@@ -48,7 +49,7 @@ _MAX_MODULES = 1_000_000  # the recorder's bound too: a program that makes modul
 
 class _Stacks(threading.local):
     def __init__(self):
-        self.calls = []  # (module id, how it was marked: the tracker's functions or None) of this thread's open calls
+        self.calls = []  # ids of this thread's open calls marked on the live stream
         self.backward_module = None  # the module marked running backward on this thread (the portable path)
         self.backward_task = None    # the graph task that mark is in
 
@@ -81,7 +82,8 @@ class Modules:
         self.paths = []                # id -> its name below its root ("" for a root), for naming later finds
         self.roots = {}                # root name -> Identities of the live roots of that name
         self.stacks = _Stacks()
-        self.hooks = []
+        self.installed = None          # (Module.__call__ before us, our wrapper) while installed
+        self.removed = False           # uninstalled while another wrapper sat on ours: ours passes through
         self.native = None             # (enter, exit) of the tracker library, once it runs
         self.paused = False
         self.full = False
@@ -92,109 +94,78 @@ class Modules:
 
     # -- installation --------------------------------------------------------------------------------
     def install(self):
-        module = self.torch.nn.modules.module
-        if self.native is not None:
-            enter, exit_ = self._native_hooks()
+        """Module.__call__ wrapped (module docstring): the program's modules are left as they are."""
+        if self.installed is not None:
+            return
+        cls = self.torch.nn.Module
+        original = cls.__dict__["__call__"]
+        wrapper = guard.module_call_wrapper(original, self)
+        cls.__call__ = wrapper
+        self.installed = (original, wrapper)
+
+    def uninstall(self):
+        """Module.__call__ as it was, if nobody wrapped it after us (else ours stays and passes
+        every call through: removing it would remove theirs)."""
+        installed, self.installed = self.installed, None
+        if installed is None:
+            return
+        cls = self.torch.nn.Module
+        if cls.__dict__.get("__call__") is installed[1]:
+            cls.__call__ = installed[0]
         else:
-            enter, exit_ = self.guard.wrap(_WHAT, self.enter), self.guard.wrap(_WHAT, self.exit)
-        self.hooks = [module.register_module_forward_pre_hook(enter),
-                      module.register_module_forward_hook(exit_, always_call=True)]
+            self.removed = True
 
-    def _native_hooks(self):
-        """The hooks that mark calls in the tracker library: each as cheap as a guarded hook can be
-        (module docstring). A mark of 0 lets the tracker choose forward or recompute."""
-        native_enter, native_exit = self.native
-        entries = self.ids._entries  # Identities' own table: id -> (weak reference or None, id of ours)
-        compiling, report, discover = self.guard.compiling, self.guard.report, self.discover
+    def call_enters(self, module):
+        """A call of module begins (the wrapper, not while compiling or paused): its id and how it
+        was marked (the tracker's exit, or None for the live stream), or None when not tracked."""
+        entry = self.ids._entries.get(id(module))
+        if entry is not None and (entry[0] is None or entry[0]() is module):
+            ident = entry[1]
+        else:
+            ident = self.discover(module)
+            if ident is None:
+                return None
+        native = self.native
+        if native is not None:
+            native[0](ident, 0)  # 0: the tracker tells forward from recompute by the autograd node running
+            return ident, native[1]
+        pass_ = wire.RECOMPUTE if self.in_backward() else wire.FORWARD
+        self.stacks.calls.append(ident)
+        self.ch.record(wire.MODULE_ENTER, range_id=threading.get_ident(), module=ident, pass_=pass_)
+        return ident, None
 
-        def enter(module, args):
-            try:
-                if compiling():
-                    return
-                entry = entries.get(id(module))
-                if entry is not None and (entry[0] is None or entry[0]() is module):
-                    native_enter(entry[1], 0)
-                    return
-                ident = discover(module)
-                if ident is not None:
-                    native_enter(ident, 0)
-            except Exception as e:  # never the program's problem
-                report(_WHAT, e)
-
-        def exit_(module, args, output):
-            try:
-                if compiling():
-                    return
-                entry = entries.get(id(module))
-                if entry is not None and (entry[0] is None or entry[0]() is module):
-                    native_exit(entry[1])
-            except Exception as e:
-                report(_WHAT, e)
-        return enter, exit_
+    def call_exits(self, marked, output, raised):
+        """The call call_enters marked has returned output (or raised): its exit goes the way its
+        enter went."""
+        ident, native_exit = marked
+        if native_exit is not None:
+            native_exit(ident)
+            return
+        calls = self.stacks.calls
+        if calls and calls[-1] == ident:
+            calls.pop()
+        self.ch.record(wire.MODULE_EXIT, range_id=threading.get_ident(), module=ident)
+        if not raised:
+            self._mark_backward_of(ident, output)
 
     def set_paused(self, paused):
-        """pause_recording(): the hooks come off (so that a paused block costs what an unrecorded
-        one does) and go back on; calls open on this thread are forgotten (a pause falls between
-        steps)."""
+        """pause_recording(): Module.__call__ goes back to the original (so that a paused block
+        costs what an unrecorded one does) and the wrapper comes back on; calls open on this thread
+        are forgotten (a pause falls between steps)."""
         if paused == self.paused:
             return
         self.paused = paused
         if paused:
-            for h in self.hooks:
-                h.remove()
-            self.hooks = []
+            self.uninstall()
             self.stacks.calls.clear()
         else:
+            self.removed = False
             self.install()
-
-    def is_ours(self, hook_id):
-        return any(h.id == hook_id for h in self.hooks)
 
     def use_native(self, enter, exit_):
-        """The tracker library runs: marks go to it (it stamps and sends them with the allocations),
-        through the native hooks from now on. (A call open now was marked on the live stream; its
-        exit is not, so the recorder never closes it: the switch happens once, when CUDA starts.)"""
+        """The tracker library runs: marks go to it (it stamps and sends them with the allocations)
+        from the next call on; a call open now ends the way it began, on the live stream."""
         self.native = (enter, exit_)
-        if self.hooks and not self.paused:
-            for h in self.hooks:
-                h.remove()
-            self.install()
-
-    # -- calls -----------------------------------------------------------------------------------------
-    def enter(self, module, args):
-        if self.paused:
-            return
-        ident = self.ids.get(module)
-        if ident is None:
-            ident = self.discover(module)
-            if ident is None:
-                return
-        pass_ = wire.RECOMPUTE if self.in_backward() else wire.FORWARD
-        native = self.native
-        self.stacks.calls.append((ident, native))  # its exit goes the way its enter went
-        if native is not None:
-            native[0](ident, pass_)
-        else:
-            self.ch.record(wire.MODULE_ENTER, range_id=threading.get_ident(), module=ident, pass_=pass_)
-
-    def exit(self, module, args, output):
-        calls = self.stacks.calls
-        if not calls:
-            return
-        ident = self.ids.get(module)
-        if calls[-1][0] != ident:
-            # A call whose pre-hook did nothing (paused, or found while compiling): only a call we
-            # marked is ended, with any left open inside it.
-            found = [i for i in range(len(calls)) if calls[i][0] == ident]
-            if not found:
-                return
-            del calls[found[-1] + 1:]
-        native = calls.pop()[1]
-        if native is not None:
-            native[1](ident)
-        else:
-            self.ch.record(wire.MODULE_EXIT, range_id=threading.get_ident(), module=ident)
-            self._mark_backward_of(ident, output)
 
     # -- backward without the tracker ----------------------------------------------------------------
     def _mark_backward_of(self, ident, output):
@@ -253,7 +224,7 @@ class Modules:
             return ident
         calls = self.stacks.calls
         if calls:  # run by a known module without being its submodule: named under it
-            parent = calls[-1][0]
+            parent = calls[-1]
             below = self.paths[parent]
             return self._register(module, (below + "." if below else "") + type(module).__name__, parent)
         return self._register(module, "", None)

@@ -85,7 +85,6 @@ class Phases:
         self.paused = False  # sawtooth_shim.pause_recording(): the hooks stay, and do nothing
         self.on_new_top_module = None  # called with each new top-level module (torch_hooks: --rung, autocast)
         self.owner = None    # tensor -> the id of its module (modules.py), when modules are tracked
-        self.also_ours = lambda hook_id: False  # the shim's other global module hooks (modules.py)
 
     # -- markers ---------------------------------------------------------------------------------
     def begin(self, name):
@@ -385,7 +384,7 @@ class Phases:
         def _has_any_global_hook():
             try:
                 def theirs(hooks):
-                    return any(not (phases.is_our_hook(i) or phases.also_ours(i)) for i in hooks or ())
+                    return any(not (phases.is_our_hook(i)) for i in hooks or ())
                 return bool(module._global_backward_pre_hooks or module._global_backward_hooks or
                             theirs(module._global_forward_pre_hooks) or theirs(module._global_forward_hooks) or
                             theirs(getattr(module, "_global_forward_hooks_always_called", None)) or

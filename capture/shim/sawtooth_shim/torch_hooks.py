@@ -54,7 +54,6 @@ class Shim:
                 modules.install()
                 self.modules = modules
                 self.phases.owner = modules.owner
-                self.phases.also_ours = modules.is_ours
             except Exception as e:
                 self.guard.report("installing the tracking of the program's modules", e)
         self.phases.install()

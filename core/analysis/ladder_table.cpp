@@ -14,9 +14,14 @@ Cell optional(const std::optional<double>& v) { return v ? Cell(*v) : Cell(); }
 
 Table ladderTable(const LadderReport& rep) {
   Table t;
+  enum Column : size_t { Rung, Predicted, Low, High, Measured, InRange, PeakError, PeakChange, PredictedStep,
+                         MeasuredStep, StepError, StepChange, Fits, LargestBatch, Reserved, Note, Count };
   t.columns = {{"rung"},
                {"predicted peak", Unit::Bytes},
+               {"lowest possible peak", Unit::Bytes},
+               {"highest possible peak", Unit::Bytes},
                {"measured peak", Unit::Bytes},
+               {"measured within range"},
                {"peak error", Unit::Ratio},
                {"peak change", Unit::Ratio},
                {"predicted step", Unit::Milliseconds},
@@ -27,31 +32,39 @@ Table ladderTable(const LadderReport& rep) {
                {"largest batch that fits", Unit::Count},
                {"predicted reserved", Unit::Bytes},
                {"note"}};
-  t.columns[4].is_change = true;
-  t.columns[8].is_change = true;
+  static_assert(Count == 16);
+  t.columns[PeakChange].is_change = true;
+  t.columns[StepChange].is_change = true;
   const LadderRow* base = rep.rows.empty() ? nullptr : &rep.rows.front();
   auto peakOf = [&](const LadderRow& r) { return rep.cuda ? r.peak_allocated_blocks : r.peak_allocated; };
   for (const LadderRow& r : rep.rows) {
     std::vector<Cell> row(t.columns.size());
-    row[0] = r.label;
+    row[Rung] = r.label;
     if (r.applicable && r.predicted) {
-      row[1] = bytesCell(peakOf(r));
+      row[Predicted] = bytesCell(peakOf(r));
+      if (r.peak_low && r.peak_high) {
+        row[Low] = bytesCell(*r.peak_low);
+        row[High] = bytesCell(*r.peak_high);
+      }
       if (base && &r != base && peakOf(*base) > 0)
-        row[4] = static_cast<double>(peakOf(r)) / static_cast<double>(peakOf(*base)) - 1;
-      row[5] = optional(r.step_ms);
-      if (base && &r != base && r.step_ms && base->step_ms && *base->step_ms > 0) row[8] = *r.step_ms / *base->step_ms - 1;
-      if (r.fits) row[9] = std::string(*r.fits ? "yes" : "no");
-      if (r.max_batch) row[10] = static_cast<double>(*r.max_batch);
-      if (r.peak_reserved) row[11] = bytesCell(*r.peak_reserved);
+        row[PeakChange] = static_cast<double>(peakOf(r)) / static_cast<double>(peakOf(*base)) - 1;
+      row[PredictedStep] = optional(r.step_ms);
+      if (base && &r != base && r.step_ms && base->step_ms && *base->step_ms > 0)
+        row[StepChange] = *r.step_ms / *base->step_ms - 1;
+      if (r.fits) row[Fits] = std::string(*r.fits ? "yes" : "no");
+      if (r.max_batch) row[LargestBatch] = static_cast<double>(*r.max_batch);
+      if (r.peak_reserved) row[Reserved] = bytesCell(*r.peak_reserved);
     }
     if (r.measured) {
-      row[2] = bytesCell(rep.cuda ? r.measured->peak_allocated_blocks : r.measured->peak_allocated);
-      row[3] = optional(r.peak_error);
-      row[6] = optional(r.measured->step_ms);
-      row[7] = optional(r.time_error);
+      row[Measured] = bytesCell(rep.cuda ? r.measured->peak_allocated_blocks : r.measured->peak_allocated);
+      if (r.measured_in_range) row[InRange] = std::string(*r.measured_in_range ? "yes" : "no");
+      row[PeakError] = optional(r.peak_error);
+      row[MeasuredStep] = optional(r.measured->step_ms);
+      row[StepError] = optional(r.time_error);
     }
-    if (!r.applicable) row[12] = "not applicable: " + r.note;
-    else if (!r.predicted) row[12] = r.note;
+    if (!r.applicable) row[Note] = "not applicable: " + r.note;
+    else if (!r.predicted) row[Note] = r.note;
+    else if (!r.range_why.empty()) row[Note] = "range: " + r.range_why;
     t.rows.push_back(std::move(row));
   }
   return t;

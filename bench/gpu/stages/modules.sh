@@ -72,7 +72,7 @@ stage_module_overhead() {
   done
   python3 bench/gpu/foreign/alternate_report.py "$R"/modules/alt-*.json | tee "$R/modules/overhead.md"
   # The hooks' own cost per module call on this machine's CPU, the former bodies beside the current.
-  $MODULES_PY bench/capture/shim/module_hooks_bench.py $BUILD/lib/sawtooth/libsawtooth_torch_tracker.so \
+  $MODULES_PY bench/capture/shim/module_hooks_bench.py $BUILD/lib/sawtooth/inject/libsawtooth_torch_tracker.so \
     --json "$R/modules/hooks.json" | tee "$R/modules/hooks.md"
 }
 

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "core/analysis/ladder.h"
+#include "core/analysis/ladder_table.h"
 #include "core/analysis/ladder_blocks.h"
 #include "core/analysis/ladder_measured.h"
 #include "core/analysis/ladder_rungs.h"
@@ -585,6 +586,25 @@ TEST(Ladder, RowsSayTheRangeARecordingLeavesOpen) {
   const std::string json = ladderJson(rep, "hand.sawtooth");
   EXPECT_NE(json.find("\"peak_range\": {"), std::string::npos) << json;
   EXPECT_NE(json.find("\"measured_in_range\": true"), std::string::npos);
+  // The app's table (and its CSV) shows the range, whether the measurement lies in it, and why.
+  const Table table = ladderTable(rep);
+  auto column = [&](std::string_view title) {
+    for (size_t c = 0; c < table.columns.size(); ++c)
+      if (table.columns[c].name == title) return c;
+    ADD_FAILURE() << "no column " << title;
+    return size_t{0};
+  };
+  size_t at = 0;
+  while (at < rep.rows.size() && rep.rows[at].id != "checkpoint:every=1") ++at;
+  ASSERT_LT(at, table.rows.size());
+  const std::vector<Cell>& row = table.rows[at];
+  ASSERT_TRUE(row[column("lowest possible peak")].number() && row[column("highest possible peak")].number());
+  EXPECT_EQ(*row[column("lowest possible peak")].number(), static_cast<double>(551 * u));
+  EXPECT_EQ(*row[column("highest possible peak")].number(), static_cast<double>(651 * u));
+  ASSERT_TRUE(row[column("measured within range")].text());
+  EXPECT_EQ(*row[column("measured within range")].text(), "yes");
+  ASSERT_TRUE(row[column("note")].text());
+  EXPECT_NE(row[column("note")].text()->find(nr->range_why), std::string::npos);
 }
 
 // bf16: the high end keeps 4-byte what the stacks do not name (x here), and its gradient; what a

@@ -229,13 +229,23 @@ class AutocastOps {
   struct Facts {
     AutocastOp op = AutocastOp::Unknown;
     bool cached = false;
+    uint32_t code = 0;
+    uint16_t depth = 0;
   };
   Facts of(uint32_t stack) {
     if (stack == kNoStack) return {};
     if (auto it = known_.find(stack); it != known_.end()) return it->second;
     Facts facts;
+    const auto frames = stacks_.stack(stack);
+    facts.depth = static_cast<uint16_t>(std::min<size_t>(frames.size(), UINT16_MAX));
+    if (!frames.empty()) {
+      const FrameView inner = stacks_.frame(frames.front());
+      std::string key(inner.file);
+      key.append(1, '\n').append(inner.name);
+      facts.code = codes_.try_emplace(std::move(key), static_cast<uint32_t>(codes_.size() + 1)).first->second;
+    }
     bool op_found = false;
-    for (uint32_t f : stacks_.stack(stack)) {
+    for (uint32_t f : frames) {
       const FrameView frame = stacks_.frame(f);
       if (!op_found &&
           (frame.file.ends_with("torch/nn/functional.py") || frame.file.ends_with("torch\\nn\\functional.py"))) {
@@ -256,6 +266,7 @@ class AutocastOps {
  private:
   const StackTable& stacks_;
   std::unordered_map<uint32_t, Facts> known_;
+  std::unordered_map<std::string, uint32_t, KeyedHash> codes_;  // a frame's file and function -> its code id
 };
 
 // Dropout makes its mask (a byte an element) and then its output: in an fp32 run the mask is a
@@ -461,6 +472,8 @@ Result<LadderInput> ladderInput(const Trace& trace, const LadderSelection& selec
         const auto facts = autocast_ops.of(ev.stack()[i]);
         b.autocast = facts.op;
         b.cached = facts.cached;
+        b.code = facts.code;
+        b.depth = facts.depth;
         if (b.born == StepPart::Forward) in.stacks = true;
       }
       b.alloc_op = static_cast<int32_t>(ops.size());

@@ -57,6 +57,10 @@ struct LadderBlock {
   // cache_utils.py, a KV cache): stored in an object that outlives the op, such as the
   // past_key_values every layer is handed, not only saved for backward.
   bool cached = false;
+  // The code that made it, from its Python stack: the innermost frame's function (an id, the same
+  // for the same file and function; 0: no stack), and how many frames deep the stack is.
+  uint32_t code = 0;
+  uint16_t depth = 0;
 };
 // Whether a frame's file is a cache's code: its base name contains "cache", outside PyTorch's own
 // code (torch/_inductor/codecache.py runs compiled graphs).

@@ -523,6 +523,54 @@ RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form
 
 namespace {
 
+// What type promotion keeps 4-byte under autocast, told by where a block was made: autocast casts
+// only the inputs of the ops on its lists, and any other op of a 2-byte and a 4-byte tensor is
+// 4-byte. Before the model's first repeated block nothing has met a lower-precision op (the
+// embedding reads fp32 weights: it is on neither list), so what the forward makes there outside
+// nn.Linear / nn.Conv code is 4-byte, the first block's input too; a repeated block that adds its
+// input back (a residual connection, written in the block's own forward) then makes a 4-byte sum,
+// and so every block after it. The block's own forward is the shallowest code of a block's ops.
+struct Promotion {
+  std::vector<bool> keep;  // blocks kept 4-byte
+  int64_t stream_bytes = 0;  // the residual stream's size (one block's input), 0 when none
+  int64_t prologue = 0, residual = 0;  // bytes kept so, over the run
+};
+Promotion promotedFp32(const LadderInput& in, const std::vector<bool>& scaled) {
+  Promotion p;
+  p.keep.assign(in.blocks.size(), false);
+  if (!in.stacks || !in.repeated.found()) return p;
+  for (size_t mi = 0; mi < in.micro_steps.size() && mi < in.repeated.forward.size(); ++mi) {
+    const MicroStep& m = in.micro_steps[mi];
+    const std::vector<BlockSpan>& spans = in.repeated.forward[mi];
+    if (spans.empty()) continue;
+    // The first block's input: the largest block the prologue made that is alive when it starts.
+    int64_t input_bytes = 0;
+    AutocastOp input_op = AutocastOp::Unknown;
+    for (uint32_t q = m.forward_begin; q < spans.front().begin; ++q) {
+      const LadderOp& op = in.ops[q];
+      const LadderBlock& b = in.blocks[op.block];
+      if (!op.alloc || !scaled[op.block] || b.autocast == AutocastOp::BoolMask) continue;
+      if (b.autocast != AutocastOp::LowPrecision) p.keep[op.block] = true, p.prologue += b.bytes;
+      if (survives(b, spans.front().begin) && b.bytes > input_bytes) input_bytes = b.bytes, input_op = b.autocast;
+    }
+    if (input_bytes == 0 || input_op == AutocastOp::LowPrecision) continue;
+    p.stream_bytes = input_bytes;
+    for (const BlockSpan& span : spans) {
+      uint16_t own = UINT16_MAX;  // the depth of the block's own forward
+      for (uint32_t q = span.begin; q < span.end; ++q)
+        if (in.ops[q].alloc && in.blocks[in.ops[q].block].depth > 0)
+          own = std::min(own, in.blocks[in.ops[q].block].depth);
+      for (uint32_t q = span.begin; q < span.end; ++q) {
+        const LadderBlock& b = in.blocks[in.ops[q].block];
+        if (in.ops[q].alloc && b.depth == own && b.bytes == input_bytes && b.autocast == AutocastOp::Unknown &&
+            scaled[in.ops[q].block])
+          p.keep[in.ops[q].block] = true, p.residual += b.bytes;
+      }
+    }
+  }
+  return p;
+}
+
 // unnamed_fp32: the blocks of ops the stacks do not name kept 4-byte (the range's other end).
 RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unnamed_fp32) {
   RungProgram r;
@@ -532,17 +580,20 @@ RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unna
   // What stays as it was: blocks made by an op autocast runs in fp32 (by the torch.nn.functional
   // call in their stack), dropout's bool masks, and, in backward (no stacks there), the blocks of a
   // size such an fp32 op made in forward: their gradients, which keep their tensor's dtype.
+  const Promotion promoted = promotedFp32(in, scaled);
   std::unordered_set<int64_t> fp32_sizes;
   for (uint32_t b = 0; b < in.blocks.size(); ++b)
     if (scaled[b] && inForward(in.blocks[b].born) &&
         (in.blocks[b].autocast == AutocastOp::Float32 ||
          (unnamed_fp32 && in.blocks[b].autocast == AutocastOp::Unknown)))
       fp32_sizes.insert(in.blocks[b].bytes);
+  if (promoted.stream_bytes > 0) fp32_sizes.insert(promoted.stream_bytes);  // the stream's gradient
   int64_t kept_fp32 = 0, kept_masks = 0, kept_backward = 0, halved_unknown_forward = 0;
   auto lowers = [&](uint32_t id) {
     const LadderBlock& blk = in.blocks[id];
     if (!scaled[id]) return false;
     if (blk.autocast == AutocastOp::Float32) return kept_fp32 += blk.bytes, false;
+    if (promoted.keep[id]) return false;
     if (blk.autocast == AutocastOp::BoolMask) return kept_masks += blk.bytes, false;
     if (blk.born == StepPart::Backward && fp32_sizes.count(blk.bytes)) return kept_backward += blk.bytes, false;
     if (inForward(blk.born) && blk.autocast == AutocastOp::Unknown) {
@@ -682,6 +733,14 @@ RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unna
     if (kept_masks > 0)
       r.reasoning.push_back(fmt::format("dropout's masks (a byte an element) do not change: {} per forward",
                                         per_pass(kept_masks)));
+    if (promoted.prologue + promoted.residual > 0)
+      r.reasoning.push_back(fmt::format(
+          "stay 4-byte by type promotion (autocast casts only the inputs of ops on its lists; any other op of a "
+          "2-byte and a 4-byte tensor is 4-byte): what forward makes before the first repeated block outside "
+          "nn.Linear / nn.Conv code ({} per forward: the embedding reads fp32 weights, so the first block's input "
+          "is fp32), and the residual stream, the sums of a block's input ({}) written in the block's own forward "
+          "({} per forward), with their gradients",
+          per_pass(promoted.prologue), bytesText(promoted.stream_bytes), per_pass(promoted.residual)));
     r.reasoning.push_back(fmt::format(
         "uncertain, not in a recording: {} per forward made by ops the stacks do not name are taken as 2-byte; an "
         "op that mixes a 2-byte tensor with an fp32 one (a residual stream that starts from an fp32 embedding), a "

@@ -24,7 +24,10 @@
 //   step makes the 2-byte gradient, and the cast's own backward step, after the layer's has ended
 //   (released the weight's copy, freed its temporaries), the fp32 gradient kept; the first layer's
 //   input is kept as a 2-byte copy until that layer's backward step ends.
-//   Parameters, gradients and optimizer state stay fp32.
+//   Parameters, gradients and optimizer state stay fp32. Type promotion keeps 4-byte what forward
+//   makes before the first repeated block outside nn.Linear / nn.Conv code (the embedding reads fp32
+//   weights) and, when the first block's input is so, the residual stream: the blocks of that size
+//   made in a repeated block's own forward (its shallowest code), and their gradients.
 // - sharding over N: ZeRO-1 divides optimizer state and the optimizer's working memory by N;
 //   ZeRO-2 also keeps 1/N of each gradient once it is made (the whole gradient exists until it is
 //   reduce-scattered); full sharding also divides the parameters and gathers one repeated block's

@@ -58,6 +58,15 @@ class StepBuilder {
     stack_ = kNoStack;
     return addr;
   }
+  // An allocation whose Python stack is `frames` (function, file), innermost first.
+  uint64_t aIn(int64_t units, Category c, const std::vector<std::pair<std::string, std::string>>& frames) {
+    std::vector<uint32_t> ids;
+    for (const auto& [function, file] : frames) ids.push_back(t_.stacks.internFrame(function, file, 1));
+    stack_ = t_.stacks.internStack(ids);
+    const uint64_t addr = push(Action::Alloc, next_++, units, c, 0);
+    stack_ = kNoStack;
+    return addr;
+  }
   void f(uint64_t addr) {
     int64_t size = 0;
     for (size_t i = 0; i < t_.events.size(); ++i)
@@ -463,6 +472,54 @@ TEST(LadderRungs, AutocastWithoutStacksHalvesEveryActivationAndSaysSo) {
   EXPECT_EQ(peakUnits(r, in), 50 + 10 + 50 + 50 + 12 + 48 + 1 + 50);
   const std::string why = fmt::format("{}", fmt::join(r.reasoning, "\n"));
   EXPECT_NE(why.find("no Python stacks"), std::string::npos) << why;
+}
+
+// A model whose forward starts from an embedding (fp32 weights: on neither of autocast's lists) and
+// whose three repeated blocks each make a Linear's output (h, 40 units) and add it to the block's
+// input in the block's own forward (r, 100 units: the residual stream). Type promotion keeps the
+// stream 4-byte: the embedding's sum e, each r and the stream's gradient g. With `from_linear` the
+// first block's input comes out of a Linear: 2-byte, and so is the stream.
+Trace residualStream(bool from_linear) {
+  const std::string torch = "/venv/lib/python3.12/site-packages/torch/nn/";
+  StepBuilder b;
+  b.before(50, Category::Parameter);
+  b.phase("forward");
+  const uint64_t t = b.aIn(100, Category::Temporary, {{"embedding", torch + "functional.py"}, {"forward", "/work/model.py"}});
+  const uint64_t e = from_linear ? b.aIn(100, Category::Activation, {{"forward", torch + "modules/linear.py"}, {"forward", "/work/model.py"}})
+                                 : b.aIn(100, Category::Activation, {{"forward", "/work/model.py"}});
+  b.f(t);
+  std::vector<uint64_t> saved{e};
+  for (int i = 0; i < 3; ++i) {
+    saved.push_back(b.aIn(40, Category::Activation,
+                          {{"forward", torch + "modules/linear.py"}, {"forward", "/work/block.py"}, {"forward", "/work/model.py"}}));
+    saved.push_back(b.aIn(100, Category::Activation, {{"forward", "/work/block.py"}, {"forward", "/work/model.py"}}));
+  }
+  const uint64_t L = b.a(1);
+  b.phase("backward");
+  const uint64_t g = b.a(100, Category::Temporary);
+  b.a(20, Category::Gradient);
+  for (auto it = saved.rbegin(); it != saved.rend(); ++it) b.f(*it);
+  b.f(g);
+  b.phase("after");
+  b.f(L);
+  return b.trace();
+}
+
+TEST(LadderRungs, AutocastKeepsTheResidualStreamFp32ByTypePromotion) {
+  const LadderInput in = inputOf(residualStream(false));
+  ASSERT_TRUE(in.repeated.found());
+  ASSERT_EQ(in.repeated.count, 3u);
+  const RungProgram r = autocastRung(in, LowPrecision::BFloat16);
+  // 50 parameters, the weight's 10-unit copy, e (100), 3 × (h at half, 20, + r, 100), L (1); backward:
+  // the stream's gradient g (100, fp32 like its tensor) and the weight's 2-byte gradient (10).
+  // Halving e, each r and g (the rule before) gave 381.
+  EXPECT_EQ(peakUnits(r, in), 50 + 10 + 100 + 3 * (20 + 100) + 1 + 100 + 10);
+  const std::string why = fmt::format("{}", fmt::join(r.reasoning, "\n"));
+  EXPECT_NE(why.find("type promotion"), std::string::npos) << why;
+  // A stream that starts from a Linear's output is 2-byte: e, each r and g halve.
+  const LadderInput lin = inputOf(residualStream(true));
+  ASSERT_TRUE(lin.repeated.found());
+  EXPECT_EQ(peakUnits(autocastRung(lin, LowPrecision::BFloat16), lin), 50 + 10 + 50 + 3 * (20 + 50) + 1 + 50 + 10);
 }
 
 TEST(LadderInput, AutocastOpsByTheirFunctionalName) {

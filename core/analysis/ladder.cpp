@@ -15,14 +15,21 @@ namespace {
 // Dense matrix throughput from the vendors' datasheets (TFLOP/s): FP32 without tensor cores,
 // TF32 and BF16/FP16 on tensor cores. Only ratios are used: how much faster the same matrix
 // products run in 2-byte types than in the precision the run used.
+// hbm: the memory bandwidth (TB/s), for the copies autocast adds (bandwidth-bound kernels).
 struct Throughput {
   const char* name_part;
   double fp32, tf32, bf16;
+  double hbm;
 };
 constexpr Throughput kThroughputs[] = {
-    {"H200", 67, 495, 989},  {"H100", 67, 495, 989}, {"GH200", 67, 495, 989}, {"A100", 19.5, 156, 312},
-    {"L40S", 91.6, 183, 362}, {"L4", 30.3, 60, 121},  {"A10", 31.2, 62.5, 125}, {"V100", 15.7, 15.7, 125},
+    {"H200", 67, 495, 989, 4.8},    {"H100", 67, 495, 989, 3.35}, {"GH200", 67, 495, 989, 4.0},
+    {"A100", 19.5, 156, 312, 2.0},  {"L40S", 91.6, 183, 362, 0.864}, {"L4", 30.3, 60, 121, 0.3},
+    {"A10", 31.2, 62.5, 125, 0.6},  {"V100", 15.7, 15.7, 125, 0.9},
 };
+
+// The share of the datasheet bandwidth a large elementwise copy reaches (STREAM-style copies on HBM
+// parts reach 80-90 %): autocast's casts and a loss scaler's unscale are such copies.
+constexpr double kCopyEfficiency = 0.8;
 
 // What the datasheet figures become in matrix products of a training step's sizes: the H200
 // samples' fp32 run reached 86 % of the FP32 figure, its tf32 run 61 % of the TF32 one (tensor
@@ -250,6 +257,26 @@ LadderReport predictLadder(const LadderInput& in, const LadderOptions& options) 
               "rest)",
               in.device_name, tf32 ? "TF32" : "FP32", bf16 ? "BF16" : "FP16", 1 / r);
         }
+        // What autocast adds: its casts, and fp16's loss scaler, are copies bound by memory bandwidth,
+        // of bytes the rewrite knows. The 2-byte GEMMs leave them exposed.
+        const double per_ms = tp->hbm * 1e9 * kCopyEfficiency;  // bytes a millisecond
+        const double cast_ms = static_cast<double>(b.rung.cast_traffic) * per_unit / per_ms;
+        const double scaler_ms = bf16 ? 0 : 2 * static_cast<double>(b.rung.gradient_bytes) / per_ms;
+        *row.step_ms += cast_ms + scaler_ms;
+        row.time_basis += fmt::format(
+            "; plus autocast's casts ({} a step read and written: each weight's 2-byte copy, its gradient cast back, "
+            "the input's copy) at {:.0f} % of the {} TB/s of memory bandwidth: {:.3g} ms",
+            formatBytes(static_cast<int64_t>(static_cast<double>(b.rung.cast_traffic) * per_unit)), 100 * kCopyEfficiency,
+            tp->hbm, cast_ms);
+        if (!bf16)
+          row.time_basis += fmt::format(
+              "; plus the loss scaler's unscale and inf check, which reads and writes every gradient ({}) once a "
+              "step: {:.3g} ms. Not predicted: GradScaler.step reads the inf flag on the host, a synchronisation "
+              "each step that lets the GPU wait for the next step's first launches",
+              formatBytes(b.rung.gradient_bytes), scaler_ms);
+        row.time_basis +=
+            ". Uncertain: how fast the 2-byte GEMMs run (the datasheet ratio at one efficiency for TF32 and BF16/FP16 "
+            "tensor cores) and how near the casts come to the bandwidth (a step of many small weights, slower)";
       } else {
         row.time_basis = in.cuda ? "not predicted: no throughput table for " + in.device_name
                                  : "not predicted on the CPU: bf16 speed depends on the CPU's bf16 support (AMX, AVX-512 "

@@ -603,7 +603,7 @@ RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unna
     return true;
   };
   // The data the first layer reads: the largest input alive when a forward starts.
-  int64_t casts_total = 0, halved_total = 0, input_cast = 0;
+  int64_t casts_total = 0, halved_total = 0, input_cast = 0, input_casts_total = 0, gradient_bytes = 0;
   size_t weights = 0;
   uint32_t pos = 0;
   for (const MicroStep& m : in.micro_steps) {
@@ -635,10 +635,12 @@ RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unna
       if (alive_now) largest_input = std::max(largest_input, blk.bytes);
     }
     std::map<uint32_t, uint32_t> cast_of;  // gradient op -> its weight's cast
+    int64_t made_gradients = 0;
     std::vector<uint32_t> unsaved;
     for (uint32_t q : grads) {
       const uint32_t c = e.program.alloc(half(in.blocks[in.ops[q].block].bytes), BlockRole::WeightCast);
       casts_total += half(in.blocks[in.ops[q].block].bytes);
+      made_gradients += in.blocks[in.ops[q].block].bytes;
       ++weights;
       if (q > last_activation_free) unsaved.push_back(c);
       else cast_of[q] = c;
@@ -647,6 +649,7 @@ RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unna
     if (largest_input > 0) {
       input_copy = e.program.alloc(half(largest_input), BlockRole::InputCast, true);
       input_cast = half(largest_input);
+      input_casts_total += input_cast;
     }
     for (; pos < m.backward_begin; ++pos) {
       const LadderOp& op = in.ops[pos];
@@ -659,6 +662,7 @@ RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unna
         e.free(op.block);
       }
     }
+    gradient_bytes = std::max(gradient_bytes, made_gradients);
     for (uint32_t c : unsaved) e.program.free(c);  // the cast cache empties when forward's autocast region ends
     // The layer's backward step makes the 2-byte gradient; autocast's cast of the weight is an op of
     // its own, whose backward casts that gradient to the fp32 one kept: a separate step, run once the
@@ -708,6 +712,10 @@ RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unna
   for (; pos < in.ops.size(); ++pos) e.replay(in.ops[pos]);
   r.program = std::move(e.program);
   const size_t passes = std::max<size_t>(1, in.micro_steps.size());
+  // Each weight's copy reads 4 bytes an element and writes 2; its gradient's cast back reads 2 and
+  // writes 4; so does the input's copy in forward.
+  r.cast_traffic = (6 * casts_total + 3 * input_casts_total) / static_cast<int64_t>(passes);
+  r.gradient_bytes = gradient_bytes;
   r.reasoning.push_back(fmt::format(
       "activations, their gradients and temporaries (the blocks that scale with the batch) become 2-byte: {} less "
       "allocated per forward + backward",

@@ -54,6 +54,12 @@ struct RungProgram {
   // with the uncertain blocks taken the other way (autocast: the ops the stacks do not name kept
   // fp32), and bytes the peak may be lower or higher by (one recomputed tensor, a library's
   // workspace, a cache's concatenation). range_why says which, in words.
+  // Autocast: the bytes its casts read and write in one forward + backward (each weight's 2-byte copy
+  // made from the fp32 weight, its 2-byte gradient cast back to fp32, the input's copy: 3 bytes an
+  // element each), and the fp32 gradients one backward makes (what a loss scaler reads and writes
+  // once a step to unscale them and look for infs).
+  int64_t cast_traffic = 0;
+  int64_t gradient_bytes = 0;
   std::optional<MemoryProgram> upper_program;
   int64_t may_be_lower_by = 0;
   int64_t may_be_higher_by = 0;

@@ -522,6 +522,33 @@ TEST(LadderRungs, AutocastKeepsTheResidualStreamFp32ByTypePromotion) {
   EXPECT_EQ(peakUnits(autocastRung(lin, LowPrecision::BFloat16), lin), 50 + 10 + 50 + 3 * (20 + 50) + 1 + 50 + 10);
 }
 
+// Autocast's step time pays for its casts: each weight's 2-byte copy (read 4 bytes an element, write
+// 2) and its gradient's cast back (read 2, write 4), the input's copy, at the device's memory
+// bandwidth; fp16's loss scaler also reads and writes every gradient once a step. The matrix
+// products alone (the rule before) left both out.
+TEST(Ladder, AutocastStepTimeAddsItsCastsAndTheLossScaler) {
+  LadderInput in = inputOf(chainOfBlocks(true));
+  in.device_name = "NVIDIA H200";
+  LadderTiming t;
+  t.what = "step_time";
+  t.median_ms = 10;
+  t.forward_ms = 3, t.backward_ms = 6, t.optimizer_ms = 1;
+  in.timing = t;
+  const LadderReport rep = predictLadder(in);
+  const LadderRow* bf16 = rep.row("bf16");
+  const LadderRow* fp16 = rep.row("fp16");
+  ASSERT_TRUE(bf16->step_ms && fp16->step_ms);
+  // Forward and backward as matrix products at the datasheet ratio FP32 -> BF16 (H200, the
+  // efficiencies ladder.cpp states), then the copies at 80 % of 4.8 TB/s: the 20-unit weight's
+  // 10-unit copy and gradient cast (6 × 10 units) and the 100-unit input's copy (3 × 50 units).
+  const double r = 67 * 0.86 / (989 * 0.61), bandwidth = 4.8e9 * 0.8;  // bytes a ms
+  const double casts = (6.0 * 10 + 3.0 * 50) * u / bandwidth;
+  EXPECT_NEAR(*bf16->step_ms, 10 - 9 * (1 - r) + casts, 1e-9);
+  EXPECT_NEAR(*fp16->step_ms - *bf16->step_ms, 2.0 * 20 * u / bandwidth, 1e-9);
+  EXPECT_NE(bf16->time_basis.find("autocast's casts"), std::string::npos) << bf16->time_basis;
+  EXPECT_NE(fp16->time_basis.find("loss scaler"), std::string::npos) << fp16->time_basis;
+}
+
 TEST(LadderInput, AutocastOpsByTheirFunctionalName) {
   EXPECT_EQ(autocastOpOfFunctional("layer_norm"), AutocastOp::Float32);
   EXPECT_EQ(autocastOpOfFunctional("cross_entropy"), AutocastOp::Float32);

@@ -348,12 +348,17 @@ RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form
         const uint32_t id = op.block;
         if (op.alloc) {
           const bool internal = b.internal.count(id) > 0;
-          const uint32_t p = e.program.alloc(in.blocks[id].bytes, internal ? BlockRole::Recomputed : BlockRole::Temporary,
-                                             scaled[id]);
-          recompute_allocated += in.blocks[id].bytes;
+          // A cache whose update made a new block on every call in forward concatenates (one that
+          // wrote in place, like a static cache, would allocate nothing): recomputed, the update
+          // finds the entry forward stored and makes old and new together, twice the block.
+          const bool appended = internal && in.blocks[id].cached;
+          const int64_t bytes = in.blocks[id].bytes * (appended ? 2 : 1);
+          const uint32_t p =
+              e.program.alloc(bytes, internal ? BlockRole::Recomputed : BlockRole::Temporary, scaled[id]);
+          recompute_allocated += bytes;
           if (internal) {
-            // A cache's entry is replaced by the recomputed one, which the cache then holds (the
-            // checkpoint keeps the cache, an argument of every block) until the backward ends.
+            // The cache's old entry goes when the new one replaces it; the cache holds the new one
+            // (the checkpoint keeps the cache, an argument of every block) until the backward ends.
             if (in.blocks[id].cached && e.alive(id)) e.free(id);
             e.rebind(id, p);
           } else if (id == b.output && reentrant) {
@@ -507,16 +512,18 @@ RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form
   if (kept_cached > 0)
     r.reasoning.push_back(fmt::format(
         "kept: {} per forward that the blocks store in a cache (made in a cache's code, e.g. transformers' "
-        "past_key_values with use_cache on): the cache outlives each block, so checkpointing frees none of it, and "
-        "each recomputation stores its entry again, held until backward ends. Uncertain: a cache that appends "
-        "(transformers' DynamicCache concatenates) holds old and new entries, up to {} more late in backward than "
-        "predicted; turning the cache off in training (use_cache=False) frees it all",
+        "past_key_values with use_cache on): the cache outlives each block, so checkpointing frees none of it. Its "
+        "update made a new block on every call, so it concatenates (transformers' DynamicCache; a cache written in "
+        "place allocates nothing): each recomputation appends its entry to the one forward stored, a block of twice "
+        "the size that replaces it and is held until backward ends, {} more once every block is recomputed. "
+        "Uncertain: a cache that replaces its entry instead holds the recomputed one alone; turning the cache off "
+        "in training (use_cache=False) frees it all",
         bytesText(kept_cached / static_cast<int64_t>(std::max<size_t>(1, fraction_n))),
         bytesText(kept_cached / static_cast<int64_t>(std::max<size_t>(1, fraction_n)))));
   if (kept_cached > 0) {
-    r.may_be_higher_by = kept_cached / static_cast<int64_t>(std::max<size_t>(1, fraction_n));
+    r.may_be_lower_by += kept_cached / static_cast<int64_t>(std::max<size_t>(1, fraction_n));
     r.range_why += std::string(r.range_why.empty() ? "" : "; ") +
-                   "an appending cache holding old and new entries late in backward (one forward's entries)";
+                   "a cache that replaces its entry on recomputation instead of appending to it (one forward's entries)";
   }
   return r;
 }
@@ -750,12 +757,14 @@ RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unna
           "({} per forward), with their gradients",
           per_pass(promoted.prologue), bytesText(promoted.stream_bytes), per_pass(promoted.residual)));
     r.reasoning.push_back(fmt::format(
-        "uncertain, not in a recording: {} per forward made by ops the stacks do not name are taken as 2-byte; an "
-        "op that mixes a 2-byte tensor with an fp32 one (a residual stream that starts from an fp32 embedding), a "
-        "float32-list op called without a torch.nn.functional frame (torch.pow in a GELU, exp, sum) or an explicit "
-        ".float() keeps them 4-byte, and each fp32 op's 2-byte input is cast up while it runs: where they do, the "
-        "peak is higher than predicted, up to the peak with all of them (and their gradients) 4-byte; blocks made "
-        "in nn.Linear or nn.Conv code are 2-byte whatever their input",
+        "uncertain, not in a recording: {} per forward made by ops the stacks do not name are taken as 2-byte. A "
+        "Python stack names the line, not the op: a float32-list op called without a torch.nn.functional frame "
+        "(torch.pow in a hand-written GELU, rsqrt, exp, mean) makes its result 4-byte and type promotion keeps "
+        "the rest of that expression 4-byte; so does an fp32 weight or buffer used directly (RMSNorm's weight, "
+        "rotary's cos and sin) or an explicit .float(); each fp32 op's 2-byte input is cast up while it runs, and "
+        "a lower-precision op given a 4-byte input saves its own 2-byte copy of it (every such op: autocast caches "
+        "only the weights' casts): where they do, the peak is higher than predicted, up to the peak with all of "
+        "them (and their gradients) 4-byte; blocks made in nn.Linear or nn.Conv code are 2-byte whatever their input",
         per_pass(halved_unknown_forward)));
   } else {
     r.reasoning.push_back(
@@ -782,8 +791,9 @@ RungProgram autocastRung(const LadderInput& in, LowPrecision dtype) {
     r.upper_program = autocastProgram(in, dtype, true).program;
     r.range_why =
         "low end: the ops the stacks do not name run in 2 bytes; high end: they, and their gradients, stay 4-byte "
-        "(type promotion from an fp32 residual stream, float32-list ops without a torch.nn.functional frame, "
-        ".float()): a recording has no dtypes";
+        "(float32-list ops without a torch.nn.functional frame and what type promotion keeps 4-byte after them, an "
+        "fp32 weight or buffer used directly, .float()): a recording has no dtypes, and its stacks name lines, not "
+        "ops";
   }
   return r;
 }

@@ -216,13 +216,17 @@ TEST(LadderRungs, CheckpointingFreesNothingACacheHolds) {
   ASSERT_TRUE(in.blocks[2].cached);
   const RungProgram r = checkpointRung(in, 1, CheckpointForm::NonReentrant);
   // Each block's A1 is in a cache that outlives the block: all three stay through forward (651 at
-  // backward's start, not 351), each recomputation replaces its entry, and the cache holds the new
-  // ones until backward ends; the recorded backward's own blocks on top: 871 when block 2's
-  // gradient, g1 and g2 are alive with the three A1 and both remaining outputs.
-  EXPECT_EQ(peakUnits(r, in), 871);
+  // backward's start, not 351). The cache's update made a block on every call, so it concatenates:
+  // each recomputation makes old and new entries together (200) beside the old one (100), which it
+  // then replaces, and the cache holds the new ones until backward ends. Block 1's recomputation, right
+  // after its output A2[1] is freed: 150 persistent, block 2's entry (200), the old A1[1] and A1[0]
+  // (200), A2[0] (100), the gradient (20), g1 and g2 (200), L (1) and the new entry (200): 1071
+  // (replacing the entry with one of its own size, the rule before, gave 871).
+  EXPECT_EQ(peakUnits(r, in), 1071);
   const std::string why = fmt::format("{}", fmt::join(r.reasoning, "\n"));
   EXPECT_NE(why.find("store in a cache"), std::string::npos) << why;
   EXPECT_NE(why.find("use_cache=False"), std::string::npos) << why;
+  EXPECT_NE(why.find("concatenates"), std::string::npos) << why;
 }
 
 TEST(LadderRungs, NonReentrantCheckpointingSaysItMayBeHighByOneRecomputedTensor) {

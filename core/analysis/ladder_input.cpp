@@ -74,7 +74,8 @@ double median(std::vector<double> v) {
 bool isMatmulKernel(std::string_view name) {
   std::string lower(name);
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  for (const char* word : {"gemm", "cutlass", "xmma", "cublas", "matmul", "wgmma"})
+  // nvjet: cuBLAS's own GEMM kernels on Hopper (nvjet_sm90_...), which name no GEMM otherwise.
+  for (const char* word : {"gemm", "cutlass", "xmma", "cublas", "matmul", "wgmma", "nvjet"})
     if (lower.find(word) != std::string::npos) return true;
   return false;
 }

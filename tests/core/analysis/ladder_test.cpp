@@ -553,6 +553,21 @@ TEST(Ladder, AutocastStepTimeAddsItsCastsAndTheLossScaler) {
   EXPECT_NE(fp16->time_basis.find("loss scaler"), std::string::npos) << fp16->time_basis;
 }
 
+// cuBLAS names its Hopper GEMM kernels nvjet_sm90_...: matrix products as much as a cutlass or xmma
+// kernel (the H200's bf16 and fp16 runs spend 1.4 ms a step in them). Counted as other kernels
+// before, they made a 2-byte recording look bandwidth-bound.
+TEST(LadderInput, CublasNvjetKernelsAreMatrixProducts) {
+  Trace t = chainOfBlocks(true);
+  t.kernel_names = {"nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT", "vectorized_elementwise_kernel"};
+  t.kernels.push_back(KernelInterval{0, 7, 2000, 5000, 0, 0});
+  t.kernels.push_back(KernelInterval{0, 7, 5000, 6000, 1, 0});
+  const LadderInput in = inputOf(t);
+  ASSERT_TRUE(in.kernels.has_value());
+  EXPECT_EQ(in.optimizer_steps, 1u);
+  EXPECT_NEAR(in.kernels->matmul_ms_per_step, 0.003, 1e-12);
+  EXPECT_NEAR(in.kernels->busy_ms_per_step, 0.004, 1e-12);
+}
+
 TEST(LadderInput, AutocastOpsByTheirFunctionalName) {
   EXPECT_EQ(autocastOpOfFunctional("layer_norm"), AutocastOp::Float32);
   EXPECT_EQ(autocastOpOfFunctional("cross_entropy"), AutocastOp::Float32);

@@ -25,9 +25,10 @@ LiveBlocks::Block* LiveBlocks::find(int16_t device, uint64_t addr) {
   return it == d->second.end() ? nullptr : &it->second;
 }
 
-Category LiveBlocks::onFreeRequested(int16_t device, uint64_t addr, uint64_t seq) {
+Category LiveBlocks::onFreeRequested(int16_t device, uint64_t addr, uint64_t seq, std::vector<Update>& updates) {
   Block* b = find(device, addr);
   if (!b) return Category::Unknown;
+  write(*b, updates);
   b->free_requested_seq = seq;
   return b->baseline ? Category::Unknown : b->category;
 }
@@ -41,6 +42,7 @@ Category LiveBlocks::onFreeCompleted(int16_t device, uint64_t addr, uint64_t seq
   Block& b = it->second;
   if (b.category == Category::Unknown && b.birth_phase != kNoPhase && b.birth_phase == current_phase)
     setCategory(b, Category::Temporary, updates);
+  write(b, updates);
   const Category c = b.baseline ? Category::Unknown : b.category;
   if (track_deaths_ && !b.baseline) deaths_.push_back({b.alloc_seq, b.free_requested_seq, seq});
   d->second.erase(it);
@@ -65,14 +67,21 @@ void LiveBlocks::markActivations(const std::function<bool(uint32_t)>& born_in_fo
   for (auto& [device, blocks] : blocks_)
     for (auto& [addr, b] : blocks)
       if (b.category == Category::Unknown && b.birth_phase != kNoPhase && born_in_forward(b.birth_phase))
-        setCategory(b, Category::Activation, updates);
+        setCategory(b, Category::Activation, updates, /*may_wait=*/b.outlived_backward);
 }
 
 void LiveBlocks::unmarkSurvivors(const std::function<bool(uint32_t)>& born_in_forward, std::vector<Update>& updates) {
   for (auto& [device, blocks] : blocks_)
     for (auto& [addr, b] : blocks)
-      if (b.category == Category::Activation && b.birth_phase != kNoPhase && born_in_forward(b.birth_phase))
-        setCategory(b, Category::Unknown, updates);
+      if (b.category == Category::Activation && b.birth_phase != kNoPhase && born_in_forward(b.birth_phase)) {
+        setCategory(b, Category::Unknown, updates, /*may_wait=*/b.outlived_backward);
+        b.outlived_backward = true;
+      }
+}
+
+void LiveBlocks::settle(std::vector<Update>& updates) {
+  for (auto& [device, blocks] : blocks_)
+    for (auto& [addr, b] : blocks) write(b, updates);
 }
 
 void LiveBlocks::startWindowAt(uint64_t first_seq, std::vector<Update>& updates) {
@@ -98,18 +107,25 @@ void LiveBlocks::startWindowAt(uint64_t first_seq, std::vector<Update>& updates)
   deaths_.swap(kept);
 }
 
-void LiveBlocks::setCategory(Block& b, Category c, std::vector<Update>& updates) {
+void LiveBlocks::setCategory(Block& b, Category c, std::vector<Update>& updates, bool may_wait) {
   if (b.category == c) return;
   b.category = c;
-  if (b.baseline) return;  // its rows in the window are part of the uncategorised baseline
-  push(updates, b.alloc_seq, c);
-  push(updates, b.free_requested_seq, c);
+  if (!may_wait) write(b, updates);
+}
+
+void LiveBlocks::write(Block& b, std::vector<Update>& updates) {
+  if (b.baseline || b.written == b.category) return;  // a baseline block's rows in the window stay uncategorised
+  b.written = b.category;
+  push(updates, b.alloc_seq, b.category);
+  push(updates, b.free_requested_seq, b.category);
 }
 
 void LiveBlocks::setModule(Block& b, uint32_t module, std::vector<Update>& updates) {
   if (b.module == module) return;
   b.module = module;
-  if (b.alloc_seq != kNoSeq) updates.push_back({b.alloc_seq, b.baseline ? Category::Unknown : b.category, module});
+  if (b.alloc_seq == kNoSeq) return;
+  write(b, updates);  // (a category that waited goes with it)
+  updates.push_back({b.alloc_seq, b.baseline ? Category::Unknown : b.category, module});
 }
 
 size_t LiveBlocks::size() const {

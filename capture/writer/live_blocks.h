@@ -4,6 +4,12 @@
 //   born in forward and alive when backward starts -> activation;
 //   born and freed inside one phase                 -> temporary;
 //   anything else                                   -> unknown.
+// A block still alive when backward ends was not one of its activations and goes back to unknown
+// (a library's workspace made in the first forward, a cache). Once it has outlived a backward,
+// the activation mark a later backward gives it reaches its rows only if it dies as one (its
+// free, or the end of the recording: settle()): a block that lives through every step would
+// otherwise change category twice a step, and each change of a row written long ago moves the
+// file's summaries from that row to the end (core/analysis/summary_builder.h: recategorise).
 // A category learnt after an event was written comes back as an Update for that event row; so
 // does the module a tag names (a parameter's, gradient's or optimizer state's block is its
 // parameter's module, whatever was running when it was allocated).
@@ -37,8 +43,9 @@ class LiveBlocks {
   };
 
   void onAlloc(int16_t device, uint64_t addr, int64_t size, uint64_t seq, uint32_t phase, uint32_t module = kNoModule);
-  // Category of the free_requested row; remembers its seq for later updates.
-  Category onFreeRequested(int16_t device, uint64_t addr, uint64_t seq);
+  // Category of the free_requested row; remembers its seq for later updates. A category that
+  // waited (see above) reaches the allocation's row first.
+  Category onFreeRequested(int16_t device, uint64_t addr, uint64_t seq, std::vector<Update>& updates);
   // Category of the free_completed row (decides "temporary"); the block is gone afterwards.
   Category onFreeCompleted(int16_t device, uint64_t addr, uint64_t seq, uint32_t current_phase,
                            std::vector<Update>& updates);
@@ -51,6 +58,8 @@ class LiveBlocks {
   // When backward ends every activation it needed is gone; a block still alive was not one
   // (a library workspace made during the first forward, a cache) and goes back to unknown.
   void unmarkSurvivors(const std::function<bool(uint32_t phase)>& born_in_forward, std::vector<Update>& updates);
+  // The categories that wait for their blocks' end, given to their rows now (the recording ends).
+  void settle(std::vector<Update>& updates);
 
   // The window now starts at event `first_seq`: blocks allocated before it that are alive there
   // become part of the baseline, and their rows from first_seq on are made uncategorised.
@@ -68,13 +77,17 @@ class LiveBlocks {
     uint64_t free_requested_seq = kNoSeq;
     uint32_t birth_phase = kNoPhase;
     Category category = Category::Unknown;
+    Category written = Category::Unknown;  // what its rows were last given (category may wait: see above)
     uint32_t module = kNoModule;
     bool baseline = false;  // alive when the window began: its rows stay uncategorised
+    bool outlived_backward = false;
   };
   struct Death {
     uint64_t alloc_seq, free_requested_seq, free_completed_seq;
   };
-  void setCategory(Block& b, Category c, std::vector<Update>& updates);
+  // may_wait: an activation mark of a block that outlived a backward (see above).
+  void setCategory(Block& b, Category c, std::vector<Update>& updates, bool may_wait = false);
+  void write(Block& b, std::vector<Update>& updates);  // the block's rows take its category
   void setModule(Block& b, uint32_t module, std::vector<Update>& updates);
   Block* find(int16_t device, uint64_t addr);
 

@@ -66,6 +66,8 @@ Status TraceWriter::finish(const std::string& incomplete_reason, const std::stri
   for (auto& [thread, calls] : open_calls_)
     for (auto it = calls.rbegin(); it != calls.rend(); ++it) closeCall(*it, last);
   open_calls_.clear();
+  // Categories that waited for their blocks' end reach their rows.
+  live_.settle(updates_);
   if (!failed_.load()) {
     if (Status st = writeBatch(INT64_MAX); !st) fail(st.error().message, file_->lastErrno());
   }
@@ -369,7 +371,7 @@ void TraceWriter::processMemory(CaptureRecord& r, int64_t t) {
         }
         break;
       }
-      case Action::FreeRequested: e.category = live_.onFreeRequested(r.device, r.addr, seq); break;
+      case Action::FreeRequested: e.category = live_.onFreeRequested(r.device, r.addr, seq, updates_); break;
       case Action::FreeCompleted: e.category = live_.onFreeCompleted(r.device, r.addr, seq, phase, updates_); break;
       default: break;
     }

@@ -139,6 +139,10 @@ struct SummaryBuilder::Device {
   // The seqs of the latest allocator points, for finding a point from its seq.
   std::deque<uint64_t> recent;
   int64_t recent_first = 0;
+  // The closed spans written with a peak at or after closed_from (kept as far back as the recent
+  // points go), by peak point: the spans a recent point's new category moves bytes in.
+  std::multimap<int64_t, std::pair<SpanKind, int64_t>> closed_peaks;
+  int64_t closed_from = 0;
   std::optional<AllocatorMachine> machine;
   uint64_t last_allocator_seq = 0;
 
@@ -299,8 +303,13 @@ Status SummaryBuilder::closeSpans(Device& d, int64_t t, bool everything) {
     a.row.end_point = d.points();
     a.row.categorised = d.categorised;
     // A span with none of the device's points (a step of another device) is not written.
-    if (a.row.end_point > a.row.first_point)
+    if (a.row.end_point > a.row.first_point) {
       if (Status st = store_.putSpan(a.row); !st) return st;
+      if (a.row.peak_point >= d.closed_from) d.closed_peaks.emplace(a.row.peak_point, std::pair(a.row.kind, a.row.id));
+      while (!d.closed_peaks.empty() && d.closed_peaks.begin()->first < d.recent_first)
+        d.closed_peaks.erase(d.closed_peaks.begin());
+      d.closed_from = std::max(d.closed_from, d.recent_first);
+    }
     d.active[i] = std::move(d.active.back());
     d.active.pop_back();
   }
@@ -607,18 +616,25 @@ Status SummaryBuilder::recategorise(uint64_t seq, DeviceId id, Action action, in
       a.row.at_peak[static_cast<size_t>(from)] = wrappingSub(a.row.at_peak[static_cast<size_t>(from)], bytes);
       a.row.at_peak[static_cast<size_t>(to)] = wrappingAdd(a.row.at_peak[static_cast<size_t>(to)], bytes);
     }
-  return store_.shiftSpans(id, *p, from, to, bytes);
+  if (*p < d.closed_from) return store_.shiftSpans(id, *p, from, to, bytes);
+  for (auto span = d.closed_peaks.lower_bound(*p); span != d.closed_peaks.end(); ++span)
+    if (Status st = store_.shiftSpan(id, span->second.first, span->second.second, from, to, bytes); !st) return st;
+  return Ok{};
 }
 
 Status SummaryBuilder::flush() {
   // Phases ended a while ago take no more points: the devices that fill them hold their own.
+  // (Looked for every quarter of that while: a second of phases is thousands of them.)
   constexpr int64_t kMargin = 1'000'000'000;
-  std::erase_if(live_phases_, [&](const auto& kv) {
-    return !kv.second->open && kv.second->end <= INT64_MAX - kMargin && kv.second->end + kMargin < frontier_t_;
-  });
-  std::erase_if(live_steps_, [&](const auto& def) {
-    return !def->open && def->end <= INT64_MAX - kMargin && def->end + kMargin < frontier_t_;
-  });
+  if (swept_t_ == INT64_MIN || frontier_t_ - swept_t_ >= kMargin / 4) {
+    swept_t_ = frontier_t_;
+    std::erase_if(live_phases_, [&](const auto& kv) {
+      return !kv.second->open && kv.second->end <= INT64_MAX - kMargin && kv.second->end + kMargin < frontier_t_;
+    });
+    std::erase_if(live_steps_, [&](const auto& def) {
+      return !def->open && def->end <= INT64_MAX - kMargin && def->end + kMargin < frontier_t_;
+    });
+  }
   if (chunk_)
     if (Status st = store_.putIndex(*chunk_); !st) return st;
   for (auto& entry : devices_) {  // no structured binding: clang 14 (the fuzz preset) cannot capture one

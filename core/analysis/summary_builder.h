@@ -23,7 +23,10 @@
 // Categories learnt after an event was written (recategorise) move the event's bytes from one
 // cumulative category layer to another from its point on: nodes wholly after it move, the one
 // that holds it is recomputed from its events; the phases whose peak lies after it move bytes
-// between categories too.
+// between categories too (for an event among the recent points, the few spans closed since are
+// known by key; only an older one's look through every span). A recorder's work per event stays
+// the same however long the file grows as long as the events it recategorises are recent ones:
+// an old event's costs the points and spans after it.
 
 #include <array>
 #include <cstdint>
@@ -146,6 +149,8 @@ class SummaryStore {
   virtual Status copySeries(DeviceId device, int from, int to, int64_t points) = 0;
   // Closed spans whose peak lies at or after `from_point`: `bytes` moved from one category to another.
   virtual Status shiftSpans(DeviceId device, int64_t from_point, Category from, Category to, int64_t bytes) = 0;
+  // The same for one span, by its key (the builder knows which spans hold a recent point's peak).
+  virtual Status shiftSpan(DeviceId device, SpanKind kind, int64_t id, Category from, Category to, int64_t bytes) = 0;
   // The device's allocator events with seq in [first, last], in order.
   virtual Status leafEvents(DeviceId device, uint64_t first_seq, uint64_t last_seq, std::vector<LeafEvent>& out) = 0;
 };
@@ -223,6 +228,7 @@ class SummaryBuilder {
   bool steps_given_ = false;
   uint64_t next_seq_ = 0;
   int64_t frontier_t_ = INT64_MIN;  // the latest time of any event seen
+  int64_t swept_t_ = INT64_MIN;     // the frontier when ended phases were last let go
   int64_t earliest_waiting_ = INT64_MAX;  // the earliest driver record or sample waiting
   std::optional<IndexRow> chunk_;
   std::string stale_reason_;

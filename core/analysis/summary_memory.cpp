@@ -78,6 +78,14 @@ Status MemoryStore::shiftSpans(DeviceId device, int64_t from_point, Category fro
   return Ok{};
 }
 
+Status MemoryStore::shiftSpan(DeviceId device, SpanKind kind, int64_t id, Category from, Category to, int64_t bytes) {
+  auto it = spans.find(SpanKey{device, static_cast<int>(kind), id});
+  if (it == spans.end()) return Ok{};
+  it->second.at_peak[static_cast<size_t>(from)] -= bytes;
+  it->second.at_peak[static_cast<size_t>(to)] += bytes;
+  return Ok{};
+}
+
 Status MemoryStore::leafEvents(DeviceId device, uint64_t first_seq, uint64_t last_seq, std::vector<LeafEvent>& out) {
   out.clear();
   if (!events_) return Error{"no events to read"};

@@ -38,6 +38,7 @@ class MemoryStore : public SummaryStore {
   Status shiftNodes(DeviceId device, int series, int level, int64_t first, int64_t last, int64_t delta) override;
   Status copySeries(DeviceId device, int from, int to, int64_t points) override;
   Status shiftSpans(DeviceId device, int64_t from_point, Category from, Category to, int64_t bytes) override;
+  Status shiftSpan(DeviceId device, SpanKind kind, int64_t id, Category from, Category to, int64_t bytes) override;
   Status leafEvents(DeviceId device, uint64_t first_seq, uint64_t last_seq, std::vector<LeafEvent>& out) override;
 
   size_t bytesResident() const;

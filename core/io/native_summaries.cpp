@@ -264,6 +264,7 @@ class CheckingStore : public SummaryStore {
   Result<AxisNode> axisNode(DeviceId, int, int, int64_t) override { return Error{"not while checking"}; }
   Status shiftNodes(DeviceId, int, int, int64_t, int64_t, int64_t) override { return Error{"not while checking"}; }
   Status shiftSpans(DeviceId, int64_t, Category, Category, int64_t) override { return Error{"not while checking"}; }
+  Status shiftSpan(DeviceId, SpanKind, int64_t, Category, Category, int64_t) override { return Error{"not while checking"}; }
   Status leafEvents(DeviceId, uint64_t, uint64_t, std::vector<LeafEvent>&) override { return Error{"not while checking"}; }
 
  private:

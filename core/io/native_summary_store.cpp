@@ -1,5 +1,8 @@
 #include "core/io/native_summary_store.h"
 
+#include <iterator>
+#include <string>
+
 #include <fmt/format.h>
 
 namespace sawtooth::native {
@@ -9,6 +12,20 @@ using namespace summary;
 
 int64_t asInt(uint64_t v) { return static_cast<int64_t>(v); }
 
+// summary_spans' live bytes per category at the peak, in Category's order.
+constexpr const char* kAtPeakColumns[] = {"at_peak_unknown",         "at_peak_parameter", "at_peak_gradient",
+                                          "at_peak_optimizer_state", "at_peak_input",     "at_peak_activation",
+                                          "at_peak_temporary",       "at_peak_autograd_detail"};
+static_assert(std::size(kAtPeakColumns) == kCategoryCount);
+
+// One span's live bytes at the peak, each category moved by its parameter (?4 on).
+std::string shiftSpanSql() {
+  std::string set;
+  for (int c = 0; c < kCategoryCount; ++c)
+    set += fmt::format("{}{} = {} + ?{}", c ? ", " : "", kAtPeakColumns[c], kAtPeakColumns[c], 4 + c);
+  return fmt::format("UPDATE summary_spans SET {} WHERE device = ?1 AND kind = ?2 AND id = ?3", set);
+}
+
 }  // namespace
 
 Result<std::unique_ptr<SqlSummaryStore>> SqlSummaryStore::create(sql::Database& db, sql::Database& events) {
@@ -17,6 +34,7 @@ Result<std::unique_ptr<SqlSummaryStore>> SqlSummaryStore::create(sql::Database& 
     sql::Statement* target;
     const char* sql;
   };
+  const std::string shift_span = shiftSpanSql();
   const Prep preps[] = {
       {&store->series_, "INSERT OR REPLACE INTO summary_series VALUES(?, ?, ?, ?, ?, ?)"},
       {&store->axis_, "INSERT OR REPLACE INTO summary_axes VALUES(?, ?, ?, ?, ?)"},
@@ -38,6 +56,7 @@ Result<std::unique_ptr<SqlSummaryStore>> SqlSummaryStore::create(sql::Database& 
       {&store->shift_nodes_,
        "UPDATE summary_nodes SET min_value = min_value + ?1, max_value = max_value + ?1, last_value = last_value + ?1 "
        "WHERE device = ?2 AND series = ?3 AND level = ?4 AND node BETWEEN ?5 AND ?6"},
+      {&store->shift_span_, shift_span.c_str()},
       {&store->leaf_events_,
        "SELECT seq, action, size, category FROM events WHERE seq BETWEEN ? AND ? AND device = ? AND source = 0 ORDER BY "
        "seq"},
@@ -198,14 +217,23 @@ Status SqlSummaryStore::copySeries(DeviceId device, int from, int to, int64_t /*
 }
 
 Status SqlSummaryStore::shiftSpans(DeviceId device, int64_t from_point, Category from, Category to, int64_t bytes) {
-  static constexpr const char* kColumns[] = {"at_peak_unknown",    "at_peak_parameter",       "at_peak_gradient",
-                                             "at_peak_optimizer_state", "at_peak_input", "at_peak_activation",
-                                             "at_peak_temporary",  "at_peak_autograd_detail"};
-  static_assert(std::size(kColumns) == kCategoryCount);
   return db_.exec(fmt::format("UPDATE summary_spans SET {0} = {0} - ({2}), {1} = {1} + ({2}) WHERE device = {3} AND "
                               "peak_point >= {4}",
-                              kColumns[static_cast<size_t>(from)], kColumns[static_cast<size_t>(to)], bytes, device,
-                              from_point));
+                              kAtPeakColumns[static_cast<size_t>(from)], kAtPeakColumns[static_cast<size_t>(to)], bytes,
+                              device, from_point));
+}
+
+Status SqlSummaryStore::shiftSpan(DeviceId device, SpanKind kind, int64_t id, Category from, Category to,
+                                  int64_t bytes) {
+  sql::Statement& s = shift_span_;
+  s.bind(1, int64_t{device}).bind(2, static_cast<int64_t>(kind)).bind(3, id);
+  for (int c = 0; c < kCategoryCount; ++c) {
+    int64_t delta = 0;
+    if (c == static_cast<int>(from)) delta -= bytes;
+    if (c == static_cast<int>(to)) delta += bytes;
+    s.bind(4 + c, delta);
+  }
+  return s.run();
 }
 
 Status SqlSummaryStore::leafEvents(DeviceId device, uint64_t first_seq, uint64_t last_seq, std::vector<LeafEvent>& out) {

@@ -29,6 +29,8 @@ class SqlSummaryStore : public summary::SummaryStore {
   Status shiftNodes(DeviceId device, int series, int level, int64_t first, int64_t last, int64_t delta) override;
   Status copySeries(DeviceId device, int from, int to, int64_t points) override;
   Status shiftSpans(DeviceId device, int64_t from_point, Category from, Category to, int64_t bytes) override;
+  Status shiftSpan(DeviceId device, summary::SpanKind kind, int64_t id, Category from, Category to,
+                   int64_t bytes) override;
   Status leafEvents(DeviceId device, uint64_t first_seq, uint64_t last_seq,
                     std::vector<summary::LeafEvent>& out) override;
 
@@ -36,7 +38,7 @@ class SqlSummaryStore : public summary::SummaryStore {
   explicit SqlSummaryStore(sql::Database& db) : db_(db) {}
   sql::Database& db_;
   sql::Statement series_, axis_, axis_node_, node_, span_, index_, checkpoint_, checkpoint_segment_,
-      checkpoint_block_, read_node_, read_axis_node_, shift_nodes_, leaf_events_;
+      checkpoint_block_, read_node_, read_axis_node_, shift_nodes_, shift_span_, leaf_events_;
 };
 
 }  // namespace sawtooth::native

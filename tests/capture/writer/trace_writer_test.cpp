@@ -348,6 +348,55 @@ TEST(TraceWriter, TheSummariesAreTheOnesItsEventsGive) {
   EXPECT_GT(check.events, 10000u);
 }
 
+// The H200's anatomy recording (bench/results/h200-2026-12-02-writer-regression.md): cuBLAS's
+// workspace, made in the first forward, lives to the end; every backward marked it as an
+// activation and undid that at its end, so its allocation's row — in the file since the first
+// batch — changed category twice a step, and each change moved the file's summaries from that row
+// to the end: work per step that grew with the recording. Only rows whose block's category ends
+// up changed are rewritten in the file now.
+TEST(TraceWriter, AWorkspaceThatOutlivesEveryBackwardIsNotRewrittenEveryStep) {
+  const std::string path = tempFile("workspace.sawtooth");
+  auto file = NativeWriter::create(path, OutputClaim::Existing::Replace, NativeWriterOptions{.recording = true});
+  ASSERT_TRUE(file.ok());
+  RecordQueue q(1 << 12);
+  TraceWriter writer(std::move(*file), 0);
+  writer.addQueue(&q);
+  writer.defineRun(0, sawtooth::Run{"r", "anatomy", {}, {}});
+  int64_t t = 1000;
+  q.tryPush(marker(t++, RecordKind::RunBegin, 0));
+  constexpr int kSteps = 200;
+  for (int step = 0; step < kSteps; ++step) {
+    const uint32_t forward = static_cast<uint32_t>(step) * 2, backward = forward + 1;
+    writer.definePhase(forward, "forward", 0);
+    writer.definePhase(backward, "backward", 0);
+    q.tryPush(marker(t++, RecordKind::PhaseBegin, forward));
+    if (step == 0) q.tryPush(memory(t++, Action::Alloc, 0x100000, 4 << 20));  // the workspace
+    q.tryPush(memory(t++, Action::Alloc, 0x800000, 4096));                    // an activation
+    q.tryPush(marker(t++, RecordKind::PhaseEnd, forward));
+    q.tryPush(marker(t++, RecordKind::PhaseBegin, backward));
+    q.tryPush(memory(t++, Action::FreeRequested, 0x800000, 4096));
+    q.tryPush(memory(t++, Action::FreeCompleted, 0x800000, 4096));
+    q.tryPush(marker(t++, RecordKind::PhaseEnd, backward));
+    writer.flushOnce(true);  // a batch a step: each step's own rows learn their category in the buffer
+  }
+  ASSERT_TRUE(writer.finish().ok()) << writer.error();
+  // Category changes that reached rows already in the file: none (it was two a step).
+  EXPECT_EQ(writer.stats().category_updates, 0u);
+
+  auto trace = readNative(path);
+  ASSERT_TRUE(trace.ok()) << trace.error().message;
+  const auto& ev = trace->events;
+  ASSERT_EQ(ev.size(), 1u + 3u * kSteps);
+  EXPECT_EQ(ev.addr()[0], 0x100000u);
+  EXPECT_EQ(ev.category()[0], Category::Unknown);  // outlived every backward: not an activation
+  for (size_t i = 1; i < ev.size(); ++i) EXPECT_EQ(ev.category()[i], Category::Activation) << i;
+  std::string quick;
+  const native::SummaryCheck check = checkFile(path, &quick);
+  EXPECT_EQ(quick, "");
+  EXPECT_TRUE(check.agree()) << check.differences << " differences, first: "
+                             << (check.first_differences.empty() ? "" : check.first_differences[0]);
+}
+
 TEST(TraceWriter, AKilledRecordingsSummariesCoverWhatWasCommitted) {
   const std::string path = tempFile("killed.sawtooth"), copy = tempFile("killed-copy.sawtooth");
   auto file = NativeWriter::create(path, OutputClaim::Existing::Replace, NativeWriterOptions{.recording = true});

@@ -310,6 +310,62 @@ TEST(SummaryBuilder, CategoriesLearntLateGiveTheFinalSummaries) {
   }
 }
 
+// Counts the span rows a category learnt late reads or rewrites.
+class SpanCountingStore : public MemoryStore {
+ public:
+  using MemoryStore::MemoryStore;
+  size_t span_rows = 0;
+  Status shiftSpans(DeviceId device, int64_t from_point, Category from, Category to, int64_t bytes) override {
+    span_rows += spans.size();  // a pass over every span (the file's UPDATE reads each one)
+    return MemoryStore::shiftSpans(device, from_point, from, to, bytes);
+  }
+  Status shiftSpan(DeviceId device, SpanKind kind, int64_t id, Category from, Category to, int64_t bytes) override {
+    ++span_rows;
+    return MemoryStore::shiftSpan(device, kind, id, from, to, bytes);
+  }
+};
+
+// A recorder learns the category of a recent event (an activation marked when backward begins,
+// its forward in the batch before): the spans whose peak moves are the few closed since, found
+// by key — not every phase and step of the file, which grow with the recording.
+TEST(SummaryBuilder, ACategoryLearntForARecentEventTouchesOnlyTheSpansClosedSince) {
+  const Trace final_trace = makeTrace(600, 9);
+  const MemoryStore want = summarise(final_trace);
+  ASSERT_GT(want.spans.size(), 2000u);
+  EventStore written;
+  for (size_t i = 0; i < final_trace.events.size(); ++i) written.push(final_trace.events.at(i));
+  // The last 400 events' categorised allocs are written uncategorised and learnt 60 events later.
+  std::multimap<size_t, size_t> learn_at;
+  for (size_t i = written.size() - 400; i < written.size(); ++i) {
+    if (written.action()[i] != Action::Alloc || written.category()[i] == Category::Unknown) continue;
+    written.setCategory(i, Category::Unknown);
+    learn_at.emplace(i + 60, i);
+  }
+  ASSERT_GT(learn_at.size(), 20u);
+  SpanCountingStore got(&written);
+  BuilderOptions options;
+  options.checkpoints = false;
+  SummaryBuilder b(got, options);
+  b.setBaseline(0, 0, 0);
+  for (size_t i = 0; i < final_trace.phases.size(); ++i) b.addPhase(static_cast<uint32_t>(i), final_trace.phases[i], false);
+  auto learn = [&](size_t row) {
+    const Category c = final_trace.events.category()[row];
+    written.setCategory(row, c);
+    ASSERT_TRUE(b.recategorise(row, 0, Action::Alloc, written.sizes()[row], Category::Unknown, c).ok());
+  };
+  for (size_t i = 0; i < written.size(); ++i) {
+    ASSERT_TRUE(b.add(i, written.at(i)).ok());
+    for (auto [it, end] = learn_at.equal_range(i); it != end; ++it) learn(it->second);
+  }
+  for (auto it = learn_at.lower_bound(written.size()); it != learn_at.end(); ++it) learn(it->second);
+  ASSERT_TRUE(b.finish().ok());
+  // A few spans per event (its phase and step closed since, if any); a pass over every span would
+  // be thousands per event.
+  EXPECT_LE(got.span_rows, 4 * learn_at.size());
+  for (const auto& [key, row] : want.spans) EXPECT_EQ(got.spans.at(key).at_peak, row.at_peak) << std::get<2>(key);
+  for (const auto& [key, values] : want.nodes) EXPECT_EQ(got.nodes.at(key), values);
+}
+
 TEST(SummaryBuilder, AllocatorStatesAreTheReplays) {
   const Trace t = makeTrace(400, 8);
   BuilderOptions options;

@@ -110,17 +110,29 @@ void ProcessRecording::onMeta(const nlohmann::json& meta) {
   }
 }
 
-std::map<int, std::string> ProcessRecording::childProcesses() const {
-  std::map<int, std::string> out;
-  constexpr std::string_view kPrefix = "child_process.";
-  for (auto it = pending_meta_.lower_bound(std::string(kPrefix));
-       it != pending_meta_.end() && std::string_view(it->first).starts_with(kPrefix); ++it) {
-    const std::string_view digits = std::string_view(it->first).substr(kPrefix.size());
-    int pid = 0;
-    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
-    if (ec == std::errc() && end == digits.data() + digits.size() && pid > 0) out[pid] = it->second;
+std::map<int, ProcessRecording::Child> ProcessRecording::childProcesses() const {
+  std::map<int, Child> out;
+  constexpr std::pair<std::string_view, Child::How> kPrefixes[] = {
+      {"child_process.", Child::How::kStarted}, {"child_fork.", Child::How::kForked}, {"child_shell.", Child::How::kShell}};
+  for (const auto& [prefix, how] : kPrefixes) {
+    for (auto it = pending_meta_.lower_bound(std::string(prefix));
+         it != pending_meta_.end() && std::string_view(it->first).starts_with(prefix); ++it) {
+      const std::string_view digits = std::string_view(it->first).substr(prefix.size());
+      int number = 0;
+      const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
+      if (ec != std::errc() || end != digits.data() + digits.size() || number <= 0) continue;
+      out[how == Child::How::kShell ? -number : number] = Child{how, it->second};
+    }
   }
   return out;
+}
+
+uint64_t ProcessRecording::unnamedChildren() const {
+  auto it = pending_meta_.find("child_processes_unnamed");
+  if (it == pending_meta_.end()) return 0;
+  uint64_t n = 0;
+  const auto [end, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), n);
+  return ec == std::errc() ? n : 0;
 }
 
 void ProcessRecording::noteLeftOut(const std::vector<std::string>& left_out) {

@@ -78,8 +78,15 @@ class ProcessRecording {
   std::string describe() const;  // "pid 123 (rank 0)"
   // One line on what was recorded, for the user.
   std::string summary() const;
-  // The processes it said it started (the shim's meta child_process.PID: their commands), by pid.
-  std::map<int, std::string> childProcesses() const;
+  // A process it said it started (the shim's meta child_process.PID, child_fork.PID, child_shell.N).
+  struct Child {
+    enum class How { kStarted, kForked, kShell } how = How::kStarted;
+    std::string command;
+  };
+  // Its children by pid; os.system's shells, whose pid Python never sees, by -N (N from 1).
+  std::map<int, Child> childProcesses() const;
+  // Children it started past the shim's limit on named ones (child_processes_unnamed).
+  uint64_t unnamedChildren() const;
   // Its children that the recording left out ("pid 12 (sh -c make): never connected ..."), into
   // its file's meta (processes_left_out) when it has one; before finish().
   void noteLeftOut(const std::vector<std::string>& left_out);

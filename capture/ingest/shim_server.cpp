@@ -207,6 +207,26 @@ void ShimServer::run() {
   }
 }
 
+namespace {
+
+// Why a child the program started recorded nothing, for the user (stderr, the file's processes_left_out).
+std::string leftOutLine(int pid, const ProcessRecording::Child& child, bool connected) {
+  using How = ProcessRecording::Child::How;
+  if (child.how == How::kShell)
+    return fmt::format("os.system ({}): a shell, not recorded, nor any program it ran but a Python program "
+                       "allocating through torch (those record into files of their own)",
+                       child.command);
+  if (connected) return fmt::format("pid {} ({}): connected, but allocated nothing through torch", pid, child.command);
+  if (child.how == How::kForked)
+    return fmt::format("pid {} (a fork of {}): forked processes are not recorded (multiprocessing's fork start "
+                       "method, DataLoader workers, os.fork), those of the spawn start method are",
+                       pid, child.command);
+  return fmt::format("pid {} ({}): never connected: not a Python program, or Python started with -I, -E or -S", pid,
+                     child.command);
+}
+
+}  // namespace
+
 std::vector<RecordedProcess> ShimServer::stop(const std::map<int, ProcessEnd>& exits) {
   stopping_.store(true);
   if (thread_.joinable()) thread_.join();
@@ -222,7 +242,7 @@ std::vector<RecordedProcess> ShimServer::stop(const std::map<int, ProcessEnd>& e
   connections_.clear();
   // Children before their parents: a parent's file names the children the recording left out,
   // and whether a child that connected recorded anything is known once it has finished.
-  std::map<int, std::map<int, std::string>> started;  // pid -> the processes it said it started
+  std::map<int, std::map<int, ProcessRecording::Child>> started;  // pid -> the processes it said it started
   for (auto& [pid, p] : processes_) started[pid] = p->childProcesses();
   std::vector<int> order;
   std::set<int> placed;
@@ -241,20 +261,32 @@ std::vector<RecordedProcess> ShimServer::stop(const std::map<int, ProcessEnd>& e
         if (processes_.count(child) && !placed.count(child)) todo.emplace_back(child, false);
     }
   }
+  // The program's own process, when it never connected (a shell, a script's interpreter): what it
+  // started is recorded only where a Python program allocated through torch; its other processes are unknown.
+  std::vector<std::pair<int, std::string>> silent_programs;
+  for (const auto& [pid, end] : exits)
+    if (!processes_.count(pid))
+      silent_programs.emplace_back(
+          pid, fmt::format("pid {} (the program's own process): never connected (not a Python program, or Python "
+                           "started with -I, -E or -S), nor did any process it started but these Python programs: "
+                           "others it ran are not recorded",
+                           pid));
   std::map<int, bool> recorded_something;
   std::vector<RecordedProcess> out;
   for (int pid : order) {
     ProcessRecording* p = processes_[pid].get();
     RecordedProcess r;
-    for (const auto& [child, command] : started[pid]) {
+    for (const auto& [child, started_child] : started[pid]) {
       auto seen = recorded_something.find(child);
       if (seen != recorded_something.end() && seen->second) continue;
-      r.left_out.emplace_back(child, fmt::format("pid {} ({}): {}", child, command,
-                                                 seen == recorded_something.end()
-                                                     ? "never connected: not a Python program, or Python started "
-                                                       "with -I, -E or -S"
-                                                     : "connected, but allocated nothing through torch"));
+      r.left_out.emplace_back(child, leftOutLine(child, started_child, seen != recorded_something.end()));
     }
+    if (const uint64_t unnamed = p->unnamedChildren(); unnamed > 0)
+      r.left_out.emplace_back(0, fmt::format("{} more processes started by pid {}, not named (past "
+                                                             "the shim's limit): those that were not Python "
+                                                             "programs allocating through torch",
+                                                             unnamed, pid));
+    r.left_out.insert(r.left_out.end(), silent_programs.begin(), silent_programs.end());
     std::vector<std::string> lines;
     for (const auto& [child, line] : r.left_out) lines.push_back(line);
     p->noteLeftOut(lines);

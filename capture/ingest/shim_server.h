@@ -27,7 +27,8 @@ struct RecordedProcess {
   std::string error;    // writing its file failed
   bool disk_full = false;
   std::string write_failure;  // "disk full", "file size limit reached", ... (what the file says)
-  // The processes it started that the recording left out, by pid: "pid 12 (sh -c make): ..."
+  // The processes it started that the recording left out, by pid (<= 0: none known, os.system's shells):
+  // "pid 12 (sh -c make): ..."
   // (also in its file's meta processes_left_out).
   std::vector<std::pair<int, std::string>> left_out;
 };

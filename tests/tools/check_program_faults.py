@@ -11,10 +11,12 @@
 - a full disk (RLIMIT_FSIZE): exit 125, the file says incomplete (file size limit reached) and
   stderr does not claim "recorded into"; a limit too small for a new file's schema: stderr names
   the file size limit (SQLite says only "disk I/O error");
-- children on the CPU (subprocess, torch.multiprocessing.spawn) each record into FILE.pidP, the
-  file asked for stays the program's own process' even when a child delivers first; the children
-  it leaves out (a shell, a Python child that never imports torch) are named, with why, on stderr
-  and in the program's file (processes_left_out);
+- children on the CPU (subprocess, torch.multiprocessing.spawn, Python under os.system's shell)
+  each record into FILE.pidP, the file asked for stays the program's own process' even when a
+  child delivers first; the children it leaves out (a shell, a Python child that never imports
+  torch, os.system's shell, os.posix_spawnp's and os.spawnvp's programs, a fork; the program's own
+  process when it is a shell) are named, with why, on stderr and in the program's file
+  (processes_left_out);
 - a program that ignores SIGTERM and is killed after --kill-after before delivering anything is
   not reported as "recorded nothing".
 
@@ -91,12 +93,22 @@ FAMILY = textwrap.dedent("""
 
     if __name__ == "__main__":
         print("parent", os.getpid(), flush=True)
-        # The child delivers at its exit, before the parent's first step: it must not take FILE.
+        # The children deliver at their exit, before the parent's first step: they must not take FILE,
+        # nor must a grandchild through os.system's shell.
         subprocess.run([sys.executable, "-c", "import torch; x = [torch.ones(1 << 16) for _ in range(3)]"], check=True)
+        os.system(f"{sys.executable} -c 'import torch; x = [torch.ones(1 << 15) for _ in range(2)]'")
         mp.spawn(worker, nprocs=1)
-        # Left out, and said so: a shell, and a Python child that never imports torch.
+        # Left out, and said so: a shell, and a Python child that never imports torch; os.system's
+        # shell, os.posix_spawnp's and os.spawnvp's programs, a fork.
         subprocess.run(["sh", "-c", "echo from-sh"], check=True)
         subprocess.run([sys.executable, "-c", "print('no torch here')"], check=True)
+        os.system("echo from-system")
+        os.waitpid(os.posix_spawnp("true", ["true", "posix-spawned"], os.environ), 0)
+        os.spawnvp(os.P_WAIT, "true", ["true", "from-spawnvp"])
+        forked = os.fork()
+        if forked == 0:
+            os._exit(0)
+        os.waitpid(forked, 0)
         model = torch.nn.Linear(64, 64)
         opt = torch.optim.SGD(model.parameters(), lr=0.1)
         for _ in range(2):
@@ -245,7 +257,7 @@ program_pid = r.stdout.split()[1] if r.stdout.startswith("parent ") else None
 check(program_pid is not None and m.get("pid") == program_pid,
       f"children: {trace} is pid {m.get('pid')}'s, not the program's ({r.stdout.strip()!r})")
 roles = sorted(meta(os.path.join(out, n)).get("program.argv", "") for n in pid_files)
-check(len(pid_files) == 2 and any("-c" in a for a in roles) and any("multiprocessing" in a for a in roles),
+check(len(pid_files) == 3 and sum("import torch" in a for a in roles) == 2 and any("multiprocessing" in a for a in roles),
       f"children: their files {pid_files}: {roles}")
 # The children it left out are named, with why, on stderr and in the program's file.
 left = m.get("processes_left_out", "")
@@ -254,7 +266,21 @@ for what, text in (("stderr", r.stderr), ("the file's processes_left_out", left)
           f"children: {what} does not name the shell child as left out: {text[-800:]!r}")
     check("no torch here" in text and "allocated nothing through torch" in text,
           f"children: {what} does not name the child without torch as left out: {text[-800:]!r}")
+    for started, why in (("os.system (/bin/sh -c 'echo from-system')", "a shell, not recorded"),
+                         ("(true posix-spawned)", "never connected"), ("(true from-spawnvp)", "never connected"),
+                         (f"(a fork of {python} {family})", "forked processes are not recorded")):
+        check(f"{started}: {why}" in text, f"children: {what} does not name {started} as left out: {text[-1500:]!r}")
 check("left out" in r.stderr, f"children: no 'left out' line on stderr: {r.stderr[-600:]}")
+
+# A program whose own process is a shell: its Python child records, and the shell is named as left out.
+trace = os.path.join(out, "shell.sawtooth")
+remove_recording(trace, (".progress",))
+r = subprocess.run([record, "--out", trace, "--", "sh", "-c", f"{python} -c 'import torch; x = torch.ones(1000)'; true"],
+                   capture_output=True, text=True, timeout=300)
+m = meta(trace) if os.path.exists(trace) else {}
+for what, text in (("stderr", r.stderr), ("the file's processes_left_out", m.get("processes_left_out", ""))):
+    check("(the program's own process): never connected" in text,
+          f"a shell program: {what} does not name the shell as left out: {text[-600:]!r}")
 
 # A program that ignores SIGTERM, killed after --kill-after before it delivered anything.
 trace = os.path.join(out, "ignores.sawtooth")

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -219,15 +220,20 @@ int recordProgramMain(int argc, char** argv) {
   for (const char* key : kEnvironmentOfInterest)
     if (const char* v = std::getenv(key)) context.meta[std::string("env.") + key] = v;
   // Which processes connected, and their parents (read while they are alive): a child of a recorded
-  // process records into FILE.pidP, never into the file asked for.
+  // process records into FILE.pidP, never into the file asked for; so does any other process once the
+  // program's own connected (it does at its start, before it starts any): a grandchild through a
+  // shell (os.system) too.
   std::mutex tree_mutex;
   std::map<int, int> parent_of;
-  context.claim_path = [&paths, &tree_mutex, &parent_of](int pid, int rank) {
+  std::atomic<int> program_pid{0};  // once started
+  context.claim_path = [&paths, &tree_mutex, &parent_of, &program_pid](int pid, int rank) {
     bool child = false;
     {
       std::lock_guard<std::mutex> lock(tree_mutex);
       auto it = parent_of.find(pid);
       child = it != parent_of.end() && parent_of.count(it->second) != 0;
+      const int program = program_pid.load();
+      if (program > 0 && pid != program && parent_of.count(program) != 0) child = true;
     }
     return paths.claim(pid, rank, child);
   };
@@ -305,6 +311,7 @@ int recordProgramMain(int argc, char** argv) {
     std::fprintf(stderr, "sawtooth-record: %s\n", failure->message.c_str());
     return failure->exit_code;
   }
+  program_pid.store(launcher.pid());
   reporter.event("program_started", fmt::format("pid {}", launcher.pid()), {{"pid", launcher.pid()}});
 
   ProgramLauncher::WaitOptions wait;
@@ -371,13 +378,13 @@ int recordProgramMain(int argc, char** argv) {
   std::set<int> named;
   for (const RecordedProcess& p : processes)
     for (const auto& [pid, line] : p.left_out)
-      if (named.insert(pid).second) children_left_out.push_back(line);
+      if (pid <= 0 || named.insert(pid).second) children_left_out.push_back(line);  // <= 0: no pid (a shell, a count)
   if (!children_left_out.empty()) {
     const size_t shown = std::min<size_t>(children_left_out.size(), 10);
     std::string list;
     for (size_t i = 0; i < shown; ++i) list += (i ? "; " : "") + children_left_out[i];
     if (shown < children_left_out.size()) list += fmt::format("; and {} more", children_left_out.size() - shown);
-    reporter.say(fmt::format("processes the program started that the recording left out: {}", list));
+    reporter.say(fmt::format("processes of the program that the recording left out: {}", list));
   }
   std::erase_if(left_out, [&named](const std::pair<int, std::string>& p) { return named.count(p.first) != 0; });
   if (!files.empty() && !left_out.empty()) {

@@ -130,6 +130,11 @@ def activate():
         global _active
         _active = shim
         lifecycle.Lifecycle(shim).install()
+        try:
+            shim.children.install_os()
+            shim.children.install_subprocess()  # when the program imported subprocess before us
+        except Exception as e:
+            shim.guard.report("noting the program's child processes", e)
         on_torch = shim.guard.wrap("setting up the recording of PyTorch", shim.on_torch)
         if "torch" in sys.modules:
             on_torch(sys.modules["torch"])

@@ -138,6 +138,14 @@ def then(fn, call, what, after):
     return wrapper
 
 
+def returned(fn, call, what, after):
+    def wrapper(*args, **kwargs):
+        result = fn(*args, **kwargs)
+        call(what, after, result, *args)
+        return result
+    return wrapper
+
+
 def first(fn, call, what, before, after):
     def wrapper(*args, **kwargs):
         call(what, before, *args)
@@ -216,6 +224,11 @@ def around(fn, guard, what, before, after):
 def then(fn, guard, what, after):
     """fn, then after(*fn's arguments) of ours."""
     return _finish(_wrappers["then"](fn, guard.call, what, after), fn)
+
+
+def returned(fn, guard, what, after):
+    """fn, then after(fn's result, *fn's arguments) of ours."""
+    return _finish(_wrappers["returned"](fn, guard.call, what, after), fn)
 
 
 def first(fn, guard, what, before, after):

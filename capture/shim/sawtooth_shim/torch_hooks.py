@@ -40,6 +40,7 @@ class Shim:
         self.profiling = False
         self.finished = False
         self.paused_parts = None  # what pause() stopped
+        self.children = children.Children(channel, self.guard)
 
     # -- start -------------------------------------------------------------------------------------
     def on_torch(self, torch):
@@ -63,7 +64,7 @@ class Shim:
         except Exception as e:
             self.guard.report("watching the program's own torch.profiler", e)
         try:
-            children.install(self.ch, self.guard)
+            self.children.install_subprocess()
         except Exception as e:
             self.guard.report("noting the program's child processes", e)
         cpu = self.options.get("cpu", "auto")

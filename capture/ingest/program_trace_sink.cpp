@@ -1,6 +1,7 @@
 #include "capture/ingest/program_trace_sink.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -55,7 +56,17 @@ Result<std::unique_ptr<ProgramTraceSink>> ProgramTraceSink::create(OutputClaim c
   // Before SQLite opens it: its -wal and -shm files take the database's mode.
   if (::fchmod(claim.fd(), 0600) != 0)
     return Error{fmt::format("{}: cannot make it private (mode 0600): {}", claim.path(), std::strerror(errno))};
+  // A file that could not be created (a file size limit, a full disk) leaves nothing behind: not
+  // SQLite's -wal and -shm, nor the half-made database. `held` keeps the claim's lock (flock: the
+  // open file's) until they are gone.
+  const std::string path = claim.path();
+  const int held = ::dup(claim.fd());
   auto file = NativeWriter::create(std::move(claim), NativeWriterOptions{.recording = true});
+  if (held >= 0) {
+    if (!file)
+      for (const char* suffix : {"-wal", "-shm", "-journal", ""}) ::unlink((path + suffix).c_str());
+    ::close(held);
+  }
   if (!file) return file.error();
   auto impl = std::make_unique<Impl>();
   impl->t0 = t0_ns;

@@ -241,6 +241,8 @@ check("file size limit was reached" in r.stderr and "16384 bytes" in r.stderr,
       f"no room for a new file: stderr does not name the cause: {r.stderr[-800:]}")
 check("recorded nothing" not in r.stderr and "nothing was recorded" in r.stderr,
       f"no room for a new file: the last words: {r.stderr[-400:]}")
+left = [trace + suffix for suffix in ("", "-wal", "-shm", "-journal") if os.path.exists(trace + suffix)]
+check(not left, f"no room for a new file: the half-made database is left behind: {left}")
 
 # Children on the CPU (subprocess, torch.multiprocessing.spawn): each records into FILE.pidP, and
 # the file asked for is the program's own process' even when a child delivers first.

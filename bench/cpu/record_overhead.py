@@ -16,8 +16,11 @@ For the recorded runs, the shim's work inside the program's Optimizer.step annot
 from the file: the annotation's total time minus the optimizer phase's (the phase is the program's
 step between the shim's own hooks).
 
+--before EARLIER_SAWTOOTH_RECORD adds a fifth configuration: that recorder, --stacks python (a
+change's cost measured beside the profiler in the same rounds).
+
 Usage: record_overhead.py SAWTOOTH_RECORD PYTHON OUT.md [--rounds N] [--steps N] [--program-cpu C]
-       [--recorder-cpu C] [--work DIR]
+       [--recorder-cpu C] [--work DIR] [--before EARLIER_SAWTOOTH_RECORD]
 """
 import argparse
 import json
@@ -31,6 +34,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CONFIGS = ("unrecorded", "profiler alone", "recorded, --stacks python", "recorded, --stacks none")
+BEFORE = "recorded by --before, --stacks python"
 
 
 def command(config, a, trace):
@@ -40,7 +44,7 @@ def command(config, a, trace):
     if config == "profiler alone":
         return program + ["--profiler"]
     stacks = "python" if "python" in config else "none"
-    return ["taskset", "-c", str(a.recorder_cpu), a.record, "--quiet", "--force", "--stacks", stacks, "--out", trace,
+    return ["taskset", "-c", str(a.recorder_cpu), a.before if config == BEFORE else a.record, "--quiet", "--force", "--stacks", stacks, "--out", trace,
             "--"] + program
 
 
@@ -66,15 +70,17 @@ def main():
     p.add_argument("--program-cpu", type=int, default=1)
     p.add_argument("--recorder-cpu", type=int, default=0)
     p.add_argument("--work", default="/tmp/sawtooth-record-overhead")
+    p.add_argument("--before", help="an earlier sawtooth-record, run as a fifth configuration beside the others")
     a = p.parse_args()
+    configs = CONFIGS + ((BEFORE,) if a.before else ())
     os.makedirs(a.work, exist_ok=True)
-    loops = {c: [] for c in CONFIGS}
-    paid = {c: [] for c in CONFIGS}
-    wall = {c: [] for c in CONFIGS}
-    inside = {c: [] for c in CONFIGS}
+    loops = {c: [] for c in configs}
+    paid = {c: [] for c in configs}
+    wall = {c: [] for c in configs}
+    inside = {c: [] for c in configs}
     loads = []
     for r in range(a.rounds):
-        order = CONFIGS[r % len(CONFIGS):] + CONFIGS[:r % len(CONFIGS)]
+        order = configs[r % len(configs):] + configs[:r % len(configs)]
         before = os.getloadavg()[0]
         for config in order:
             trace = os.path.join(a.work, f"round{r}.sawtooth")
@@ -93,27 +99,27 @@ def main():
             print(f"round {r + 1} {config}: loop {result['loop_s']:.3f} s, with stop {result['paid_s']:.3f} s, "
                   f"command {seconds:.2f} s", flush=True)
         loads.append((before, os.getloadavg()[0]))
-    write(a, loops, paid, wall, inside, loads)
+    write(a, configs, loops, paid, wall, inside, loads)
 
 
-def write(a, loops, paid, wall, inside, loads):
-    med = {c: statistics.median(loops[c]) for c in CONFIGS}
-    med_paid = {c: statistics.median(paid[c]) for c in CONFIGS}
-    med_wall = {c: statistics.median(wall[c]) for c in CONFIGS}
+def write(a, configs, loops, paid, wall, inside, loads):
+    med = {c: statistics.median(loops[c]) for c in configs}
+    med_paid = {c: statistics.median(paid[c]) for c in configs}
+    med_wall = {c: statistics.median(wall[c]) for c in configs}
     base, base_wall = med["unrecorded"], med_wall["unrecorded"]
     lines = [f"# What recording costs a CPU training loop, beside torch.profiler alone ({time.strftime('%Y-%m-%d')})", "",
              "Command (from the repository root):", "", "```",
              " ".join(shlex.quote(x) for x in [sys.executable] + sys.argv), "```", "",
              f"An MLP (4 Linear layers of {512}, Adam, batch 64, one torch thread) runs a {a.steps}-step loop "
              f"(bench/cpu/mlp_loop.py) on CPU {a.program_cpu}; the recorder runs on CPU {a.recorder_cpu}. "
-             f"{a.rounds} rounds, the four configurations alternating within each round (the order rotates); medians. "
+             f"{a.rounds} rounds, the {len(configs)} configurations alternating within each round (the order rotates); medians. "
              "Loop: the program's own clock around the loop; with stop: for the profiler, until its `with` block "
              "has closed (the events processed), for the others the loop; command: start to exit of the whole "
              "command (interpreter start, import, and the recorder's file).", "",
              "| configuration | loop (s) | × unrecorded | with stop (s) | × unrecorded | command (s) | × unrecorded "
              "| shim's work inside Optimizer.step (s, whole run) |",
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
-    for c in CONFIGS:
+    for c in configs:
         shim = f"{statistics.median(inside[c]):.3f}" if inside[c] else "—"
         lines.append(f"| {c} | {med[c]:.3f} | {med[c] / base:.3f} | {med_paid[c]:.3f} | {med_paid[c] / base:.3f} | "
                      f"{med_wall[c]:.2f} | {med_wall[c] / base_wall:.3f} | {shim} |")
@@ -121,20 +127,20 @@ def write(a, loops, paid, wall, inside, loads):
     lines += ["", "Against the target (the recorded loop at most the profiler's own cost + 5 %, i.e. "
               f"≤ {prof + 0.05:.3f}× unrecorded on the loop; ≤ {med_paid['profiler alone'] / base + 0.05:.3f}× "
               "when the profiler's stop is counted):", ""]
-    for c in CONFIGS[2:]:
+    for c in configs[2:]:
         r = med[c] / base
         lines.append(f"- {c}: {r:.3f}× on the loop ({'within' if r <= prof + 0.05 else 'over'} the profiler + 5 %); "
                      f"{med_paid[c] / base:.3f}× against the profiler's {med_paid['profiler alone'] / base:.3f}× "
                      "with its stop")
-    paired = {c: statistics.median(loops[c][r] / loops["unrecorded"][r] for r in range(len(loads))) for c in CONFIGS}
+    paired = {c: statistics.median(loops[c][r] / loops["unrecorded"][r] for r in range(len(loads))) for c in configs}
     lines += ["", "Paired within each round (the load drifts between rounds; each round's loop over that round's "
               "unrecorded loop, median over the rounds): " +
-              ", ".join(f"{c} {paired[c]:.3f}×" for c in CONFIGS[1:]) + "."]
+              ", ".join(f"{c} {paired[c]:.3f}×" for c in configs[1:]) + "."]
     lines += ["", "Load average (1 min) before and after each round (2 cores, shared with other work): " +
               ", ".join(f"{b:.1f}→{e:.1f}" for b, e in loads), "", "Each round, loop seconds:", "",
-              "| round | " + " | ".join(CONFIGS) + " |", "|---|" + "---:|" * len(CONFIGS)]
+              "| round | " + " | ".join(configs) + " |", "|---|" + "---:|" * len(configs)]
     for r in range(len(loads)):
-        lines.append(f"| {r + 1} | " + " | ".join(f"{loops[c][r]:.3f}" for c in CONFIGS) + " |")
+        lines.append(f"| {r + 1} | " + " | ".join(f"{loops[c][r]:.3f}" for c in configs) + " |")
     with open(a.out, "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))

@@ -741,6 +741,51 @@ check(len(caught) == 1 and caught[0].filename == __file__ and caught[0].lineno =
       f"wrapper: the warning names the caller's line {[(w.filename, w.lineno) for w in caught]} (want {line})")
 check(wrapped.__wrapped__ is warns and wrapped.__name__ == "warns", "wrapper: named as the function it wraps")
 
+# The CPU chunk's walk (cpu_allocations._allocations): allocations and frees in time order, in the
+# wall clock's place the monotonic one, an operator's children read where this torch observes them,
+# another device's allocation left to its allocator's history where an accelerator is available.
+class FakeDevice:
+    def __init__(self, kind):
+        self.kind = kind
+
+    def __eq__(self, other):
+        return isinstance(other, FakeDevice) and other.kind == self.kind
+
+    def __ne__(self, other):
+        return not self == other
+
+
+class FakeAllocation:
+    def __init__(self, ptr, size, device="cpu"):
+        self.ptr, self.alloc_size, self.device = ptr, size, FakeDevice(device)
+
+
+def fake_event(t, fields=None, children=()):
+    return types.SimpleNamespace(start_time_ns=t, extra_fields=fields, children=list(children), tag="op")
+
+
+def walked(accelerator):
+    fake = types.SimpleNamespace(
+        device=FakeDevice, accelerator=types.SimpleNamespace(is_available=lambda: accelerator),
+        cuda=types.SimpleNamespace(is_initialized=lambda: accelerator),
+        _C=types.SimpleNamespace(_profiler=types.SimpleNamespace(_ExtraFields_Allocation=FakeAllocation,
+                                                                 _EventType=types.SimpleNamespace(Allocation="a"))))
+    tree = [fake_event(10, FakeAllocation(0x10, 64)),
+            fake_event(20, None, [fake_event(25, FakeAllocation(0x20, 32)),
+                                  fake_event(26, None, [fake_event(27, FakeAllocation(0x30, 8, "cuda"))]),
+                                  fake_event(28, FakeAllocation(0x20, -32))]),
+            fake_event(15, FakeAllocation(0x40, 16))]
+    cpu = cpu_allocations.CpuAllocations(fake, FakeChannel())
+    got = cpu._allocations(types.SimpleNamespace(experimental_event_tree=lambda: tree))
+    offset = time.time_ns() - time.monotonic_ns()
+    return [(round((t + offset) / 1e6), addr, size, action) for t, addr, size, _, _, _, action, _ in got]
+
+
+want = [(0, 0x10, 64, wire.ALLOC), (0, 0x40, 16, wire.ALLOC), (0, 0x20, 32, wire.ALLOC), (0, 0x30, 8, wire.ALLOC),
+        (0, 0x20, 32, wire.FREE_COMPLETED)]
+check(walked(False) == want, f"cpu walk, no accelerator: {walked(False)}")
+check(walked(True) == [w for w in want if w[1] != 0x30], f"cpu walk, an accelerator: {walked(True)}")
+
 # --rung: what it accepts, and the canonical id the file's meta names (the ladder's row).
 from sawtooth_shim import rungs  # noqa: E402
 check(rungs.parse("bf16")[3] == "bf16" and rungs.parse("compile")[3] == "compile", "bf16 and compile parse")

@@ -59,6 +59,9 @@ SWEEP_S = 0.025
 _IDLE_SWEEPS = 25  # then the thread sleeps until a record waits
 
 
+_SEND_BUFFER = 4 << 20
+
+
 class Channel:
     def __init__(self, path, hello):
         self._lock = SendLock()
@@ -71,6 +74,10 @@ class Channel:
         self._flusher_pid = None
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._sock.settimeout(60)  # a stopped recorder must not hang the program for ever
+        try:  # room for a few chunks (the kernel caps it): a recorder busy for a moment does not stall the program
+            self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, _SEND_BUFFER)
+        except OSError:
+            pass
         self._sock.connect(path)
         self._names = {}
         self._unsent_names = []

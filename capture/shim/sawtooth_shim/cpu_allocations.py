@@ -148,30 +148,53 @@ class CpuAllocations:
 
     def _allocations(self, result):
         """The chunk's CPU allocations as wire records. This runs for every allocation the program
-        makes (tens of thousands a second): each attribute read off an event builds a Python object,
-        so an event is read once, through its fields' type (no tag enum, no children of a leaf)."""
+        makes (tens of thousands a second), on the program's thread: each attribute read off an
+        event builds a Python object, so an event is read once, through its fields' type (no tag
+        enum, no children of a leaf), and its device is compared with CPU's as a device (not
+        through its type's name), or not read where no accelerator is available. The session's events are leaves in time order where it observes
+        no operator: visited where they are, an operator's or range's children (where this torch
+        observes them) in pre-order after it."""
         profiler = self.torch._C._profiler
         fields_type = getattr(profiler, "_ExtraFields_Allocation", None)
         allocation = profiler._EventType.Allocation
+        cpu_device = self.torch.device("cpu")
+        only_cpu = _only_cpu(self.torch)
         # The profiler's clock is the wall clock; the recording's is CLOCK_MONOTONIC.
         offset = time.time_ns() - time.monotonic_ns()
         alloc, free, no_stack, cpu, kind = wire.ALLOC, wire.FREE_COMPLETED, wire.NO_STACK, wire.CPU_DEVICE, wire.ALLOCATOR
         out = []
         append = out.append
-        todo = list(reversed(result.experimental_event_tree()))  # walked in pre-order: ties keep their order
-        pop, extend = todo.pop, todo.extend
-        while todo:
-            e = pop()
-            f = e.extra_fields
-            if type(f) is not fields_type and (fields_type is not None or e.tag != allocation):
-                extend(reversed(e.children))  # an operator or range (where this torch observes them)
-                continue
-            if f.device.type != "cpu":  # CUDA comes from the allocator's own history
-                continue
-            size = f.alloc_size
-            if size > 0:
-                append((e.start_time_ns - offset, f.ptr, size, 0, no_stack, cpu, alloc, kind))
-            else:
-                append((e.start_time_ns - offset, f.ptr, -size, 0, no_stack, cpu, free, kind))
-        out.sort(key=lambda r: r[0])
+
+        def walk(events):
+            for e in events:
+                f = e.extra_fields
+                if type(f) is not fields_type and (fields_type is not None or e.tag != allocation):
+                    walk(e.children)
+                    continue
+                if not only_cpu and f.device != cpu_device:  # CUDA comes from the allocator's own history
+                    continue
+                size = f.alloc_size
+                if size > 0:
+                    append((e.start_time_ns - offset, f.ptr, size, 0, no_stack, cpu, alloc, kind))
+                else:
+                    append((e.start_time_ns - offset, f.ptr, -size, 0, no_stack, cpu, free, kind))
+
+        walk(result.experimental_event_tree())
+        out.sort(key=_time)
         return out
+
+
+def _time(record):
+    return record[0]
+
+
+def _only_cpu(torch):
+    """True where no accelerator can allocate in this process (torch.accelerator says none is
+    available, and CUDA was never started): every allocation event is then the CPU's, and its
+    device is not read."""
+    accelerator = getattr(torch, "accelerator", None)
+    available = getattr(accelerator, "is_available", None)
+    try:
+        return callable(available) and not available() and not torch.cuda.is_initialized()
+    except Exception:
+        return False

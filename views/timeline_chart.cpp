@@ -558,12 +558,32 @@ void TimelineChart::fitAndDraw(std::vector<std::vector<LodPoint>>& line_points, 
   y_unit_ = byteUnitFor(std::max(std::fabs(y_range_.lo), std::fabs(y_range_.hi)));
   const double unit = y_unit_.bytes;
 
+  // Only the points in the window and one on each side of it (the segments that cross its edges):
+  // a frame still drawn for the window before (a zoom, until its own arrives) holds mostly points
+  // the new window clips, and Qt strokes every point a series holds for its shape on each change.
   auto toPoints = [&](const std::vector<LodPoint>& points) {
+    auto first = std::lower_bound(points.begin(), points.end(), x0, [](const LodPoint& p, double x) { return p.x < x; });
+    auto last = std::upper_bound(first, points.end(), x1, [](double x, const LodPoint& p) { return x < p.x; });
+    if (first != points.begin()) --first;
+    if (last != points.end()) ++last;
     QList<QPointF> out;
-    out.reserve(static_cast<qsizetype>(points.size()));
-    for (const LodPoint& p : points) out.append(QPointF(toDisplayX(p.x), p.y / unit));
+    out.reserve(static_cast<qsizetype>(last - first));
+    for (auto p = first; p != last; ++p) out.append(QPointF(toDisplayX(p->x), p->y / unit));
     return out;
   };
+  // Emptied before the axes change and filled after: each change of an axis' range makes Qt redo
+  // every series' geometry (the outline of its whole path), so a series that held its points
+  // through both ranges and the new points was stroked three times per refresh, now once.
+  for (const Line& l : lines_) l.series->clear();
+  for (const StackLayer& layer : layers_) layer.upper->clear();
+
+  // Ticks before ranges: a new range never meets the old one's interval (switching from ms to
+  // events would ask Qt for a tick per event first).
+  applyTicks(axis_y_, y_range_.lo / unit, y_range_.hi / unit, compact_ ? 3 : 6, false);
+  applyTicks(axis_x_, toDisplayX(x0), toDisplayX(x1), std::max(2, columns / 110), !by_time_);
+  axis_x_->setRange(toDisplayX(x0), toDisplayX(x1));
+  axis_y_->setRange(y_range_.lo / unit, y_range_.hi / unit);
+
   for (size_t i = 0; i < lines_.size(); ++i) lines_[i].series->replace(toPoints(line_points[i]));
   for (const auto& [layer, tops] : layer_tops) {
     QList<QPointF> points;
@@ -573,13 +593,6 @@ void TimelineChart::fitAndDraw(std::vector<std::vector<LodPoint>>& line_points, 
   }
   for (auto& [series, plan] : plans_)
     series->replace(QList<QPointF>{{toDisplayX(x0), plan.bytes / unit}, {toDisplayX(x1), plan.bytes / unit}});
-
-  // Ticks before ranges: a new range never meets the old one's interval (switching from ms to
-  // events would ask Qt for a tick per event first).
-  applyTicks(axis_y_, y_range_.lo / unit, y_range_.hi / unit, compact_ ? 3 : 6, false);
-  applyTicks(axis_x_, toDisplayX(x0), toDisplayX(x1), std::max(2, columns / 110), !by_time_);
-  axis_x_->setRange(toDisplayX(x0), toDisplayX(x1));
-  axis_y_->setRange(y_range_.lo / unit, y_range_.hi / unit);
   axis_y_->setTitleText(yTitle());
   markers_->place(chart()->plotArea(), [this](double x, double bytes) { return chartPosition(x, bytes); });
 }

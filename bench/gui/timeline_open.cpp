@@ -1,8 +1,9 @@
 // The app opening a .sawtooth file's timeline from its summaries (issue 25): the real MainWindow,
-// offscreen, from openFile() to the first frame drawn (and painted), its peak RSS, then 1 % windows
-// zoomed to across the run on both axes (zoomTo() until the window's frame is drawn), and the
-// longest GUI-thread stall throughout (a 1 ms timer's largest gap, and the GUI thread's CPU time in
-// one event at most — as bench/gui/gui_stall.cpp measures it). Prints Markdown rows.
+// offscreen, from openFile() to the first frame drawn and painted, its peak RSS, then 1 % windows
+// zoomed to across the run on the index axis, the time axis and the index axis with the stacked
+// categories (zoomTo() until the window's frame is drawn and painted), and the longest GUI-thread
+// stall throughout (a 1 ms timer's largest gap, and the GUI thread's CPU time in one event at most
+// — as bench/gui/gui_stall.cpp measures it). Prints Markdown rows.
 //
 //   QT_QPA_PLATFORM=offscreen sawtooth_timeline_open FILE [ZOOMS]
 //
@@ -34,6 +35,12 @@ using sawtooth::views::TraceTab;
 double threadCpuMs() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+double processCpuMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
 }
 
@@ -90,6 +97,20 @@ class StallProbe : public QObject {
 
 bool drawn(TimelineChart* chart) { return chart->frame() && !chart->frameComputing(); }
 
+// Paint events the chart's viewport has had: a frame counts as shown once painted after it arrived.
+class PaintCounter : public QObject {
+ public:
+  explicit PaintCounter(QWidget* viewport) { viewport->installEventFilter(this); }
+  bool eventFilter(QObject*, QEvent* event) override {
+    if (event->type() == QEvent::Paint) ++paints_;
+    return false;
+  }
+  int paints() const { return paints_; }
+
+ private:
+  int paints_ = 0;
+};
+
 // Events until `done`; false past 120 s.
 template <typename F>
 bool waitFor(F done) {
@@ -135,6 +156,7 @@ int main(int argc, char** argv) {
 
   QElapsedTimer clock;
   clock.start();
+  const double open_cpu0 = processCpuMs();
   TraceTab* tab = w.openFile(path);
   const double tab_ms = static_cast<double>(clock.nsecsElapsed()) / 1e6;
   if (!waitFor([&] { return tab->timeline()->overview() || tab->state() == TraceTab::State::Failed; })) return 1;
@@ -145,26 +167,42 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", qPrintable(tab->errorMessage()));
     return 1;
   }
-  (void)tab->timeline()->grab();  // painted
+  PaintCounter painted(tab->timeline()->viewport());
+  // Drawn, then painted: the paint that follows the frame (the event filter counts it when its
+  // event arrives, so the paint itself is over once the next one is waited for or the loop idles).
+  auto drawnAndPainted = [&](TimelineChart* chart) {
+    if (!waitFor([&] { return drawn(chart); })) return false;
+    const int before = painted.paints();
+    chart->viewport()->update();
+    return waitFor([&] { return painted.paints() > before; });
+  };
+  if (!drawnAndPainted(tab->timeline())) return 1;
   const double first_paint_ms = static_cast<double>(clock.nsecsElapsed()) / 1e6;
   const double rss_first = peakRssMb();
+  const double open_cpu_ms = processCpuMs() - open_cpu0;
   const double stall_open = probe.maxGapMs(), cpu_open = app.longest_, stall_open_end = probe.gapEndMs();
 
-  // 1 % windows across the run, on the index axis then the time axis.
+  // 1 % windows across the run, on the index axis, the time axis, then the index axis with the
+  // live bytes stacked by category; each until its frame is drawn and painted.
   std::mt19937_64 random(25);
-  std::vector<double> index_ms, time_ms;
-  for (bool by_time : {false, true}) {
+  std::vector<double> index_ms, time_ms, stacked_ms;
+  std::vector<double> zoom_cpu_ms[3];  // the process' CPU time (every thread) per zoom: the work, whatever the load
+  for (int pass = 0; pass < 3; ++pass) {
+    const bool by_time = pass == 1;
     tab->setXAxisByTime(by_time);
-    if (!waitFor([&] { return drawn(tab->timeline()); })) return 1;
+    if (pass == 2) tab->setStackedCategories(true);
+    if (!drawnAndPainted(tab->timeline())) return 1;
     const double lo = tab->timeline()->window().boundsLo(), hi = tab->timeline()->window().boundsHi();
     const double width = (hi - lo) / 100;
     for (int i = 0; i < zooms; ++i) {
       const double at = lo + std::uniform_real_distribution<double>(0, 1)(random) * (hi - lo - width);
       QElapsedTimer z;
       z.start();
+      const double cpu0 = processCpuMs();
       tab->timeline()->zoomTo(at, at + width);
-      if (!waitFor([&] { return drawn(tab->timeline()); })) return 1;
-      (by_time ? time_ms : index_ms).push_back(static_cast<double>(z.nsecsElapsed()) / 1e6);
+      if (!drawnAndPainted(tab->timeline())) return 1;
+      zoom_cpu_ms[pass].push_back(processCpuMs() - cpu0);
+      (pass == 0 ? index_ms : pass == 1 ? time_ms : stacked_ms).push_back(static_cast<double>(z.nsecsElapsed()) / 1e6);
     }
     tab->timeline()->resetZoom();
   }
@@ -179,13 +217,17 @@ int main(int argc, char** argv) {
                       : tab->state() == TraceTab::State::Ready  ? "every view"
                                                                  : "loading";
   std::printf("| file | opened with | openFile → first frame painted (ms) | peak RSS then (MB) | before opening (MB) | "
-              "1 %% window, index axis: slowest / mean (ms) | time axis: slowest / mean (ms) | longest GUI stall while "
-              "opening, wall / CPU (ms) | longest GUI stall overall, wall / CPU (ms) | peak RSS at the end (MB) |\n");
-  std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-  std::printf("| %s | %s | %.0f | %.0f | %.0f | %.0f / %.0f | %.0f / %.0f | %.0f / %.0f | %.0f / %.0f | %.0f |\n",
+              "1 %% window, index axis: slowest / mean (ms) | time axis: slowest / mean (ms) | stacked categories, "
+              "index axis: slowest / mean (ms) | longest GUI stall while opening, wall / CPU (ms) | longest GUI stall "
+              "overall, wall / CPU (ms) | peak RSS at the end (MB) |\n");
+  std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::printf("| %s | %s | %.0f | %.0f | %.0f | %.0f / %.0f | %.0f / %.0f | %.0f / %.0f | %.0f / %.0f | %.0f / %.0f | %.0f |\n",
               qPrintable(QFileInfo(path).fileName()), state, first_paint_ms, rss_first, rss_before, slowest(index_ms),
-              mean(index_ms), slowest(time_ms), mean(time_ms), stall_open, cpu_open, probe.maxGapMs(), app.longest_,
-              peakRssMb());
+              mean(index_ms), slowest(time_ms), mean(time_ms), slowest(stacked_ms), mean(stacked_ms), stall_open,
+              cpu_open, probe.maxGapMs(), app.longest_, peakRssMb());
+  std::printf("\nCPU time of the process (all threads) per 1 %% zoom, mean: index axis %.0f ms, time axis %.0f ms, "
+              "stacked %.0f ms; opening until painted: %.0f ms\n",
+              mean(zoom_cpu_ms[0]), mean(zoom_cpu_ms[1]), mean(zoom_cpu_ms[2]), open_cpu_ms);
   std::printf("\nopenFile returned after %.0f ms, the overview was shown at %.0f ms, the first frame drawn at %.0f ms, "
               "painted at %.0f ms; the longest stall while opening ended at %.0f ms\n",
               tab_ms, overview_ms, frame_ms, first_paint_ms, stall_open_end);

@@ -23,6 +23,7 @@ TraceTab::TraceTab(QString path, QWidget* parent) : QWidget(parent), path_(std::
   pages_->addWidget(buildLoadingPage());
   pages_->addWidget(buildErrorPage());
   pages_->addWidget(buildContentPage());
+  pages_->addWidget(buildOfferPage());
 }
 
 TraceTab::~TraceTab() = default;
@@ -64,6 +65,44 @@ QWidget* TraceTab::buildErrorPage() {
   layout->addWidget(error_label_);
   layout->addStretch();
   return page;
+}
+
+QWidget* TraceTab::buildOfferPage() {
+  auto* page = new QWidget;
+  auto* layout = new QVBoxLayout(page);
+  offer_label_ = new QLabel(page);
+  offer_label_->setWordWrap(true);
+  offer_label_->setAlignment(Qt::AlignCenter);
+  offer_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* convert = new QPushButton(tr("Convert and open"), page);
+  convert->setObjectName(QStringLiteral("convert"));
+  convert->setDefault(true);
+  auto* whole = new QPushButton(tr("Read it whole anyway"), page);
+  whole->setObjectName(QStringLiteral("readWhole"));
+  connect(convert, &QPushButton::clicked, this, &TraceTab::convertRequested);
+  connect(whole, &QPushButton::clicked, this, &TraceTab::readWholeRequested);
+  auto* buttons = new QHBoxLayout;
+  buttons->addStretch();
+  buttons->addWidget(convert);
+  buttons->addWidget(whole);
+  buttons->addStretch();
+  layout->addStretch();
+  layout->addWidget(offer_label_);
+  layout->addLayout(buttons);
+  layout->addStretch();
+  return page;
+}
+
+void TraceTab::offerConversion(const QString& why) {
+  error_message_ = why;
+  offer_label_->setText(why.toHtmlEscaped());
+  setState(State::ConversionOffered);
+}
+
+void TraceTab::showLoading(const QString& text) {
+  loading_label_->setText(text);
+  progress_->setValue(0);
+  setState(State::Loading);
 }
 
 QWidget* TraceTab::buildContentPage() {
@@ -180,7 +219,10 @@ void TraceTab::setState(State state) {
   if (console_ && (state == State::Failed || state == State::Cancelled) && console_->parentWidget() != error_page_)
     static_cast<QVBoxLayout*>(error_page_->layout())->insertWidget(error_page_->layout()->count() - 1, console_, 3);
   const bool content = state == State::Ready || state == State::Summaries || (state == State::Loading && overview_);
-  pages_->setCurrentIndex(content ? 2 : state == State::Loading ? 0 : 1);
+  pages_->setCurrentIndex(content                             ? 2
+                          : state == State::Loading           ? 0
+                          : state == State::ConversionOffered ? 3
+                                                              : 1);
   emit stateChanged(state);
 }
 

@@ -44,7 +44,9 @@ class TraceTab : public QWidget {
   Q_OBJECT
  public:
   // Summaries: the timeline from the file's summaries, and nothing that needs every event.
-  enum class State { Loading, Failed, Cancelled, Ready, Summaries };
+  // ConversionOffered: a snapshot too large to read whole, waiting for the user to convert it (or
+  // to read it whole anyway).
+  enum class State { Loading, Failed, Cancelled, Ready, Summaries, ConversionOffered };
   enum class View { Timeline, Peaks, Plan, Precision, Ranks, Runs, OutOfMemory, Allocator, LiveBytes, Console, Modules };
 
   explicit TraceTab(QString path, QWidget* parent = nullptr);
@@ -67,6 +69,11 @@ class TraceTab : public QWidget {
   QString otherViewsText() const { return other_views_->isHidden() ? QString() : other_views_->text(); }
   void showError(const QString& message);
   void showCancelled();
+  // Why the file should be converted before it is read, with Convert and Read whole anyway buttons
+  // (convertRequested, readWholeRequested).
+  void offerConversion(const QString& why);
+  // The loading page again (progress and Cancel), saying what is being done: "Converting …".
+  void showLoading(const QString& text);
   // What the recording printed (a recording the app ran): a Console view, the first one shown when
   // `show_first` (a program that failed); beside the reason when the trace cannot be opened.
   void setConsole(const QList<ConsoleChunk>& chunks, bool show_first);
@@ -123,11 +130,14 @@ class TraceTab : public QWidget {
  signals:
   void stateChanged(sawtooth::views::TraceTab::State state);
   void cancelRequested();
+  void convertRequested();
+  void readWholeRequested();
   void eventQueryChanged(sawtooth::EventQuery query);
 
  private:
   QWidget* buildLoadingPage();
   QWidget* buildErrorPage();
+  QWidget* buildOfferPage();
   QWidget* buildContentPage();
   void setState(State state);
   QString summarize() const;
@@ -147,6 +157,7 @@ class TraceTab : public QWidget {
   QLabel* loading_label_ = nullptr;
   QProgressBar* progress_ = nullptr;
   QLabel* error_label_ = nullptr;
+  QLabel* offer_label_ = nullptr;
   QLabel* summary_ = nullptr;
   QLabel* notices_ = nullptr;
   QComboBox* x_axis_ = nullptr;

@@ -5,6 +5,7 @@
 #include "app/sawtooth/app_logging.h"
 #include "app/sawtooth/reading_limits.h"
 #include "app/sawtooth/trace_jobs.h"
+#include "core/io/trace_convert.h"
 #include "views/chart_export.h"
 #include "views/qt_format.h"
 #include "views/widget_export.h"
@@ -18,7 +19,13 @@ TraceController::TraceController(JobRunner& jobs, views::TraceTab* tab)
       allocator_(new AllocatorController(
           jobs, slot("allocator"), {tab->timeline(), tab->allocatorView(), tab->fragmentationChart(), tab->liveBytesView(),
                                    tab->modulesView(), tab->moduleBand()}, this)) {
+  source_ = tab_->path();
   connect(tab_, &views::TraceTab::cancelRequested, this, &TraceController::cancelLoading);
+  connect(tab_, &views::TraceTab::convertRequested, this, &TraceController::convert);
+  connect(tab_, &views::TraceTab::readWholeRequested, this, [this] {
+    tab_->showLoading(tr("Loading %1…").arg(tab_->title()));
+    loadReport();
+  });
   connect(tab_, &views::TraceTab::eventQueryChanged, this, &TraceController::queryEvents);
   connect(tab_->timeline(), &views::TimelineChart::frameRequested, this, &TraceController::requestFrame);
 }
@@ -28,9 +35,12 @@ QString TraceController::slot(const char* what) const {
 }
 
 void TraceController::load() {
-  const QFileInfo info(tab_->path());
-  if (info.suffix().compare(QStringLiteral("sawtooth"), Qt::CaseInsensitive) != 0) return loadReport();
-  const std::string path = tab_->path().toStdString();
+  const QFileInfo info(source_);
+  if (info.suffix().compare(QStringLiteral("sawtooth"), Qt::CaseInsensitive) != 0) {
+    if (openConversionOrOffer()) return;
+    return loadReport();
+  }
+  const std::string path = source_.toStdString();
   const uint64_t file_bytes = static_cast<uint64_t>(info.size());
   // Summaries missing or stale: built into the cache (one pass, bounded memory) only for a file too
   // large to read whole; a smaller one is read whole, as before.
@@ -59,6 +69,43 @@ void TraceController::load() {
         if (build) tab_->showError(withAppRaiseHint(error));
         else loadReport();
       },
+      [this](int permille) { tab_->setLoadProgress(permille); });
+}
+
+bool TraceController::openConversionOrOffer() {
+  const std::string path = tab_->path().toStdString();
+  const uint64_t needs = estimatedMemoryToReadSnapshot(path), budget = wholeFileBudgetFromSettings();
+  if (needs <= budget) return false;
+  const QString dir = conversionCacheDir();
+  if (auto converted = findCachedConversion(dir.toStdString(), path)) {
+    qCInfo(lcWindow) << tab_->path() << "opens from its conversion" << QString::fromStdString(*converted);
+    source_ = QString::fromStdString(*converted);
+    load();
+    return true;
+  }
+  tab_->offerConversion(
+      tr("Reading this snapshot whole would take about %1 of memory, past the %2 the app gives one file (Settings ▸ "
+         "Reading limits; limits/whole_file_budget). Converted once into a .sawtooth file in your cache (%3), it opens "
+         "from its summaries in bounded memory — and at once the next time. The snapshot itself is not changed.")
+          .arg(views::bytesText(static_cast<qint64>(needs)), views::bytesText(static_cast<qint64>(budget)), dir));
+  return true;
+}
+
+void TraceController::convert() {
+  const std::string path = tab_->path().toStdString(), dir = conversionCacheDir().toStdString();
+  tab_->showLoading(tr("Converting %1 into a .sawtooth file in your cache…").arg(tab_->title()));
+  jobs_.run<std::string>(
+      slot("load"), tr("Converting %1").arg(tab_->title()), tab_,
+      [path, dir, limits = readingLimitsFromSettings()](Progress& p) {
+        return convertSnapshotIntoCache(path, dir, p, limits);
+      },
+      [this](std::string converted) {
+        qCInfo(lcWindow) << tab_->path() << "converted into" << QString::fromStdString(converted);
+        source_ = QString::fromStdString(converted);
+        tab_->showLoading(tr("Opening %1…").arg(tab_->title()));
+        load();
+      },
+      [this](const QString& error) { tab_->showError(withAppRaiseHint(error)); },
       [this](int permille) { tab_->setLoadProgress(permille); });
 }
 
@@ -104,7 +151,7 @@ void TraceController::requestFrame(const TimelineRequest& request) {
 }
 
 void TraceController::loadReport() {
-  const std::string path = tab_->path().toStdString();
+  const std::string path = source_.toStdString();
   jobs_.run<std::shared_ptr<const TraceReport>>(
       slot("report"), tr("Loading %1").arg(tab_->title()), tab_,
       [path, limits = readingLimitsFromSettings()](Progress& p) { return loadTraceReport(path, p, limits); },

@@ -23,8 +23,15 @@ class TraceController : public QObject {
   TraceController(JobRunner& jobs, views::TraceTab* tab);
 
   // A .sawtooth file with summaries: its timeline first, from them (no event read), then the
-  // report in the background when the file fits the whole-file budget. Any other file: the report.
+  // report in the background when the file fits the whole-file budget. A PyTorch snapshot too large
+  // to read whole (estimated past the whole-file budget): its conversion in the user's cache when
+  // there is one, else the tab offers to convert it (convert()). Any other file: the report.
   void load();
+  // Converts the tab's snapshot into the cache (progress and Cancel on the tab; a cancelled
+  // conversion leaves nothing there), then opens the conversion.
+  void convert();
+  // The file the tab reads: its own, or its snapshot's conversion.
+  const QString& source() const { return source_; }
   // A recording that just ended, its timeline taken over from its live tab: shown at once with the
   // live tab's window (the summaries' few rows read again, not the events), the rest as load().
   void adopt(const LiveHandover& handover);
@@ -41,6 +48,8 @@ class TraceController : public QObject {
  private:
   QString slot(const char* what) const;
   void loadReport();
+  // True when the snapshot is past the budget: opened from its conversion, or the offer shown.
+  bool openConversionOrOffer();
   void showTimeline(std::shared_ptr<SummaryTimeline> timeline, TimelineOverview overview, uint64_t file_bytes);
   void requestFrame(const TimelineRequest& request);
   void queryEvents(const EventQuery& query);
@@ -51,6 +60,7 @@ class TraceController : public QObject {
   views::TraceTab* tab_;
   AllocatorController* allocator_;
   std::shared_ptr<SummaryTimeline> timeline_;
+  QString source_;
 };
 
 }  // namespace sawtooth::app

@@ -4,10 +4,14 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QImageWriter>
+#include <QStandardPaths>
 #include <algorithm>
+#include <cstdio>
 
 #include "core/io/csv_export.h"
+#include "core/io/file_bytes.h"
 #include "core/io/native_format.h"
+#include "core/io/trace_convert.h"
 #include "core/io/trace_loader.h"
 #include "core/model/trace_merge.h"
 #include "core/recording/rank_files.h"
@@ -27,6 +31,33 @@ Result<std::shared_ptr<const TraceReport>> loadTraceReport(const std::string& pa
   auto report = buildTraceReport(std::move(analysis));
   progress.report(1000, 1000);
   return report;
+}
+
+QString conversionCacheDir() {
+  return QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/conversions");
+}
+
+uint64_t estimatedMemoryToReadSnapshot(const std::string& path) {
+  char head[16] = {};
+  size_t n = 0;
+  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+    n = std::fread(head, 1, sizeof head, f);
+    std::fclose(f);
+  }
+  const std::string_view start(head, n);
+  // A compressed snapshot is told by its name (its first bytes say only gzip).
+  const QString name = QFileInfo(QString::fromStdString(path)).fileName().toLower();
+  const bool snapshot = isGzip(start) ? name.endsWith(QLatin1String(".pickle.gz")) || name.endsWith(QLatin1String(".pkl.gz"))
+                                      : detectFormat(start) == TraceFormat::PytorchSnapshot;
+  if (!snapshot) return 0;
+  // Measured: the whole trace of a 2.08 GB snapshot with Python stacks (20 M events) is about 2.2 GB,
+  // its analysis as much again (bench/results/cpu-convert-stream-2026-12-02.md).
+  return conversionInputBytes(path) / 2 * 5;
+}
+
+Result<std::string> convertSnapshotIntoCache(const std::string& path, const std::string& cache_dir, Progress& progress,
+                                             const ReadLimits& limits) {
+  return convertIntoCache(cache_dir, path, limits, &progress);
 }
 
 std::vector<std::pair<int, std::string>> leftRankFiles(const std::string& out) {

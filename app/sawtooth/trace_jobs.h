@@ -25,6 +25,20 @@ namespace sawtooth::app {
 Result<std::shared_ptr<const TraceReport>> loadTraceReport(const std::string& path, Progress& progress,
                                                             const ReadLimits& limits = {});
 
+// PyTorch snapshots too large to read whole (issue 25): converted once into the user's cache
+// (QStandardPaths' cache location, conversions/), keyed by the snapshot's content (core's
+// fileContentKey: size, modification time, first and last MiB — a few milliseconds, where hashing
+// a 2 GB file whole would cost seconds on every open), then opened from the conversion.
+QString conversionCacheDir();
+// What reading the snapshot whole would take in memory (its trace and analysis), from its size:
+// about 2.5 bytes a byte of pickle (a gzip file: of what it decompresses to); 0 when `path` is not
+// a PyTorch snapshot.
+uint64_t estimatedMemoryToReadSnapshot(const std::string& path);
+// The conversion of `path` in `cache_dir` (made here when missing; nothing is left there when it
+// fails or is cancelled).
+Result<std::string> convertSnapshotIntoCache(const std::string& path, const std::string& cache_dir, Progress& progress,
+                                             const ReadLimits& limits = {});
+
 // The rank files (OUT.rankN.sawtooth) a distributed recording left beside `out` when it stopped
 // before merging them (cancelled, or a rank failed), by rank; empty when there are none.
 std::vector<std::pair<int, std::string>> leftRankFiles(const std::string& out);

@@ -556,6 +556,11 @@ class MainWindowTest : public QObject {
 
     app::MainWindow w{QString()};
     TraceTab* tab = w.openFile(data("anatomy_adam_snapshot.pickle"));
+    // Past a budget that small the snapshot is offered for conversion first (the whole-file budget
+    // is never more than the memory limit); read whole, the memory limit refuses it.
+    QCOMPARE(tab->state(), TraceTab::State::ConversionOffered);
+    QVERIFY2(tab->errorMessage().contains(QStringLiteral("Settings ▸ Reading limits")), qPrintable(tab->errorMessage()));
+    emit tab->readWholeRequested();
     QTRY_COMPARE_WITH_TIMEOUT(tab->state(), TraceTab::State::Failed, 20000);
     QVERIFY2(tab->errorMessage().contains(QStringLiteral("Settings ▸ Reading limits")), qPrintable(tab->errorMessage()));
 

@@ -62,7 +62,12 @@ def main():
                 [sys.executable, "-c", "import pickle,sys; pickle.load(open(sys.argv[1], 'rb'))", path])[:2])
             runs["convert"].append(run_process([args.tool, "convert", path, out])[:2])
             runs["open"].append(run_process([args.bench, "--child", "summaries", out])[:2])
-        check = run_process([args.tool, "check", out])[2].strip()
+        # What the figures are (before `check`, which reads every event again: long at 20 M).
+        print(json.dumps({"file": os.path.basename(path), "runs": runs}), flush=True)
+        check_run = subprocess.run([args.tool, "check", out], capture_output=True, text=True)
+        check = (check_run.stdout + check_run.stderr).strip()
+        if check_run.returncode != 0:
+            check = f"exit {check_run.returncode}: {check}"
         converted = os.path.getsize(out)
         os.remove(out)
         row = {"file": os.path.basename(path), "bytes": size, "converted_bytes": converted, "check": check}

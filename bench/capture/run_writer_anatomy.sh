@@ -10,7 +10,8 @@
 # Writes bench/results/cpu-writer-anatomy-<date>.md and .json with the machine, its load and the command.
 #
 # Usage: bench/capture/run_writer_anatomy.sh [--build-dir build/bench] [--rounds 2] [--jobs 2]
-#            [--rev REV[=FILTER]]... [--filter REGEX]
+#            [--rev REV[=FILTER]]... [--bin NAME=PATH[=FILTER]]... [--filter REGEX]
+# --bin: a benchmark binary built already from another checkout (the same source), named NAME.
 # FILTER (a Google Benchmark filter) limits what an older revision runs (a writer that is quadratic
 # in the recording's length takes hours at 20,000 steps); --filter limits this tree's.
 set -euo pipefail
@@ -21,6 +22,7 @@ ROUNDS=2
 JOBS=2
 FILTER='BM_AnatomyMix'
 REVS=()
+PREBUILT=()
 COMMAND_LINE="bench/capture/run_writer_anatomy.sh $*"
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -28,8 +30,9 @@ while [[ $# -gt 0 ]]; do
     --rounds) ROUNDS=$2; shift 2 ;;
     --jobs) JOBS=$2; shift 2 ;;
     --rev) REVS+=("$2"); shift 2 ;;
+    --bin) PREBUILT+=("$2"); shift 2 ;;
     --filter) FILTER=$2; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -73,6 +76,13 @@ EOF
   FILTERS+=("$filter")
 done
 
+for spec in "${PREBUILT[@]}"; do
+  IFS='=' read -r name path filter <<<"$spec"
+  NAMES+=("$name")
+  BINS+=("$path")
+  FILTERS+=("${filter:-BM_AnatomyMix}")
+done
+
 STAMP=$(date -u +%Y-%m-%d)
 OUT=$(mktemp -d)
 DATA=$(mktemp -d -p build)
@@ -105,7 +115,7 @@ cpu = subprocess.run(["sh", "-c", "lscpu | grep 'Model name' | sed 's/.*: *//'"]
 label = {"this": f"this tree ({head})"}
 summary = {"command": command, "machine": f"{cpu}, {os.cpu_count()} cores", "load_before": load_before,
            "load_after": load_after, "results": []}
-lines = [f"# The writer at the anatomy's record mix ({os.path.basename(dest)[20:]})", "",
+lines = [f"# The writer at the anatomy's record mix ({os.path.basename(dest)[19:]})", "",
          f"Machine: {summary['machine']}, shared with other builds (load {load_before} before, {load_after} after).",
          "The writer thread's CPU time per step (µs), the median of the rounds, over the first and the last",
          "tenth of the steps; records include the kernels.", "", f"Command: `{command}`", "",

@@ -20,8 +20,10 @@ waits for a core would drown it), or with --wall in wall time. Prints a Markdown
 Usage: chunk_cost.py SHIM_DIR [--before SHIM_DIR] [--rounds N] [--steps N] [--wall]
 """
 import argparse
+import atexit
 import importlib
 import os
+import shutil
 import socket
 import statistics
 import sys
@@ -55,6 +57,7 @@ class Sink:
         self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.server.bind(self.path)
         self.server.listen(8)
+        atexit.register(shutil.rmtree, self.dir, True)
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self):

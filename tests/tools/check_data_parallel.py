@@ -97,6 +97,26 @@ def allreduce_phases_overlap(path):
     return all(max(begins) <= min(ends) for begins, ends in steps) and len(steps) >= 3, steps[:1]
 
 
+def check_modules(variant, path):
+    """Each rank records its modules (issue 23): the Sequential and its Linears with their own
+    parameter bytes; the flat buffers are the root's; at the peak every byte is in a module and
+    the forward's activations are the layers'."""
+    r = subprocess.run([trace_tool, "modules", "--json", path], capture_output=True, text=True, timeout=120)
+    if not check(r.returncode == 0, f"{variant}: modules {path}: {r.stderr.strip()}"):
+        return
+    m = json.loads(r.stdout)
+    rows = {row["name"]: row for row in m["modules"]}
+    linears = [n for n, row in rows.items() if row.get("class") == "Linear"]
+    check("Sequential" in rows and len(linears) == LAYERS, f"{variant}: modules {sorted(rows)}")
+    check(all(rows[n]["declared_parameter_bytes"] == WIDTH * WIDTH * 4 for n in linears),
+          f"{variant}: each Linear's own parameter bytes {[rows[n]['declared_parameter_bytes'] for n in linears]}")
+    root = rows.get("Sequential", {})
+    tops = sum(row["total"]["total"] for row in m["modules"] if row["depth"] == 0)
+    check(tops == m["live_bytes"], f"{variant}: the top rows sum to the bytes live at the peak ({tops} vs {m['live_bytes']})")
+    check(root.get("self", {}).get("parameter", 0) >= 4 * P, f"{variant}: the flat parameters are the root's {root.get('self')}")
+    check(any(rows[n]["forward"]["calls"] > 0 for n in linears), f"{variant}: the Linears' forward calls are marked")
+
+
 def record_variant(variant):
     path = os.path.join(out, f"dp-{variant}.sawtooth")
     t = time.time()
@@ -117,6 +137,7 @@ def record_variant(variant):
               f"{variant}: progress of rank {rank}: {[l['stage'] for l in mine]}")
         rank_file = os.path.join(out, f"dp-{variant}.rank{rank}.sawtooth")
         check(os.path.exists(rank_file) and info(rank_file) is not None, f"{variant}: rank file {rank_file}")
+        check_modules(variant, rank_file)
 
     s = info(path)
     if not s:

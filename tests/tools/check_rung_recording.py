@@ -101,8 +101,8 @@ check(r.returncode == 0, f"ladder: {r.stderr.strip()}")
 if r.returncode == 0:
     rows = {x["id"]: x for x in json.loads(r.stdout)["rungs"]}
     # bf16 is measured but its error not bounded here: in a residual network the stream stays fp32
-    # under autocast (a bf16 branch added to an fp32 stream promotes), which the prediction, halving
-    # every batch-scaled block, does not see without module data (README, the ladder's limits).
+    # under autocast (a bf16 branch added to an fp32 stream promotes); the prediction finds the
+    # stream from Python stacks, which a CPU recording does not have (README, the ladder's limits).
     for rid, bound in (("checkpoint:every=1", 0.02), ("checkpoint:every=2:reentrant", 0.02), ("bf16", None)):
         x = rows.get(rid, {})
         err = x.get("peak_error")

@@ -13,11 +13,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <thread>
 
 #include "core/analysis/measurement_names.h"
 #include "core/analysis/memory_plan.h"
 #include "workloads/experiments/process_group.h"
+#include "workloads/experiments/recorded_modules.h"
 #include "workloads/experiments/torch_support.h"
 
 namespace sawtooth::workloads {
@@ -111,14 +113,21 @@ void runDataParallel(WorkloadContext& ctx) {
   FlatModel model;
   torch::Tensor X, owned;
   std::unique_ptr<ForeachOptimizer> opt;
+  std::optional<RecordedModules> modules;
+  // The flat buffers are one block each, so they are the root module's (Sequential): per-module
+  // bytes still sum to the peak, and each Linear's own parameter bytes are in the module tree.
+  auto tagWhole = [&](const torch::Tensor& t, Category category) {
+    if (t.defined() && t.data_ptr()) session.tag(t.data_ptr(), deviceIndex(t), category, modules->idOf(*model.net));
+  };
   int64_t shard = 0;
   {
     PhaseScope phase(session, "setup");
     group = std::make_unique<RankGroup>(d, ctx.cuda, std::chrono::seconds(p.integer("timeout_s")));
     torch::manual_seed(0);  // the same initial weights everywhere; rank 0's are broadcast anyway, as DDP does
     model = buildModel(layers, width, world, dev);
-    tag(session, model.flat_params, Category::Parameter);
-    tag(session, model.flat_grads, Category::Gradient);
+    modules.emplace(session, *model.net);
+    tagWhole(model.flat_params, Category::Parameter);
+    tagWhole(model.flat_grads, Category::Gradient);
     group->broadcast(model.flat_params, 0);
     torch::manual_seed(1000 + d.rank);  // each rank trains on its own batch
     X = torch::randn({batch, width}, torch::TensorOptions().device(dev));
@@ -141,7 +150,7 @@ void runDataParallel(WorkloadContext& ctx) {
     torch::Tensor loss;
     {
       PhaseScope phase(session, "forward");
-      loss = model.net->forward(X).sum();
+      loss = modules->forwardSequential(model.net, X).sum();
     }
     {
       PhaseScope phase(session, "backward");
@@ -157,7 +166,7 @@ void runDataParallel(WorkloadContext& ctx) {
       PhaseScope phase(session, "optimizer");
       opt->step();
     }
-    tagAll(session, opt->state(), Category::OptimizerState);
+    for (const torch::Tensor& state : opt->state()) tagWhole(state, Category::OptimizerState);
     if (sharded) {
       PhaseScope phase(session, "broadcast");
       for (int owner = 0; owner < world; ++owner) {

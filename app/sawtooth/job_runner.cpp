@@ -1,5 +1,7 @@
 #include "app/sawtooth/job_runner.h"
 
+#include <algorithm>
+
 #include <QMetaObject>
 
 #include "app/sawtooth/app_logging.h"
@@ -92,5 +94,16 @@ void JobRunner::cancelAll() {
 }
 
 bool JobRunner::isRunning(const QString& slot) const { return current_.contains(slot); }
+
+QStringList JobRunner::runningTitles() const {
+  QList<JobId> ids = jobs_.keys();
+  std::sort(ids.begin(), ids.end());
+  QStringList out;
+  for (JobId id : ids) {
+    const Job& job = *jobs_.constFind(id);
+    out << job.slot + QStringLiteral(": ") + job.title;
+  }
+  return out;
+}
 
 }  // namespace sawtooth::app

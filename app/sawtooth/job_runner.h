@@ -15,6 +15,7 @@
 #include <QObject>
 #include <QPointer>
 #include <QString>
+#include <QStringList>
 #include <QThreadPool>
 #include <atomic>
 #include <functional>
@@ -62,6 +63,7 @@ class JobRunner : public QObject {
   bool isRunning(const QString& slot) const;
   bool isIdle() const { return jobs_.isEmpty(); }
   int running() const { return static_cast<int>(jobs_.size()); }
+  QStringList runningTitles() const;  // "slot: title" of each job not yet finished, oldest first
 
  signals:
   void jobStarted(quint64 id, QString slot, QString title);

@@ -21,6 +21,9 @@ sqlite3_vfs* base() { return g_base; }
 // Our file; the default VFS's file follows it in the same allocation.
 struct File {
   sqlite3_file head;  // first: SQLite sees this; pMethods is kMethods, or null when the open failed
+  // The input and what lies beside it are never written; SQLite's own temporary files (a sort
+  // that spills past its memory, a temporary table) are written, or large queries fail.
+  bool beside_the_input = true;
   bool private_shm = false;
   std::vector<void*> regions;  // the private WAL index
   sqlite3_file* real();
@@ -44,9 +47,18 @@ int xClose(sqlite3_file* f) {
   return rc;
 }
 int xRead(sqlite3_file* f, void* out, int n, sqlite3_int64 at) { return real(f)->pMethods->xRead(real(f), out, n, at); }
-int xWrite(sqlite3_file*, const void*, int, sqlite3_int64) { return SQLITE_READONLY; }
-int xTruncate(sqlite3_file*, sqlite3_int64) { return SQLITE_READONLY; }
-int xSync(sqlite3_file*, int) { return SQLITE_OK; }  // nothing was written
+int xWrite(sqlite3_file* f, const void* data, int n, sqlite3_int64 at) {
+  if (self(f)->beside_the_input) return SQLITE_READONLY;
+  return real(f)->pMethods->xWrite(real(f), data, n, at);
+}
+int xTruncate(sqlite3_file* f, sqlite3_int64 size) {
+  if (self(f)->beside_the_input) return SQLITE_READONLY;
+  return real(f)->pMethods->xTruncate(real(f), size);
+}
+int xSync(sqlite3_file* f, int flags) {
+  if (self(f)->beside_the_input) return SQLITE_OK;  // nothing was written
+  return real(f)->pMethods->xSync(real(f), flags);
+}
 int xFileSize(sqlite3_file* f, sqlite3_int64* size) { return real(f)->pMethods->xFileSize(real(f), size); }
 int xLock(sqlite3_file* f, int level) { return real(f)->pMethods->xLock(real(f), level); }
 int xUnlock(sqlite3_file* f, int level) { return real(f)->pMethods->xUnlock(real(f), level); }
@@ -131,7 +143,8 @@ int xOpen(sqlite3_vfs*, sqlite3_filename name, sqlite3_file* f, int flags, int* 
   file->head.pMethods = nullptr;
   sqlite3_file* r = file->real();
   std::memset(r, 0, static_cast<size_t>(base()->szOsFile));
-  if (flags & kBesideTheInput) {
+  file->beside_the_input = (flags & kBesideTheInput) != 0;
+  if (file->beside_the_input) {
     flags &= ~(SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_DELETEONCLOSE | SQLITE_OPEN_EXCLUSIVE);
     flags |= SQLITE_OPEN_READONLY;
   }

@@ -293,20 +293,24 @@ class WorkloadRunTest : public QObject {
     emit live->stopRequested();
     // Where it stands, should it not get there: the recorder's outcome and the app's jobs.
     auto where = [&] {
-      return QStringLiteral("recorder %1, finished %2 time(s); panel: %3; %4 job(s) running; %5 tab(s)")
+      return QStringLiteral("recorder %1, finished %2 time(s); panel: %3; jobs running: [%4]; %5 tab(s)")
           .arg(panel->isRunning() ? QStringLiteral("running") : QStringLiteral("ended"))
           .arg(finished.count())
           .arg(panel->statusText())
-          .arg(w->jobs()->running())
+          .arg(w->jobs()->runningTitles().join(QStringLiteral("; ")))
           .arg(w->tabs()->count());
     };
     QVERIFY2(opened.count() > 0 || opened.wait(kPatience), qPrintable(where()));
     QVERIFY(!w->liveTab());
     auto* tab = opened.first().at(0).value<TraceTab*>();
     QCOMPARE(tab->findChild<app::TraceController*>()->summaryTimeline(), summaries);
-    QTRY_VERIFY2_WITH_TIMEOUT(tab->state() == TraceTab::State::Ready,
-                              qPrintable(QStringLiteral("tab state %1; ").arg(static_cast<int>(tab->state())) + where()),
-                              kPatience);
+    // qWaitFor, not QTRY_*: on failure QTRY waits twice its timeout again, past QtTest's watchdog,
+    // which then aborts the test without this message.
+    QVERIFY2(QTest::qWaitFor([&] { return tab->state() == TraceTab::State::Ready; }, kPatience),
+             qPrintable(QStringLiteral("tab state %1 (%2; %3); ")
+                            .arg(static_cast<int>(tab->state()))
+                            .arg(tab->otherViewsText(), tab->errorMessage()) +
+                        where()));
     QVERIFY(tab->analysis()->trace().events.size() >= seen);
     // The timeline taken over reads the finished file as a fresh open does: every event, not the
     // recording as it stood when the live tab last looked.

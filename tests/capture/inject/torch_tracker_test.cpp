@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -35,6 +36,12 @@ c10::CachingDeviceAllocator::TraceEntry entry(TraceEntry::Action a, size_t addr,
                     std::move(context));
 }
 
+// A socket path of this process's own: ctest runs each test in its own process, several at once,
+// and two tests listening at one path took each other's connections (one then waited for ever).
+std::string socketPath(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / (name + "-" + std::to_string(getpid()) + ".sock")).string();
+}
+
 // A Unix socket listening at `path` (made anew), or -1.
 int listenAt(const std::string& path) {
   unlink(path.c_str());
@@ -59,7 +66,7 @@ std::string readAll(int peer) {
 }
 
 TEST(TorchTracker, SendsTheAllocatorsEntriesWithTheirStacks) {
-  const std::string path = (std::filesystem::temp_directory_path() / "sawtooth-tracker-test.sock").string();
+  const std::string path = socketPath("sawtooth-tracker-test");
   const int listener = listenAt(path);
   ASSERT_GE(listener, 0);
 
@@ -162,7 +169,7 @@ TEST(TorchTracker, SendsTheAllocatorsEntriesWithTheirStacks) {
 // stamped differently) must not put events decades away: the entry is placed at its delivery, the
 // tracker reads the monotonic clock from then on, and the goodbye says so.
 TEST(TorchTracker, FallsBackToTheMonotonicClockForStampsItCannotMap) {
-  const std::string path = (std::filesystem::temp_directory_path() / "sawtooth-tracker-clock.sock").string();
+  const std::string path = socketPath("sawtooth-tracker-clock");
   const int listener = listenAt(path);
   ASSERT_GE(listener, 0);
   std::string error;
@@ -211,7 +218,7 @@ struct ProbeRun {
 };
 
 ProbeRun runProbe(bool frame_cache, const char* script = SAWTOOTH_PROBE_SCRIPT) {
-  const std::string path = (std::filesystem::temp_directory_path() / "sawtooth-tracker-probe.sock").string();
+  const std::string path = socketPath("sawtooth-tracker-probe");
   ProbeRun run;
   const int listener = listenAt(path);
   if (listener < 0) return run;
@@ -222,7 +229,21 @@ ProbeRun runProbe(bool frame_cache, const char* script = SAWTOOTH_PROBE_SCRIPT) 
           static_cast<char*>(nullptr));
     _exit(127);
   }
-  const std::string bytes = readAll(accept(listener, nullptr, nullptr));
+  // The probe's connection, or nothing once it has exited without one (an import error): never
+  // an accept() that waits for ever.
+  int peer = -1;
+  for (int status = 0; peer < 0;) {
+    pollfd ready{listener, POLLIN, 0};
+    if (poll(&ready, 1, 1000) > 0) {
+      peer = accept(listener, nullptr, nullptr);
+    } else if (waitpid(child, &status, WNOHANG) == child) {
+      ADD_FAILURE() << "the probe exited (status " << status << ") without connecting";
+      close(listener);
+      unlink(path.c_str());
+      return run;
+    }
+  }
+  const std::string bytes = readAll(peer);
   close(listener);
   unlink(path.c_str());
   int status = 0;

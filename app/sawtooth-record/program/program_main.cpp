@@ -122,7 +122,7 @@ void addProgramOptions(CLI::App& app, ProgramOptions& o) {
                  "portable (PyTorch's public history API), off")
       ->check(CLI::IsMember({"auto", "native", "portable", "off"}));
   app.add_option("--modules", o.modules,
-                 "which torch.nn.Module allocated each byte: on (the default; two global module hooks), off")
+                 "which torch.nn.Module allocated each byte: on (the default; a wrapper of Module.__call__, no module hooks), off")
       ->check(CLI::IsMember({"on", "off"}));
   app.add_option("--cupti", o.cupti, "driver allocations, kernels and device memory through CUPTI injection")
       ->check(CLI::IsMember({"on", "off"}));

@@ -714,7 +714,8 @@ TEST(Ladder, RowsSayTheRangeARecordingLeavesOpen) {
 // float32-list op made (n) is 4-byte at both ends, what nn.Linear's code made 2-byte at both.
 TEST(Ladder, Bf16RangeKeepsWhatTheStacksDoNotNameFp32AtItsHighEnd) {
   const LadderInput with = inputOf(stepWithAutocastOps(true));
-  const LadderRow* bf16 = predictLadder(with).row("bf16");
+  const LadderReport with_report = predictLadder(with);  // the row points into it
+  const LadderRow* bf16 = with_report.row("bf16");
   ASSERT_TRUE(bf16->peak_low && bf16->peak_high);
   EXPECT_EQ(*bf16->peak_low, bf16->peak_allocated_blocks);
   EXPECT_GT(*bf16->peak_high, bf16->peak_allocated_blocks);
@@ -747,7 +748,8 @@ TEST(Ladder, SmallerBatchRangeIsALibraryWorkspaceShrinking) {
   b.f(w);
   b.a(10, Category::Gradient);
   b.f(x);
-  const LadderRow* half = predictLadder(inputOf(b.trace())).row("batch:1/2");
+  const LadderReport report = predictLadder(inputOf(b.trace()));  // the row points into it
+  const LadderRow* half = report.row("batch:1/2");
   ASSERT_TRUE(half->peak_low && half->peak_high);
   EXPECT_EQ(*half->peak_high, half->peak_allocated_blocks);
   EXPECT_EQ(*half->peak_low, half->peak_allocated_blocks - 15 * u);

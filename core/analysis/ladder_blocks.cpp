@@ -101,8 +101,8 @@ RepeatedBlocks repeatedBlocksFromPattern(const LadderInput& in) {
   const Signature first_sig = forwardSignature(in, *first);
   const std::vector<uint64_t>& model = first_sig.values;
   if (model.size() > kMaxSearchedOps) {
-    out.source = fmt::format("not searched: the forward has {} allocator events (more than {}); module data would name the blocks",
-                             model.size(), kMaxSearchedOps);
+    out.source = fmt::format("not searched: the forward has {} allocator events (more than {})", model.size(),
+                             kMaxSearchedOps);
     return out;
   }
   const Repetition rep = longestRepetition(model);
@@ -113,8 +113,10 @@ RepeatedBlocks repeatedBlocksFromPattern(const LadderInput& in) {
   out.count = rep.count;
   out.name = "repeating allocation pattern";
   out.source = fmt::format(
-      "no module data: the forward allocates the same {} events {} times in a row (events {} to {} of {}), taken as {} "
-      "identical blocks",
+      "{}: the forward allocates the same {} events {} times in a row (events {} to {} of {}), taken as {} identical "
+      "blocks",
+      in.recorded_modules ? "from the allocation pattern (the recording's modules are not used to find blocks yet)"
+                          : "no module data",
       rep.period, rep.count, rep.start, rep.start + rep.period * rep.count, model.size(), rep.count);
   for (const MicroStep& m : in.micro_steps) {
     std::vector<BlockSpan> spans;

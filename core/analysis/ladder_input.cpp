@@ -537,6 +537,7 @@ Result<LadderInput> ladderInput(const Trace& trace, const LadderSelection& selec
     in.autocast = it->second;
   fillTiming(in, trace, run);
   fillKernels(in, trace);
+  in.recorded_modules = trace.modules.size();
   in.repeated = repeatedBlocksFromPattern(in);
   return in;
 }

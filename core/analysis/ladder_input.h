@@ -134,6 +134,9 @@ struct LadderInput {
   std::vector<MicroStep> micro_steps;
   size_t optimizer_steps = 0;
   RepeatedBlocks repeated;
+  // Modules in the recording. The repeated blocks are found from the allocation pattern either
+  // way (not yet from the module tree); the words say which case this is.
+  size_t recorded_modules = 0;
 
   // Measured in the run itself: the allocated series' peak (requests, and CUDA blocks as
   // max_memory_allocated counts them) and the reserved one (CUDA; -1 when unknown).

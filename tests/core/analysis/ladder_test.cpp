@@ -314,6 +314,18 @@ TEST(LadderBlocks, AWorkspaceMadeOnFirstUseDoesNotShiftTheBlocks) {
   EXPECT_EQ(peakUnits(checkpointRung(in, 1, CheckpointForm::Reentrant), in), 758);
 }
 
+// Blocks are found from the allocation pattern; the words do not claim the recording has no
+// modules when it has them (a CPU anatomy recording said "no module data" beside its 8 modules).
+TEST(LadderBlocks, TheBlocksSourceSaysWhetherTheRecordingHasModules) {
+  EXPECT_NE(inputOf(chainOfBlocks()).repeated.source.find("no module data"), std::string::npos);
+  Trace with = chainOfBlocks();
+  with.modules.modules.push_back(Module{"Chain", "Chain", kNoModule, 0});
+  const LadderInput in = inputOf(with);
+  EXPECT_EQ(in.repeated.count, inputOf(chainOfBlocks()).repeated.count);
+  EXPECT_EQ(in.repeated.source.find("no module data"), std::string::npos) << in.repeated.source;
+  EXPECT_NE(in.repeated.source.find("modules are not used to find blocks yet"), std::string::npos) << in.repeated.source;
+}
+
 // Nor does it scale with the batch or change its dtype: it is the library's, sized by its own rules.
 TEST(LadderRungs, AWorkspaceMadeOnFirstUseDoesNotScaleWithTheBatch) {
   const LadderInput in = inputOf(chainOfBlocks(false, false, true));

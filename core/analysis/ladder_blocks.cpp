@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+
 namespace sawtooth {
 namespace {
 
@@ -115,7 +117,7 @@ RepeatedBlocks repeatedBlocksFromPattern(const LadderInput& in) {
   out.source = fmt::format(
       "{}: the forward allocates the same {} events {} times in a row (events {} to {} of {}), taken as {} identical "
       "blocks",
-      in.recorded_modules ? "from the allocation pattern (the recording's modules are not used to find blocks yet)"
+      in.recorded_modules ? "from the allocation pattern (tried before the module tree)"
                           : "no module data",
       rep.period, rep.count, rep.start, rep.start + rep.period * rep.count, model.size(), rep.count);
   for (const MicroStep& m : in.micro_steps) {
@@ -142,6 +144,90 @@ RepeatedBlocks repeatedBlocksFromPattern(const LadderInput& in) {
     }
     out.forward.push_back(std::move(spans));
   }
+  return out;
+}
+
+
+RepeatedBlocks repeatedBlocksFromModules(const LadderInput& in, const ModuleTree& tree, uint16_t run) {
+  RepeatedBlocks out;
+  // The longest run of consecutive children of one class and parameter size (ties: the larger
+  // blocks, then the earlier parent).
+  uint32_t parent = kNoModule;
+  std::vector<uint32_t> group;
+  const auto children = tree.children();
+  for (uint32_t p = 0; p < children.size(); ++p) {
+    const std::vector<uint32_t>& c = children[p];
+    for (size_t i = 0; i < c.size();) {
+      size_t j = i + 1;
+      while (j < c.size() && tree.modules[c[j]].class_name == tree.modules[c[i]].class_name &&
+             tree.modules[c[j]].parameter_bytes == tree.modules[c[i]].parameter_bytes)
+        ++j;
+      const size_t n = j - i;
+      const bool better = n >= 2 && (n > group.size() || (n == group.size() && !group.empty() &&
+                                                          tree.modules[c[i]].parameter_bytes >
+                                                              tree.modules[group[0]].parameter_bytes));
+      if (better) {
+        parent = p;
+        group.assign(c.begin() + static_cast<std::ptrdiff_t>(i), c.begin() + static_cast<std::ptrdiff_t>(j));
+      }
+      i = j;
+    }
+  }
+  if (group.size() < 2) {
+    out.source = "no module has two children of one class in a row";
+    return out;
+  }
+  std::vector<int32_t> position(tree.modules.size(), -1);
+  for (size_t b = 0; b < group.size(); ++b) position[group[b]] = static_cast<int32_t>(b);
+  std::vector<const ModuleCall*> calls;  // the group's forward calls, by begin time
+  for (const ModuleCall& c : tree.calls)
+    if (c.pass == Pass::Forward && c.module < position.size() && position[c.module] >= 0 &&
+        (run == kNoRun || c.run == kNoRun || c.run == run))
+      calls.push_back(&c);
+  const Module& first = tree.modules[group[0]];
+  // The first op of [from, to) at or after time t.
+  auto opAt = [&](uint32_t from, uint32_t to, int64_t t) {
+    while (from < to && in.ops[from].t_ns < t) ++from;
+    return from;
+  };
+  size_t shown = 0, next_call = 0;
+  for (const MicroStep& m : in.micro_steps) {
+    std::vector<BlockSpan> spans;
+    if (m.hasBackward() && m.backward_begin > m.forward_begin) {
+      const int64_t lo = m.forward_begin > 0 ? in.ops[m.forward_begin - 1].t_ns : INT64_MIN;
+      const int64_t hi = in.ops[m.backward_begin - 1].t_ns;
+      while (next_call < calls.size() && calls[next_call]->begin_ns <= lo) ++next_call;
+      std::vector<const ModuleCall*> mine;
+      for (size_t k = next_call; k < calls.size() && calls[k]->begin_ns <= hi; ++k) mine.push_back(calls[k]);
+      // Each block called once, in the list's order: anything else (a block called twice, one
+      // skipped) shows no blocks for this forward.
+      bool in_order = mine.size() == group.size();
+      for (size_t b = 0; in_order && b < mine.size(); ++b) in_order = position[mine[b]->module] == static_cast<int32_t>(b);
+      if (in_order) {
+        uint32_t at = m.forward_begin;
+        for (size_t b = 0; b < mine.size(); ++b) {
+          const uint32_t begin = opAt(at, m.backward_begin, mine[b]->begin_ns);
+          const uint32_t end = b + 1 < mine.size() ? opAt(begin, m.backward_begin, mine[b + 1]->begin_ns)
+                                                   : opAt(begin, m.backward_begin, mine[b]->end_ns + 1);
+          spans.push_back(BlockSpan{begin, end});
+          at = end;
+        }
+        ++shown;
+      }
+    }
+    out.forward.push_back(std::move(spans));
+  }
+  if (shown == 0) {
+    out.forward.clear();
+    out.source = fmt::format("the {} {} modules under {} are not called once each, in order, in any forward", group.size(),
+                             first.class_name, tree.modules[parent].name);
+    return out;
+  }
+  out.count = group.size();
+  out.name = fmt::format("{} ({} × {})", tree.modules[parent].name, group.size(), first.class_name);
+  out.source = fmt::format("from the module tree: the {} {} modules in a row under {}, each block's ops from its forward "
+                           "call to the next block's ({} of {} forwards)",
+                           group.size(), first.class_name, tree.modules[parent].name, shown, in.micro_steps.size());
   return out;
 }
 

@@ -2,12 +2,14 @@
 // The repeated blocks of a model (a ModuleList of identical layers), which activation
 // checkpointing works on, found in a LadderInput.
 //
-// With module data (issue 23: the module tree and each event's module) the blocks are the
-// children of the list whose calls come one after another in each forward. Without it they are
-// read from the forward's allocation pattern: identical layers allocate the same sizes in the
-// same order, so the longest stretch of the forward made of N ≥ 2 repeats of one sequence of
-// allocations and frees is taken as N blocks (the first forward decides; the others are matched
-// to it).
+// They are read from the forward's allocation pattern first: identical layers allocate the same
+// sizes in the same order, so the longest stretch of the forward made of N ≥ 2 repeats of one
+// sequence of allocations and frees is taken as N blocks (the first forward decides; the others
+// are matched to it). The H200 checks of the ladder were made this way. Where the pattern finds
+// nothing (layers that allocate differently, a forward too long to search) and the recording has
+// modules (issue 23), the blocks are the longest run of consecutive children of one class (and
+// parameter size) under one module, each block's ops those from its forward call's start to the
+// next block's.
 
 #include "core/analysis/ladder_input.h"
 
@@ -25,5 +27,8 @@ Repetition longestRepetition(const std::vector<uint64_t>& signature, size_t min_
 
 // Fills input.repeated from the allocation pattern of each micro-step's forward.
 RepeatedBlocks repeatedBlocksFromPattern(const LadderInput& input);
+// From the module tree and its forward calls in run `run` (kNoRun: any); count < 2 when no
+// module has two children of one class in a row, or no forward shows their calls in order.
+RepeatedBlocks repeatedBlocksFromModules(const LadderInput& input, const ModuleTree& tree, uint16_t run);
 
 }  // namespace sawtooth

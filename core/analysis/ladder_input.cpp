@@ -539,6 +539,11 @@ Result<LadderInput> ladderInput(const Trace& trace, const LadderSelection& selec
   fillKernels(in, trace);
   in.recorded_modules = trace.modules.size();
   in.repeated = repeatedBlocksFromPattern(in);
+  if (!in.repeated.found() && !trace.modules.empty()) {
+    RepeatedBlocks from_modules = repeatedBlocksFromModules(in, trace.modules, in.run_index);
+    if (from_modules.found()) in.repeated = std::move(from_modules);
+    else in.repeated.source += "; " + from_modules.source;
+  }
   return in;
 }
 

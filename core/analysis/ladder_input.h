@@ -134,8 +134,8 @@ struct LadderInput {
   std::vector<MicroStep> micro_steps;
   size_t optimizer_steps = 0;
   RepeatedBlocks repeated;
-  // Modules in the recording. The repeated blocks are found from the allocation pattern either
-  // way (not yet from the module tree); the words say which case this is.
+  // Modules in the recording: the repeated blocks are found from the allocation pattern first and
+  // from the module tree where the pattern finds none; the words say which.
   size_t recorded_modules = 0;
 
   // Measured in the run itself: the allocated series' peak (requests, and CUDA blocks as

@@ -314,7 +314,7 @@ TEST(LadderBlocks, AWorkspaceMadeOnFirstUseDoesNotShiftTheBlocks) {
   EXPECT_EQ(peakUnits(checkpointRung(in, 1, CheckpointForm::Reentrant), in), 758);
 }
 
-// Blocks are found from the allocation pattern; the words do not claim the recording has no
+// Blocks are found from the allocation pattern first; the words do not claim the recording has no
 // modules when it has them (a CPU anatomy recording said "no module data" beside its 8 modules).
 TEST(LadderBlocks, TheBlocksSourceSaysWhetherTheRecordingHasModules) {
   EXPECT_NE(inputOf(chainOfBlocks()).repeated.source.find("no module data"), std::string::npos);
@@ -323,7 +323,63 @@ TEST(LadderBlocks, TheBlocksSourceSaysWhetherTheRecordingHasModules) {
   const LadderInput in = inputOf(with);
   EXPECT_EQ(in.repeated.count, inputOf(chainOfBlocks()).repeated.count);
   EXPECT_EQ(in.repeated.source.find("no module data"), std::string::npos) << in.repeated.source;
-  EXPECT_NE(in.repeated.source.find("modules are not used to find blocks yet"), std::string::npos) << in.repeated.source;
+  EXPECT_NE(in.repeated.source.find("tried before the module tree"), std::string::npos) << in.repeated.source;
+}
+
+// Layers that allocate differently have no repeating pattern: the module tree names the blocks
+// (the longest run of children of one class), each from its forward call to the next block's.
+Trace threeUnlikeBlocks(bool with_modules, bool call_twice = false) {
+  StepBuilder b;
+  b.before(50, Category::Parameter);                // t 1000
+  b.phase("forward");
+  const uint64_t x0 = b.a(100, Category::Activation);  // op 0, t 2000: block 0
+  const uint64_t y0 = b.a(30, Category::Activation);   // op 1, t 3000
+  const uint64_t x1 = b.a(60, Category::Activation);   // op 2, t 4000: block 1
+  const uint64_t y1 = b.a(10, Category::Activation);   // op 3, t 5000
+  const uint64_t z1 = b.a(11, Category::Activation);   // op 4, t 6000
+  const uint64_t x2 = b.a(80, Category::Activation);   // op 5, t 7000: block 2
+  const uint64_t loss = b.a(1);                        // op 6, t 8000: the head, outside the blocks
+  b.phase("backward");
+  for (uint64_t a : {x2, z1, y1, x1, y0, x0, loss}) b.f(a);
+  Trace t = b.trace();
+  if (with_modules) {
+    t.modules.modules = {Module{"Net", "Net", kNoModule, 0}, Module{"layers", "ModuleList", 0, 0},
+                         Module{"layers.0", "Block", 1, 40}, Module{"layers.1", "Block", 1, 40},
+                         Module{"layers.2", "Block", 1, 40}, Module{"head", "Linear", 0, 8}};
+    t.modules.calls = {ModuleCall{0, Pass::Forward, 0, 1500, 8500}, ModuleCall{2, Pass::Forward, 0, 1500, 3500},
+                       ModuleCall{3, Pass::Forward, 0, 3500, 6500}, ModuleCall{4, Pass::Forward, 0, 6500, 7500},
+                       ModuleCall{5, Pass::Forward, 0, 7500, 8500}};
+    if (call_twice) t.modules.calls.push_back(ModuleCall{4, Pass::Forward, 0, 7600, 7700});
+    std::sort(t.modules.calls.begin(), t.modules.calls.end(),
+              [](const ModuleCall& a, const ModuleCall& c) { return a.begin_ns < c.begin_ns; });
+  }
+  return t;
+}
+
+TEST(LadderBlocks, TheModuleTreeNamesBlocksThePatternCannotFind) {
+  EXPECT_FALSE(inputOf(threeUnlikeBlocks(false)).repeated.found());
+  const LadderInput in = inputOf(threeUnlikeBlocks(true));
+  ASSERT_TRUE(in.repeated.found()) << in.repeated.source;
+  EXPECT_EQ(in.repeated.count, 3u);
+  EXPECT_EQ(in.repeated.name, "layers (3 × Block)");
+  EXPECT_NE(in.repeated.source.find("from the module tree"), std::string::npos) << in.repeated.source;
+  ASSERT_EQ(in.repeated.forward.size(), 1u);
+  ASSERT_EQ(in.repeated.forward[0].size(), 3u);
+  const std::vector<std::pair<uint32_t, uint32_t>> expected = {{0, 2}, {2, 5}, {5, 6}};
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(in.repeated.forward[0][i].begin, expected[i].first) << i;
+    EXPECT_EQ(in.repeated.forward[0][i].end, expected[i].second) << i;
+  }
+  // Checkpointing works on them: every block's activations but its output are dropped.
+  const LadderReport report = predictLadder(in);
+  const LadderRow* every = report.row("checkpoint:every=1");
+  ASSERT_NE(every, nullptr);
+  EXPECT_TRUE(every->applicable) << every->note;
+  EXPECT_LT(every->peak_allocated_blocks, report.rows.front().peak_allocated_blocks);
+  // A block called twice in the forward (shared weights, a loop): no blocks, and why.
+  const LadderInput twice = inputOf(threeUnlikeBlocks(true, true));
+  EXPECT_FALSE(twice.repeated.found());
+  EXPECT_NE(twice.repeated.source.find("not called once each, in order"), std::string::npos) << twice.repeated.source;
 }
 
 // Nor does it scale with the batch or change its dtype: it is the library's, sized by its own rules.

@@ -88,7 +88,7 @@ Repetition longestRepetition(const std::vector<uint64_t>& sig, size_t min_period
   return best.count >= 2 ? best : Repetition{};
 }
 
-RepeatedBlocks repeatedBlocksFromPattern(const LadderInput& in) {
+RepeatedBlocks repeatedBlocksFromPattern(const LadderInput& in, bool has_modules) {
   RepeatedBlocks out;
   const MicroStep* first = nullptr;
   for (const MicroStep& m : in.micro_steps)
@@ -117,8 +117,7 @@ RepeatedBlocks repeatedBlocksFromPattern(const LadderInput& in) {
   out.source = fmt::format(
       "{}: the forward allocates the same {} events {} times in a row (events {} to {} of {}), taken as {} identical "
       "blocks",
-      in.recorded_modules ? "from the allocation pattern (tried before the module tree)"
-                          : "no module data",
+      has_modules ? "from the allocation pattern (tried before the module tree)" : "no module data",
       rep.period, rep.count, rep.start, rep.start + rep.period * rep.count, model.size(), rep.count);
   for (const MicroStep& m : in.micro_steps) {
     std::vector<BlockSpan> spans;
@@ -146,7 +145,6 @@ RepeatedBlocks repeatedBlocksFromPattern(const LadderInput& in) {
   }
   return out;
 }
-
 
 RepeatedBlocks repeatedBlocksFromModules(const LadderInput& in, const ModuleTree& tree, uint16_t run) {
   RepeatedBlocks out;

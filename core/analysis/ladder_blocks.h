@@ -25,8 +25,9 @@ struct Repetition {
 };
 Repetition longestRepetition(const std::vector<uint64_t>& signature, size_t min_period = 2);
 
-// Fills input.repeated from the allocation pattern of each micro-step's forward.
-RepeatedBlocks repeatedBlocksFromPattern(const LadderInput& input);
+// Fills input.repeated from the allocation pattern of each micro-step's forward; `has_modules`
+// only chooses the words (the recording has a module tree, tried after the pattern).
+RepeatedBlocks repeatedBlocksFromPattern(const LadderInput& input, bool has_modules);
 // From the module tree and its forward calls in run `run` (kNoRun: any); count < 2 when no
 // module has two children of one class in a row, or no forward shows their calls in order.
 RepeatedBlocks repeatedBlocksFromModules(const LadderInput& input, const ModuleTree& tree, uint16_t run);

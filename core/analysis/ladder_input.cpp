@@ -537,8 +537,7 @@ Result<LadderInput> ladderInput(const Trace& trace, const LadderSelection& selec
     in.autocast = it->second;
   fillTiming(in, trace, run);
   fillKernels(in, trace);
-  in.recorded_modules = trace.modules.size();
-  in.repeated = repeatedBlocksFromPattern(in);
+  in.repeated = repeatedBlocksFromPattern(in, !trace.modules.empty());
   if (!in.repeated.found() && !trace.modules.empty()) {
     RepeatedBlocks from_modules = repeatedBlocksFromModules(in, trace.modules, in.run_index);
     if (from_modules.found()) in.repeated = std::move(from_modules);

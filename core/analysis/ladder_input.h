@@ -134,9 +134,6 @@ struct LadderInput {
   std::vector<MicroStep> micro_steps;
   size_t optimizer_steps = 0;
   RepeatedBlocks repeated;
-  // Modules in the recording: the repeated blocks are found from the allocation pattern first and
-  // from the module tree where the pattern finds none; the words say which.
-  size_t recorded_modules = 0;
 
   // Measured in the run itself: the allocated series' peak (requests, and CUDA blocks as
   // max_memory_allocated counts them) and the reserved one (CUDA; -1 when unknown).

@@ -86,11 +86,16 @@ void LiveFollower::poll() {
         QElapsedTimer clock;
         clock.start();
         size_t new_rows = 0;
+        // The limit may have been lowered while this poll read (the chart moved to the file's
+        // summaries): what it read past the limit is not held.
+        uint64_t room = max_events_ > timeline_.events() ? max_events_ - timeline_.events() : 0;
         for (auto& [index, batch] : polled.batches) {
           Source& source = sources_[index];
           source.ready = source.ready || batch.ready;
           source.complete = batch.complete;
           if (source.dropped) continue;
+          if (batch.rows.size() > room) batch.rows.resize(room);
+          room -= batch.rows.size();
           if (sources_.size() > 1) source_map_.remap(index, source.label, batch.devices, batch.rows);
           timeline_.setDevices(batch.devices);
           timeline_.append(batch.rows);

@@ -227,6 +227,18 @@ check(r.returncode == 0, f"--modules off: exit {r.returncode}: {r.stderr.strip()
 r = run([trace_tool, "modules", off])
 check(r.returncode != 0 and "module" in r.stderr, f"modules of a recording without: exit {r.returncode}, {r.stderr}")
 
+# --stacks none leaves module tracking off by default (it costs more than that mode's budget) and
+# says how to turn it on; --modules on turns it on there.
+quiet = os.path.join(out, "blocks-stacks-none.sawtooth")
+r = run([record, "--out", quiet, "--force", "--stacks", "none", "--", python, script, "1"])
+check(r.returncode == 0, f"--stacks none: exit {r.returncode}: {r.stderr.strip()[-1000:]}")
+r = run([trace_tool, "modules", quiet])
+check(r.returncode != 0 and "--modules on" in r.stderr, f"modules of --stacks none: exit {r.returncode}, {r.stderr}")
+forced = os.path.join(out, "blocks-stacks-none-modules.sawtooth")
+r = run([record, "--out", forced, "--force", "--stacks", "none", "--modules", "on", "--", python, script, "1"])
+check(r.returncode == 0, f"--stacks none --modules on: exit {r.returncode}: {r.stderr.strip()[-1000:]}")
+check((modules(forced) or {}).get("modules"), "--stacks none --modules on: modules recorded")
+
 if failures:
     print(f"{len(failures)} failure(s)")
     sys.exit(1)

@@ -18,7 +18,10 @@ struct ProgramOptions {
   std::string stacks = "python";
   std::string cpu = "auto";
   std::string shim = "auto";
-  std::string modules = "on";
+  // auto: on with Python stacks, off with --stacks none. Module tracking cost +4.1 % of GPT-2 small's
+  // step on the H200 (bench/results/h200-2026-12-03.md), over the 1.02x budget --stacks none is
+  // chosen for; with Python stacks the recording was at parity with PyTorch's own history (+0.8 %).
+  std::string modules = "auto";
   std::string cupti = "on";
   // Off by default: CUPTI times every kernel by instrumenting its launch (hardware tracing is
   // Blackwell's only): +4 to +16 % step time on GPT-2 small on the H200 (bench/results/h200-2026-12-01-stop20.md).
@@ -38,6 +41,8 @@ struct ProgramOptions {
 };
 
 void addProgramOptions(CLI::App& app, ProgramOptions& o);
+// "on" or "off": --modules, with auto resolved by --stacks.
+std::string modulesTracked(const ProgramOptions& o);
 // Empty when `spec` is a rung --rung accepts, else what is wrong with it.
 std::string rungSpecProblem(const std::string& spec);
 

@@ -13,8 +13,10 @@
 #                      Results: $R/modules/<model>.md and .json, and the modules JSON of each recording.
 #   module_overhead    GPT-2 step time inside one process (gpt2_train.py --alternate: blocks of 10 steps,
 #                      the recording paused in place in every other block, hooks taken off):
-#                        - nostacks:  --stacks none, everything vs unrecorded (target <= 1.02x)
-#                        - modules:   --stacks none, the module hooks alone vs the same recording without them
+#                        - nostacks:  --stacks none as recorded by default (modules off there since
+#                                     2026-12-03), everything vs unrecorded (target <= 1.02x)
+#                        - modules:   --stacks none --modules on, module tracking alone vs the same
+#                                     recording without it
 #                        - python:    Python stacks with modules vs PyTorch's _record_memory_history alone
 #                      alternate_report.py summarises each ($R/modules/overhead.md); then
 #                      bench/capture/shim/module_hooks_bench.py: the hooks' cost per module call, the
@@ -61,7 +63,7 @@ stage_module_overhead() {
   for name in nostacks modules python; do
     case $name in
       nostacks) set -- --stacks none -- $py $train --alternate ours,plain ;;
-      modules) set -- --stacks none -- $py $train --alternate ours,plain --pause-parts modules ;;
+      modules) set -- --stacks none --modules on -- $py $train --alternate ours,plain --pause-parts modules ;;
       python) set -- -- $py $train --alternate ours,history ;;
     esac
     timeout 300 $REC --quiet --out "$R/modules/alt-$name.sawtooth" --force "$@" --json "$R/modules/alt-$name.json" \

@@ -205,6 +205,17 @@ TEST(ModuleMemory, SnapshotsAndOldRecordingsSayWhyThereAreNone) {
   EXPECT_NE(modulesUnavailableReason(*old).find("this recording has no modules"), std::string::npos);
 }
 
+// --stacks none leaves module tracking off unless --modules on says otherwise: the reason says how.
+TEST(ModuleMemory, ARecordingWithTrackingOffSaysHowToTurnItOn) {
+  auto recorded = loadTrace(std::string(SAWTOOTH_SAMPLES) + "/anatomy.sawtooth");
+  ASSERT_TRUE(recorded.ok());
+  recorded->modules = ModuleTree{};
+  recorded->meta["modules"] = "off";
+  const std::string reason = modulesUnavailableReason(*recorded);
+  EXPECT_NE(reason.find("module tracking was off"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("--modules on"), std::string::npos) << reason;
+}
+
 TEST(ModuleMemory, JsonRowsAndDepth) {
   const Trace t = test::moduleTrace();
   const ModuleMemory m = moduleMemoryAt(t, 0);

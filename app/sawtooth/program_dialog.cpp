@@ -53,7 +53,7 @@ ProgramDialog::ProgramDialog(QWidget* parent)
   environment_->setTabChangesFocus(true);
   environment_->setFixedHeight(80);
   stacks_->addItems({QStringLiteral("python"), QStringLiteral("none")});
-  stacks_->setToolTip(tr("Python stacks of each CUDA allocation (none: the least overhead)"));
+  stacks_->setToolTip(tr("Python stacks of each CUDA allocation (none: the least overhead, without the modules view)"));
   cpu_->addItems({QStringLiteral("auto"), QStringLiteral("on"), QStringLiteral("off")});
   cpu_->setToolTip(tr("CPU allocations: auto records them until the program uses CUDA (not at all on a machine with "
                       "a GPU), on, off"));

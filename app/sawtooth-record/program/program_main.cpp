@@ -128,7 +128,7 @@ void addProgramOptions(CLI::App& app, ProgramOptions& o) {
       ->check(CLI::IsMember({"auto", "native", "portable", "off"}));
   app.add_option("--modules", o.modules,
                  "which torch.nn.Module allocated each byte (a wrapper of Module.__call__, no module hooks): auto (the "
-                 "default) is on with Python stacks and off with --stacks none, where it would cost about 4 % of a "
+                 "default) is on with Python stacks and off with --stacks none, where it would cost 2 to 4 % of a "
                  "GPT-2 step; on; off")
       ->check(CLI::IsMember({"auto", "on", "off"}));
   app.add_option("--cupti", o.cupti, "driver allocations, kernels and device memory through CUPTI injection")

@@ -18,9 +18,9 @@ struct ProgramOptions {
   std::string stacks = "python";
   std::string cpu = "auto";
   std::string shim = "auto";
-  // auto: on with Python stacks, off with --stacks none. Module tracking cost +4.1 % of GPT-2 small's
-  // step on the H200 (bench/results/h200-2026-12-03.md), over the 1.02x budget --stacks none is
-  // chosen for; with Python stacks the recording was at parity with PyTorch's own history (+0.8 %).
+  // auto: on with Python stacks, off with --stacks none. Module tracking cost +1.8 to +4.1 % of GPT-2
+  // small's step on the H200 (bench/results/h200-2026-12-03.md), over the 1.02x budget --stacks none
+  // is chosen for; with Python stacks the user has chosen PyTorch's history's cost already (+6 to +10 %).
   std::string modules = "auto";
   std::string cupti = "on";
   // Off by default: CUPTI times every kernel by instrumenting its launch (hardware tracing is

@@ -165,7 +165,9 @@ constexpr std::array kTables{
     Table{"summary_event_index", kSummaryEventIndex},
     Table{"summary_checkpoints", kSummaryCheckpoints, "PRIMARY KEY(device, position)", true},
     Table{"summary_checkpoint_segments", kSummaryCheckpointSegments, "PRIMARY KEY(device, position, address)", true},
-    Table{"summary_checkpoint_blocks", kSummaryCheckpointBlocks, "PRIMARY KEY(device, position, address)", true},
+    // A block outside the segments (segment NULL) may share its address with one inside (an allocation
+    // the trace shows twice without a free): both are the state. A rowid table, where a key may hold NULL.
+    Table{"summary_checkpoint_blocks", kSummaryCheckpointBlocks, "PRIMARY KEY(device, position, address, segment)"},
 };
 
 constexpr std::string_view kEventsNamedView = R"sql(

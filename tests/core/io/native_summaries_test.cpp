@@ -78,6 +78,41 @@ TEST_F(Summaries, EveryFixtureConvertedHoldsTheSummariesItsEventsGive) {
   }
 }
 
+// An allocation at an address a block of a segment already holds (a free the trace lost) puts a
+// second block at that address outside the segments; an allocator checkpoint holds both. The
+// checkpoint tables kept one row per address, so the stored state lost a block and `check` found
+// the file's summaries disagreeing with its own events (seen on a converted 2 GB snapshot).
+TEST_F(Summaries, ACheckpointKeepsTwoBlocksAtOneAddress) {
+  Trace t;
+  t.deviceInfo(0);
+  int64_t now = 0;
+  auto push = [&](Action action, uint64_t addr, int64_t size) {
+    Event e;
+    e.t_ns = now += 1000;
+    e.action = action;
+    e.addr = addr;
+    e.size = size;
+    t.events.push(e);
+  };
+  constexpr uint64_t kSegment = 0x7f0000000000ull;
+  push(Action::SegmentAlloc, kSegment, 2 << 20);
+  push(Action::Alloc, kSegment, 1 << 20);
+  push(Action::Alloc, kSegment, 1 << 20);  // again, without a free: outside the segments
+  // Past the first checkpoint after the trace's start (every 65,536 allocator events).
+  for (int i = 0; i < 33000; ++i) {
+    push(Action::Alloc, kSegment + (1 << 20), 512);
+    push(Action::FreeCompleted, kSegment + (1 << 20), 512);
+  }
+  const std::string path = test::tempPath("two-blocks-one-address.sawtooth");
+  ASSERT_TRUE(writeNative(t, path).ok());
+  auto found = findSummaries(path);
+  ASSERT_TRUE(found.ok() && found->has_value());
+  auto verdict = verifySummaries(**found);
+  ASSERT_TRUE(verdict.ok()) << verdict.error().message;
+  EXPECT_TRUE(verdict->check.agree()) << (verdict->check.first_differences.empty() ? ""
+                                                                                  : verdict->check.first_differences[0]);
+}
+
 TEST_F(Summaries, AnOlderFileIsSummarisedIntoTheCacheAndNeverWritten) {
   const std::string sample = std::string(SAWTOOTH_SAMPLES) + "/anatomy.sawtooth";
   const std::string path = test::tempPath("format1.sawtooth");

@@ -13,6 +13,16 @@
 #include "core/analysis/frame_filter.h"
 
 namespace sawtooth {
+
+// Which entries of a small table (actions, phases, stacks...) a term matches.
+struct EventMatcher::Term {
+  std::array<bool, kActionCount> action{};
+  std::array<bool, kSourceCount> source{};
+  std::array<bool, kCategoryCount> category{};
+  std::vector<bool> device;  // by device id + 32768
+  std::vector<bool> phase, run, stack;
+};
+
 namespace {
 
 char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
@@ -33,14 +43,7 @@ constexpr std::pair<std::string_view, EventField> kFields[] = {
     {"device", EventField::Device}, {"phase", EventField::Phase},   {"run", EventField::Run},
     {"frame", EventField::Frame}};
 
-// Which entries of a small table (actions, phases, stacks...) each term matches.
-struct TermMatches {
-  std::array<bool, kActionCount> action{};
-  std::array<bool, kSourceCount> source{};
-  std::array<bool, kCategoryCount> category{};
-  std::vector<bool> device;  // by device id + 32768
-  std::vector<bool> phase, run, stack;
-};
+using TermMatches = EventMatcher::Term;
 
 bool wants(EventField term, EventField field) { return term == EventField::Any || term == field; }
 
@@ -98,6 +101,26 @@ std::vector<uint64_t> alphabeticalRanks(size_t n, NameOf name_of) {
 }
 
 }  // namespace
+
+EventMatcher::EventMatcher(const Trace& tables, const EventFilter& filter) : sizes_(filter.sizes) {
+  for (const auto& term : filter.terms) terms_.push_back(matchTerm(tables, term));
+}
+EventMatcher::~EventMatcher() = default;
+EventMatcher::EventMatcher(EventMatcher&&) noexcept = default;
+
+bool EventMatcher::matches(Action action, Source source, Category category, int16_t device, uint32_t phase,
+                           uint32_t run, uint32_t stack, int64_t size) const {
+  for (const auto& s : sizes_)
+    if (!s.matches(size)) return false;
+  for (const Term& m : terms_) {
+    const bool ok = m.action[static_cast<size_t>(action)] || m.source[static_cast<size_t>(source)] ||
+                    m.category[static_cast<size_t>(category)] || m.device[static_cast<size_t>(device + 32768)] ||
+                    (phase < m.phase.size() && m.phase[phase]) || (run < m.run.size() && m.run[run]) ||
+                    (stack < m.stack.size() && m.stack[stack]);
+    if (!ok) return false;
+  }
+  return true;
+}
 
 bool EventFilter::SizeTest::matches(int64_t size) const {
   switch (op) {
@@ -221,8 +244,7 @@ Result<EventRows> selectEvents(const Trace& trace, const EventQuery& query, Prog
     rows->resize(n);
     std::iota(rows->begin(), rows->end(), uint32_t{0});
   } else {
-    std::vector<TermMatches> terms;
-    for (const auto& term : filter->terms) terms.push_back(matchTerm(trace, term));
+    const EventMatcher matcher(trace, *filter);
     const auto& dev = ev.device();
     const auto& act = ev.action();
     const auto& src = ev.source();
@@ -236,16 +258,8 @@ Result<EventRows> selectEvents(const Trace& trace, const EventQuery& query, Prog
         if (progress->cancelled()) return Error{"cancelled"};
         filtering.report(i, n);
       }
-      bool ok = true;
-      for (const auto& s : filter->sizes) ok = ok && s.matches(size[i]);
-      for (size_t k = 0; ok && k < terms.size(); ++k) {
-        const TermMatches& m = terms[k];
-        ok = m.action[static_cast<size_t>(act[i])] || m.source[static_cast<size_t>(src[i])] ||
-             m.category[static_cast<size_t>(cat[i])] || m.device[static_cast<size_t>(dev[i] + 32768)] ||
-             (phase[i] < m.phase.size() && m.phase[phase[i]]) || (run[i] < m.run.size() && m.run[run[i]]) ||
-             (stack[i] < m.stack.size() && m.stack[stack[i]]);
-      }
-      if (ok) rows->push_back(static_cast<uint32_t>(i));
+      if (matcher.matches(act[i], src[i], cat[i], dev[i], phase[i], run[i], stack[i], size[i]))
+        rows->push_back(static_cast<uint32_t>(i));
     }
   }
   if (progress && progress->cancelled()) return Error{"cancelled"};

@@ -69,6 +69,24 @@ struct EventRows {
   int64_t rowOf(uint64_t event) const;
 };
 
+// Whether an event passes a filter, from its columns' values: every term and size test of the
+// filter, the names looked up in `tables` (a trace's devices, phases, runs and stacks; its events
+// are not read). The events table of a file read a page at a time (io/event_pages.h) filters with
+// it as selectEvents does.
+class EventMatcher {
+ public:
+  EventMatcher(const Trace& tables, const EventFilter& filter);
+  ~EventMatcher();
+  EventMatcher(EventMatcher&&) noexcept;
+  bool matches(Action action, Source source, Category category, int16_t device, uint32_t phase, uint32_t run,
+               uint32_t stack, int64_t size) const;
+  struct Term;  // what one term matches of each table
+
+ private:
+  std::vector<EventFilter::SizeTest> sizes_;
+  std::vector<Term> terms_;
+};
+
 // Refuses a filter that does not parse (the message says what is wrong) and a trace of more
 // events than a row index can hold; cancelled work returns an error saying so.
 Result<EventRows> selectEvents(const Trace& trace, const EventQuery& query, Progress* progress = nullptr);

@@ -41,11 +41,8 @@ class RangeReader {
     // seq is the INTEGER PRIMARY KEY: the rows come in seq order, each seq once. The range is
     // dense exactly when it holds end - begin rows, which is checked at the end instead of
     // decoding seq on every row. NULLs (no phase, stack or run) read as -1.
-    auto st = db->prepare(fmt::format(
-        "SELECT t_ns, device, source, action, addr, size, stream, category, ifnull(phase, -1), ifnull(stack, -1), "
-        "ifnull(run, -1){} FROM events WHERE seq >= ?1 AND seq < ?2 ORDER BY seq",
-        columns_.modules ? ", ifnull(module, -1), ifnull(pass, 0)" : ""));
-    const int column_count = columns_.modules ? 13 : 11;
+    auto st = db->prepare(fmt::format("SELECT {} FROM events WHERE seq >= ?1 AND seq < ?2 ORDER BY seq",
+                                      eventColumnsSql(columns_.modules)));
     if (!st) return st.error().message;
     st->bind(1, static_cast<int64_t>(range.begin)).bind(2, static_cast<int64_t>(range.end));
     size_t next = range.begin;
@@ -54,47 +51,8 @@ class RangeReader {
       if (next == range.end)  // only a corrupt b-tree repeats a rowid
         return fmt::format("{}: more events than sequence numbers in [{}, {}) (corrupt file?)", path_, range.begin,
                            range.end);
-      // A file is data: every column holds an integer (NULLs read as -1 above), every device is
-      // the CPU's -1 or a GPU's ordinal within 32 bits.
-      for (int column = 0; column < column_count; ++column)
-        if (st->type(column) != SQLITE_INTEGER)
-          return fmt::format("{}: event {}: '{}' is {}, where Sawtooth writes an integer", path_, next, kColumns[column],
-                             st->type(column) == SQLITE_TEXT ? "text" : st->type(column) == SQLITE_BLOB ? "a blob"
-                                                                      : st->type(column) == SQLITE_NULL  ? "NULL"
-                                                                                                         : "a real number");
-      const int64_t device = st->int64(1);
-      if (device < kCpuDevice || device > INT32_MAX)
-        return fmt::format("{}: event {}: device {} is not a device (-1 for the CPU, 0 and up for GPUs)", path_, next,
-                           device);
       Event e;
-      e.t_ns = st->int64(0);
-      e.device = static_cast<DeviceId>(device);
-      const int64_t source = st->int64(2), action = st->int64(3), category = st->int64(7);
-      if (source < 0 || source >= kSourceCount || action < 0 || action >= kActionCount || category < 0 ||
-          category >= kCategoryCount)
-        return fmt::format("{}: event {} has an unknown source, action or category code", path_, next);
-      e.source = static_cast<Source>(source);
-      e.action = static_cast<Action>(action);
-      e.addr = static_cast<uint64_t>(st->int64(4));
-      e.size = st->int64(5);
-      e.stream = static_cast<uint64_t>(st->int64(6));
-      e.category = static_cast<Category>(category);
-      const int64_t phase = st->int64(8), stack = st->int64(9), run = st->int64(10);
-      e.phase = phase >= 0 && static_cast<uint64_t>(phase) < columns_.phase_count ? static_cast<uint32_t>(phase) : kNoPhase;
-      e.stack = stack >= 0 && static_cast<uint64_t>(stack) < columns_.stack_count ? static_cast<uint32_t>(stack) : kNoStack;
-      e.run = run >= 0 && run < kNoRun ? static_cast<uint16_t>(run) : kNoRun;
-      if (columns_.modules) {
-        // Unlike a phase or a stack, a module past the tree is refused: the tree is what the
-        // bytes are accounted against, and an event outside it would make them not add up.
-        const int64_t module = st->int64(11), pass = st->int64(12);
-        if (module < -1 || (module >= 0 && static_cast<uint64_t>(module) >= columns_.module_count))
-          return fmt::format("{}: event {}: module {} is past the module tree ({} modules)", path_, next, module,
-                             columns_.module_count);
-        if (pass < 0 || pass >= kPassCount)
-          return fmt::format("{}: event {}: pass {} is not a pass (1 to {}, or NULL)", path_, next, pass, kPassCount - 1);
-        e.module = module < 0 ? kNoModule : static_cast<uint32_t>(module);
-        e.pass = static_cast<Pass>(pass);
-      }
+      if (std::string wrong = decodeEventRow(*st, columns_, next, path_, e); !wrong.empty()) return wrong;
       events_.set(next++ - first_seq_, e);
       if (++unreported == 0x10000) {
         rows_done += unreported;
@@ -134,6 +92,61 @@ void prefetch(const std::string& path) {
 }
 
 }  // namespace
+
+std::string eventColumnsSql(bool modules) {
+  // NULLs (no phase, stack or run) read as -1.
+  return fmt::format("t_ns, device, source, action, addr, size, stream, category, ifnull(phase, -1), ifnull(stack, -1), "
+                     "ifnull(run, -1){}",
+                     modules ? ", ifnull(module, -1), ifnull(pass, 0)" : "");
+}
+
+std::string decodeEventRow(sql::Statement& st, const EventColumns& columns, uint64_t seq, const std::string& path,
+                           Event& e, int first_column) {
+  const int c = first_column;
+  const int column_count = columns.modules ? 13 : 11;
+  // A file is data: every column holds an integer (NULLs read as -1: eventColumnsSql), every device is
+  // the CPU's -1 or a GPU's ordinal within 32 bits.
+  for (int column = 0; column < column_count; ++column)
+    if (st.type(c + column) != SQLITE_INTEGER)
+      return fmt::format("{}: event {}: '{}' is {}, where Sawtooth writes an integer", path, seq, kColumns[column],
+                         st.type(c + column) == SQLITE_TEXT   ? "text"
+                         : st.type(c + column) == SQLITE_BLOB ? "a blob"
+                         : st.type(c + column) == SQLITE_NULL ? "NULL"
+                                                          : "a real number");
+  const int64_t device = st.int64(c + 1);
+  if (device < kCpuDevice || device > INT32_MAX)
+    return fmt::format("{}: event {}: device {} is not a device (-1 for the CPU, 0 and up for GPUs)", path, seq,
+                       device);
+  e.t_ns = st.int64(c + 0);
+  e.device = static_cast<DeviceId>(device);
+  const int64_t source = st.int64(c + 2), action = st.int64(c + 3), category = st.int64(c + 7);
+  if (source < 0 || source >= kSourceCount || action < 0 || action >= kActionCount || category < 0 ||
+      category >= kCategoryCount)
+    return fmt::format("{}: event {} has an unknown source, action or category code", path, seq);
+  e.source = static_cast<Source>(source);
+  e.action = static_cast<Action>(action);
+  e.addr = static_cast<uint64_t>(st.int64(c + 4));
+  e.size = st.int64(c + 5);
+  e.stream = static_cast<uint64_t>(st.int64(c + 6));
+  e.category = static_cast<Category>(category);
+  const int64_t phase = st.int64(c + 8), stack = st.int64(c + 9), run = st.int64(c + 10);
+  e.phase = phase >= 0 && static_cast<uint64_t>(phase) < columns.phase_count ? static_cast<uint32_t>(phase) : kNoPhase;
+  e.stack = stack >= 0 && static_cast<uint64_t>(stack) < columns.stack_count ? static_cast<uint32_t>(stack) : kNoStack;
+  e.run = run >= 0 && run < kNoRun ? static_cast<uint16_t>(run) : kNoRun;
+  if (columns.modules) {
+    // Unlike a phase or a stack, a module past the tree is refused: the tree is what the
+    // bytes are accounted against, and an event outside it would make them not add up.
+    const int64_t module = st.int64(c + 11), pass = st.int64(c + 12);
+    if (module < -1 || (module >= 0 && static_cast<uint64_t>(module) >= columns.module_count))
+      return fmt::format("{}: event {}: module {} is past the module tree ({} modules)", path, seq, module,
+                         columns.module_count);
+    if (pass < 0 || pass >= kPassCount)
+      return fmt::format("{}: event {}: pass {} is not a pass (1 to {}, or NULL)", path, seq, pass, kPassCount - 1);
+    e.module = module < 0 ? kNoModule : static_cast<uint32_t>(module);
+    e.pass = static_cast<Pass>(pass);
+  }
+  return {};
+}
 
 Status readEventRows(const native::Source& source, const std::shared_ptr<sql::Guard>& guard, ReadBudget& budget,
                      const EventColumns& columns, EventStore& events, Progress* progress,

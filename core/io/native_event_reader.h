@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/io/native_open.h"
+#include "core/io/sqlite_db.h"
 #include "core/io/read_limits.h"
 #include "core/model/event_store.h"
 #include "core/util/cancel.h"
@@ -29,6 +30,13 @@ struct EventColumns {
   size_t module_count = 0;  // the module tree's size; 0: every module must be NULL, and passes
                             // are not kept (the store then has no module columns, 49 bytes an event)
 };
+
+// The events table's columns as readEventRows reads them (after seq, which a query adds where it
+// needs it), and one row of them decoded and checked into `e`: "" or why the row is refused,
+// naming the file and the event.
+std::string eventColumnsSql(bool modules);
+std::string decodeEventRow(sql::Statement& st, const EventColumns& columns, uint64_t seq, const std::string& path,
+                           Event& e, int first_column = 0);
 
 // Fills `events` (emptied first) from the file's events table, each connection opened as
 // `source` says and bounded by `guard`; the events count against `budget`. Every value must be

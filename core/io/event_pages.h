@@ -1,0 +1,74 @@
+#pragma once
+// The events table of a .sawtooth file too large to read whole (issue 25), a page at a time.
+// select() makes one pass over the file for a filter (the EventMatcher the in-memory table uses,
+// core/analysis/event_query.h) and keeps every kStride-th match's seq; a page is then one ranged
+// query from the nearest of them, whatever the file's length. Rows are in event order, ascending
+// or descending (sort by #): any other sort needs every event at once and is refused with the reason. Each
+// call opens its own read-only connection (one job's thread); the object itself is immutable.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/analysis/event_query.h"
+#include "core/io/native_event_reader.h"
+#include "core/io/native_open.h"
+#include "core/io/read_limits.h"
+#include "core/model/event_store.h"
+#include "core/model/trace.h"
+#include "core/util/cancel.h"
+#include "core/util/result.h"
+
+namespace sawtooth {
+
+// The rows one query selects.
+struct EventPageRows {
+  EventQuery query;
+  uint64_t size = 0;   // rows
+  uint64_t total = 0;  // events in the file
+  bool all = false;    // no filter: row r (ascending) is event r
+  std::vector<int64_t> anchors;  // a filter: the seq of ascending rows 0, kStride, 2 kStride, ...
+};
+
+// Rows [first_row, first_row + index.size()) of a query.
+struct EventPage {
+  uint64_t first_row = 0;
+  std::vector<uint64_t> index;  // each row's event index (its seq from the file's first)
+  EventStore events;
+};
+
+class EventPages {
+ public:
+  static constexpr uint64_t kStride = 1024;
+  static constexpr size_t kMaxPageRows = 65536;
+
+  // Reads the file's tables but its events (the names the filter and the columns need) and its
+  // events' range.
+  static Result<std::shared_ptr<const EventPages>> open(const std::string& path, const ReadLimits& limits = {});
+
+  // The devices, phases, runs and stacks, without events.
+  const std::shared_ptr<const Trace>& tables() const { return tables_; }
+  uint64_t events() const { return events_; }
+
+  // A filter reads every event once (progress, cancellation); no filter reads none.
+  Result<EventPageRows> select(const EventQuery& query, Progress* progress = nullptr) const;
+  // At most kMaxPageRows rows; fewer at the end.
+  Result<EventPage> page(const EventPageRows& rows, uint64_t first_row, size_t count) const;
+
+ private:
+  EventPages() = default;
+  Result<sql::Database> connect(const ReadBudget& budget, const Progress* progress) const;
+  // Ascending rows [first, first + count) of `rows`.
+  Result<EventPage> ascending(const EventPageRows& rows, uint64_t first, size_t count) const;
+
+  std::string path_;
+  ReadLimits limits_;
+  native::Source source_;
+  std::shared_ptr<const Trace> tables_;
+  EventColumns columns_;
+  int64_t first_seq_ = 0;
+  uint64_t events_ = 0;
+};
+
+}  // namespace sawtooth

@@ -1,0 +1,147 @@
+// The events table of a file read a page at a time (io/event_pages.h): every query gives the rows
+// the in-memory table gives for the same file, in the same order, page by page.
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+
+#include "core/io/event_pages.h"
+#include "core/io/native_format.h"
+#include "core/io/trace_loader.h"
+#include "tests/core/test_data.h"
+
+namespace sawtooth {
+namespace {
+
+// A trace of more rows than one anchor stride, so that pages start from anchors past the first.
+Trace longTrace() {
+  Trace t;
+  t.deviceInfo(0);
+  t.deviceInfo(1);
+  int64_t now = 0;
+  for (int i = 0; i < 3000; ++i) {
+    Event e;
+    e.t_ns = now += 100;
+    e.device = static_cast<DeviceId>(i % 3 == 0 ? 1 : 0);
+    e.action = Action::Alloc;
+    e.size = (i % 7 == 0) ? (2 << 20) : 512;
+    e.addr = 0x1000 + static_cast<uint64_t>(i) * 0x1000;
+    t.events.push(e);
+    e.t_ns = now += 100;
+    e.action = Action::FreeCompleted;
+    t.events.push(e);
+  }
+  return t;
+}
+
+// Every row of `rows`, read `step` rows a page.
+std::vector<std::pair<uint64_t, Event>> everyRow(const EventPages& pages, const EventPageRows& rows, size_t step) {
+  std::vector<std::pair<uint64_t, Event>> out;
+  for (uint64_t first = 0; first < rows.size; first += step) {
+    auto page = pages.page(rows, first, step);
+    EXPECT_TRUE(page.ok()) << (page.ok() ? "" : page.error().message);
+    if (!page.ok()) break;
+    EXPECT_EQ(page->first_row, first);
+    EXPECT_EQ(page->index.size(), std::min<uint64_t>(step, rows.size - first));
+    for (size_t i = 0; i < page->index.size(); ++i) out.emplace_back(page->index[i], page->events.at(i));
+  }
+  return out;
+}
+
+void expectSameRows(const std::string& path, const std::vector<std::string>& filters) {
+  auto whole = loadTrace(path);
+  ASSERT_TRUE(whole.ok()) << whole.error().message;
+  auto pages = EventPages::open(path);
+  ASSERT_TRUE(pages.ok()) << pages.error().message;
+  EXPECT_EQ((*pages)->events(), whole->events.size());
+  for (const std::string& filter : filters)
+    for (bool descending : {false, true}) {
+      const EventQuery query{filter, EventColumn::Index, descending};
+      auto want = selectEvents(*whole, query);
+      ASSERT_TRUE(want.ok()) << filter;
+      auto rows = (*pages)->select(query);
+      ASSERT_TRUE(rows.ok()) << filter << ": " << rows.error().message;
+      ASSERT_EQ(rows->size, want->size()) << path << " '" << filter << "'" << (descending ? " descending" : "");
+      EXPECT_EQ(rows->total, whole->events.size());
+      for (size_t step : {size_t{37}, size_t{1500}}) {
+        const auto got = everyRow(**pages, *rows, step);
+        ASSERT_EQ(got.size(), want->size());
+        for (size_t r = 0; r < got.size(); ++r) {
+          const uint64_t i = want->eventAt(r);
+          ASSERT_EQ(got[r].first, i) << path << " '" << filter << "' row " << r;
+          const Event& e = got[r].second;
+          const Event w = whole->events.at(i);
+          EXPECT_EQ(e.t_ns, w.t_ns);
+          EXPECT_EQ(e.device, w.device);
+          EXPECT_EQ(e.action, w.action);
+          EXPECT_EQ(e.size, w.size);
+          EXPECT_EQ(e.addr, w.addr);
+          EXPECT_EQ(e.stack, w.stack);
+          EXPECT_EQ(e.phase, w.phase);
+        }
+      }
+    }
+}
+
+TEST(EventPages, EveryQueryGivesTheRowsTheTraceInMemoryGives) {
+  const std::string path = test::tempPath("event-pages-long.sawtooth");
+  ASSERT_TRUE(writeNative(longTrace(), path).ok());
+  expectSameRows(path, {"", "alloc", "size>=1MB", "cuda:1", "device:cuda:0 size<1kB", "action:free_completed",
+                        "nothing-matches"});
+}
+
+TEST(EventPages, FixturesWithStacksAndPhasesPageAsInMemory) {
+  for (const char* fixture : {"anatomy_adam_snapshot.pickle", "synthetic_window_streams.pickle",
+                              "h200_allocator_expandable.pickle"}) {
+    auto trace = loadTrace(test::dataPath(fixture));
+    ASSERT_TRUE(trace.ok()) << fixture;
+    const std::string path = test::tempPath(std::string(fixture) + ".pages.sawtooth");
+    ASSERT_TRUE(writeNative(*trace, path).ok());
+    expectSameRows(path, {"", "frame:*.py", "*linear*", "phase:*", "category:parameter", "size>4MB alloc",
+                          "segment_alloc"});
+  }
+  // The frames' filter is not vacuous there: the snapshot's stacks name Python files.
+  auto snapshot = loadTrace(test::dataPath("anatomy_adam_snapshot.pickle"));
+  ASSERT_TRUE(snapshot.ok());
+  auto framed = selectEvents(*snapshot, EventQuery{"frame:*.py", EventColumn::Index, false});
+  ASSERT_TRUE(framed.ok());
+  EXPECT_GT(framed->size(), 0u);
+  EXPECT_LT(framed->size(), snapshot->events.size());
+}
+
+TEST(EventPages, SortingByAnotherColumnIsRefusedWithTheReason) {
+  const std::string path = test::tempPath("event-pages-sort.sawtooth");
+  ASSERT_TRUE(writeNative(longTrace(), path).ok());
+  auto pages = EventPages::open(path);
+  ASSERT_TRUE(pages.ok());
+  auto rows = (*pages)->select(EventQuery{"", EventColumn::Size, false});
+  ASSERT_FALSE(rows.ok());
+  EXPECT_NE(rows.error().message.find("every event in memory"), std::string::npos) << rows.error().message;
+  EXPECT_NE(rows.error().message.find("filter instead"), std::string::npos);
+  auto bad = (*pages)->select(EventQuery{"size>=lots", EventColumn::Index, false});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("not a size"), std::string::npos) << bad.error().message;
+}
+
+TEST(EventPages, ACancelledSelectSaysSoAndAPagePastTheEndIsEmpty) {
+  const std::string path = test::tempPath("event-pages-cancel.sawtooth");
+  Trace t = longTrace();
+  for (int k = 0; k < 20; ++k)  // past the 65,536 rows between two looks at cancellation
+    for (size_t i = 0; i < 6000; ++i) t.events.push(t.events.at(i));
+  ASSERT_TRUE(writeNative(t, path).ok());
+  auto pages = EventPages::open(path);
+  ASSERT_TRUE(pages.ok());
+  std::atomic<bool> cancel{true};
+  Progress progress([](int) {}, &cancel);
+  auto rows = (*pages)->select(EventQuery{"alloc", EventColumn::Index, false}, &progress);
+  ASSERT_FALSE(rows.ok());
+  EXPECT_TRUE(rows.error().message.ends_with("cancelled")) << rows.error().message;
+  auto all = (*pages)->select(EventQuery{});
+  ASSERT_TRUE(all.ok());
+  auto past = (*pages)->page(*all, all->size + 5, 10);
+  ASSERT_TRUE(past.ok());
+  EXPECT_TRUE(past->index.empty());
+}
+
+}  // namespace
+}  // namespace sawtooth

@@ -1,6 +1,7 @@
 #include "views/events_view.h"
 
 #include <QHBoxLayout>
+#include <QSignalBlocker>
 #include <QVBoxLayout>
 
 #include "views/qt_format.h"
@@ -51,6 +52,18 @@ EventsView::EventsView(QWidget* parent)
     requestQuery();
   });
   connect(table_, &EventsTableView::activated, this, [this](int row) { emit eventActivated(model_->eventAt(row)); });
+  connect(model_, &EventsTableModel::pageWanted, this, [this](quint64 first_row) {
+    if (const auto& rows = model_->pagedRows()) emit pageWanted(rows->query, first_row);
+  });
+}
+
+void EventsView::setPagedRows(std::shared_ptr<const Trace> tables, const EventPageRows& rows) {
+  const bool first = !model_->paged();
+  waiting_ = false;
+  shown_ = rows.query;
+  model_->setPagedRows(std::move(tables), rows);
+  if (first) table_->resizeColumnsToContents();
+  updateCount();
 }
 
 void EventsView::setTrace(std::shared_ptr<const Trace> trace) {
@@ -71,6 +84,7 @@ void EventsView::requestQuery() {
 void EventsView::setRows(const EventRows& rows, const std::shared_ptr<const Trace>& of) {
   if (of != model_->trace()) return;
   waiting_ = false;
+  shown_ = rows.query;
   model_->setRows(rows, of);
   updateCount();
 }
@@ -78,11 +92,18 @@ void EventsView::setRows(const EventRows& rows, const std::shared_ptr<const Trac
 void EventsView::setQueryFailed(const QString& message) {
   waiting_ = false;
   count_->setText(message);
+  // A sort that could not be made: the header shows the order the rows are in.
+  if (query_.sort != shown_.sort || query_.descending != shown_.descending) {
+    query_.sort = shown_.sort;
+    query_.descending = shown_.descending;
+    const QSignalBlocker block(model_);
+    table_->sortByColumn(static_cast<int>(shown_.sort), shown_.descending ? Qt::DescendingOrder : Qt::AscendingOrder);
+  }
 }
 
 void EventsView::updateCount() {
   const qint64 total = model_->totalEvents();
-  const qint64 shown = static_cast<qint64>(model_->rows().size());
+  const qint64 shown = model_->shownRows();
   QString text = shown == total ? tr("%L1 events").arg(total) : tr("%L1 of %L2 events").arg(shown).arg(total);
   if (waiting_) text += tr(" · updating…");
   count_->setText(text);

@@ -19,6 +19,10 @@ class EventsView : public QWidget {
   explicit EventsView(QWidget* parent = nullptr);
   void setTrace(std::shared_ptr<const Trace> trace);
   void setRows(const EventRows& rows, const std::shared_ptr<const Trace>& of);
+  // A file too large to read whole (EventsTableModel::setPagedRows): its tables, and a query's rows;
+  // the rows' events come by pages (pageWanted, setPage).
+  void setPagedRows(std::shared_ptr<const Trace> tables, const EventPageRows& rows);
+  void setPage(const EventPage& page, const EventQuery& of) { model_->setPage(page, of); }
   // A query could not run (a cancelled or failed job): the count says so.
   void setQueryFailed(const QString& message);
   const EventQuery& query() const { return query_; }
@@ -34,6 +38,8 @@ class EventsView : public QWidget {
   void eventActivated(qint64 event);
   // The rows for this filter and sort are wanted (the filter parses).
   void queryChanged(sawtooth::EventQuery query);
+  // Rows [first_row, first_row + EventsTableModel::kPageRows) of the paged rows are wanted.
+  void pageWanted(sawtooth::EventQuery query, quint64 first_row);
 
  private:
   void requestQuery();
@@ -45,6 +51,7 @@ class EventsView : public QWidget {
   EventsTableView* table_;
   QTimer typing_;  // a query per pause in typing, not per key
   EventQuery query_;
+  EventQuery shown_;  // the query whose rows are shown
   bool waiting_ = false;
 };
 

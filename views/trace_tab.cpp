@@ -280,6 +280,8 @@ void TraceTab::showSummariesOnly(const QString& why) {
   setState(State::Summaries);
 }
 
+void TraceTab::showPagedEvents() { events_->show(); }
+
 QString TraceTab::summarizeOverview() const {
   QStringList parts;
   for (const auto& d : overview_->devices) {

@@ -61,6 +61,8 @@ class TraceTab : public QWidget {
   // The other views will not come (the file is over the budget; their loading failed or was
   // cancelled): why, above the timeline. The state becomes Summaries.
   void showSummariesOnly(const QString& why);
+  // The events table, read a page at a time, under the timeline of a file shown from its summaries.
+  void showPagedEvents();
   // The timeline is on screen (from the summaries or the report).
   bool timelineShown() const { return overview_ != nullptr || report_ != nullptr; }
   std::shared_ptr<const TimelineOverview> overview() const { return overview_; }

@@ -27,6 +27,7 @@ TraceController::TraceController(JobRunner& jobs, views::TraceTab* tab)
     loadReport();
   });
   connect(tab_, &views::TraceTab::eventQueryChanged, this, &TraceController::queryEvents);
+  connect(tab_->events(), &views::EventsView::pageWanted, this, &TraceController::readEventPage);
   connect(tab_->timeline(), &views::TimelineChart::frameRequested, this, &TraceController::requestFrame);
 }
 
@@ -134,11 +135,41 @@ void TraceController::showTimeline(std::shared_ptr<SummaryTimeline> timeline, Ti
   qCInfo(lcWindow) << tab_->path() << "opens from its summaries alone: about" << needs << "bytes to read whole, budget"
                    << budget;
   tab_->showSummariesOnly(
-      tr("The events table, allocator, live bytes, modules and runs views need every event in memory: about %1 for this "
-         "file, past the %2 the app gives them (Settings ▸ Reading limits; limits/whole_file_budget). They are not "
-         "available for a file this size yet; the timeline reads the window shown from the file's summaries, and "
-         "sawtooth-trace info, segments and export work on the file.")
+      tr("The allocator, live bytes, modules and runs views need every event in memory: about %1 for this file, past "
+         "the %2 the app gives them (Settings ▸ Reading limits; limits/whole_file_budget). They are not available for a "
+         "file this size yet; the timeline reads the window shown from the file's summaries, the events table reads "
+         "the file a page at a time (in event order: filter to find events), and sawtooth-trace info, segments and "
+         "export work on the file.")
           .arg(views::bytesText(static_cast<qint64>(needs)), views::bytesText(static_cast<qint64>(budget))));
+  openEventPages();
+}
+
+void TraceController::openEventPages() {
+  jobs_.run<std::shared_ptr<const EventPages>>(
+      slot("pages"), tr("Opening the events table of %1").arg(tab_->title()), tab_,
+      [path = source_.toStdString(), limits = readingLimitsFromSettings()](Progress&) {
+        return EventPages::open(path, limits);
+      },
+      [this](std::shared_ptr<const EventPages> pages) {
+        pages_ = std::move(pages);
+        tab_->showPagedEvents();
+        queryEvents(tab_->events()->query());
+      },
+      [this](const QString& error) {
+        qCWarning(lcWindow) << "the events table of" << tab_->path() << "cannot be paged:" << error;
+      });
+}
+
+void TraceController::readEventPage(const EventQuery& query, quint64 first_row) {
+  const auto rows = tab_->events()->model()->pagedRows();
+  if (!pages_ || !rows || rows->query.filter != query.filter || rows->query.descending != query.descending) return;
+  jobs_.run<EventPage>(
+      slot("page") + QString::number(first_row), tr("Reading events of %1").arg(tab_->title()), tab_,
+      [pages = pages_, rows = *rows, first_row](Progress&) {
+        return pages->page(rows, first_row, views::EventsTableModel::kPageRows);
+      },
+      [this, query](EventPage page) { tab_->events()->setPage(page, query); },
+      [this](const QString& error) { tab_->events()->setQueryFailed(error); });
 }
 
 void TraceController::requestFrame(const TimelineRequest& request) {
@@ -171,6 +202,14 @@ void TraceController::cancelLoading() {
 
 void TraceController::queryEvents(const EventQuery& query) {
   auto analysis = tab_->analysis();
+  if (!analysis && pages_) {
+    jobs_.run<EventPageRows>(
+        slot("events"), tr("Filtering the events of %1").arg(tab_->title()), tab_,
+        [pages = pages_, query](Progress& p) { return pages->select(query, &p); },
+        [this, tables = pages_->tables()](EventPageRows rows) { tab_->events()->setPagedRows(tables, rows); },
+        [this](const QString& error) { tab_->events()->setQueryFailed(error); });
+    return;
+  }
   if (!analysis) return;
   auto trace = analysis->sharedTrace();
   jobs_.run<EventRows>(

@@ -12,6 +12,7 @@
 #include "app/sawtooth/job_runner.h"
 #include "app/sawtooth/live_recording_tab.h"
 #include "app/sawtooth/summary_timeline.h"
+#include "core/io/event_pages.h"
 #include "views/trace_tab.h"
 
 namespace sawtooth::app {
@@ -53,6 +54,9 @@ class TraceController : public QObject {
   void showTimeline(std::shared_ptr<SummaryTimeline> timeline, TimelineOverview overview, uint64_t file_bytes);
   void requestFrame(const TimelineRequest& request);
   void queryEvents(const EventQuery& query);
+  // A file past the whole-file budget: its events table read a page at a time (io/event_pages.h).
+  void openEventPages();
+  void readEventPage(const EventQuery& query, quint64 first_row);
   void loadRankLanes();
   void runExport(const QString& path, std::function<Result<Ok>(Progress&)> work);
 
@@ -60,6 +64,7 @@ class TraceController : public QObject {
   views::TraceTab* tab_;
   AllocatorController* allocator_;
   std::shared_ptr<SummaryTimeline> timeline_;
+  std::shared_ptr<const EventPages> pages_;
   QString source_;
 };
 

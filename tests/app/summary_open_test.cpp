@@ -137,10 +137,38 @@ class SummaryOpenTest : public QObject {
     MainWindow w(QString(), dir_.path());
     auto* tab = w.openFile(clean_);
     QTRY_VERIFY_WITH_TIMEOUT(tab->state() == views::TraceTab::State::Summaries, 20000);
-    QVERIFY2(tab->otherViewsText().contains(QStringLiteral("not available for a file this size yet")),
+    QVERIFY2(tab->otherViewsText().contains(QStringLiteral("not available for a file this size yet")) &&
+                 tab->otherViewsText().contains(QStringLiteral("a page at a time")),
              qPrintable(tab->otherViewsText()));
     QTRY_VERIFY_WITH_TIMEOUT(tab->timeline()->frame() && !tab->timeline()->frameComputing(), 20000);
     QVERIFY(tab->timeline()->line(0, SeriesKind::Allocated)->count() > 0);
+    // The events table reads the file a page at a time: every event listed, the rows in view read.
+    views::EventsView* events = tab->events();
+    QTRY_VERIFY_WITH_TIMEOUT(events->model()->paged(), 20000);
+    QVERIFY(events->isVisibleTo(tab));
+    const int total = kSteps * kPerStep * 2;
+    QCOMPARE(events->model()->rowCount(), total);
+    QCOMPARE(events->countText(), QStringLiteral("%L1 events").arg(total));
+    auto* model = events->model();
+    model->data(model->index(1500, views::EventsTableModel::Size), Qt::DisplayRole);  // asks for its page
+    QTRY_COMPARE_WITH_TIMEOUT(model->eventAt(1500), qint64(1500), 20000);
+    QCOMPARE(model->data(model->index(1500, views::EventsTableModel::Action), Qt::DisplayRole).toString(),
+             QStringLiteral("free_completed"));  // step 0: 1000 allocations, then their frees
+    // A filter runs over the file: step 37's blocks of 2 MiB, allocated and freed.
+    events->filterEdit()->setText(QStringLiteral("size>=2MB"));
+    QTRY_COMPARE_WITH_TIMEOUT(events->countText(), QStringLiteral("%L1 of %L2 events").arg(2 * kPerStep).arg(total), 20000);
+    model->data(model->index(kPerStep + 3, views::EventsTableModel::Index), Qt::DisplayRole);
+    QTRY_COMPARE_WITH_TIMEOUT(model->eventAt(kPerStep + 3), qint64(kPeakStep * 2 * kPerStep + kPerStep + 3), 20000);
+    // Descending by #: the last matching event first.
+    events->table()->sortByColumn(views::EventsTableModel::Index, Qt::DescendingOrder);
+    QTRY_VERIFY_WITH_TIMEOUT(model->pagedRows() && model->pagedRows()->query.descending, 20000);
+    model->data(model->index(0, views::EventsTableModel::Index), Qt::DisplayRole);
+    QTRY_COMPARE_WITH_TIMEOUT(model->eventAt(0), qint64((kPeakStep + 1) * 2 * kPerStep - 1), 20000);
+    // Sorting by another column would need every event: refused, said, the rows stay as they are.
+    events->table()->sortByColumn(views::EventsTableModel::Size, Qt::AscendingOrder);
+    QTRY_VERIFY_WITH_TIMEOUT(events->countText().contains(QStringLiteral("every event in memory")), 20000);
+    QCOMPARE(events->query().sort, EventColumn::Index);
+    QVERIFY(model->pagedRows()->query.descending);
     // Nothing reads the whole file behind it.
     QTRY_VERIFY_WITH_TIMEOUT(w.jobs()->isIdle(), 20000);
     QTest::qWait(200);

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "core/analysis/event_query.h"
-#include "core/io/event_pages.h"
+#include "core/analysis/event_page.h"
 #include "core/model/trace.h"
 
 namespace sawtooth::views {

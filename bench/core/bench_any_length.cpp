@@ -8,7 +8,9 @@
 //                         TraceAnalysis), fresh process (25 M only: 250 M does not fit);
 //   BM_Zoom1Percent       random windows of 1 % of the run (time axis), allocated, reserved and
 //                         the stacked categories at 2,000 columns each: the slowest window;
-//   BM_EventsFirstPage    the events table's first 200 rows, and 200 rows at a random 1 % window;
+//   BM_EventsFirstPage    the app's events table (io/event_pages.h): open, its first 256 rows, 256
+//                         rows at a random place;
+//   BM_EventsFilter       a filter over every event (one pass), and a page of its rows;
 //   BM_Upgrade            (with --upgrade) the same recording written as format 1 then converted.
 // The recordings are made on first use in $SAWTOOTH_BENCH_DATA (default build/bench-data):
 // about 40 B an event (25 M: 1 GB; 250 M: 10 GB) — delete them after. Sizes from
@@ -34,6 +36,7 @@
 #include "capture/writer/trace_writer.h"
 #include "core/analysis/timeline_model.h"
 #include "core/analysis/trace_analysis.h"
+#include "core/io/event_pages.h"
 #include "core/io/native_format.h"
 #include "core/io/native_summary_source.h"
 #include "core/io/summary_cache.h"
@@ -361,25 +364,46 @@ void BM_Zoom1Percent(benchmark::State& state) {
   state.counters["events"] = static_cast<double>(state.range(0));
 }
 
+// The app's events table for a file past the whole-file budget (io/event_pages.h): the file's
+// tables opened, the first page of 256 rows, and a page at a random row.
 void BM_EventsFirstPage(benchmark::State& state) {
   const std::string path = recording(state.range(0));
-  auto place = summariesOf(path);
-  auto source = native::FileSummarySource::open(*place);
-  auto& s = **source;
   std::mt19937_64 rng(26);
-  auto count = s.eventCount();
-  double slowest = 0;
+  double slowest = 0, open_slowest = 0;
   for (auto _ : state) {
     const auto t0 = Clock::now();
-    std::vector<summary::EventRow> rows;
-    (void)s.events(0, 199, std::nullopt, std::nullopt, rows);
-    const uint64_t at = std::uniform_int_distribution<uint64_t>(0, *count - 200)(rng);
-    (void)s.events(at, at + 199, std::nullopt, std::nullopt, rows);
+    auto pages = EventPages::open(path);
+    if (!pages) return state.SkipWithError(pages.error().message.c_str());
+    auto rows = (*pages)->select(EventQuery{});
+    const double opened = std::chrono::duration<double>(Clock::now() - t0).count();
+    (void)(*pages)->page(*rows, 0, 256);
+    const uint64_t at = std::uniform_int_distribution<uint64_t>(0, rows->size - 256)(rng);
+    (void)(*pages)->page(*rows, at, 256);
     const double sec = std::chrono::duration<double>(Clock::now() - t0).count();
     state.SetIterationTime(sec);
     slowest = std::max(slowest, sec);
+    open_slowest = std::max(open_slowest, opened);
   }
   state.counters["slowest_ms"] = slowest * 1e3;
+  state.counters["open_slowest_ms"] = open_slowest * 1e3;
+  state.counters["events"] = static_cast<double>(state.range(0));
+}
+
+// A filter over the whole file (one pass), then a page past its middle.
+void BM_EventsFilter(benchmark::State& state) {
+  const std::string path = recording(state.range(0));
+  auto pages = EventPages::open(path);
+  if (!pages) return state.SkipWithError(pages.error().message.c_str());
+  uint64_t matched = 0;
+  for (auto _ : state) {
+    const auto t0 = Clock::now();
+    auto rows = (*pages)->select(EventQuery{"size>=1MB alloc", EventColumn::Index, false});
+    if (!rows) return state.SkipWithError(rows.error().message.c_str());
+    (void)(*pages)->page(*rows, rows->size / 2, 256);
+    state.SetIterationTime(std::chrono::duration<double>(Clock::now() - t0).count());
+    matched = rows->size;
+  }
+  state.counters["matched"] = static_cast<double>(matched);
   state.counters["events"] = static_cast<double>(state.range(0));
 }
 
@@ -402,6 +426,7 @@ void registerAll() {
       benchmark::RegisterBenchmark("BM_OpenWhole", BM_OpenWhole)->Arg(n)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("BM_Zoom1Percent", BM_Zoom1Percent)->Arg(n)->UseManualTime()->Iterations(40)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("BM_EventsFirstPage", BM_EventsFirstPage)->Arg(n)->UseManualTime()->Iterations(40)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("BM_EventsFilter", BM_EventsFilter)->Arg(n)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
     if (std::getenv("ANY_LENGTH_UPGRADE"))
       benchmark::RegisterBenchmark("BM_Upgrade", BM_Upgrade)->Arg(n)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
   }

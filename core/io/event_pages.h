@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/analysis/event_page.h"
 #include "core/analysis/event_query.h"
 #include "core/io/native_event_reader.h"
 #include "core/io/native_open.h"
@@ -21,22 +22,6 @@
 #include "core/util/result.h"
 
 namespace sawtooth {
-
-// The rows one query selects.
-struct EventPageRows {
-  EventQuery query;
-  uint64_t size = 0;   // rows
-  uint64_t total = 0;  // events in the file
-  bool all = false;    // no filter: row r (ascending) is event r
-  std::vector<int64_t> anchors;  // a filter: the seq of ascending rows 0, kStride, 2 kStride, ...
-};
-
-// Rows [first_row, first_row + index.size()) of a query.
-struct EventPage {
-  uint64_t first_row = 0;
-  std::vector<uint64_t> index;  // each row's event index (its seq from the file's first)
-  EventStore events;
-};
 
 class EventPages {
  public:

@@ -1,0 +1,29 @@
+#pragma once
+// The rows of the events table when a file is read a page at a time (core/io/event_pages.h reads
+// them; views/events_table_model.h shows them): a query's rows, and one page of their events.
+
+#include <cstdint>
+#include <vector>
+
+#include "core/analysis/event_query.h"
+#include "core/model/event_store.h"
+
+namespace sawtooth {
+
+// The rows one query selects.
+struct EventPageRows {
+  EventQuery query;
+  uint64_t size = 0;   // rows
+  uint64_t total = 0;  // events in the file
+  bool all = false;    // no filter: row r (ascending) is event r
+  std::vector<int64_t> anchors;  // a filter: the seq of ascending rows 0, k, 2k, ... (k: EventPages::kStride)
+};
+
+// Rows [first_row, first_row + index.size()) of a query.
+struct EventPage {
+  uint64_t first_row = 0;
+  std::vector<uint64_t> index;  // each row's event index (its seq from the file's first)
+  EventStore events;
+};
+
+}  // namespace sawtooth

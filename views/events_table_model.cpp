@@ -12,6 +12,7 @@ EventsTableModel::EventsTableModel(QObject* parent) : QAbstractTableModel(parent
 void EventsTableModel::setTrace(std::shared_ptr<const Trace> trace) {
   beginResetModel();
   paged_.reset();
+  phase_names_.reset();
   pages_.clear();
   page_order_.clear();
   asked_.clear();
@@ -30,8 +31,10 @@ void EventsTableModel::setRows(const EventRows& rows, const std::shared_ptr<cons
   qCDebug(lcTables) << "events table:" << rows_.size() << "of" << rows_.total << "rows";
 }
 
-void EventsTableModel::setPagedRows(std::shared_ptr<const Trace> tables, const EventPageRows& rows) {
+void EventsTableModel::setPagedRows(std::shared_ptr<const Trace> tables, std::shared_ptr<const PhaseNames> phases,
+                                    const EventPageRows& rows) {
   beginResetModel();
+  phase_names_ = std::move(phases);
   if (tables != trace_) top_frames_.assign(tables ? tables->stacks.stackCount() : 0, QString());
   trace_ = std::move(tables);
   rows_ = EventRows{};
@@ -156,7 +159,9 @@ QVariant EventsTableModel::cell(const Trace& t, const EventStore& ev, size_t i, 
                                                                                                    : addressText(ev.addr()[i]);
     case Stream: return static_cast<qulonglong>(ev.stream()[i]);
     case Category: return toQString(name(ev.category()[i]));
-    case Phase: return ev.phase()[i] < t.phases.size() ? toQString(t.phases[ev.phase()[i]].name) : QString();
+    case Phase:
+      if (phase_names_) return toQString(phase_names_->name(ev.phase()[i]));
+      return ev.phase()[i] < t.phases.size() ? toQString(t.phases[ev.phase()[i]].name) : QString();
     case Run: {  // a recorded program's run is its command line: without its folders here, whole in the tooltip
       constexpr size_t kRunChars = 40;
       return ev.run()[i] < t.runs.size() ? toQString(compactCommand(t.runs[ev.run()[i]].name, kRunChars)) : QString();

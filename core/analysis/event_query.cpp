@@ -47,7 +47,7 @@ using TermMatches = EventMatcher::Term;
 
 bool wants(EventField term, EventField field) { return term == EventField::Any || term == field; }
 
-TermMatches matchTerm(const Trace& t, const EventFilter::Term& term) {
+TermMatches matchTerm(const Trace& t, const EventFilter::Term& term, const PhaseNames* phases) {
   TermMatches m;
   const std::string& p = term.pattern;
   if (wants(term.field, EventField::Action))
@@ -60,9 +60,18 @@ TermMatches matchTerm(const Trace& t, const EventFilter::Term& term) {
   if (wants(term.field, EventField::Device))
     for (int16_t d : t.deviceIds())
       m.device[static_cast<size_t>(d + 32768)] = globMatch(p, deviceLabel(d)) || globMatch(p, t.deviceName(d));
-  m.phase.assign(t.phases.size(), false);
-  if (wants(term.field, EventField::Phase))
-    for (size_t i = 0; i < t.phases.size(); ++i) m.phase[i] = globMatch(p, t.phases[i].name);
+  if (phases) {
+    m.phase.assign(phases->size(), false);
+    if (wants(term.field, EventField::Phase)) {
+      std::vector<bool> named(phases->names.size());
+      for (size_t n = 0; n < named.size(); ++n) named[n] = globMatch(p, phases->names[n]);
+      for (size_t i = 0; i < phases->size(); ++i) m.phase[i] = named[phases->of[i]];
+    }
+  } else {
+    m.phase.assign(t.phases.size(), false);
+    if (wants(term.field, EventField::Phase))
+      for (size_t i = 0; i < t.phases.size(); ++i) m.phase[i] = globMatch(p, t.phases[i].name);
+  }
   m.run.assign(t.runs.size(), false);
   if (wants(term.field, EventField::Run))
     for (size_t i = 0; i < t.runs.size(); ++i) m.run[i] = globMatch(p, t.runs[i].name);
@@ -102,8 +111,9 @@ std::vector<uint64_t> alphabeticalRanks(size_t n, NameOf name_of) {
 
 }  // namespace
 
-EventMatcher::EventMatcher(const Trace& tables, const EventFilter& filter) : sizes_(filter.sizes) {
-  for (const auto& term : filter.terms) terms_.push_back(matchTerm(tables, term));
+EventMatcher::EventMatcher(const Trace& tables, const EventFilter& filter, const PhaseNames* phases)
+    : sizes_(filter.sizes) {
+  for (const auto& term : filter.terms) terms_.push_back(matchTerm(tables, term, phases));
 }
 EventMatcher::~EventMatcher() = default;
 EventMatcher::EventMatcher(EventMatcher&&) noexcept = default;

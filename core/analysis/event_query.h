@@ -69,13 +69,23 @@ struct EventRows {
   int64_t rowOf(uint64_t event) const;
 };
 
+// The names of a file's phases without the phases themselves (a long recording has millions of
+// them under a few distinct names): each phase's name as an index into the distinct names.
+struct PhaseNames {
+  std::vector<std::string> names;
+  std::vector<uint32_t> of;  // by phase id
+  size_t size() const { return of.size(); }
+  std::string_view name(uint32_t phase) const { return phase < of.size() ? std::string_view(names[of[phase]]) : ""; }
+};
+
 // Whether an event passes a filter, from its columns' values: every term and size test of the
 // filter, the names looked up in `tables` (a trace's devices, phases, runs and stacks; its events
 // are not read). The events table of a file read a page at a time (io/event_pages.h) filters with
 // it as selectEvents does.
 class EventMatcher {
  public:
-  EventMatcher(const Trace& tables, const EventFilter& filter);
+  // `phases`, when given, names the phases instead of tables.phases.
+  EventMatcher(const Trace& tables, const EventFilter& filter, const PhaseNames* phases = nullptr);
   ~EventMatcher();
   EventMatcher(EventMatcher&&) noexcept;
   bool matches(Action action, Source source, Category category, int16_t device, uint32_t phase, uint32_t run,

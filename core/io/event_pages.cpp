@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <optional>
+#include <unordered_map>
 
 #include <fmt/format.h>
+#include <sqlite3.h>
 
 #include "core/io/native_format.h"
 
@@ -23,6 +25,7 @@ Result<std::shared_ptr<const EventPages>> EventPages::open(const std::string& pa
   pages->limits_ = limits;
   EventReadOptions no_events;
   no_events.events = false;
+  no_events.bulk_tables = false;
   auto tables = readNative(path, nullptr, limits, no_events);
   if (!tables) return tables.error();
   auto source = native::planOpen(path, limits);
@@ -31,11 +34,16 @@ Result<std::shared_ptr<const EventPages>> EventPages::open(const std::string& pa
   ReadBudget budget(limits);
   auto db = pages->connect(budget, nullptr);
   if (!db) return db.error();
-  pages->columns_.phase_count = tables->phases.size();
+  auto phases = readPhaseNames(*db, path, budget);
+  if (!phases) return phases.error();
+  pages->phases_ = std::make_shared<const PhaseNames>(std::move(*phases));
+  pages->columns_.phase_count = pages->phases_->size();
   pages->columns_.stack_count = tables->stacks.stackCount();
   pages->columns_.module_count = tables->modules.size();
   pages->columns_.modules = db->prepare("SELECT module, pass FROM events LIMIT 0").ok();
-  auto range = db->prepare("SELECT min(seq), max(seq) FROM events");
+  // Two subqueries: SQLite finds a lone min() or max() of the rowid at the b-tree's end, but scans
+  // every row for the two in one SELECT.
+  auto range = db->prepare("SELECT (SELECT min(seq) FROM events), (SELECT max(seq) FROM events)");
   if (!range) return range.error();
   if (range->step() && !range->isNull(0)) {
     pages->first_seq_ = range->int64(0);
@@ -44,6 +52,31 @@ Result<std::shared_ptr<const EventPages>> EventPages::open(const std::string& pa
   if (range->failed()) return Error{fmt::format("{}: {}", path, range->error())};
   pages->tables_ = std::make_shared<const Trace>(std::move(*tables));
   return std::shared_ptr<const EventPages>(std::move(pages));
+}
+
+Result<PhaseNames> EventPages::readPhaseNames(sql::Database& db, const std::string& path, ReadBudget& budget) {
+  PhaseNames out;
+  if (!db.hasTable("phases")) return out;
+  auto st = db.prepare("SELECT id, name FROM phases ORDER BY id");
+  if (!st) return st.error();
+  std::unordered_map<std::string, uint32_t> index;
+  while (st->step()) {
+    if (st->type(0) != SQLITE_INTEGER || st->type(1) != SQLITE_TEXT)
+      return Error{fmt::format("{}: phases row {}: the id or the name is not what Sawtooth writes", path, out.size())};
+    if (st->int64(0) != static_cast<int64_t>(out.size()))
+      return Error{fmt::format("{}: phase ids are not dense (id {})", path, st->int64(0))};
+    const std::string_view name = st->text(1);
+    auto [it, added] = index.try_emplace(std::string(name), static_cast<uint32_t>(out.names.size()));
+    if (added) {
+      if (!budget.take(name.size() + sizeof(std::string)))
+        return Error{fmt::format("{}: {}", path, budget.memoryError("the phases' names").message)};
+      out.names.emplace_back(name);
+    }
+    if (!budget.take(sizeof(uint32_t))) return Error{fmt::format("{}: {}", path, budget.memoryError("the phases").message)};
+    out.of.push_back(it->second);
+  }
+  if (st->failed()) return Error{fmt::format("{}: {}", path, st->error())};
+  return out;
 }
 
 Result<sql::Database> EventPages::connect(const ReadBudget& budget, const Progress* progress) const {
@@ -65,7 +98,7 @@ Result<EventPageRows> EventPages::select(const EventQuery& query, Progress* prog
     rows.size = events_;
     return rows;
   }
-  const EventMatcher matcher(*tables_, *filter);
+  const EventMatcher matcher(*tables_, *filter, phases_.get());
   ReadBudget budget(limits_);
   auto db = connect(budget, progress);
   if (!db) return db.error();
@@ -104,7 +137,7 @@ Result<EventPage> EventPages::ascending(const EventPageRows& rows, uint64_t firs
   if (!rows.all) {
     auto filter = parseEventFilter(rows.query.filter);
     if (!filter) return filter.error();
-    matcher.emplace(*tables_, *filter);
+    matcher.emplace(*tables_, *filter, phases_.get());
     const uint64_t anchor = first / kStride;
     if (anchor >= rows.anchors.size()) return Error{"the rows asked for are past the query's"};
     from = rows.anchors[anchor];

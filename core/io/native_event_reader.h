@@ -20,6 +20,9 @@ struct EventReadOptions {
   unsigned threads = 0;                       // 0: one per hardware thread, at most 8
   size_t min_rows_per_thread = size_t{1} << 20;  // smaller files are read by fewer threads
   bool events = true;  // false: every table but the events (what a reader streams them beside needs)
+  // false: not the tables that grow with the run either (phases, counters, kernels, segments, module
+  // calls): what names an event's device, run, stack and module, for a table read a page at a time.
+  bool bulk_tables = true;
 };
 
 // What the events' ids point into, and whether the table has the module and pass columns.

@@ -208,7 +208,7 @@ class NativeReader {
   }
 
   Status readPhases() {
-    if (!has("phases")) return Ok{};
+    if (!has("phases") || !options_.bulk_tables) return Ok{};
     auto st = db_.prepare("SELECT id, name, kind, device, run_id, begin_ns, end_ns FROM phases ORDER BY id");
     if (!st) return st.error();
     int64_t row = 0;
@@ -301,6 +301,7 @@ class NativeReader {
   }
 
   Status readCounters() {
+    if (!options_.bulk_tables) return Ok{};
     if (!has("counters")) return Ok{};
     auto st = db_.prepare("SELECT device, name, after_event, value FROM counters ORDER BY device, name, rowid");
     if (!st) return st.error();
@@ -326,6 +327,7 @@ class NativeReader {
   }
 
   Status readKernels() {
+    if (!options_.bulk_tables) return Ok{};
     if (!has("kernels") || !has("kernel_names")) return Ok{};
     auto names = db_.prepare("SELECT id, name FROM kernel_names ORDER BY id");
     if (!names) return names.error();
@@ -372,6 +374,7 @@ class NativeReader {
 
   // The allocator's segments at the trace's end, when the writer said it knew them.
   Status readSegments() {
+    if (!options_.bulk_tables) return Ok{};
     auto known = trace_.meta.find(std::string(meta::kSegmentsKnown));
     if (known == trace_.meta.end()) return Ok{};
     trace_.segments_known = known->second == "true";
@@ -469,7 +472,7 @@ class NativeReader {
     if (Status s = done(*st); !s) return s;
     if (std::string wrong = checkModuleTree(tree.modules); !wrong.empty())
       return Error{fmt::format("{}: modules table: {}", path(), wrong)};
-    if (!has("module_calls")) return Ok{};
+    if (!has("module_calls") || !options_.bulk_tables) return Ok{};
     auto calls = db_.prepare("SELECT module, pass, run, begin_ns, end_ns FROM module_calls ORDER BY begin_ns, rowid");
     if (!calls) return calls.error();
     row = 0;

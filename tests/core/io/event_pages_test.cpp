@@ -78,6 +78,8 @@ void expectSameRows(const std::string& path, const std::vector<std::string>& fil
           EXPECT_EQ(e.addr, w.addr);
           EXPECT_EQ(e.stack, w.stack);
           EXPECT_EQ(e.phase, w.phase);
+          EXPECT_EQ((*pages)->phases()->name(e.phase),
+                    w.phase < whole->phases.size() ? std::string_view(whole->phases[w.phase].name) : "");
         }
       }
     }
@@ -97,16 +99,20 @@ TEST(EventPages, FixturesWithStacksAndPhasesPageAsInMemory) {
     ASSERT_TRUE(trace.ok()) << fixture;
     const std::string path = test::tempPath(std::string(fixture) + ".pages.sawtooth");
     ASSERT_TRUE(writeNative(*trace, path).ok());
-    expectSameRows(path, {"", "frame:*.py", "*linear*", "phase:*", "category:parameter", "size>4MB alloc",
-                          "segment_alloc"});
+    expectSameRows(path, {"", "frame:*.py", "*linear*", "phase:*", "phase:optimizer.step*", "category:parameter",
+                          "size>4MB alloc", "segment_alloc"});
   }
-  // The frames' filter is not vacuous there: the snapshot's stacks name Python files.
+  // The frames' and phases' filters are not vacuous there: the snapshot's stacks name Python files,
+  // its phases include the optimizer's steps.
   auto snapshot = loadTrace(test::dataPath("anatomy_adam_snapshot.pickle"));
   ASSERT_TRUE(snapshot.ok());
   auto framed = selectEvents(*snapshot, EventQuery{"frame:*.py", EventColumn::Index, false});
   ASSERT_TRUE(framed.ok());
   EXPECT_GT(framed->size(), 0u);
   EXPECT_LT(framed->size(), snapshot->events.size());
+  auto forward = selectEvents(*snapshot, EventQuery{"phase:optimizer.step*", EventColumn::Index, false});
+  ASSERT_TRUE(forward.ok());
+  EXPECT_GT(forward->size(), 0u);
 }
 
 TEST(EventPages, SortingByAnotherColumnIsRefusedWithTheReason) {

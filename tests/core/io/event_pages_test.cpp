@@ -5,6 +5,8 @@
 
 #include <atomic>
 
+#include <sqlite3.h>
+
 #include "core/io/event_pages.h"
 #include "core/io/native_format.h"
 #include "core/io/trace_loader.h"
@@ -147,6 +149,47 @@ TEST(EventPages, ACancelledSelectSaysSoAndAPagePastTheEndIsEmpty) {
   auto past = (*pages)->page(*all, all->size + 5, 10);
   ASSERT_TRUE(past.ok());
   EXPECT_TRUE(past->index.empty());
+}
+
+void exec(const std::string& path, const char* sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  sqlite3_close(db);
+}
+
+// A file is data: a phase name that is not text, phase ids with a hole, an event whose size is
+// text are refused with the file and the place, never read as something else.
+TEST(EventPages, AHostileFileIsRefusedWithThePlace) {
+  auto trace = loadTrace(test::dataPath("anatomy_adam_snapshot.pickle"));
+  ASSERT_TRUE(trace.ok());
+  const std::string blob = test::tempPath("event-pages-blob-phase.sawtooth");
+  ASSERT_TRUE(writeNative(*trace, blob).ok());
+  exec(blob, "UPDATE phases SET name = x'00ff' WHERE id = 1");
+  auto a = EventPages::open(blob);
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.error().message.find("phases row 1"), std::string::npos) << a.error().message;
+
+  const std::string hole = test::tempPath("event-pages-hole.sawtooth");
+  ASSERT_TRUE(writeNative(*trace, hole).ok());
+  exec(hole, "UPDATE phases SET id = 1000 WHERE id = 2");
+  auto b = EventPages::open(hole);
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.error().message.find("not dense"), std::string::npos) << b.error().message;
+
+  const std::string text = test::tempPath("event-pages-text-size.sawtooth");
+  ASSERT_TRUE(writeNative(*trace, text).ok());
+  exec(text, "UPDATE events SET size = 'lots' WHERE seq = 200");
+  auto c = EventPages::open(text);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  auto rows = (*c)->select(EventQuery{"alloc", EventColumn::Index, false});
+  ASSERT_FALSE(rows.ok());
+  EXPECT_NE(rows.error().message.find("event 200"), std::string::npos) << rows.error().message;
+  auto all = (*c)->select(EventQuery{});
+  ASSERT_TRUE(all.ok());
+  auto page = (*c)->page(*all, 150, 100);
+  ASSERT_FALSE(page.ok());
+  EXPECT_NE(page.error().message.find("'size' is text"), std::string::npos) << page.error().message;
 }
 
 }  // namespace

@@ -62,14 +62,16 @@ lines = [f"# Any length: open, zoom and first page from the summaries ({data['co
          f"Command: `{command}`", "",
          f"Machine: {data['context'].get('host_name', '')}, {data['context']['num_cpus']} cores; "
          f"load {before} before, {after} after. Wall times (the machine is shared: other work runs beside).", "",
-         "| events | file | open → first figures (s) | its peak RSS (MB) | today's path: whole file (s) | its peak RSS (MB) | 1 % window, slowest (ms) | mean (ms) | events table page, slowest (ms) |",
-         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+         "| events | file | open → first figures (s) | its peak RSS (MB) | today's path: whole file (s) | its peak RSS (MB) | 1 % window, slowest (ms) | mean (ms) | events table: open + first page, slowest (ms) | a page (ms) | a filter's pass (s) |",
+         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
 for events, r in sorted(rows.items()):
     o, w, z, p = r.get("BM_OpenFromSummaries", {}), r.get("BM_OpenWhole", {}), r.get("BM_Zoom1Percent", {}), r.get("BM_EventsFirstPage", {})
+    f = r.get("BM_EventsFilter", {})
     lines.append(f"| {events / 1e6:.0f} M | {o.get('file_mb', 0) / 1000:.2f} GB | {o.get('real_time', 0) / 1000:.3f} | {o.get('peak_rss_mb', 0):.0f} | "
                  f"{(w['real_time'] / 1000):.1f} | {w['peak_rss_mb']:.0f} |" if w else
                  f"| {events / 1e6:.0f} M | {o.get('file_mb', 0) / 1000:.2f} GB | {o.get('real_time', 0) / 1000:.3f} | {o.get('peak_rss_mb', 0):.0f} | — (does not fit) | — |")
-    lines[-1] += f" {z.get('slowest_ms', 0):.0f} | {z.get('mean_ms', 0):.0f} | {p.get('slowest_ms', 0):.1f} |"
+    lines[-1] += (f" {z.get('slowest_ms', 0):.0f} | {z.get('mean_ms', 0):.0f} | {p.get('slowest_ms', 0):.1f} |"
+                  f" {p.get('random_page_slowest_ms', 0):.2f} | {f.get('real_time', 0) / 1000:.1f} |")
 if any("BM_Upgrade" in r for r in rows.values()):
     lines += ["", "| events | format 1 → 2 (`convert`, s) | its peak RSS (MB) |", "|---:|---:|---:|"]
     for events, r in sorted(rows.items()):

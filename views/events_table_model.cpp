@@ -12,7 +12,6 @@ EventsTableModel::EventsTableModel(QObject* parent) : QAbstractTableModel(parent
 void EventsTableModel::setTrace(std::shared_ptr<const Trace> trace) {
   beginResetModel();
   paged_.reset();
-  phase_names_.reset();
   pages_.clear();
   page_order_.clear();
   asked_.clear();
@@ -31,10 +30,8 @@ void EventsTableModel::setRows(const EventRows& rows, const std::shared_ptr<cons
   qCDebug(lcTables) << "events table:" << rows_.size() << "of" << rows_.total << "rows";
 }
 
-void EventsTableModel::setPagedRows(std::shared_ptr<const Trace> tables, std::shared_ptr<const PhaseNames> phases,
-                                    const EventPageRows& rows) {
+void EventsTableModel::setPagedRows(std::shared_ptr<const Trace> tables, const EventPageRows& rows) {
   beginResetModel();
-  phase_names_ = std::move(phases);
   if (tables != trace_) top_frames_.assign(tables ? tables->stacks.stackCount() : 0, QString());
   trace_ = std::move(tables);
   rows_ = EventRows{};
@@ -134,6 +131,7 @@ QVariant EventsTableModel::data(const QModelIndex& index, int role) const {
     size_t at = 0;
     const EventPage* page = pageOf(index.row(), at);
     if (!page) return role == Qt::DisplayRole ? QVariant(QStringLiteral("…")) : QVariant();
+    if (index.column() == Phase && role == Qt::DisplayRole) return toQString(page->phase_names[at]);
     return cell(*trace_, page->events, at, static_cast<qint64>(page->index[at]), index.column(), role);
   }
   const size_t i = rows_.eventAt(static_cast<size_t>(index.row()));
@@ -159,9 +157,7 @@ QVariant EventsTableModel::cell(const Trace& t, const EventStore& ev, size_t i, 
                                                                                                    : addressText(ev.addr()[i]);
     case Stream: return static_cast<qulonglong>(ev.stream()[i]);
     case Category: return toQString(name(ev.category()[i]));
-    case Phase:
-      if (phase_names_) return toQString(phase_names_->name(ev.phase()[i]));
-      return ev.phase()[i] < t.phases.size() ? toQString(t.phases[ev.phase()[i]].name) : QString();
+    case Phase: return ev.phase()[i] < t.phases.size() ? toQString(t.phases[ev.phase()[i]].name) : QString();
     case Run: {  // a recorded program's run is its command line: without its folders here, whole in the tooltip
       constexpr size_t kRunChars = 40;
       return ev.run()[i] < t.runs.size() ? toQString(compactCommand(t.runs[ev.run()[i]].name, kRunChars)) : QString();

@@ -34,10 +34,9 @@ class EventsTableModel : public QAbstractTableModel {
   // Rows computed for this trace (ignored when they belong to another).
   void setRows(const EventRows& rows, const std::shared_ptr<const Trace>& of);
   const EventRows& rows() const { return rows_; }
-  // `tables`: the file's devices, runs and stacks (no events); `phases`: its phases' names;
-  // `rows`: a query's rows.
-  void setPagedRows(std::shared_ptr<const Trace> tables, std::shared_ptr<const PhaseNames> phases,
-                    const EventPageRows& rows);
+  // `tables`: the file's devices, runs and stacks (no events or phases: a page names its rows'
+  // phases); `rows`: a query's rows.
+  void setPagedRows(std::shared_ptr<const Trace> tables, const EventPageRows& rows);
   // A page asked for by pageWanted (ignored when it belongs to another query).
   void setPage(const EventPage& page, const EventQuery& of);
   bool paged() const { return paged_.has_value(); }
@@ -70,7 +69,6 @@ class EventsTableModel : public QAbstractTableModel {
   EventRows rows_;
   mutable std::vector<QString> top_frames_;  // by stack, filled as rows are shown
   std::optional<EventPageRows> paged_;
-  std::shared_ptr<const PhaseNames> phase_names_;  // paged: the phases' names
   std::map<uint64_t, std::shared_ptr<const EventPage>> pages_;  // by first row
   std::vector<uint64_t> page_order_;                           // oldest first, for eviction
   mutable std::set<uint64_t> asked_;                            // pages asked for, not yet here

@@ -57,12 +57,11 @@ EventsView::EventsView(QWidget* parent)
   });
 }
 
-void EventsView::setPagedRows(std::shared_ptr<const Trace> tables, std::shared_ptr<const PhaseNames> phases,
-                              const EventPageRows& rows) {
+void EventsView::setPagedRows(std::shared_ptr<const Trace> tables, const EventPageRows& rows) {
   const bool first = !model_->paged();
   waiting_ = false;
   shown_ = rows.query;
-  model_->setPagedRows(std::move(tables), std::move(phases), rows);
+  model_->setPagedRows(std::move(tables), rows);
   if (first) table_->resizeColumnsToContents();
   updateCount();
 }

@@ -21,8 +21,7 @@ class EventsView : public QWidget {
   void setRows(const EventRows& rows, const std::shared_ptr<const Trace>& of);
   // A file too large to read whole (EventsTableModel::setPagedRows): its tables, and a query's rows;
   // the rows' events come by pages (pageWanted, setPage).
-  void setPagedRows(std::shared_ptr<const Trace> tables, std::shared_ptr<const PhaseNames> phases,
-                    const EventPageRows& rows);
+  void setPagedRows(std::shared_ptr<const Trace> tables, const EventPageRows& rows);
   void setPage(const EventPage& page, const EventQuery& of) { model_->setPage(page, of); }
   // A query could not run (a cancelled or failed job): the count says so.
   void setQueryFailed(const QString& message);

@@ -206,9 +206,7 @@ void TraceController::queryEvents(const EventQuery& query) {
     jobs_.run<EventPageRows>(
         slot("events"), tr("Filtering the events of %1").arg(tab_->title()), tab_,
         [pages = pages_, query](Progress& p) { return pages->select(query, &p); },
-        [this, tables = pages_->tables(), phases = pages_->phases()](EventPageRows rows) {
-          tab_->events()->setPagedRows(tables, phases, rows);
-        },
+        [this, tables = pages_->tables()](EventPageRows rows) { tab_->events()->setPagedRows(tables, rows); },
         [this](const QString& error) { tab_->events()->setQueryFailed(error); });
     return;
   }

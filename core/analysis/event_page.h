@@ -3,6 +3,8 @@
 // them; views/events_table_model.h shows them): a query's rows, and one page of their events.
 
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "core/analysis/event_query.h"
@@ -17,6 +19,7 @@ struct EventPageRows {
   uint64_t total = 0;  // events in the file
   bool all = false;    // no filter: row r (ascending) is event r
   std::vector<int64_t> anchors;  // a filter: the seq of ascending rows 0, k, 2k, ... (k: EventPages::kStride)
+  std::shared_ptr<const EventMatcher> matcher;  // a filter: what a page tests its rows with
 };
 
 // Rows [first_row, first_row + index.size()) of a query.
@@ -24,6 +27,7 @@ struct EventPage {
   uint64_t first_row = 0;
   std::vector<uint64_t> index;  // each row's event index (its seq from the file's first)
   EventStore events;
+  std::vector<std::string> phase_names;  // each row's phase's name (the file's phases are not read whole)
 };
 
 }  // namespace sawtooth

@@ -12,9 +12,17 @@
 namespace sawtooth {
 namespace {
 
-// The columns of a page's query: seq first, then what readEventRows reads.
-std::string pageSql(bool modules, const char* where) {
-  return fmt::format("SELECT seq, {} FROM events WHERE {} ORDER BY seq", eventColumnsSql(modules), where);
+// The columns of a query: seq first, then what readEventRows reads, then (for a page) the phase's name.
+std::string pageSql(bool modules, const char* where, bool phase_name) {
+  return fmt::format("SELECT seq, {}{} FROM events WHERE {} ORDER BY seq", eventColumnsSql(modules),
+                     phase_name ? ", (SELECT name FROM phases WHERE id = events.phase)" : "", where);
+}
+
+// Whether a filter looks at phases' names (a word matches any field; phase:VALUE).
+bool wantsPhases(const EventFilter& filter) {
+  return std::any_of(filter.terms.begin(), filter.terms.end(), [](const EventFilter::Term& t) {
+    return t.field == EventField::Any || t.field == EventField::Phase;
+  });
 }
 
 }  // namespace
@@ -34,10 +42,13 @@ Result<std::shared_ptr<const EventPages>> EventPages::open(const std::string& pa
   ReadBudget budget(limits);
   auto db = pages->connect(budget, nullptr);
   if (!db) return db.error();
-  auto phases = readPhaseNames(*db, path, budget);
-  if (!phases) return phases.error();
-  pages->phases_ = std::make_shared<const PhaseNames>(std::move(*phases));
-  pages->columns_.phase_count = pages->phases_->size();
+  if (db->hasTable("phases")) {  // the rowid's largest, found at the b-tree's end
+    auto last = db->prepare("SELECT max(id) FROM phases");
+    if (!last) return last.error();
+    if (last->step() && !last->isNull(0) && last->int64(0) >= 0)
+      pages->columns_.phase_count = static_cast<size_t>(std::min<int64_t>(last->int64(0), UINT32_MAX - 1)) + 1;
+    if (last->failed()) return Error{fmt::format("{}: {}", path, last->error())};
+  }
   pages->columns_.stack_count = tables->stacks.stackCount();
   pages->columns_.module_count = tables->modules.size();
   pages->columns_.modules = db->prepare("SELECT module, pass FROM events LIMIT 0").ok();
@@ -54,7 +65,8 @@ Result<std::shared_ptr<const EventPages>> EventPages::open(const std::string& pa
   return std::shared_ptr<const EventPages>(std::move(pages));
 }
 
-Result<PhaseNames> EventPages::readPhaseNames(sql::Database& db, const std::string& path, ReadBudget& budget) {
+Result<PhaseNames> EventPages::readPhaseNames(sql::Database& db, ReadBudget& budget) const {
+  const std::string& path = path_;
   PhaseNames out;
   if (!db.hasTable("phases")) return out;
   auto st = db.prepare("SELECT id, name FROM phases ORDER BY id");
@@ -98,11 +110,18 @@ Result<EventPageRows> EventPages::select(const EventQuery& query, Progress* prog
     rows.size = events_;
     return rows;
   }
-  const EventMatcher matcher(*tables_, *filter, phases_.get());
   ReadBudget budget(limits_);
   auto db = connect(budget, progress);
   if (!db) return db.error();
-  auto st = db->prepare(pageSql(columns_.modules, "1"));
+  PhaseNames phases;
+  if (wantsPhases(*filter)) {
+    auto read = readPhaseNames(*db, budget);
+    if (!read) return read.error();
+    phases = std::move(*read);
+  }
+  rows.matcher = std::make_shared<const EventMatcher>(*tables_, *filter, &phases);
+  const EventMatcher& matcher = *rows.matcher;
+  auto st = db->prepare(pageSql(columns_.modules, "1", false));
   if (!st) return st.error();
   uint64_t seen = 0;
   while (st->step()) {
@@ -131,19 +150,18 @@ Result<EventPage> EventPages::ascending(const EventPageRows& rows, uint64_t firs
   ReadBudget budget(limits_);
   auto db = connect(budget, nullptr);
   if (!db) return db.error();
-  std::optional<EventMatcher> matcher;
+  const EventMatcher* matcher = rows.all ? nullptr : rows.matcher.get();
   int64_t from = first_seq_ + static_cast<int64_t>(first);
   uint64_t skip = 0;
   if (!rows.all) {
-    auto filter = parseEventFilter(rows.query.filter);
-    if (!filter) return filter.error();
-    matcher.emplace(*tables_, *filter, phases_.get());
+    if (!matcher) return Error{"the rows of a filter without its matcher"};
     const uint64_t anchor = first / kStride;
     if (anchor >= rows.anchors.size()) return Error{"the rows asked for are past the query's"};
     from = rows.anchors[anchor];
     skip = first % kStride;
   }
-  auto st = db->prepare(pageSql(columns_.modules, "seq >= ?1"));
+  auto st = db->prepare(pageSql(columns_.modules, "seq >= ?1", true));
+  const int name_column = columns_.modules ? 14 : 12;
   if (!st) return st.error();
   st->bind(1, from);
   page.events.reserve(count);
@@ -160,6 +178,8 @@ Result<EventPage> EventPages::ascending(const EventPageRows& rows, uint64_t firs
     }
     page.index.push_back(static_cast<uint64_t>(seq - first_seq_));
     page.events.push(e);
+    // A name that is not text (a file is data) shows as none.
+    page.phase_names.emplace_back(st->type(name_column) == SQLITE_TEXT ? st->text(name_column) : std::string_view());
   }
   if (st->failed()) return Error{fmt::format("{}: {}", path_, st->error())};
   return page;
@@ -169,7 +189,7 @@ Result<EventPage> EventPages::page(const EventPageRows& rows, uint64_t first_row
   count = std::min(count, kMaxPageRows);
   if (!rows.query.descending) return ascending(rows, first_row, count);
   // Descending rows [first, first + count) are ascending rows [size - first - count, size - first), reversed.
-  if (first_row >= rows.size) return EventPage{first_row, {}, {}};
+  if (first_row >= rows.size) return EventPage{first_row, {}, {}, {}};
   const uint64_t end = rows.size - first_row;
   const uint64_t begin = end >= count ? end - count : 0;
   auto up = ascending(rows, begin, static_cast<size_t>(end - begin));
@@ -180,6 +200,7 @@ Result<EventPage> EventPages::page(const EventPageRows& rows, uint64_t first_row
   for (size_t i = up->index.size(); i-- > 0;) {
     down.index.push_back(up->index[i]);
     down.events.push(up->events.at(i));
+    down.phase_names.push_back(std::move(up->phase_names[i]));
   }
   return down;
 }

@@ -32,9 +32,9 @@ class EventPages {
   // events' range.
   static Result<std::shared_ptr<const EventPages>> open(const std::string& path, const ReadLimits& limits = {});
 
-  // The devices, runs and stacks, without events or phases; the phases' names.
+  // The devices, runs and stacks, without events or phases (a long recording has millions of
+  // phases: a page reads its rows' names, a filter on phases their names once).
   const std::shared_ptr<const Trace>& tables() const { return tables_; }
-  const std::shared_ptr<const PhaseNames>& phases() const { return phases_; }
   uint64_t events() const { return events_; }
 
   // A filter reads every event once (progress, cancellation); no filter reads none.
@@ -47,13 +47,12 @@ class EventPages {
   Result<sql::Database> connect(const ReadBudget& budget, const Progress* progress) const;
   // Ascending rows [first, first + count) of `rows`.
   Result<EventPage> ascending(const EventPageRows& rows, uint64_t first, size_t count) const;
-  static Result<PhaseNames> readPhaseNames(sql::Database& db, const std::string& path, ReadBudget& budget);
+  Result<PhaseNames> readPhaseNames(sql::Database& db, ReadBudget& budget) const;
 
   std::string path_;
   ReadLimits limits_;
   native::Source source_;
   std::shared_ptr<const Trace> tables_;
-  std::shared_ptr<const PhaseNames> phases_;
   EventColumns columns_;
   int64_t first_seq_ = 0;
   uint64_t events_ = 0;

@@ -12,6 +12,22 @@ using namespace sawtooth;
 
 namespace {
 QString data(const char* name) { return QStringLiteral(SAWTOOTH_TEST_DATA "/") + QString::fromUtf8(name); }
+
+// A recording in progress at `path` (a recorder's writer holding it): the anatomy snapshot's
+// devices and its first 100 events committed.
+void startRecording(const QString& path, std::unique_ptr<NativeWriter>& writer, Trace& source) {
+  auto created = NativeWriter::create(path.toStdString(), OutputClaim::Existing::Refuse,
+                                      NativeWriterOptions{.recording = true});
+  QVERIFY(created.ok());
+  writer = std::move(*created);
+  auto loaded = loadTrace(data("anatomy_adam_snapshot.pickle").toStdString());
+  QVERIFY(loaded.ok());
+  source = std::move(*loaded);
+  QVERIFY(writer->beginBatch());
+  for (const DeviceInfo& d : source.devices) QVERIFY(writer->writeDevice(d));
+  QVERIFY(writer->appendEventsAt(source.events, 0, 100, 0));
+  QVERIFY(writer->commitBatch());
+}
 }  // namespace
 
 class LiveFollowerTest : public QObject {
@@ -23,15 +39,10 @@ class LiveFollowerTest : public QObject {
   void aLimitLoweredWhileAPollReadsHoldsForThatPoll() {
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("growing.sawtooth"));
-    auto writer = NativeWriter::create(path.toStdString(), OutputClaim::Existing::Refuse,
-                                       NativeWriterOptions{.recording = true});
-    QVERIFY(writer.ok());
-    auto source = loadTrace(data("anatomy_adam_snapshot.pickle").toStdString());
-    QVERIFY(source.ok());
-    QVERIFY((*writer)->beginBatch());
-    for (const DeviceInfo& d : source->devices) QVERIFY((*writer)->writeDevice(d));
-    QVERIFY((*writer)->appendEventsAt(source->events, 0, 100, 0));
-    QVERIFY((*writer)->commitBatch());
+    std::unique_ptr<NativeWriter> writer;
+    Trace source;
+    startRecording(path, writer, source);
+    if (QTest::currentTestFailed()) return;
 
     app::JobRunner jobs;
     app::LiveFollower follower(path, &jobs);
@@ -41,9 +52,9 @@ class LiveFollowerTest : public QObject {
     QCOMPARE(follower.timeline().events(), uint64_t{0});
     QTRY_VERIFY_WITH_TIMEOUT(follower.capped(), 10000);
 
-    QVERIFY((*writer)->beginBatch());
-    QVERIFY((*writer)->appendEventsAt(source->events, 100, source->events.size(), 100));
-    QVERIFY((*writer)->commitBatch());
+    QVERIFY(writer->beginBatch());
+    QVERIFY(writer->appendEventsAt(source.events, 100, source.events.size(), 100));
+    QVERIFY(writer->commitBatch());
     const int seen = follower.refreshes();
     QTRY_VERIFY_WITH_TIMEOUT(follower.refreshes() >= seen + 2, 10000);
     QCOMPARE(follower.timeline().events(), uint64_t{0});
@@ -52,15 +63,10 @@ class LiveFollowerTest : public QObject {
   void aRaisedLimitGoesOnReading() {
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("growing.sawtooth"));
-    auto writer = NativeWriter::create(path.toStdString(), OutputClaim::Existing::Refuse,
-                                       NativeWriterOptions{.recording = true});
-    QVERIFY(writer.ok());
-    auto source = loadTrace(data("anatomy_adam_snapshot.pickle").toStdString());
-    QVERIFY(source.ok());
-    QVERIFY((*writer)->beginBatch());
-    for (const DeviceInfo& d : source->devices) QVERIFY((*writer)->writeDevice(d));
-    QVERIFY((*writer)->appendEventsAt(source->events, 0, 100, 0));
-    QVERIFY((*writer)->commitBatch());
+    std::unique_ptr<NativeWriter> writer;
+    Trace source;
+    startRecording(path, writer, source);
+    if (QTest::currentTestFailed()) return;
 
     app::JobRunner jobs;
     app::LiveFollower follower(path, &jobs);

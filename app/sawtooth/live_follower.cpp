@@ -63,14 +63,14 @@ void LiveFollower::poll() {
   std::vector<std::pair<size_t, std::shared_ptr<LiveTail>>> tails;
   for (size_t i = 0; i < sources_.size(); ++i)
     if (!sources_[i].dropped && !sources_[i].complete) tails.emplace_back(i, sources_[i].tail);
-  const uint64_t room = max_events_ > timeline_.events() ? max_events_ - timeline_.events() : 0;
+  const uint64_t allowed = room();
   jobs_->run<Polled>(
       QStringLiteral("live: ") + path_, tr("Following %1").arg(path_), this,
-      [tails, room](Progress&) -> Result<Polled> {
+      [tails, allowed](Progress&) -> Result<Polled> {
         QElapsedTimer clock;
         clock.start();
         Polled polled;
-        uint64_t left = room;
+        uint64_t left = allowed;
         for (const auto& [index, tail] : tails) {
           auto batch = tail->poll(left);
           if (!batch) return batch.error();
@@ -88,14 +88,14 @@ void LiveFollower::poll() {
         size_t new_rows = 0;
         // The limit may have been lowered while this poll read (the chart moved to the file's
         // summaries): what it read past the limit is not held.
-        uint64_t room = max_events_ > timeline_.events() ? max_events_ - timeline_.events() : 0;
+        uint64_t left = room();
         for (auto& [index, batch] : polled.batches) {
           Source& source = sources_[index];
           source.ready = source.ready || batch.ready;
           source.complete = batch.complete;
           if (source.dropped) continue;
-          if (batch.rows.size() > room) batch.rows.resize(room);
-          room -= batch.rows.size();
+          if (batch.rows.size() > left) batch.rows.resize(left);
+          left -= batch.rows.size();
           if (sources_.size() > 1) source_map_.remap(index, source.label, batch.devices, batch.rows);
           timeline_.setDevices(batch.devices);
           timeline_.append(batch.rows);

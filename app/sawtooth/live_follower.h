@@ -68,6 +68,8 @@ class LiveFollower : public QObject {
 
  private:
   void poll();
+  // The rows the timeline may still take under the limit.
+  uint64_t room() const { return max_events_ > timeline_.events() ? max_events_ - timeline_.events() : 0; }
 
   struct Source {
     QString path;

@@ -75,7 +75,6 @@ struct PhaseNames {
   std::vector<std::string> names;
   std::vector<uint32_t> of;  // by phase id
   size_t size() const { return of.size(); }
-  std::string_view name(uint32_t phase) const { return phase < of.size() ? std::string_view(names[of[phase]]) : ""; }
 };
 
 // Whether an event passes a filter, from its columns' values: every term and size test of the

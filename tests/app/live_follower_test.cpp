@@ -60,7 +60,8 @@ class LiveFollowerTest : public QObject {
     QCOMPARE(follower.timeline().events(), uint64_t{0});
   }
 
-  void aRaisedLimitGoesOnReading() {
+  // A limit set before the first poll: the timeline takes that many rows and stops.
+  void aLimitSetBeforeTheFirstPollHoldsThatManyRows() {
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("growing.sawtooth"));
     std::unique_ptr<NativeWriter> writer;

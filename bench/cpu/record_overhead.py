@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """What recording costs a CPU training loop, beside what torch.profiler costs it alone (issue 27,
 item 8): an MLP's 200-step loop (mlp_loop.py) run unrecorded, inside
-torch.profiler.profile(profile_memory=True) alone, and through `sawtooth-record --stacks python`
-and `--stacks none`, alternating within each round (the order rotates round by round), over
+torch.profiler.profile(profile_memory=True) alone, and through `sawtooth-record --stacks python`,
+`--stacks none` (the tracker's CPU reporter, the default) and `--shim portable` (the profiler's
+memory events, cut at step boundaries), alternating within each round (the order rotates round by round), over
 several rounds; medians per configuration. The loop's seconds are the program's own
 (perf_counter around the loop), so start-up and import are not counted; the command's seconds
 (start to exit, as the caller waits for it) are given beside them.
@@ -33,7 +34,8 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CONFIGS = ("unrecorded", "profiler alone", "recorded, --stacks python", "recorded, --stacks none")
+CONFIGS = ("unrecorded", "profiler alone", "recorded, --stacks python", "recorded, --stacks none",
+           "recorded, --shim portable")
 BEFORE = "recorded by --before, --stacks python"
 
 
@@ -43,9 +45,10 @@ def command(config, a, trace):
         return program
     if config == "profiler alone":
         return program + ["--profiler"]
-    stacks = "python" if "python" in config else "none"
-    return ["taskset", "-c", str(a.recorder_cpu), a.before if config == BEFORE else a.record, "--quiet", "--force", "--stacks", stacks, "--out", trace,
-            "--"] + program
+    stacks = "none" if "none" in config else "python"
+    shim = ["--shim", "portable"] if "portable" in config else []
+    return ["taskset", "-c", str(a.recorder_cpu), a.before if config == BEFORE else a.record, "--quiet", "--force",
+            "--stacks", stacks, *shim, "--out", trace, "--"] + program
 
 
 def inside_step_annotation(trace):

@@ -63,12 +63,13 @@ class FrameCache {
   size_t size() const { return ids_.size(); }
   size_t pins() const { return pins_.size(); }
 
- private:
   struct KeyHash {
     size_t operator()(const Key& k) const {
       return std::hash<const void*>()(k.code) * 31 + std::hash<int>()(k.lasti);
     }
   };
+
+ private:
   size_t capacity_;
   std::unordered_map<Key, uint32_t, KeyHash> ids_;
   std::vector<std::shared_ptr<const void>> pins_;

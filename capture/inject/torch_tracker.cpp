@@ -21,6 +21,7 @@
 #include "capture/inject/delivery_pace.h"
 #include "capture/inject/frame_cache.h"
 #include "capture/inject/module_context.h"
+#include "capture/inject/python_frames.h"
 #include "capture/writer/sequence_map.h"
 #include "core/recording/wire.h"
 #include "capture/inject/wire_connection.h"
@@ -123,6 +124,9 @@ class Tracker {
   // Whether entries keep PyTorch's stamp (approximate_clock.h); SAWTOOTH_TRACKER_CLOCK=monotonic, or
   // a stamp that does not map near its delivery, has the tracker read the monotonic clock instead.
   std::atomic<bool> approximate_clock{true};
+  std::atomic<bool> stacks{false};  // with_stacks_, for the threads that gather a CPU allocation's stack
+  // Whether torch's symbolizer may run on the sending thread (python_frames.h says why not before).
+  std::atomic<bool> torch_symbolizer{false};
   uint64_t seen() const { return taken.load() + dropped.load(); }
 
   bool start(const char* socket_path, bool with_stacks, int interval_ms, std::string& error) {
@@ -136,6 +140,7 @@ class Tracker {
       return false;
     }
     with_stacks_ = with_stacks;
+    stacks.store(with_stacks);
     const char* cache = std::getenv("SAWTOOTH_TRACKER_FRAME_CACHE");  // "0": symbolize every frame every time
     use_cache_ = !(cache && std::strcmp(cache, "0") == 0);
     // A new connection knows none of the frames and stacks sent before.
@@ -322,6 +327,18 @@ class Tracker {
       tracebacks.push_back(tb);
       owners.push_back(i);
     }
+    if (!torch_symbolizer.load(std::memory_order_relaxed)) {
+      // Python frames named here; torch names only tracebacks without any (C++ frames alone).
+      nameOurselves(tracebacks, owners, stack_of);
+      size_t kept = 0;
+      for (size_t k = 0; k < tracebacks.size(); ++k) {
+        if (!(tracebacks[k]->*member(PythonFramesOf{})).empty()) continue;
+        tracebacks[kept] = tracebacks[k];
+        owners[kept++] = owners[k];
+      }
+      tracebacks.resize(kept);
+      owners.resize(kept);
+    }
     if (tracebacks.empty()) return;
     const torch::SymbolizedTracebacks s = torch::symbolize(tracebacks);
     frames_symbolized_ += s.all_frames.size();
@@ -338,6 +355,38 @@ class Tracker {
       stack_of[owners[k]] = stacks_.stack(ids);
       // One frame per Python frame (none from inductor's generated code) is what the cache holds.
       if (use_cache_ && cacheKeys(*tracebacks[k], keys) == FramesKind::PythonOnly && keys.size() == ids.size())
+        cache_.add(keys.data(), ids.data(), ids.size(), batch_[owners[k]].context);
+    }
+  }
+
+  // symbolize() without torch's symbolizer: the tracebacks' Python frames (python_frames.h), each
+  // distinct frame of the delivery named once, as torch's symbolizer does.
+  void nameOurselves(const std::vector<torch::CapturedTraceback*>& tracebacks, const std::vector<size_t>& owners,
+                     std::vector<uint32_t>& stack_of) {
+    std::vector<std::pair<const void*, int>> frames;  // distinct
+    std::unordered_map<FrameCache::Key, size_t, FrameCache::KeyHash> index;
+    std::vector<std::vector<size_t>> uses(tracebacks.size());  // each traceback's frames in `frames`
+    std::vector<FrameCache::Key> keys;
+    for (size_t k = 0; k < tracebacks.size(); ++k) {
+      if (cacheKeys(*tracebacks[k], keys) != FramesKind::PythonOnly) continue;  // C++ or TorchScript frames: torch's to name
+      for (const auto& key : keys) {
+        auto [it, added] = index.emplace(key, frames.size());
+        if (added) frames.emplace_back(key.code, key.lasti);
+        uses[k].push_back(it->second);
+      }
+    }
+    std::vector<PythonFrameName> names;
+    if (!namePythonFrames(frames, names)) return;
+    frames_symbolized_ += names.size();
+    std::vector<uint32_t> frame_ids(names.size());
+    for (size_t f = 0; f < names.size(); ++f) frame_ids[f] = stacks_.frame(names[f].name, names[f].file, names[f].line);
+    std::vector<uint32_t> ids;
+    for (size_t k = 0; k < tracebacks.size(); ++k) {
+      if (uses[k].empty()) continue;
+      ids.clear();
+      for (size_t f : uses[k]) ids.push_back(frame_ids[f]);
+      stack_of[owners[k]] = stacks_.stack(ids);
+      if (use_cache_ && cacheKeys(*tracebacks[k], keys) == FramesKind::PythonOnly)
         cache_.add(keys.data(), ids.data(), ids.size(), batch_[owners[k]].context);
     }
   }
@@ -386,6 +435,8 @@ uint64_t idleCalls() { return tracker().idle_calls.load(); }
 
 void setPaused(bool paused) { tracker().setPaused(paused); }
 
+void useTorchSymbolizer() { tracker().torch_symbolizer.store(true); }
+
 void onTraceEntry(const TraceEntry& te) {
   Tracker& t = tracker();
   if (!t.on.load(std::memory_order_acquire)) {
@@ -403,6 +454,27 @@ void onTraceEntry(const TraceEntry& te) {
   p.device = static_cast<int16_t>(te.device_);
   p.action = static_cast<uint8_t>(*action);
   p.context = te.context_;
+  p.module = moduleNow();
+  if (!t.queue.tryPush(std::move(p))) t.dropped.fetch_add(1, std::memory_order_relaxed);
+}
+
+void onCpuMemory(void* ptr, int64_t size) {
+  Tracker& t = tracker();
+  if (!t.on.load(std::memory_order_acquire)) {
+    t.idle_calls.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  Pending p;
+  p.approximate = t.approximate_clock.load(std::memory_order_relaxed);
+  p.t = p.approximate ? static_cast<int64_t>(c10::getApproximateTime()) : wire::monotonicNs();
+  p.addr = reinterpret_cast<uint64_t>(ptr);
+  p.size = size > 0 ? size : -size;
+  p.device = wire::kCpuDevice;
+  p.action = static_cast<uint8_t>(size > 0 ? Action::Alloc : Action::FreeCompleted);
+  // The allocation's stack, as PyTorch's history gathers one for CUDA ("python"): a free is
+  // found by its address, and gathering its stack would double the cost for nothing shown.
+  if (size > 0 && t.stacks.load(std::memory_order_relaxed))
+    p.context = torch::CapturedTraceback::gather(/*python=*/true, /*script=*/false, /*cpp=*/false);
   p.module = moduleNow();
   if (!t.queue.tryPush(std::move(p))) t.dropped.fetch_add(1, std::memory_order_relaxed);
 }

@@ -4,6 +4,7 @@
 // segment and OOM, with the Python stack PyTorch's history recording captured — and sends them to
 // the recorder from its own thread, every 50 ms or, with stacks, as delivery_pace.h paces it. The allocator calls
 // onTraceEntry under its lock: it stamps the clock and pushes into a preallocated queue, nothing else.
+// CPU allocations come the same way from c10's memory reporting (cpu_reporter.h, onCpuMemory).
 
 #include <cstdint>
 #include <string>
@@ -19,9 +20,16 @@ bool start(const char* socket_path, bool with_stacks, int interval_ms, std::stri
 void stop(const std::string& reason);
 // Ignores the allocator's entries until resumed (for overhead measurements: the trace has a gap).
 void setPaused(bool paused);
+// torch's symbolizer may name Python frames from now on: the shim has imported what it imports on
+// first use, on the program's thread (python_frames.h). Until then the tracker names them itself.
+void useTorchSymbolizer();
 // In a forked child: this process sends nothing.
 void forgetAfterFork();
 void onTraceEntry(const c10::CachingDeviceAllocator::TraceEntry& entry);
+// A CPU allocation (size > 0) or free (size < 0) of c10's CPU allocator (cpu_reporter.h), on the
+// thread that made it: queued as CUDA's entries are, with its module and, with stacks, its
+// allocation's Python stack.
+void onCpuMemory(void* ptr, int64_t size);
 // The shim's marks of a module's call on this thread (modules.py): sent with the allocations,
 // which then carry the module running where they were made (module_context.h).
 void moduleEnter(uint32_t module, uint8_t pass);

@@ -9,6 +9,7 @@
 
 #include <c10/cuda/CUDACachingAllocator.h>
 
+#include "capture/inject/cpu_reporter.h"
 #include "capture/inject/torch_tracker.h"
 
 namespace {
@@ -60,12 +61,50 @@ __attribute__((visibility("default"))) int sawtooth_tracker_start(const char* so
   }
 }
 
+// 0 when the tracker is sending to the recorder, without the CUDA allocator (a process that has
+// not used CUDA: its CPU allocations come through sawtooth_tracker_cpu_attach).
+__attribute__((visibility("default"))) int sawtooth_tracker_connect(const char* socket_path, int with_stacks,
+                                                                    int interval_ms) {
+  try {
+    return sawtooth::tracker::start(socket_path, with_stacks != 0, interval_ms, g_error) ? 0 : 2;
+  } catch (const std::exception& e) {
+    g_error = e.what();
+    return 3;
+  }
+}
+
+// 0 when c10's CPU allocator reports to the tracker on this thread (and the threads it starts):
+// cpu_reporter.h. Called on the program's thread.
+__attribute__((visibility("default"))) int sawtooth_tracker_cpu_attach(void) {
+  try {
+    return sawtooth::tracker::attachCpu(g_error) ? 0 : 1;
+  } catch (const std::exception& e) {
+    g_error = e.what();
+    return 3;
+  }
+}
+
+__attribute__((visibility("default"))) void sawtooth_tracker_cpu_detach(void) {
+  try {
+    sawtooth::tracker::detachCpu();
+  } catch (const std::exception&) {
+  }
+}
+
+__attribute__((visibility("default"))) unsigned long long sawtooth_tracker_cpu_reports(void) {
+  return sawtooth::tracker::cpuReports();
+}
+
 __attribute__((visibility("default"))) void sawtooth_tracker_stop(const char* reason) {
   sawtooth::tracker::stop(reason ? reason : "");
 }
 
 __attribute__((visibility("default"))) void sawtooth_tracker_pause(int paused) {
   sawtooth::tracker::setPaused(paused != 0);
+}
+
+__attribute__((visibility("default"))) void sawtooth_tracker_use_torch_symbolizer(void) {
+  sawtooth::tracker::useTorchSymbolizer();
 }
 
 __attribute__((visibility("default"))) void sawtooth_tracker_after_fork_child(void) {

@@ -6,8 +6,9 @@
   the socket folder is gone; the recorder crashed (SIGSEGV): incomplete_reason=crashed;
 - --out refuses a link, a FIFO and /dev/full — with --force too — before the program runs, with a
   message that says what it is (not "the file exists (--force replaces it)");
-- recordings are private: mode 0600; a CPU recording says shim_mode=cpu and stacks=none (the
-  profiler's memory events carry no stacks);
+- recordings are private: mode 0600; a CPU recording says shim_mode=native and stacks=python (the
+  tracker's reporter), with --shim portable shim_mode=cpu and stacks=none (the profiler's memory
+  events carry no stacks);
 - a full disk (RLIMIT_FSIZE): exit 125, the file says incomplete (file size limit reached) and
   stderr does not claim "recorded into"; a limit too small for a new file's schema: stderr names
   the file size limit (SQLite says only "disk I/O error");
@@ -206,10 +207,19 @@ r = subprocess.run([record, "--quiet", "--out", trace, "--", python, short, "3"]
 check(r.returncode == 0, f"private: exit {r.returncode}: {r.stderr[-500:]}")
 mode = stat.S_IMODE(os.stat(trace).st_mode) if os.path.exists(trace) else None
 check(mode == 0o600, f"a recording is created with mode {oct(mode or 0)}, not 0600")
-# A CPU recording says which shim ran and that its allocations carry no stacks (not stacks=python).
+# A CPU recording says which shim ran: the tracker's (native, with Python stacks) by default; through
+# the profiler's memory events (--shim portable) its allocations carry no stacks (not stacks=python).
 m = meta(trace) if os.path.exists(trace) else {}
-check(m.get("shim_mode") == "cpu" and m.get("stacks") == "none" and "without stacks" in m.get("stacks_note", ""),
+check(m.get("shim_mode") == "native" and m.get("stacks") == "python",
       f"a CPU recording says shim_mode={m.get('shim_mode')!r} stacks={m.get('stacks')!r}")
+portable = os.path.join(out, "portable.sawtooth")
+remove_recording(portable, (".progress",))
+r = subprocess.run([record, "--quiet", "--shim", "portable", "--out", portable, "--", python, short, "3"],
+                   capture_output=True, text=True, timeout=300)
+check(r.returncode == 0, f"portable: exit {r.returncode}: {r.stderr[-500:]}")
+m = meta(portable) if os.path.exists(portable) else {}
+check(m.get("shim_mode") == "cpu" and m.get("stacks") == "none" and "without stacks" in m.get("stacks_note", ""),
+      f"a --shim portable CPU recording says shim_mode={m.get('shim_mode')!r} stacks={m.get('stacks')!r}")
 
 trace = os.path.join(out, "full.sawtooth")
 remove_recording(trace, (".progress",))
@@ -284,17 +294,22 @@ for what, text in (("stderr", r.stderr), ("the file's processes_left_out", m.get
     check("(the program's own process): never connected" in text,
           f"a shell program: {what} does not name the shell as left out: {text[-600:]!r}")
 
-# A program that ignores SIGTERM, killed after --kill-after before it delivered anything.
-trace = os.path.join(out, "ignores.sawtooth")
-remove_recording(trace, (".progress",))
-proc = subprocess.Popen([record, "--kill-after", "2", "--out", trace, "--", python, endless, "-", "ignore-term"],
-                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-line = proc.stdout.readline()
-if check("steady" in line, f"ignores SIGTERM: the program never got going: {line!r}"):
-    proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=120)
-    check(proc.returncode == 128 + signal.SIGKILL, f"ignores SIGTERM: exit {proc.returncode}")
-    check("recorded nothing" not in err and "delivered nothing before it ended" in err,
-          f"ignores SIGTERM: the recorder's last words: {err[-600:]}")
+# A program that ignores SIGTERM, killed after --kill-after: through the profiler's path (--shim
+# portable) before it delivered anything (no step ended), through the tracker's with its allocations
+# delivered (the tracker sends as it goes).
+for shim in ("portable", "native"):
+    trace = os.path.join(out, f"ignores-{shim}.sawtooth")
+    remove_recording(trace, (".progress",))
+    proc = subprocess.Popen([record, "--kill-after", "2", "--shim", shim, "--out", trace, "--", python, endless, "-",
+                             "ignore-term"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    if check("steady" in line, f"ignores SIGTERM ({shim}): the program never got going: {line!r}"):
+        time.sleep(0.5)  # the tracker's delivery (every 50 ms)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)
+        check(proc.returncode == 128 + signal.SIGKILL, f"ignores SIGTERM ({shim}): exit {proc.returncode}")
+        said = "delivered nothing before it ended" if shim == "portable" else "8 allocator events"
+        check("recorded nothing" not in err and said in err,
+              f"ignores SIGTERM ({shim}): the recorder's last words: {err[-600:]}")
 
 sys.exit(finish("every fault ended as documented"))

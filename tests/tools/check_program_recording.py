@@ -203,6 +203,45 @@ def beside_profiler(ours):
           f"profiler: peaks {ours_dev['peak_allocated_bytes']} (ours) and {theirs_dev['peak_allocated_bytes']}")
 
 
+def native_and_portable(native):
+    """The CPU's two paths (issue 27): the tracker library's reporter (the default, --shim native)
+    and the profiler's memory events (--shim portable) record the same bytes; the native one gives
+    each allocation its Python stack and module, and the file says which path ran."""
+    if native is None:
+        return
+    trace = os.path.join(out, "portable.sawtooth")
+    r = recorder(trace, [python, os.path.join(out, "train.py")], extra=("--shim", "portable"))
+    check(r.returncode == 0, f"portable: exit {r.returncode}: {r.stderr[-800:]}")
+    portable = training_checks(trace, "portable")
+    m_native, _, _ = meta(os.path.join(out, "train.sawtooth"))
+    m_portable, _, _ = meta(trace)
+    check(m_native.get("shim_mode") == "native" and m_native.get("stacks") == "python",
+          f"native: shim_mode={m_native.get('shim_mode')!r} stacks={m_native.get('stacks')!r}")
+    check(m_portable.get("shim_mode") == "cpu" and m_portable.get("stacks") == "none",
+          f"portable: shim_mode={m_portable.get('shim_mode')!r} stacks={m_portable.get('stacks')!r}")
+    a, b = cpu_device(native), cpu_device(portable) if portable else None
+    if not check(a is not None and b is not None, "native and portable: a CPU device each"):
+        return
+    for k in ("parameter", "gradient", "optimizer_state"):
+        check(a["category_peaks"].get(k) == b["category_peaks"].get(k),
+              f"native and portable: {k} {a['category_peaks'].get(k)} != {b['category_peaks'].get(k)}")
+    check(near(a["peak_allocated_bytes"], b["peak_allocated_bytes"], 4 * BATCH * WIDTH),
+          f"native and portable: peaks {a['peak_allocated_bytes']} and {b['peak_allocated_bytes']}")
+    db = sqlite3.connect(f"file:{os.path.join(out, 'train.sawtooth')}?mode=ro", uri=True)
+    allocs, with_stack, in_train, with_module = db.execute(
+        "SELECT COUNT(*), COUNT(e.stack), "
+        "(SELECT COUNT(DISTINCT s.stack_id) FROM stacks s JOIN frames f ON f.id = s.frame_id WHERE f.file LIKE "
+        "'%train.py'), COUNT(e.module) FROM events e WHERE e.device = -1 AND e.action = 0").fetchone()
+    modules = [r[0] for r in db.execute("SELECT DISTINCT m.name FROM events e JOIN modules m ON m.id = e.module "
+                                        "WHERE e.device = -1")]
+    db.close()
+    print(f"native CPU allocations: {allocs}, {with_stack} with a stack, {in_train} stacks in train.py, "
+          f"{with_module} with a module; modules {sorted(modules)[:6]}")
+    check(allocs > 0 and with_stack >= allocs // 2 and in_train > 0,
+          f"native: {with_stack} of {allocs} CPU allocations have a stack ({in_train} stacks in train.py)")
+    check(with_module > 0 and len(modules) > 1, f"native: {with_module} CPU allocations in modules {modules}")
+
+
 def windows_run():
     """--steps A:B keeps the optimizer steps A to B-1 with what was alive at A as the baseline;
     --window-events N the last N events; bad windows are refused before the program runs."""
@@ -418,7 +457,7 @@ def bad_commands():
 
 
 CASES = {
-    "beside_profiler": lambda: beside_profiler(ok_run()),
+    "beside_profiler": lambda: [beside_profiler(ours), native_and_portable(ours)] if (ours := ok_run()) else None,
     "windows_run": windows_run,
     "exit_code_run": exit_code_run,
     "abort_run": abort_run,

@@ -192,6 +192,20 @@ CASES = {
             train(model, opt, steps=1, tag="last")
             sys.exit(3)
     """,
+    # The legacy profiler (profiler_legacy.profile, its own enable call) and emit_itt: each needs the
+    # thread's profiler slot the recording's CPU session or reporter sits in.
+    "legacy_profiler": """
+        model = mlp()
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        import warnings
+        warnings.simplefilter("ignore")
+        with torch.autograd.profiler_legacy.profile(profile_memory=True) as prof:
+            train(model, opt, steps=2, tag="legacy")
+        print("legacy events", len(prof.function_events) > 0)
+        with torch.autograd.profiler.emit_itt():
+            train(model, opt, steps=1, tag="itt")
+        train(model, opt, steps=1, tag="after")
+    """,
 }
 REPEAT = {"drop_models": 3, "ranges": 2}
 PHASES = {"checkpoint": "recompute"}
@@ -213,7 +227,8 @@ def run(args, timeout=600):
 # What the program's own profiler says depends on what the process did before it started (which
 # blocks it has not seen allocated, whether Kineto has started already), and carries times: for
 # the case that runs one, its lines are left out of the comparison.
-PROFILER_CHATTER = {"ranges": ("Memory block of unknown size", "gpuGetDeviceCount failed")}
+PROFILER_CHATTER = {name: ("Memory block of unknown size", "gpuGetDeviceCount failed")
+                    for name in ("ranges", "legacy_profiler")}
 
 
 # A C++ or torch._logging line starts with its time and thread: "W1202 08:40:26.459000 29113 ...".

@@ -123,8 +123,10 @@ void addProgramOptions(CLI::App& app, ProgramOptions& o) {
   app.add_option("--cpu", o.cpu, "CPU allocations: auto (until the process uses CUDA; off where an NVIDIA driver is and CUPTI is recorded), on, off")
       ->check(CLI::IsMember({"auto", "on", "off"}));
   app.add_option("--shim", o.shim,
-                 "PyTorch recording inside Python programs: auto, native (our tracker, same torch build only), "
-                 "portable (PyTorch's public history API), off")
+                 "PyTorch recording inside Python programs: auto (native where it loads, else portable), native "
+                 "(our tracker library, same torch build only: the CUDA allocator's trace, and c10's CPU memory "
+                 "reports with Python stacks), portable (PyTorch's public APIs: the history for CUDA, the "
+                 "profiler's memory events for the CPU, without stacks), off (CUDA not recorded)")
       ->check(CLI::IsMember({"auto", "native", "portable", "off"}));
   app.add_option("--modules", o.modules,
                  "which torch.nn.Module allocated each byte (a wrapper of Module.__call__, no module hooks): auto (the "

@@ -1,5 +1,6 @@
 """CPU allocations of a PyTorch program, through the profiler's memory events (what PyTorch
-offers for the CPU allocator). The profiler runs with CPU activity only — it never touches CUPTI —
+offers for the CPU allocator): the portable path, for --shim portable and a torch the tracker
+library was not built for (the tracker's own reporter, cpu_native.py, is the default). The profiler runs with CPU activity only — it never touches CUPTI —
 and is cut into chunks at step boundaries: each cut takes its allocation events, restarts at once
 and sends them with a watermark. With --cpu auto it stops once the process uses CUDA.
 

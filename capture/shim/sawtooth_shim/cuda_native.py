@@ -34,6 +34,12 @@ def load(torch, library, build_file):
     lib.sawtooth_tracker_after_fork_child.restype = None
     lib.sawtooth_tracker_error.restype = ctypes.c_char_p
     lib.sawtooth_tracker_dropped.restype = ctypes.c_ulonglong
+    lib.sawtooth_tracker_connect.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_int]
+    lib.sawtooth_tracker_connect.restype = ctypes.c_int
+    lib.sawtooth_tracker_cpu_attach.restype = ctypes.c_int
+    lib.sawtooth_tracker_cpu_detach.restype = None
+    lib.sawtooth_tracker_cpu_reports.restype = ctypes.c_ulonglong
+    lib.sawtooth_tracker_use_torch_symbolizer.restype = None
     return lib, None
 
 

@@ -12,6 +12,7 @@ import sys
 
 from . import children, cuda_native, wire
 from .cpu_allocations import CpuAllocations
+from .cpu_native import NativeCpu
 from .cuda_portable import PortableCuda
 from .guard import Guard, first, then
 from .history import History
@@ -36,6 +37,7 @@ class Shim:
         self.cpu = None
         self.cpu_stop_pending = False
         self.cpu_recorded = False
+        self.tracker = None  # the tracker library, once connected for CPU allocations (cpu_native.py)
         self.cuda = None
         self.profiling = False
         self.finished = False
@@ -68,19 +70,47 @@ class Shim:
         except Exception as e:
             self.guard.report("noting the program's child processes", e)
         cpu = self.options.get("cpu", "auto")
-        if cpu == "auto" and self._cupti_injected() and os.path.exists("/proc/driver/nvidia/version"):
-            # Kineto takes CUPTI's activity buffers even for a CPU-only session, and handing them
-            # back and forth lost kernels or crashed programs at exit on the H200.
-            cpu = "off"
-            self.ch.notice("info", "CPU allocations are not recorded on a machine with a GPU (--cpu auto): the "
-                                   "profiler that reports them shares CUPTI with the recording of kernels and "
-                                   "driver allocations; pass --cpu on to record them anyway")
         if cpu != "off":
-            self.cpu = CpuAllocations(torch, self.ch, self.phases)
-            self.cpu.start()
-            self.cpu_recorded = self.cpu.running
+            native, why = self._native_cpu(torch)
+            if native is None and cpu == "auto" and self._cupti_injected() and os.path.exists(
+                    "/proc/driver/nvidia/version"):
+                # Kineto takes CUPTI's activity buffers even for a CPU-only session, and handing them
+                # back and forth lost kernels or crashed programs at exit on the H200. The tracker's
+                # reporter is no profiler session: it has no such conflict.
+                self.ch.notice("info", f"CPU allocations are not recorded on a machine with a GPU (--cpu auto): the "
+                                       f"tracker library cannot record them ({why}), and the profiler that would "
+                                       "shares CUPTI with the recording of kernels and driver allocations; pass --cpu "
+                                       "on to record them anyway")
+            else:
+                if native is None and why:
+                    self.ch.notice("info" if self.options.get("mode", "auto") == "auto" else "warning",
+                                   f"CPU allocations are recorded through the profiler's memory events ({why})")
+                self.cpu = native or CpuAllocations(torch, self.ch, self.phases)
+                self.cpu.start()
+                self.cpu_recorded = self.cpu.running
         if self.options.get("mode", "auto") != "off" and hasattr(torch, "cuda"):
             torch.cuda._lazy_call(self.guard.wrap("recording PyTorch's CUDA allocator", self.on_cuda_init))
+
+    def _native_cpu(self, torch):
+        """(the tracker library's CPU reporter, connected, None) (cpu_native.py); (None, why not)
+        where the library cannot run here, or (None, "") where --shim portable asks for the
+        profiler's path."""
+        mode = self.options.get("mode", "auto")
+        if mode not in ("auto", "native"):
+            return None, ""
+        library = os.environ.get("SAWTOOTH_TRACKER_LIBRARY")
+        lib, why = cuda_native.load(torch, library, (library or "")[:-3] + ".torch")
+        if lib is None:
+            return None, why
+        stacks = 1 if self.options.get("stacks", "python") == "python" else 0
+        if lib.sawtooth_tracker_connect(os.environ[wire.SOCKET_ENV].encode(), stacks,
+                                        int(self.options.get("delivery_ms", 50))) != 0:
+            return None, lib.sawtooth_tracker_error().decode(errors="replace")
+        self.tracker = lib
+        marks = cuda_native.module_marks(library)
+        if self.modules is not None and marks is not None:
+            self.modules.use_native(*marks)
+        return NativeCpu(lib, self.ch), None
 
     def _model_watch(self, torch):
         from .rungs import ModelWatch, Rung
@@ -99,8 +129,7 @@ class Shim:
                               int(self.options.get("max_entries", 200_000)))
             history.install_patch(self.guard)
             mode = self.options.get("mode", "auto")
-            if history.stacks:
-                self._import_stack_symbolizer()
+            symbolizer = history.stacks and self._import_stack_symbolizer()
             if mode in ("auto", "native"):
                 lib, why = cuda_native.load(torch, os.environ.get("SAWTOOTH_TRACKER_LIBRARY"),
                                             os.environ.get("SAWTOOTH_TRACKER_LIBRARY", "")[:-3] + ".torch")
@@ -109,6 +138,8 @@ class Shim:
                         native = cuda_native.NativeCuda(lib, history, os.environ[wire.SOCKET_ENV],
                                                         int(self.options.get("delivery_ms", 50)))
                         native.start()
+                        if symbolizer:
+                            lib.sawtooth_tracker_use_torch_symbolizer()
                         self.cuda = native
                         marks = cuda_native.module_marks(os.environ.get("SAWTOOTH_TRACKER_LIBRARY"))
                         if self.modules is not None and marks is not None:
@@ -137,12 +168,14 @@ class Shim:
         imports, and Python then hands one of them a half-initialised module (an ImportError in
         the program, seen on the H200). So it is imported here, once, on the program's thread."""
         if "torch._inductor.codecache" in sys.modules:
-            return
+            return True
         try:
             importlib.import_module("torch._inductor.codecache")
+            return True
         except Exception as e:
             self.ch.notice("warning", f"torch._inductor.codecache did not import ({type(e).__name__}: {e}); "
-                                      "Python stacks may be incomplete")
+                                      "Python stacks name frames of compiled code by the generated file")
+            return False
 
     # -- during the run ------------------------------------------------------------------------------
     def quiet_point(self):
@@ -205,6 +238,14 @@ class Shim:
         profiler._disable_profiler = then(profiler._disable_profiler, guard,
                                           "resuming after the program's torch.profiler",
                                           lambda *args: shim.program_profiler_stopped())
+        # The legacy profiler (torch.autograd.profiler_legacy.profile) has calls of its own.
+        legacy = sys.modules.get("torch.autograd.profiler_legacy")
+        if legacy is not None and hasattr(legacy, "_enable_profiler_legacy"):
+            legacy._enable_profiler_legacy = first(legacy._enable_profiler_legacy, guard, what,
+                                                   lambda *args: shim.program_profiler_starting(()), nothing)
+            legacy._disable_profiler_legacy = then(legacy._disable_profiler_legacy, guard,
+                                                   "resuming after the program's legacy profiler",
+                                                   lambda *args: shim.program_profiler_stopped())
 
     @staticmethod
     def _cupti_injected():
@@ -267,6 +308,8 @@ class Shim:
                 call("the last delivery of CPU allocations", self.cpu.cut, final=True)
             if self.cuda is not None:
                 call("the last delivery of PyTorch's CUDA allocator", self.cuda.final, reason)
+            if self.tracker is not None:  # stopping twice is nothing (the CUDA path may have)
+                call("the last delivery of the tracker", self.tracker.sawtooth_tracker_stop, reason.encode())
             call("reading the program's allocator statistics", self._allocator_statistics)
             call("naming the shim that ran", self._say_what_ran)
         finally:
@@ -280,8 +323,9 @@ class Shim:
         """The file says which shim recorded this process, on the CPU too (`shim_mode`)."""
         if self.cuda is not None or self.torch is None:
             return
-        self.ch.meta({"shim_mode": "cpu" if self.cpu_recorded else "none"})
-        if self.cpu_recorded and self.options.get("stacks", "python") == "python":
+        native = self.tracker is not None
+        self.ch.meta({"shim_mode": ("native" if native else "cpu") if self.cpu_recorded else "none"})
+        if self.cpu_recorded and not native and self.options.get("stacks", "python") == "python":
             # The profiler's memory events carry no stack (its Python tracer would, at several
             # times the program's run time): the file says so rather than stacks=python, and so
             # does sawtooth-record, since the user asked for stacks.
@@ -292,9 +336,9 @@ class Shim:
             self.ch.notice("info", f"no call stacks in this recording: {why}")
         asked = self.options.get("mode", "auto")
         if asked in ("native", "portable"):
-            self.ch.notice("info", f"--shim {asked} chooses how PyTorch's CUDA allocator is recorded; this process "
-                                   "never used CUDA" + (", and its CPU allocations were recorded through the "
-                                                        "profiler's memory events" if self.cpu_recorded else ""))
+            how = "the tracker library" if native else "the profiler's memory events"
+            self.ch.notice("info", f"--shim {asked}: this process never used CUDA" +
+                           (f"; its CPU allocations were recorded through {how}" if self.cpu_recorded else ""))
 
     def _allocator_statistics(self):
         """What the program itself would read from torch.cuda, for comparison with the trace."""
@@ -321,10 +365,14 @@ class Shim:
         self.ch.forget()
         if self.cuda is not None:
             self.cuda.after_fork()
-        if self.cpu is not None and self.cpu.running:
+        if isinstance(self.cpu, NativeCpu):
+            self.cpu.after_fork()
+        elif self.cpu is not None and self.cpu.running:
             try:
                 self.torch._C._autograd._disable_profiler()
             except Exception:
                 pass
+        if self.tracker is not None:
+            self.tracker.sawtooth_tracker_after_fork_child()
         self.cpu = None
 

@@ -217,7 +217,7 @@ struct ProbeRun {
   nlohmann::json hello, bye;
 };
 
-ProbeRun runProbe(bool frame_cache, const char* script = SAWTOOTH_PROBE_SCRIPT) {
+ProbeRun runProbe(bool frame_cache, const char* script = SAWTOOTH_PROBE_SCRIPT, bool torch_symbolizer = false) {
   const std::string path = socketPath("sawtooth-tracker-probe");
   ProbeRun run;
   const int listener = listenAt(path);
@@ -225,6 +225,7 @@ ProbeRun runProbe(bool frame_cache, const char* script = SAWTOOTH_PROBE_SCRIPT) 
   const pid_t child = fork();
   if (child == 0) {
     if (!frame_cache) setenv("SAWTOOTH_TRACKER_FRAME_CACHE", "0", 1);
+    if (torch_symbolizer) setenv("SAWTOOTH_PROBE_TORCH_SYMBOLIZER", "1", 1);
     execl(SAWTOOTH_PROBE_PYTHON, SAWTOOTH_PROBE_PYTHON, script, SAWTOOTH_PROBE_LIBRARY, path.c_str(),
           static_cast<char*>(nullptr));
     _exit(127);
@@ -276,14 +277,16 @@ int lineOf(const std::string& marker) {
   return -1;
 }
 
-// Python frames through PyTorch's own stack capture and symbolization, as in a recorded program:
-// every allocation names its function and line, and frames seen in an earlier delivery come from
-// the tracker's cache (without it, torch names them again each delivery), to the same stacks.
-TEST(TorchTracker, NamesPythonFramesAndReusesThemAcrossDeliveries) {
+// Python frames through PyTorch's own stack capture, named by the tracker itself or (once the shim
+// allows it) by torch's symbolizer, as in a recorded program: every allocation names its function
+// and line, and frames seen in an earlier delivery come from the tracker's cache (without it, they
+// are named again each delivery), to the same stacks. Named by the tracker, nothing is imported
+// behind the program (the probe fails if torch._dynamo was).
+void namesPythonFramesAndReusesThem(bool torch_symbolizer) {
   std::map<bool, ProbeRun> runs;
   for (bool cache : {true, false}) {
     SCOPED_TRACE(cache ? "frame cache on" : "frame cache off");
-    ProbeRun& run = runs[cache] = runProbe(cache);
+    ProbeRun& run = runs[cache] = runProbe(cache, SAWTOOTH_PROBE_SCRIPT, torch_symbolizer);
     ASSERT_EQ(run.exit_status, 0) << "the probe script failed (its output is above)";
     ASSERT_EQ(run.records.size(), 151u);
     EXPECT_EQ(run.bye.value("events", 0), 151);
@@ -316,6 +319,10 @@ TEST(TorchTracker, NamesPythonFramesAndReusesThemAcrossDeliveries) {
   EXPECT_GE(uncached.bye.value("frames_symbolized", 0), cached.bye.value("frames_symbolized", 0) + 3)
       << "without the cache, the loop's frames are named again in each delivery";
 }
+
+TEST(TorchTracker, NamesPythonFramesAndReusesThemAcrossDeliveries) { namesPythonFramesAndReusesThem(false); }
+
+TEST(TorchTracker, NamesPythonFramesThroughTorchsSymbolizerOnceAllowed) { namesPythonFramesAndReusesThem(true); }
 
 // Each allocation's module and pass (module_context.h): in forward the call the shim marked open
 // on the thread, in backward the call whose forward made the node being run (its sequence number

@@ -26,6 +26,8 @@ __attribute__((visibility("default"))) void probe_alloc(unsigned long long addr,
 
 __attribute__((visibility("default"))) void probe_stop() { sawtooth::tracker::stop("done"); }
 
+__attribute__((visibility("default"))) void probe_use_torch_symbolizer() { sawtooth::tracker::useTorchSymbolizer(); }
+
 // The shim's marks of a module's call (what libsawtooth_torch_tracker.so exports to it).
 __attribute__((visibility("default"))) void probe_module_enter(unsigned module, int pass) {
   sawtooth::tracker::moduleEnter(module, static_cast<uint8_t>(pass));

@@ -11,13 +11,18 @@ block (the order rotating), for ROUNDS rounds:
   its end, outside the loop);
 - shim: the steps, then the shim's cut of that chunk (CpuAllocations.cut: the session's stop, the
   walk of its memory events, the records sent into a socket whose other end reads them) — what a
-  recorded program pays at a step's end; given twice with --before SHIM_DIR, as an earlier shim.
+  recorded program pays at a step's end; given twice with --before SHIM_DIR, as an earlier shim;
+- native (--tracker LIBRARY, the default path of sawtooth-record): the steps with the tracker
+  library's CPU reporter on (cpu_native.py), its sending thread naming each allocation's Python
+  stack (--tracker-stacks 0: none) and sending into the socket. Its work is on another thread but
+  takes the GIL to name frames: read it in wall time (--wall).
 
 Per configuration: the median over rounds of the block's seconds over the same round's plain
 block, in the main thread's CPU time (what the loop spends; on a loaded machine, the time it
 waits for a core would drown it), or with --wall in wall time. Prints a Markdown table.
 
-Usage: chunk_cost.py SHIM_DIR [--before SHIM_DIR] [--rounds N] [--steps N] [--wall]
+Usage: chunk_cost.py SHIM_DIR [--before SHIM_DIR] [--tracker LIBRARY [--tracker-stacks 0|1]] [--rounds N]
+       [--steps N] [--wall]
 """
 import argparse
 import atexit
@@ -79,6 +84,8 @@ def main():
     p.add_argument("--steps", type=int, default=5)
     p.add_argument("--width", type=int, default=512)
     p.add_argument("--wall", action="store_true", help="wall time instead of the main thread's CPU time")
+    p.add_argument("--tracker", help="libsawtooth_torch_tracker.so: adds the native configuration")
+    p.add_argument("--tracker-stacks", type=int, default=1)
     a = p.parse_args()
     global clock
     if a.wall:
@@ -135,6 +142,15 @@ def main():
 
     configs = {"plain": plain, "profiler": profiler}
     configs.update({name: recorded(r) for name, r in recorders.items()})
+    if a.tracker:
+        sys.path.insert(0, a.shim)
+        cuda_native, cpu_native = (importlib.import_module(f"sawtooth_shim.{m}") for m in ("cuda_native", "cpu_native"))
+        sys.path.pop(0)
+        lib, why = cuda_native.load(torch, a.tracker, a.tracker[:-3] + ".torch")
+        if lib is None or lib.sawtooth_tracker_connect(sink.path.encode(), a.tracker_stacks, 50) != 0:
+            sys.exit(f"the tracker library does not run here: {why}")
+        atexit.register(lib.sawtooth_tracker_stop, b"done")
+        configs["native"] = recorded(cpu_native.NativeCpu(lib, None))
     names = list(configs)
     for name in names:  # warm-up
         configs[name]()

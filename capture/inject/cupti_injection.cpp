@@ -319,8 +319,8 @@ void samplerLoop() {
   }
 }
 
-void finish() {
-  std::call_once(g_finish, [] {
+void finishWith(const std::string& reason) {
+  std::call_once(g_finish, [&reason] {
     if (!g || g->forked.load()) return;
     {
       std::lock_guard<std::mutex> lock(g->wake_mutex);
@@ -333,13 +333,15 @@ void finish() {
           static_cast<unsigned long long>(g->memory.load()));
     std::string out;
     wire::appendFrame(out, wire::FrameType::Bye, 0,
-                      "{\"reason\": \"exit\", \"dropped\": " + std::to_string(g->dropped.load()) +
+                      "{\"reason\": " + wire::jsonQuote(reason) + ", \"dropped\": " + std::to_string(g->dropped.load()) +
                           ", \"memory_records\": " + std::to_string(g->memory.load()) +
                           ", \"kernel_records\": " + std::to_string(g->kernels.load()) + "}");
     g->connection.send(out);
     g->connection.close();
   });
 }
+
+void finish() { finishWith("exit"); }
 
 void afterForkInChild() {
   if (!g) return;
@@ -430,6 +432,12 @@ __attribute__((visibility("default"))) void sawtooth_cupti_resume(void) {
     notice("warning", "CUPTI after torch.profiler: " + problems);
   else
     notice("info", "torch.profiler released CUPTI: driver allocations and kernels are recorded again");
+}
+
+// The process is about to die by a signal (the shim's SIGTERM handler: atexit will not run): the
+// last delivery now, with the shim's reason. Once: at exit it does nothing more.
+__attribute__((visibility("default"))) void sawtooth_cupti_finish(const char* reason) {
+  finishWith(reason ? reason : "");
 }
 
 // Pauses our activities (bit 1) and the device sampler (bit 2) where they run, or runs both again

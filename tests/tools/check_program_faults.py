@@ -214,7 +214,7 @@ check(m.get("shim_mode") == "native" and m.get("stacks") == "python",
       f"a CPU recording says shim_mode={m.get('shim_mode')!r} stacks={m.get('stacks')!r}")
 portable = os.path.join(out, "portable.sawtooth")
 remove_recording(portable, (".progress",))
-r = subprocess.run([record, "--quiet", "--shim", "portable", "--out", portable, "--", python, short, "3"],
+r = subprocess.run([record, "--quiet", "--shim", "portable", "--cpu", "on", "--out", portable, "--", python, short, "3"],
                    capture_output=True, text=True, timeout=300)
 check(r.returncode == 0, f"portable: exit {r.returncode}: {r.stderr[-500:]}")
 m = meta(portable) if os.path.exists(portable) else {}

@@ -210,7 +210,8 @@ def native_and_portable(native):
     if native is None:
         return
     trace = os.path.join(out, "portable.sawtooth")
-    r = recorder(trace, [python, os.path.join(out, "train.py")], extra=("--shim", "portable"))
+    # --cpu on: on a machine with an NVIDIA driver the profiler's path does not start by itself.
+    r = recorder(trace, [python, os.path.join(out, "train.py")], extra=("--shim", "portable", "--cpu", "on"))
     check(r.returncode == 0, f"portable: exit {r.returncode}: {r.stderr[-800:]}")
     portable = training_checks(trace, "portable")
     m_native, _, _ = meta(os.path.join(out, "train.sawtooth"))

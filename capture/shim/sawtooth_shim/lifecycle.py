@@ -41,6 +41,7 @@ class Lifecycle:
     def _die_by_sigterm(self):
         try:
             self.shim.final("killed by SIGTERM")
+            self.shim.final_cupti("killed by SIGTERM")  # its atexit will not run either
         finally:
             os.kill(os.getpid(), signal.SIGTERM)
 

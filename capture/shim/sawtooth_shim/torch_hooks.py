@@ -319,6 +319,12 @@ class Shim:
             except Exception:
                 pass
 
+    def final_cupti(self, reason):
+        """The CUPTI library's last delivery, where the process will not reach its atexit."""
+        lib = self._cupti_library()
+        if lib is not None:
+            self.guard.call("the last delivery of the CUPTI library", lib.sawtooth_cupti_finish, reason.encode())
+
     def _say_what_ran(self):
         """The file says which shim recorded this process, on the CPU too (`shim_mode`)."""
         if self.cuda is not None or self.torch is None:

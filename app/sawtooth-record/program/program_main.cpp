@@ -120,7 +120,8 @@ void addProgramOptions(CLI::App& app, ProgramOptions& o) {
   app.add_option("--out", o.out, "output .sawtooth file (default: named after the command, in this folder)");
   app.add_flag("--force", o.force, "replace an existing output file");
   app.add_option("--stacks", o.stacks, "Python stacks of each allocation")->check(CLI::IsMember({"python", "none"}));
-  app.add_option("--cpu", o.cpu, "CPU allocations: auto (until the process uses CUDA; off where an NVIDIA driver is and CUPTI is recorded), on, off")
+  app.add_option("--cpu", o.cpu, "CPU allocations: auto (until the process uses CUDA; the profiler's path, --shim portable, not at all where an "
+                 "NVIDIA driver is and CUPTI is recorded), on, off")
       ->check(CLI::IsMember({"auto", "on", "off"}));
   app.add_option("--shim", o.shim,
                  "PyTorch recording inside Python programs: auto (native where it loads, else portable), native "

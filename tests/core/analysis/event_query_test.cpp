@@ -81,7 +81,9 @@ TEST(EventQuery, SortsStablyInEitherDirection) {
   EXPECT_EQ(size[desc[0]], *std::max_element(size.begin(), size.end()));
   for (size_t r = 1; r < desc.size(); ++r) {
     ASSERT_GE(size[desc[r - 1]], size[desc[r]]);
-    if (size[desc[r - 1]] == size[desc[r]]) ASSERT_LT(desc[r - 1], desc[r]);  // ties in event order
+    if (size[desc[r - 1]] == size[desc[r]]) {
+      ASSERT_LT(desc[r - 1], desc[r]);  // ties in event order
+    }
   }
   const auto asc = rowsOf(t, "free_completed", EventColumn::Size, false);
   for (size_t r = 1; r < asc.size(); ++r) ASSERT_LE(size[asc[r - 1]], size[asc[r]]);

@@ -1,28 +1,26 @@
-"""SIGINT to a sleeping program, unrecorded and recorded in several ways: its exit status.
-Usage: int_diag.py SAWTOOTH_RECORD PYTHON OUT"""
-import os, signal, subprocess, sys, time
+"""SIGINT to a sleeping program (with and without torch) and to a training loop (autograd, Adam),
+unrecorded and recorded in several ways: the exit status of each. Usage: int_diag.py SAWTOOTH_RECORD PYTHON OUT"""
+import signal
+import sys
+
+from programs import SLEEPER, TRAIN, signalled, write
+
 rec, python, out = sys.argv[1:4]
-os.makedirs(out, exist_ok=True)
-train = os.path.join(out, "train.py")
-open(train, "w").write('''
-import sys, time
-if sys.argv[1] == "torch":
-    import torch
-    model = torch.nn.Linear(64, 64)
-print("steady", flush=True)
-while True:
-    time.sleep(0.3)
-''')
-cases = [("unrecorded plain", [python, train, "plain"]), ("unrecorded torch", [python, train, "torch"]),
-         ("recorded plain", [rec, "--quiet", "--out", out + "/a.sawtooth", "--force", "--", python, train, "plain"]),
-         ("recorded torch", [rec, "--quiet", "--out", out + "/b.sawtooth", "--force", "--", python, train, "torch"]),
-         ("recorded torch --cupti off", [rec, "--quiet", "--cupti", "off", "--out", out + "/c.sawtooth", "--force", "--", python, train, "torch"]),
-         ("recorded torch --shim off --cpu off --modules off", [rec, "--quiet", "--shim", "off", "--cpu", "off", "--modules", "off", "--out", out + "/d.sawtooth", "--force", "--", python, train, "torch"]),
-         ("recorded plain, no PYTHONPATH shim (-S)", [rec, "--quiet", "--out", out + "/e.sawtooth", "--force", "--", python, "-S", train, "plain"])]
+sleeper, train = write(out, "sleeper.py", SLEEPER), write(out, "train.py", TRAIN)
+
+
+def recorded(name, *options):
+    return [rec, "--quiet", *options, "--out", f"{out}/{name}.sawtooth", "--force", "--"]
+
+
+cases = [("unrecorded sleeper", [python, sleeper, "plain"]), ("unrecorded sleeper with torch", [python, sleeper, "torch"]),
+         ("recorded sleeper", recorded("a") + [python, sleeper, "plain"]),
+         ("recorded sleeper with torch", recorded("b") + [python, sleeper, "torch"]),
+         ("recorded sleeper with torch, --cupti off", recorded("c", "--cupti", "off") + [python, sleeper, "torch"]),
+         ("recorded sleeper with torch, --shim off --cpu off --modules off",
+          recorded("d", "--shim", "off", "--cpu", "off", "--modules", "off") + [python, sleeper, "torch"]),
+         ("recorded sleeper, no shim (-S)", recorded("e") + [python, "-S", sleeper, "plain"]),
+         ("unrecorded training loop", [python, train]), ("recorded training loop", recorded("f") + [python, train])]
 for label, cmd in cases:
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    line = p.stdout.readline()
-    time.sleep(0.5)
-    os.kill(p.pid, signal.SIGINT)
-    _, err = p.communicate(timeout=60)
-    print(f"{label}: exit {p.returncode} ({line.strip()}); stderr: {err.strip().splitlines()[-1:] if err.strip() else ''}")
+    status, line, err = signalled(cmd, signal.SIGINT)
+    print(f"{label}: exit {status} ({line}); stderr: {err.strip().splitlines()[-1:] if err.strip() else ''}")

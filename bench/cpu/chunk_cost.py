@@ -131,9 +131,9 @@ def main():
         c._disable_profiler()
         return loop, clock() - t
 
-    def recorded(r):
+    def recorded(r, **start):
         def run():
-            r.start(announce=False)
+            r.start(**start)
             t = clock()
             steps()
             r.cut(final=True)
@@ -141,7 +141,7 @@ def main():
         return run
 
     configs = {"plain": plain, "profiler": profiler}
-    configs.update({name: recorded(r) for name, r in recorders.items()})
+    configs.update({name: recorded(r, announce=False) for name, r in recorders.items()})
     if a.tracker:
         sys.path.insert(0, a.shim)
         cuda_native, cpu_native = (importlib.import_module(f"sawtooth_shim.{m}") for m in ("cuda_native", "cpu_native"))

@@ -13,8 +13,6 @@ namespace {
 
 namespace prof = torch::profiler::impl;
 
-std::atomic<uint64_t> g_reports{0};
-
 class CpuReporter final : public prof::ProfilerStateBase {
  public:
   // Disabled, with memory: profilerEnabled() and the profiler's own checks of its state read
@@ -23,7 +21,6 @@ class CpuReporter final : public prof::ProfilerStateBase {
 
   void reportMemoryUsage(void* ptr, int64_t alloc_size, size_t, size_t, c10::Device device) override {
     if (muted.load(std::memory_order_relaxed) || !device.is_cpu() || alloc_size == 0) return;
-    g_reports.fetch_add(1, std::memory_order_relaxed);
     onCpuMemory(ptr, alloc_size);
   }
 
@@ -74,7 +71,5 @@ void detachCpu() {
   if (c10::ThreadLocalDebugInfo::get(c10::DebugInfoKind::PROFILER_STATE) == reporter().get())
     reporter()->muted.store(true);
 }
-
-uint64_t cpuReports() { return g_reports.load(std::memory_order_relaxed); }
 
 }  // namespace sawtooth::tracker

@@ -7,7 +7,6 @@
 // with its module and, with stacks, its Python stack. autograd's threads, at::launch's and JIT
 // continuations inherit the slot from the thread that started them, as they inherit a profiler.
 
-#include <cstdint>
 #include <string>
 
 namespace sawtooth::tracker {
@@ -17,7 +16,5 @@ namespace sawtooth::tracker {
 bool attachCpu(std::string& error);
 // Takes it off this thread. Where something was put above it since, it stays, muted.
 void detachCpu();
-// CPU allocations and frees reported since the first attach.
-uint64_t cpuReports();
 
 }  // namespace sawtooth::tracker

@@ -124,7 +124,11 @@ class Tracker {
   // Whether entries keep PyTorch's stamp (approximate_clock.h); SAWTOOTH_TRACKER_CLOCK=monotonic, or
   // a stamp that does not map near its delivery, has the tracker read the monotonic clock instead.
   std::atomic<bool> approximate_clock{true};
-  std::atomic<bool> stacks{false};  // with_stacks_, for the threads that gather a CPU allocation's stack
+  // Whether entries carry stacks: read by the sending thread and by the threads that gather a CPU
+  // allocation's stack.
+  std::atomic<bool> stacks{false};
+  // While the shim probes the CUDA allocator (cuda_native.py): its entries are counted as idle, not sent.
+  std::atomic<bool> probing{false};
   // Whether torch's symbolizer may run on the sending thread (python_frames.h says why not before).
   std::atomic<bool> torch_symbolizer{false};
   uint64_t seen() const { return taken.load() + dropped.load(); }
@@ -139,7 +143,6 @@ class Tracker {
       error = "cannot connect to the recorder";
       return false;
     }
-    with_stacks_ = with_stacks;
     stacks.store(with_stacks);
     const char* cache = std::getenv("SAWTOOTH_TRACKER_FRAME_CACHE");  // "0": symbolize every frame every time
     use_cache_ = !(cache && std::strcmp(cache, "0") == 0);
@@ -250,7 +253,7 @@ class Tracker {
     Delivery delivery;
     delivery.events = batch_.size();
     std::vector<uint32_t> stack_of(batch_.size(), wire::kNoStack);
-    if (with_stacks_) {
+    if (stacks.load(std::memory_order_relaxed)) {
       const int64_t t0 = wire::monotonicNs();
       symbolize(stack_of);
       delivery.symbolize_ns = wire::monotonicNs() - t0;
@@ -398,7 +401,6 @@ class Tracker {
   std::condition_variable wake_;
   bool stopping_ = false;
   bool forked_ = false;
-  bool with_stacks_ = false;
   DeliveryPace pace_;
   uint64_t deliveries_ = 0;   // the sending thread's, read after it joined
   int64_t symbolize_ns_ = 0;
@@ -437,12 +439,32 @@ void setPaused(bool paused) { tracker().setPaused(paused); }
 
 void useTorchSymbolizer() { tracker().torch_symbolizer.store(true); }
 
+namespace {
+
+// Whether the tracker takes an entry now; one it ignores is counted as idle.
+bool takes(Tracker& t, bool probing = false) {
+  if (t.on.load(std::memory_order_acquire) && !probing) return true;
+  t.idle_calls.fetch_add(1, std::memory_order_relaxed);
+  return false;
+}
+
+// An entry stamped now, on the clock the tracker reads.
+void stampNow(Tracker& t, Pending& p) {
+  p.approximate = t.approximate_clock.load(std::memory_order_relaxed);
+  p.t = p.approximate ? static_cast<int64_t>(c10::getApproximateTime()) : wire::monotonicNs();
+}
+
+void enqueue(Tracker& t, Pending&& p) {
+  if (!t.queue.tryPush(std::move(p))) t.dropped.fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+void setProbing(bool probing) { tracker().probing.store(probing); }
+
 void onTraceEntry(const TraceEntry& te) {
   Tracker& t = tracker();
-  if (!t.on.load(std::memory_order_acquire)) {
-    t.idle_calls.fetch_add(1, std::memory_order_relaxed);
-    return;
-  }
+  if (!takes(t, t.probing.load(std::memory_order_relaxed))) return;
   const auto action = capture::actionOf(te.action_);
   if (!action) return;
   Pending p;
@@ -455,18 +477,14 @@ void onTraceEntry(const TraceEntry& te) {
   p.action = static_cast<uint8_t>(*action);
   p.context = te.context_;
   p.module = moduleNow();
-  if (!t.queue.tryPush(std::move(p))) t.dropped.fetch_add(1, std::memory_order_relaxed);
+  enqueue(t, std::move(p));
 }
 
 void onCpuMemory(void* ptr, int64_t size) {
   Tracker& t = tracker();
-  if (!t.on.load(std::memory_order_acquire)) {
-    t.idle_calls.fetch_add(1, std::memory_order_relaxed);
-    return;
-  }
+  if (!takes(t)) return;
   Pending p;
-  p.approximate = t.approximate_clock.load(std::memory_order_relaxed);
-  p.t = p.approximate ? static_cast<int64_t>(c10::getApproximateTime()) : wire::monotonicNs();
+  stampNow(t, p);
   p.addr = reinterpret_cast<uint64_t>(ptr);
   p.size = size > 0 ? size : -size;
   p.device = wire::kCpuDevice;
@@ -476,7 +494,7 @@ void onCpuMemory(void* ptr, int64_t size) {
   if (size > 0 && t.stacks.load(std::memory_order_relaxed))
     p.context = torch::CapturedTraceback::gather(/*python=*/true, /*script=*/false, /*cpp=*/false);
   p.module = moduleNow();
-  if (!t.queue.tryPush(std::move(p))) t.dropped.fetch_add(1, std::memory_order_relaxed);
+  enqueue(t, std::move(p));
 }
 
 namespace {
@@ -485,13 +503,12 @@ void pushMark(wire::RecordKind kind, uint32_t module, uint8_t pass, const Module
   Tracker& t = tracker();
   Pending p;
   p.kind = kind;
-  p.approximate = t.approximate_clock.load(std::memory_order_relaxed);
-  p.t = p.approximate ? static_cast<int64_t>(c10::getApproximateTime()) : wire::monotonicNs();
+  stampNow(t, p);
   p.module.module = module;
   p.module.pass = pass;
   p.module.thread = mark.thread;
   p.module.seq = mark.seq;
-  if (!t.queue.tryPush(std::move(p))) t.dropped.fetch_add(1, std::memory_order_relaxed);
+  enqueue(t, std::move(p));
 }
 
 }  // namespace

@@ -23,6 +23,9 @@ void setPaused(bool paused);
 // torch's symbolizer may name Python frames from now on: the shim has imported what it imports on
 // first use, on the program's thread (python_frames.h). Until then the tracker names them itself.
 void useTorchSymbolizer();
+// While on, the CUDA allocator's entries are counted as idle and not sent, whether the tracker runs
+// or not: the shim's probe of whether this torch calls trackers with its history off.
+void setProbing(bool probing);
 // In a forked child: this process sends nothing.
 void forgetAfterFork();
 void onTraceEntry(const c10::CachingDeviceAllocator::TraceEntry& entry);

@@ -173,11 +173,20 @@ check(h.program_uses_it and len(ch.notices) == 1, "the user is told once")
 check(inspect.unwrap(torch.cuda.memory._record_memory_history) is not None, "the patch keeps __wrapped__")
 
 # The native path: without stacks, PyTorch's history stays off when the allocator hands entries to
-# the attached tracker anyway (the probe's block is counted, not sent); with stacks, or when it does
-# not, history is on with a ring of one entry.
+# the attached tracker anyway (the probe's block is counted, not sent), also when the tracker is
+# already sending (connected for the CPU's allocations); with stacks, or when it does not, history
+# is on with a ring of one entry.
 class FakeTrackerLib:
-    def __init__(self, fires):
+    def __init__(self, fires, sending=False):
         self.fires, self.idle, self.calls = fires, 0, []
+        self.sending, self.probing = sending, False
+
+    def sawtooth_tracker_probe(self, probing):
+        self.probing = bool(probing)
+
+    def takes(self):
+        """Whether an entry would be sent (else it is counted as idle)."""
+        return self.sending and not self.probing
 
     def sawtooth_tracker_attach(self):
         self.calls.append("attach")
@@ -194,15 +203,16 @@ class FakeTrackerLib:
         self.calls.append(("pause", paused))
 
 
-for stacks, fires, want_history in ((False, True, False), (False, False, True), (True, True, True)):
+for stacks, fires, sending, want_history in ((False, True, False, False), (False, False, False, True),
+                                             (True, True, False, True), (False, True, True, False)):
     traces = {"now": [[]], "cleared": 0, "on": False}
     torch, calls = fake_torch(traces)
-    lib = FakeTrackerLib(fires)
+    lib = FakeTrackerLib(fires, sending)
     blocks = []
 
     def alloc(size, lib=lib):
         blocks.append(size)
-        lib.idle += 2 if lib.fires else 0  # the block's alloc and free reach the stopped tracker
+        lib.idle += 2 if lib.fires and not lib.takes() else 0  # the block's alloc and free, counted
         return 0x7000
 
     torch.cuda.caching_allocator_alloc = alloc
@@ -211,7 +221,7 @@ for stacks, fires, want_history in ((False, True, False), (False, False, True), 
     ch = FakeChannel()
     native = cuda_native.NativeCuda(lib, history.History(torch, ch, stacks=stacks, max_entries=1000), "/sock", 50)
     native.start()
-    what = f"stacks={stacks}, tracker fires without history={fires}"
+    what = f"stacks={stacks}, tracker fires without history={fires}, already sending={sending}"
     check(bool(calls) == want_history, f"{what}: history calls {calls}")
     if want_history:
         check(calls[-1]["max_entries"] == 1 and calls[-1]["context"] == ("alloc" if stacks else None),

@@ -16,26 +16,19 @@ import threading
 
 
 class NativeCpu:
-    mode = "native"
-
     def __init__(self, lib, channel):
         self.lib = lib
         self.ch = channel
         self.running = False
         self.paused = False
-        self.unavailable = None
         self.thread = threading.get_ident()
 
-    @property
-    def events(self):
-        return int(self.lib.sawtooth_tracker_cpu_reports())
-
-    def start(self, announce=True):
+    def start(self):
         if self.running or threading.get_ident() != self.thread:
             return
         if self.lib.sawtooth_tracker_cpu_attach() != 0:
-            self.unavailable = self.lib.sawtooth_tracker_error().decode(errors="replace")
-            self.ch.notice("warning", f"CPU allocations are not recorded for now: {self.unavailable}")
+            why = self.lib.sawtooth_tracker_error().decode(errors="replace")
+            self.ch.notice("warning", f"CPU allocations are not recorded for now: {why}")
             return
         self.running = True
 
@@ -62,4 +55,3 @@ class NativeCpu:
         if self.running:
             self.lib.sawtooth_tracker_cpu_detach()
         self.running = False
-

@@ -38,7 +38,8 @@ def load(torch, library, build_file):
     lib.sawtooth_tracker_connect.restype = ctypes.c_int
     lib.sawtooth_tracker_cpu_attach.restype = ctypes.c_int
     lib.sawtooth_tracker_cpu_detach.restype = None
-    lib.sawtooth_tracker_cpu_reports.restype = ctypes.c_ulonglong
+    lib.sawtooth_tracker_probe.argtypes = [ctypes.c_int]
+    lib.sawtooth_tracker_probe.restype = None
     lib.sawtooth_tracker_use_torch_symbolizer.restype = None
     return lib, None
 
@@ -90,19 +91,23 @@ class NativeCuda:
             raise
 
     def _tracker_fires_without_history(self):
-        """Whether the allocator hands its entries to the (attached, stopped) tracker while
-        PyTorch's history is off: one 1-byte block through the caching allocator, not sent. Its
-        segment is given back at once, or the trace would lack a segment the program then uses
-        (torch.cuda.empty_cache() does nothing until CUDA's lazy initialisation, this, returns)."""
+        """Whether the allocator hands its entries to the (attached) tracker while PyTorch's history
+        is off: one 1-byte block through the caching allocator, counted and not sent (probing: the
+        tracker may be sending already, for the CPU's allocations). Its segment is given back at
+        once, or the trace would lack a segment the program then uses (torch.cuda.empty_cache()
+        does nothing until CUDA's lazy initialisation, this, returns)."""
         torch = self.history.torch
         if torch._C._cuda_isHistoryEnabled() or self.lib.sawtooth_tracker_attach() != 0:
             return False
         before = self.lib.sawtooth_tracker_idle_calls()
+        self.lib.sawtooth_tracker_probe(1)
         try:
             torch.cuda.caching_allocator_delete(torch.cuda.caching_allocator_alloc(1))
             torch._C._cuda_emptyCache()
         except Exception:
             return False
+        finally:
+            self.lib.sawtooth_tracker_probe(0)
         return self.lib.sawtooth_tracker_idle_calls() > before
 
     def pause(self, paused):

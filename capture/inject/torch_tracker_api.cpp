@@ -10,6 +10,7 @@
 #include <c10/cuda/CUDACachingAllocator.h>
 
 #include "capture/inject/cpu_reporter.h"
+#include "capture/inject/module_builtins.h"
 #include "capture/inject/torch_tracker.h"
 
 namespace {
@@ -118,9 +119,15 @@ __attribute__((visibility("default"))) unsigned long long sawtooth_tracker_dropp
 
 __attribute__((visibility("default"))) const char* sawtooth_tracker_error(void) { return g_error.c_str(); }
 
-// The shim's marks of each call of a module (modules.py): `module` its id, `pass` 1 forward, 3
-// recompute, or 0: the tracker tells (a recompute while autograd runs a node on this thread).
-// Called on the thread that runs the module, with the GIL held (ctypes.PyDLL).
+// The shim's marks of each module call, as Python builtins appended to `list` (module_builtins.h):
+// 0 when they were, 1 when CPython's API is not found here. Called with the GIL held (ctypes.PyDLL).
+__attribute__((visibility("default"))) int sawtooth_tracker_module_builtins(void* list) {
+  return sawtooth::tracker::appendModuleBuiltins(list) ? 0 : 1;
+}
+
+// The same marks as C calls (bench/capture/shim/module_hooks_bench.py's earlier designs): `module`
+// its id, `pass` 1 forward, 3 recompute, or 0: the tracker tells (a recompute while autograd runs a
+// node on this thread). Called on the thread that runs the module, with the GIL held.
 __attribute__((visibility("default"))) void sawtooth_tracker_module_enter(unsigned module, int pass) {
   sawtooth::tracker::moduleEnter(module, static_cast<uint8_t>(pass));
 }

@@ -7,7 +7,9 @@ replicas on threads, a model dropped and built again, tied weights, a forward th
 backward's marks on the portable path (each module's backward beginning, in the order autograd
 runs them, and its end), and that the program computes exactly what it computes unrecorded.
 
-usage: check_shim_modules.py SHIM_DIR   (run by a Python whose torch is installed; exit 77 without)
+With the tracker library named, also its module builtins: the shim's marks through them.
+
+usage: check_shim_modules.py SHIM_DIR [TRACKER_LIBRARY]   (run by a Python whose torch is installed; exit 77 without)
 """
 import gc
 import sys
@@ -380,6 +382,86 @@ m.set_paused(False)
 Net()(torch.randn(2, 4))
 check(ch.calls and balanced(ch.calls), "resumed: calls are marked again")
 remove(m)
+
+# 11. The tracker library's marks (its builtins: capture/inject/module_builtins.h), when it is built.
+if len(sys.argv) > 2:
+    from sawtooth_shim import cuda_native  # noqa: E402
+    builtins = cuda_native.module_marks(sys.argv[2])
+    check(builtins is not None, "the tracker library makes its module builtins")
+    enter, exit_, remember, forget = builtins.enter, builtins.exit, builtins.remember, builtins.forget
+    # Nothing the program could pass raises.
+    for f, f_args in [(enter, (None,)), (exit_, ("x",)), (exit_, (-1,)), (exit_, (2 ** 70,)), (remember, ()),
+                      (remember, (1,)), (remember, (object(), "a")), (remember, (object(), -3)),
+                      (remember, (object(), 2 ** 40)), (forget, ("x",)), (forget, (2 ** 80,)), (forget, (-1,))]:
+        try:
+            result = f(*f_args)
+        except Exception as e:
+            result = e
+        check(result is None, f"{f.__name__}{f_args!r} returns None: {result!r}")
+    lone = torch.nn.Linear(1, 1)
+    check(enter(lone) is None, "an unknown module is not entered")
+    remember(lone, 7)
+    check(enter(lone) == 7, "a remembered module is entered with its id")
+    exit_(7)
+    forget(id(lone))
+    check(enter(lone) is None, "a forgotten module is unknown again")
+
+    class Logged:
+        """The builtins, with what they were asked and answered written down."""
+        def __init__(self, real):
+            self.real, self.log = real, []
+            self.remember, self.forget = real.remember, real.forget
+
+        def enter(self, module):
+            ident = self.real.enter(module)
+            self.log.append(("enter", ident))
+            return ident
+
+        def exit(self, ident):
+            self.log.append(("exit", ident))
+            self.real.exit(ident)
+
+    # A model called before the library runs (the CPU's tracker connects later than torch's import
+    # on some paths) is remembered when it starts; one named later is remembered as it is named.
+    ch, m = tracker()
+    torch.manual_seed(123)
+    early = Net()
+    early(torch.randn(2, 4))
+    logged = Logged(builtins)
+    m.use_native(logged)
+    check(enter(early) == ch.by_name()["Net"], "a module named before the library ran is remembered by it")
+    exit_(ch.by_name()["Net"])
+    before_calls = len(ch.calls)
+    reference = unrecorded(Net)
+    torch.manual_seed(123)
+    net = Net()
+    got = step(net, torch.nn.CrossEntropyLoss())
+    check(same(got, reference), "the program computes the same with the library's marks")
+    names = ch.by_name()
+    entered = [ident for kind, ident in logged.log if kind == "enter" and ident is not None]
+    check(len(ch.calls) == before_calls, "marks go to the library, not the live stream")
+    check(entered.count(names["Net#2"]) == 1 and entered.count(names["Net#2.shared"]) == 2,
+          f"every call entered with its module's id: {entered}")
+    opened = []
+    for kind, ident in logged.log:
+        if kind == "enter" and ident is not None:
+            opened.append(ident)
+        elif kind == "exit":
+            check(opened and opened.pop() == ident, f"exits pair with enters: {logged.log}")
+    check(not opened, "no call left open")
+    # A module that is gone is forgotten: a new one at its address is not taken for it.
+    addresses = {id(sub) for sub in net.modules()}
+    dropped = weakref.ref(net)
+    del net, got
+    gc.collect()
+    check(dropped() is None, "the dropped model is freed")
+    reused, candidates = [], []  # kept alive, so that each takes new memory
+    while not reused and len(candidates) < 2000:
+        candidates.append(Net())
+        reused = [sub for sub in candidates[-1].modules() if id(sub) in addresses]
+    check(reused, "a new module took the address of a dropped one (the forget check ran)")
+    check(all(enter(sub) is None for sub in reused), "a new module at a dropped one's address is not taken for it")
+    remove(m)
 
 if failures:
     print(f"{len(failures)} failure(s)")

@@ -8,11 +8,14 @@ process:
           Module._call_impl leaves its fast path for every module call once a global hook exists)
   before  the hook bodies as they were (module_hooks_before.py: a frozen copy), through the guard
           wrapper, a Python stack per thread, a graph-task probe and a ctypes call per enter and exit
-  after   the shim's modules.py as it is now
-  wrapped a candidate without module hooks, measured only (the shim does not do this): Module.__call__
-          replaced by a wrapper that makes the same two native marks around the original, so
-          that _call_impl keeps its fast path (its frame would show in the program's tracebacks)
-Both tracked cases call the real tracker library's marks (libsawtooth_torch_tracker.so, not
+  wrapped the floor of a Module.__call__ wrapper: a bare closure making two ctypes marks (no guard,
+          no discovery), measured only
+  ctypes  the shim's wrapper as it was before its marks became builtins: the guarded wrapper, the
+          module's id from a Python dict checked through its weak reference, a ctypes call per
+          enter and exit (a frozen copy of modules.Modules.call_enters/exits of that commit)
+  after   the shim's modules.py as it is now: the guarded wrapper, and for a known module the
+          tracker library's two builtins (enter finds the id in C)
+Every tracked case calls the real tracker library's marks (libsawtooth_torch_tracker.so, not
 started: each mark is recorded in the thread's open calls, nothing is sent). Printed: nanoseconds
 per module call above plain (the median of the rounds, and its min .. max), as Markdown.
 Usage: module_hooks_bench.py TRACKER_LIBRARY [--modules M] [--passes P] [--rounds R] [--json FILE]"""
@@ -59,21 +62,43 @@ class NullChannel:
 marks = cuda_native.module_marks(args.library)
 if marks is None:
     sys.exit(f"{args.library}: no module marks")
-# The marks as they were bound before: with argtypes (a library object of their own).
+# The marks as they were bound before the hooks' cut: with argtypes (a library object of their own).
 _before_lib = ctypes.PyDLL(args.library)
 before_marks = (_before_lib.sawtooth_tracker_module_enter, _before_lib.sawtooth_tracker_module_exit)
 before_marks[0].argtypes, before_marks[0].restype = [ctypes.c_uint, ctypes.c_int], None
 before_marks[1].argtypes, before_marks[1].restype = [ctypes.c_uint], None
+# As the wrapper called them until they became builtins: no argtypes.
+_ctypes_lib = ctypes.PyDLL(args.library)
+ctypes_marks = (_ctypes_lib.sawtooth_tracker_module_enter, _ctypes_lib.sawtooth_tracker_module_exit)
+ctypes_marks[0].restype = ctypes_marks[1].restype = None
 net = torch.nn.Sequential(*[torch.nn.Identity() for _ in range(args.modules)])
 x = torch.zeros(4)
 calls = args.passes * (args.modules + 1)
 
 
-def tracker(cls, native):
+def tracker(cls, *native):
     ch = NullChannel()
     t = cls(torch, ch, guard.Guard(ch, torch))
     t.use_native(*native)
     return t
+
+
+class CtypesMarks(modules.Modules):
+    """modules.Modules with its marks as they were before they became builtins."""
+    def use_native(self, enter, exit_):
+        self.ctypes_marks = (enter, exit_)
+
+    def call_enters(self, module):
+        entry = self.ids._entries.get(id(module))
+        if entry is not None and (entry[0] is None or entry[0]() is module):
+            ident = entry[1]
+        else:
+            ident = self.discover(module)
+            if ident is None:
+                return None
+        native = self.ctypes_marks
+        native[0](ident, 0)
+        return ident, native[1]
 
 
 class EmptyHooks:
@@ -122,7 +147,8 @@ class WrappedCall:
             self.install()
 
 
-cases = {"plain": None, "empty": EmptyHooks(), "wrapped": WrappedCall(marks), "before": tracker(module_hooks_before.Modules, before_marks),
+cases = {"plain": None, "empty": EmptyHooks(), "wrapped": WrappedCall(ctypes_marks),
+         "before": tracker(module_hooks_before.Modules, *before_marks), "ctypes": tracker(CtypesMarks, *ctypes_marks),
          "after": tracker(modules.Modules, marks)}
 for t in cases.values():  # each names the net once, then comes off until its block
     if t is not None:

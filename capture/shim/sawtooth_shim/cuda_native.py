@@ -5,6 +5,7 @@ portable path (cuda_portable.py) records instead.
 """
 import ctypes
 import os
+import sys
 
 
 def load(torch, library, build_file):
@@ -44,19 +45,29 @@ def load(torch, library, build_file):
     return lib, None
 
 
+class ModuleMarks:
+    """The tracker library's marks of each module call, Python builtins of its own
+    (capture/inject/module_builtins.h): enter(module) -> its id or None, exit(id),
+    remember(module, id), forget(id(module)). None of them raises."""
+
+    def __init__(self, enter, exit_, remember, forget):
+        self.enter, self.exit, self.remember, self.forget = enter, exit_, remember, forget
+
+
 def module_marks(library):
-    """(enter, exit) of the tracker library, called with the GIL held (PyDLL: they take a few
-    nanoseconds, and letting the GIL go around each would cost more than the call), or None.
-    No argtypes: the arguments are small Python ints, passed as C ints as they are, and ctypes'
-    conversion through argtypes costs more than the call (bench/capture/shim/module_hooks_bench.py)."""
+    """The tracker library's ModuleMarks, or None (then modules go over the live stream)."""
+    if sys.version_info >= (3, 13) and not sys._is_gil_enabled():
+        return None  # the library's id map is guarded by the GIL
     try:
-        lib = ctypes.PyDLL(library)
-        enter, exit_ = lib.sawtooth_tracker_module_enter, lib.sawtooth_tracker_module_exit
-    except (OSError, AttributeError):
+        make = ctypes.PyDLL(library).sawtooth_tracker_module_builtins
+    except (OSError, AttributeError, TypeError):
         return None
-    enter.restype = None
-    exit_.restype = None
-    return enter, exit_
+    make.argtypes = [ctypes.py_object]
+    make.restype = ctypes.c_int
+    builtins = []
+    if make(builtins) != 0 or len(builtins) != 4:
+        return None
+    return ModuleMarks(*builtins)
 
 
 class NativeCuda:

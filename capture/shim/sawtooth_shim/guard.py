@@ -78,8 +78,9 @@ class Guard:
 class Identities:
     """id(obj) -> value while obj lives; holds no reference to obj."""
 
-    def __init__(self):
+    def __init__(self, on_gone=None):
         self._entries = {}  # id -> (weak reference or None, value)
+        self.on_gone = on_gone  # called with id(obj) once obj is gone (never when it has no weak reference)
 
     def get(self, obj):
         entry = self._entries.get(id(obj))
@@ -95,10 +96,12 @@ class Identities:
         key = id(obj)
         entries = self._entries
 
-        def gone(ref, key=key):
+        def gone(ref, key=key, identities=self):
             entry = entries.get(key)
             if entry is not None and entry[0] is ref:
                 del entries[key]
+                if identities.on_gone is not None:
+                    identities.on_gone(key)
         try:
             ref = weakref.ref(obj, gone)
         except TypeError:  # an object without weak references: remembered by id alone
@@ -179,6 +182,14 @@ def module_call(call, tracker, compiling, report, what):
     def __call__(self, *args, **kwargs):
         if compiling() or tracker.paused or tracker.removed:
             return call(self, *args, **kwargs)
+        marks = tracker.marks
+        if marks is not None:
+            ident = marks.enter(self)
+            if ident is not None:
+                try:
+                    return call(self, *args, **kwargs)
+                finally:
+                    marks.exit(ident)
         try:
             marked = enters(self)
         except Exception as e:
@@ -249,7 +260,8 @@ def arguments(fn, guard, what, convert):
 def module_call_wrapper(original, tracker):
     """Module.__call__ for modules.py: tracker.call_enters(module) before the original and
     tracker.call_exits(marked, output, raised) after it, both guarded; every call passes straight
-    through while dynamo traces, while paused, and once removed."""
+    through while dynamo traces, while paused, and once removed. Where the tracker library runs,
+    a module it knows is marked by its builtins alone (tracker.marks: they never raise)."""
     g = tracker.guard
     return _finish(_wrappers["module_call"](original, tracker, g.compiling, g.report, "tracking the program's modules"),
                    original)

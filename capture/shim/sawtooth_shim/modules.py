@@ -11,11 +11,12 @@ wrapper with its marks (bench/results/cpu-module-hooks-2026-12-02.md; on the H20
 away. The wrapper is compiled under the guard's wrapper file name (a warning PyTorch raises inside
 forward names the program's line, as unrecorded); a traceback through a module shows its frame.
 
-With the native tracker the marks go to the tracker library (one ctypes call each, where the
-allocator's callback reads them on the allocating thread, and backward finds its module through
-autograd's own link: see capture/inject/module_context.h; the tracker keeps the thread's open
-calls and tells a recompute from the autograd node running); otherwise they are records on the
-live stream, stamped with the thread, and the recorder attributes by time.
+With the native tracker the marks go to the tracker library (two builtins of its own per call,
+which also find the module's id: capture/inject/module_builtins.h; the allocator's callback reads
+the marks on the allocating thread, and backward finds its module through autograd's own link: see
+capture/inject/module_context.h; the tracker keeps the thread's open calls and tells a recompute
+from the autograd node running); otherwise they are records on the live stream, stamped with the
+thread, and the recorder attributes by time.
 
 Backward without the tracker (the CPU, --shim portable): no allocation says which autograd node
 made it, so the module's output carries the link instead. When a module returns, a tensor hook
@@ -84,7 +85,7 @@ class Modules:
         self.stacks = _Stacks()
         self.installed = None          # (Module.__call__ before us, our wrapper) while installed
         self.removed = False           # uninstalled while another wrapper sat on ours: ours passes through
-        self.native = None             # (enter, exit) of the tracker library, once it runs
+        self.marks = None              # the tracker library's ModuleMarks (cuda_native.py), once it runs
         self.paused = False
         self.full = False
         self.hooked = Identities()     # outputs carrying a backward mark of ours (the portable path)
@@ -125,10 +126,10 @@ class Modules:
             ident = self.discover(module)
             if ident is None:
                 return None
-        native = self.native
-        if native is not None:
-            native[0](ident, 0)  # 0: the tracker tells forward from recompute by the autograd node running
-            return ident, native[1]
+        marks = self.marks
+        if marks is not None:  # a module named just now, or one the library could not be told of
+            ident = marks.enter(module)
+            return None if ident is None else (ident, marks.exit)
         pass_ = wire.RECOMPUTE if self.in_backward() else wire.FORWARD
         self.stacks.calls.append(ident)
         self.ch.record(wire.MODULE_ENTER, range_id=threading.get_ident(), module=ident, pass_=pass_)
@@ -162,10 +163,22 @@ class Modules:
             self.removed = False
             self.install()
 
-    def use_native(self, enter, exit_):
+    def use_native(self, marks):
         """The tracker library runs: marks go to it (it stamps and sends them with the allocations)
-        from the next call on; a call open now ends the way it began, on the live stream."""
-        self.native = (enter, exit_)
+        from the next call on; a call open now ends the way it began, on the live stream. It is
+        told every live module named so far, and of each one's end."""
+        self.marks = marks
+        self.ids.on_gone = marks.forget
+        for ref, ident in list(self.ids._entries.values()):
+            module = ref() if ref is not None else None
+            if module is not None:
+                marks.remember(module, ident)
+
+    def _remember(self, module, ident):
+        ids = self.ids
+        ids.add(module, ident)
+        if self.marks is not None and ids._entries[id(module)][0] is not None:  # only what can be forgotten
+            self.marks.remember(module, ident)
 
     # -- backward without the tracker ----------------------------------------------------------------
     def _mark_backward_of(self, ident, output):
@@ -220,7 +233,7 @@ class Modules:
             if ident is None:
                 ident = self.discover(original)
             if ident is not None:
-                self.ids.add(module, ident)
+                self._remember(module, ident)
             return ident
         calls = self.stacks.calls
         if calls:  # run by a known module without being its submodule: named under it
@@ -267,7 +280,7 @@ class Modules:
                 name = top_path if top_parent is not None else self._root_name(top)
             ids_by_path[path] = ident
             self.paths.append(below)
-            self.ids.add(sub, ident)
+            self._remember(sub, ident)
             own = 0
             for p in sub.parameters(recurse=False):
                 if p in self.owners:

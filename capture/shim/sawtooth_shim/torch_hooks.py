@@ -109,7 +109,7 @@ class Shim:
         self.tracker = lib
         marks = cuda_native.module_marks(library)
         if self.modules is not None and marks is not None:
-            self.modules.use_native(*marks)
+            self.modules.use_native(marks)
         return NativeCpu(lib, self.ch), None
 
     def _model_watch(self, torch):
@@ -143,7 +143,7 @@ class Shim:
                         self.cuda = native
                         marks = cuda_native.module_marks(os.environ.get("SAWTOOTH_TRACKER_LIBRARY"))
                         if self.modules is not None and marks is not None:
-                            self.modules.use_native(*marks)
+                            self.modules.use_native(marks)
                     except Exception as e:
                         why = str(e)
                 if self.cuda is None:

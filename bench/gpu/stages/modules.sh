@@ -18,6 +18,13 @@
 #                        - modules:   --stacks none --modules on, module tracking alone vs the same
 #                                     recording without it
 #                        - python:    Python stacks with modules vs PyTorch's _record_memory_history alone
+#                      and only when MODULES_ALT_CASES names them:
+#                        - nostacks-modules: --stacks none with modules on, everything vs unrecorded
+#                        - python-allocator: Python stacks, our allocator path (the tracker, PyTorch's
+#                                     history with a ring of 1) vs PyTorch's history alone, the rest
+#                                     running in both
+#                        - python-cupti, -sampler, -phases, -modules: Python stacks, that part alone
+#                                     vs the same recording without it
 #                      alternate_report.py summarises each ($R/modules/overhead.md); then
 #                      bench/capture/shim/module_hooks_bench.py: the hooks' cost per module call, the
 #                      former bodies beside the current and two empty hooks ($R/modules/hooks.md).
@@ -60,9 +67,13 @@ stage_module_overhead() {
   local steps=${MODULES_ALT_STEPS:-410} block=${MODULES_ALT_BLOCK:-10} py=$MODULES_PY
   local train="bench/gpu/foreign/gpt2_train.py --steps $steps --warmup 10 --block $block"
   local name
-  for name in nostacks modules python; do
+  for name in ${MODULES_ALT_CASES:-nostacks modules python}; do
     case $name in
       nostacks) set -- --stacks none -- $py $train --alternate ours,plain ;;
+      nostacks-modules) set -- --stacks none --modules on -- $py $train --alternate ours,plain ;;
+      python-allocator) set -- -- $py $train --alternate ours,history --pause-parts allocator ;;
+      python-cupti|python-sampler|python-phases|python-modules)
+        set -- -- $py $train --alternate ours,plain --pause-parts ${name#python-} ;;
       modules) set -- --stacks none --modules on -- $py $train --alternate ours,plain --pause-parts modules ;;
       python) set -- -- $py $train --alternate ours,history ;;
     esac

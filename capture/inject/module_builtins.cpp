@@ -1,10 +1,9 @@
 #include "capture/inject/module_builtins.h"
 
-#include <dlfcn.h>
-
 #include <cstdint>
 #include <unordered_map>
 
+#include "capture/inject/python_api.h"
 #include "capture/inject/torch_tracker.h"
 
 namespace sawtooth::tracker {
@@ -41,24 +40,19 @@ struct CPython {
   }
 };
 
-template <typename F>
-void find(F& f, const char* symbol) {
-  f = reinterpret_cast<F>(dlsym(RTLD_DEFAULT, symbol));
-}
-
 const CPython& cpython() {
   static const CPython api = [] {
     CPython a;
-    find(a.new_function, "PyCFunction_NewEx");
-    find(a.long_from, "PyLong_FromUnsignedLong");
-    find(a.long_as, "PyLong_AsUnsignedLong");
-    find(a.long_as_pointer, "PyLong_AsVoidPtr");
-    find(a.error_occurred, "PyErr_Occurred");
-    find(a.clear_error, "PyErr_Clear");
-    find(a.list_append, "PyList_Append");
-    find(a.inc_ref, "Py_IncRef");
-    find(a.dec_ref, "Py_DecRef");
-    a.none = dlsym(RTLD_DEFAULT, "_Py_NoneStruct");
+    findPythonSymbol(a.new_function, "PyCFunction_NewEx");
+    findPythonSymbol(a.long_from, "PyLong_FromUnsignedLong");
+    findPythonSymbol(a.long_as, "PyLong_AsUnsignedLong");
+    findPythonSymbol(a.long_as_pointer, "PyLong_AsVoidPtr");
+    findPythonSymbol(a.error_occurred, "PyErr_Occurred");
+    findPythonSymbol(a.clear_error, "PyErr_Clear");
+    findPythonSymbol(a.list_append, "PyList_Append");
+    findPythonSymbol(a.inc_ref, "Py_IncRef");
+    findPythonSymbol(a.dec_ref, "Py_DecRef");
+    findPythonSymbol(a.none, "_Py_NoneStruct");
     return a;
   }();
   return api;

@@ -1,6 +1,6 @@
 #include "capture/inject/python_frames.h"
 
-#include <dlfcn.h>
+#include "capture/inject/python_api.h"
 
 namespace sawtooth::tracker {
 namespace {
@@ -21,22 +21,17 @@ struct CPython {
   }
 };
 
-template <typename F>
-void find(F& f, const char* symbol) {
-  f = reinterpret_cast<F>(dlsym(RTLD_DEFAULT, symbol));
-}
-
 const CPython& cpython() {
   static const CPython api = [] {
     CPython a;
-    find(a.is_initialized, "Py_IsInitialized");
-    find(a.gil_ensure, "PyGILState_Ensure");
-    find(a.gil_release, "PyGILState_Release");
-    find(a.get_attr, "PyObject_GetAttrString");
-    find(a.utf8, "PyUnicode_AsUTF8");
-    find(a.addr_to_line, "PyCode_Addr2Line");
-    find(a.dec_ref, "Py_DecRef");
-    find(a.clear_error, "PyErr_Clear");
+    findPythonSymbol(a.is_initialized, "Py_IsInitialized");
+    findPythonSymbol(a.gil_ensure, "PyGILState_Ensure");
+    findPythonSymbol(a.gil_release, "PyGILState_Release");
+    findPythonSymbol(a.get_attr, "PyObject_GetAttrString");
+    findPythonSymbol(a.utf8, "PyUnicode_AsUTF8");
+    findPythonSymbol(a.addr_to_line, "PyCode_Addr2Line");
+    findPythonSymbol(a.dec_ref, "Py_DecRef");
+    findPythonSymbol(a.clear_error, "PyErr_Clear");
     return a;
   }();
   return api;

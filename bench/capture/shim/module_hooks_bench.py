@@ -15,8 +15,10 @@ process:
           enter and exit (a frozen copy of modules.Modules.call_enters/exits of that commit)
   after   the shim's modules.py as it is now: the guarded wrapper, and for a known module the
           tracker library's two builtins (enter finds the id in C)
-Every tracked case calls the real tracker library's marks (libsawtooth_torch_tracker.so, not
-started: each mark is recorded in the thread's open calls, nothing is sent). Printed: nanoseconds
+  sending after, with the tracker sending (to a socket a thread drains): each mark is also stamped
+          and queued, and the tracker's thread sends it, as in a recording
+Every other tracked case calls the real tracker library's marks with the tracker paused: each mark
+is recorded in the thread's open calls, nothing is queued. Printed: nanoseconds
 per module call above plain (the median of the rounds, and its min .. max), as Markdown.
 Usage: module_hooks_bench.py TRACKER_LIBRARY [--modules M] [--passes P] [--rounds R] [--json FILE]"""
 import argparse
@@ -34,6 +36,7 @@ sys.path.insert(0, os.path.join(here, "..", "..", "..", "capture", "shim"))
 sys.path.insert(0, here)
 from sawtooth_shim import cuda_native, guard, modules  # noqa: E402
 import module_hooks_before  # noqa: E402
+from drained_channel import drained_socket  # noqa: E402
 
 p = argparse.ArgumentParser()
 p.add_argument("library")
@@ -147,9 +150,27 @@ class WrappedCall:
             self.install()
 
 
+class Sending:
+    """A tracker like after's, with the library's tracker sending while its block runs."""
+    def __init__(self, library):
+        self.lib = ctypes.CDLL(library)
+        self.lib.sawtooth_tracker_connect.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_int]
+        if self.lib.sawtooth_tracker_connect(drained_socket().encode(), 0, 50) != 0:
+            sys.exit(f"{library}: the tracker did not connect")
+        self.lib.sawtooth_tracker_pause(1)
+        self.modules = tracker(modules.Modules, marks)
+
+    def install(self):
+        self.modules.install()
+
+    def set_paused(self, paused):
+        self.lib.sawtooth_tracker_pause(1 if paused else 0)
+        self.modules.set_paused(paused)
+
+
 cases = {"plain": None, "empty": EmptyHooks(), "wrapped": WrappedCall(ctypes_marks),
          "before": tracker(module_hooks_before.Modules, *before_marks), "ctypes": tracker(CtypesMarks, *ctypes_marks),
-         "after": tracker(modules.Modules, marks)}
+         "after": tracker(modules.Modules, marks), "sending": Sending(args.library)}
 for t in cases.values():  # each names the net once, then comes off until its block
     if t is not None:
         t.install()

@@ -78,9 +78,9 @@ class Guard:
 class Identities:
     """id(obj) -> value while obj lives; holds no reference to obj."""
 
-    def __init__(self, on_gone=None):
+    def __init__(self):
         self._entries = {}  # id -> (weak reference or None, value)
-        self.on_gone = on_gone  # called with id(obj) once obj is gone (never when it has no weak reference)
+        self.on_gone = None  # called with id(obj) once obj is gone (never when it has no weak reference)
 
     def get(self, obj):
         entry = self._entries.get(id(obj))

@@ -59,7 +59,11 @@ void ModulesView::setModules(std::shared_ptr<const ModulesAt> modules) {
     setMessage(tr("No modules to show: %1").arg(why));
     return;
   }
-  headline_->setText(toQString(modules_->memory.headline) +
+  QString headline = toQString(modules_->memory.headline);
+  if (!modules_->memory.costs_known)
+    headline += tr(" (each module's forward and backward costs need every event and module call: not computed for a "
+                   "file this size)");
+  headline_->setText(headline +
                      tr(" — click a module to zoom in, double-click to zoom out; double-click a row to find it"));
   icicle_->setGraph(std::shared_ptr<const FlameGraph>(modules_, &modules_->icicle.graph));
   std::vector<QColor> colours(modules_->icicle.category.size());

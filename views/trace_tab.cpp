@@ -282,6 +282,13 @@ void TraceTab::showSummariesOnly(const QString& why) {
 
 void TraceTab::showPagedEvents() { events_->show(); }
 
+void TraceTab::showMomentViews() {
+  if (state_ != State::Summaries || hasView(View::Modules)) return;
+  addView(View::Allocator, allocator_, tr("Allocator"));
+  addView(View::LiveBytes, live_, tr("Live bytes"));
+  addView(View::Modules, modules_, tr("Modules"));
+}
+
 QString TraceTab::summarizeOverview() const {
   QStringList parts;
   for (const auto& d : overview_->devices) {
@@ -460,7 +467,7 @@ void TraceTab::setStackedCategories(bool stacked) {
 }
 
 QGraphicsView* TraceTab::currentChart() const {
-  if (state_ == State::Summaries) return timeline_;
+  if (state_ == State::Summaries) return currentView() == View::Timeline ? timeline_ : nullptr;
   if (state_ != State::Ready) return nullptr;
   switch (currentView()) {
     case View::Allocator:
@@ -477,7 +484,7 @@ QGraphicsView* TraceTab::currentChart() const {
 }
 
 PaintedWidget TraceTab::currentPicture() const {
-  if (state_ != State::Ready) return {};
+  if (state_ != State::Ready && state_ != State::Summaries) return {};
   switch (currentView()) {
     case View::Allocator: return allocator_->picture();
     case View::LiveBytes: return live_->picture();
@@ -488,7 +495,11 @@ PaintedWidget TraceTab::currentPicture() const {
 
 TraceTab::TableExport TraceTab::currentTable() const {
   TableExport out;
-  if (!report_) return out;
+  if (!report_) {  // a file read on demand: the tables of the views it has
+    if (currentView() == View::LiveBytes) out.table = live_->tableData();
+    if (currentView() == View::Modules) out.table = modules_->tableData();
+    return out;
+  }
   switch (currentView()) {
     case View::Runs:
     case View::Peaks:

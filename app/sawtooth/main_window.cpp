@@ -584,9 +584,10 @@ void MainWindow::updateActions() {
   const bool compare = currentComparison() && currentComparison()->currentCompare();
   const bool sites = currentComparison() && currentComparison()->currentSites();
   for (QAction* a : needs_trace_) a->setEnabled(ready);
-  // A timeline from the summaries alone: the chart, its axis and its zoom, not the CSVs of events.
+  // A timeline from the summaries alone: the chart, its axis and its zoom, and the table of the view
+  // shown (live bytes, modules), not the CSVs of every event.
   if (tab && tab->state() == views::TraceTab::State::Summaries)
-    for (QAction* a : {needs_trace_.front(), by_time_, needs_trace_.back()}) a->setEnabled(true);
+    for (QAction* a : {needs_trace_.front(), needs_trace_[1], by_time_, needs_trace_.back()}) a->setEnabled(true);
   if (compare || sites) needs_trace_.front()->setEnabled(true);
   if (sites) needs_trace_[1]->setEnabled(true);
   if (tab && by_time_) {
@@ -664,7 +665,8 @@ bool MainWindow::exportCsv(const QString& what, const QString& given) {
     runExport(path, given.isEmpty(), [table, out = path.toStdString()](Progress&) { return exportTableCsv(table, out); });
     return true;
   }
-  if (!tab || tab->state() != views::TraceTab::State::Ready) return false;
+  const bool on_demand = tab && tab->state() == views::TraceTab::State::Summaries && what == QLatin1String("table");
+  if (!tab || (tab->state() != views::TraceTab::State::Ready && !on_demand)) return false;
   QString path = given;
   if (path.isEmpty()) {
     path = QFileDialog::getSaveFileName(this, tr("Export %1 as CSV").arg(what),

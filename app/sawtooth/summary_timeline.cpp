@@ -31,15 +31,20 @@ Result<std::shared_ptr<SummaryTimeline>> SummaryTimeline::open(const std::string
   timeline->source_ = std::move(*source);
   timeline->model_ = std::make_unique<TimelineModel>(timeline->source_);
   timeline->why_cached_ = place->cached ? place->why_cached : std::string();
+  timeline->place_ = *place;
+  timeline->limits_ = limits;
   return timeline;
 }
 
 Result<std::shared_ptr<SummaryTimeline>> SummaryTimeline::openGrowing(const std::string& path, const ReadLimits& limits) {
-  auto source = native::FileSummarySource::open(SummaryPlace{path, path, false, {}}, limits);
+  const SummaryPlace place{path, path, false, {}};
+  auto source = native::FileSummarySource::open(place, limits);
   if (!source) return source.error();
   std::shared_ptr<SummaryTimeline> timeline(new SummaryTimeline);
   timeline->source_ = std::move(*source);
   timeline->model_ = std::make_unique<TimelineModel>(timeline->source_);
+  timeline->place_ = place;
+  timeline->limits_ = limits;
   return timeline;
 }
 
@@ -57,6 +62,20 @@ Result<TimelineFrame> SummaryTimeline::frame(const TimelineRequest& request) {
   std::lock_guard lock(mutex_);
   source_->setQueryDeadline(kQuerySeconds);
   return frameOf(*model_, request);
+}
+
+Result<SummaryMoment> SummaryTimeline::moment(const Trace& tables, DeviceId device, std::optional<int64_t> position,
+                                              Progress& progress) {
+  std::lock_guard lock(moment_mutex_);
+  if (!moment_model_) {
+    auto source = native::FileSummarySource::open(place_, limits_);
+    if (!source) return source.error();
+    moment_source_ = std::move(*source);
+    moment_model_ = std::make_unique<TimelineModel>(moment_source_);
+  }
+  moment_source_->setQueryDeadline(kQuerySeconds);
+  if (Status st = moment_model_->refresh(); !st) return st.error();  // a recording that ended since
+  return momentFromSummaries(*moment_model_, tables, device, position, &progress);
 }
 
 uint64_t estimatedMemoryToReadWhole(uint64_t file_bytes) { return file_bytes / 10 * 27; }

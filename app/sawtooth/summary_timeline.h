@@ -12,7 +12,9 @@
 #include <optional>
 #include <string>
 
+#include "core/analysis/summary_moment.h"
 #include "core/analysis/timeline_frame.h"
+#include "core/io/summary_cache.h"
 #include "core/io/read_limits.h"
 #include "core/util/cancel.h"
 #include "core/util/result.h"
@@ -40,6 +42,9 @@ class SummaryTimeline {
   // Re-reads how far each series goes (a growing recording) and makes the overview.
   Result<TimelineOverview> refresh();
   Result<TimelineFrame> frame(const TimelineRequest& request);
+  // One moment of a device (core/analysis/summary_moment.h), replayed on a connection of its own so
+  // that the timeline's frames never wait for it; `tables` names what the events point to.
+  Result<SummaryMoment> moment(const Trace& tables, DeviceId device, std::optional<int64_t> position, Progress& progress);
   // Events the summaries cover.
   uint64_t events() const { return events_; }
   // Why the summaries come from the cache (empty when from the file itself).
@@ -50,6 +55,11 @@ class SummaryTimeline {
   std::mutex mutex_;
   std::shared_ptr<native::FileSummarySource> source_;
   std::unique_ptr<TimelineModel> model_;
+  SummaryPlace place_;
+  ReadLimits limits_;
+  std::mutex moment_mutex_;
+  std::shared_ptr<native::FileSummarySource> moment_source_;  // opened at the first moment
+  std::unique_ptr<TimelineModel> moment_model_;
   uint64_t events_ = 0;
   std::string why_cached_;
 };

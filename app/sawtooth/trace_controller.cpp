@@ -18,7 +18,9 @@ TraceController::TraceController(JobRunner& jobs, views::TraceTab* tab)
       tab_(tab),
       allocator_(new AllocatorController(
           jobs, slot("allocator"), {tab->timeline(), tab->allocatorView(), tab->fragmentationChart(), tab->liveBytesView(),
-                                   tab->modulesView(), tab->moduleBand()}, this)) {
+                                   tab->modulesView(), tab->moduleBand()}, this)),
+      moments_(new SummaryMoments(jobs, slot("moments"), {tab->allocatorView(), tab->liveBytesView(), tab->modulesView()},
+                                  this)) {
   source_ = tab_->path();
   connect(tab_, &views::TraceTab::cancelRequested, this, &TraceController::cancelLoading);
   connect(tab_, &views::TraceTab::convertRequested, this, &TraceController::convert);
@@ -129,17 +131,26 @@ void TraceController::adopt(const LiveHandover& handover) {
 
 void TraceController::showTimeline(std::shared_ptr<SummaryTimeline> timeline, TimelineOverview overview, uint64_t file_bytes) {
   timeline_ = std::move(timeline);
+  moment_events_ = 0;
+  int64_t largest = -1;
+  for (const TimelineOverview::Device& d : overview.devices)
+    if (d.points > 0 && d.peak > largest) {
+      largest = d.peak;
+      moment_device_ = d.device;
+      moment_events_ = d.points;
+    }
   tab_->showOverview(std::make_shared<const TimelineOverview>(std::move(overview)));
   const uint64_t needs = estimatedMemoryToReadWhole(file_bytes), budget = wholeFileBudgetFromSettings();
   if (needs <= budget) return loadReport();
   qCInfo(lcWindow) << tab_->path() << "opens from its summaries alone: about" << needs << "bytes to read whole, budget"
                    << budget;
   tab_->showSummariesOnly(
-      tr("The allocator, live bytes, modules and runs views need every event in memory: about %1 for this file, past "
-         "the %2 the app gives them (Settings ▸ Reading limits; limits/whole_file_budget). They are not available for a "
-         "file this size yet; the timeline reads the window shown from the file's summaries, the events table reads "
-         "the file a page at a time (in event order: filter to find events), and sawtooth-trace info, segments and "
-         "export work on the file.")
+      tr("Read from the file on demand: reading every event would take about %1 of memory for this file, past the %2 "
+         "the app gives one file (Settings ▸ Reading limits; limits/whole_file_budget). The timeline reads the window "
+         "shown from the file's summaries; the allocator, live bytes and modules views replay the moment shown from "
+         "the nearest allocator state the file stores (each module's forward and backward costs are not computed); "
+         "the events table reads the file a page at a time (in event order: filter to find events). The runs view "
+         "and the comparisons need every event and are not available for a file this size.")
           .arg(views::bytesText(static_cast<qint64>(needs)), views::bytesText(static_cast<qint64>(budget))));
   openEventPages();
 }
@@ -154,6 +165,10 @@ void TraceController::openEventPages() {
         pages_ = std::move(pages);
         tab_->showPagedEvents();
         queryEvents(tab_->events()->query());
+        if (moment_events_ > 0 && timeline_) {
+          tab_->showMomentViews();
+          moments_->start(timeline_, pages_->tables(), moment_device_, moment_events_);
+        }
       },
       [this](const QString& error) {
         qCWarning(lcWindow) << "the events table of" << tab_->path() << "cannot be paged:" << error;
@@ -187,6 +202,7 @@ void TraceController::loadReport() {
       slot("report"), tr("Loading %1").arg(tab_->title()), tab_,
       [path, limits = readingLimitsFromSettings()](Progress& p) { return loadTraceReport(path, p, limits); },
       [this](std::shared_ptr<const TraceReport> report) {
+        moments_->stop();
         tab_->showReport(std::move(report));
         if (tab_->report()->ranks) loadRankLanes();
         allocator_->setAnalysis(tab_->analysis());
@@ -251,8 +267,13 @@ bool TraceController::exportChart(const QString& path) {
 
 bool TraceController::exportCsv(const QString& what, const QString& path) {
   auto analysis = tab_->analysis();
-  if (!analysis) return false;
   const std::string out = path.toStdString();
+  if (!analysis) {  // a file read on demand: the table of the view shown (live bytes, modules)
+    const auto table = tab_->currentTable();
+    if (what != QLatin1String("table") || !table.table) return false;
+    runExport(path, [t = table.table, out](Progress&) { return exportTableCsv(t, out); });
+    return true;
+  }
   if (what == QLatin1String("table")) {
     const auto table = tab_->currentTable();
     if (table.table) {

@@ -11,6 +11,7 @@
 #include "app/sawtooth/allocator_controller.h"
 #include "app/sawtooth/job_runner.h"
 #include "app/sawtooth/live_recording_tab.h"
+#include "app/sawtooth/summary_moments.h"
 #include "app/sawtooth/summary_timeline.h"
 #include "core/io/event_pages.h"
 #include "views/trace_tab.h"
@@ -63,6 +64,10 @@ class TraceController : public QObject {
   JobRunner& jobs_;
   views::TraceTab* tab_;
   AllocatorController* allocator_;
+  SummaryMoments* moments_;  // the same views for a file past the whole-file budget
+  // The device the moments show (the largest peak) and its allocator events.
+  DeviceId moment_device_ = 0;
+  int64_t moment_events_ = 0;
   std::shared_ptr<SummaryTimeline> timeline_;
   std::shared_ptr<const EventPages> pages_;
   QString source_;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/analysis/flame_graph.h"
+#include "core/analysis/live_allocations.h"
 #include "core/analysis/table.h"
 #include "core/model/trace.h"
 
@@ -29,6 +30,10 @@ struct LiveBytes {
 
 // At an allocator event of the device; `position` empty: at the device's peak.
 LiveBytes liveBytesAt(const Trace& trace, int16_t device, std::optional<int64_t> position = {},
+                      FrameSelection selection = FrameSelection::Python);
+// Of allocations already found (a file too large to read whole: summary_moment.h); `trace` names
+// their stacks and device.
+LiveBytes liveBytesOf(const Trace& trace, const LiveSet& live, bool at_peak,
                       FrameSelection selection = FrameSelection::Python);
 
 }  // namespace sawtooth

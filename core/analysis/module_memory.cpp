@@ -118,22 +118,17 @@ std::string modulesUnavailableReason(const Trace& trace) {
          "a program that ran no torch.nn.Module";
 }
 
-ModuleMemory moduleMemoryAt(const Trace& trace, int16_t device, std::optional<int64_t> position) {
+ModuleMemory moduleMemoryOf(const Trace& trace, const LiveSet& live, bool at_peak, const MomentContext& context) {
   ModuleMemory out;
-  out.device = device;
-  out.at_peak = !position.has_value();
+  out.device = live.device;
+  out.at_peak = at_peak;
   out.unavailable = modulesUnavailableReason(trace);
-  out.position = position ? *position : scopePeak(trace, device).position;
-  const LiveSet live = liveAllocationsAt(trace, device, out.position);
   out.position = live.position;
   out.live_bytes = live.total;
-  if (out.position >= 0) {
-    const std::vector<uint64_t> events = allocatorEvents(trace, device);
-    const uint64_t e = events[static_cast<size_t>(out.position)];
-    if (trace.events.pass(e) != Pass::None) out.at_pass = std::string(name(trace.events.pass(e)));
-    if (const uint32_t phase = trace.events.phase()[e]; phase < trace.phases.size()) out.at_phase = trace.phases[phase].name;
-    if (const uint32_t m = trace.events.module(e); m < trace.modules.size()) out.at_module = trace.modules.fullName(m);
-  }
+  out.at_pass = context.pass;
+  out.at_phase = context.phase;
+  out.at_module = context.module;
+  out.costs_known = false;
   if (!out.unavailable.empty()) return out;
 
   // Rows in tree order: each module's children in the tree's own order, depth first.
@@ -178,6 +173,40 @@ ModuleMemory moduleMemoryAt(const Trace& trace, int16_t device, std::optional<in
   for (size_t r = out.rows.size(); r-- > 0;)
     if (out.rows[r].parent_row != UINT32_MAX) out.rows[out.rows[r].parent_row].total.add(out.rows[r].total);
 
+  size_t holding = 0;
+  for (const ModuleRow& row : out.rows)
+    if (row.module != kNoModule && row.self.total() != 0) ++holding;
+  std::string during;
+  if (!out.at_pass.empty() || !out.at_module.empty())
+    during = fmt::format(", {}{}{}", out.at_pass.empty() ? "" : out.at_pass, out.at_pass.empty() || out.at_module.empty() ? "" : " of ",
+                         out.at_module);
+  out.headline = fmt::format("{} {}{}: {} alive, {} of it in {} module{} and {} outside modules",
+                             out.at_peak ? "At the peak on" : "On", trace.deviceName(out.device),
+                             out.position < 0 ? " (before the first allocator event)"
+                                              : fmt::format(" (after allocator event {}{})", out.position, during),
+                             formatBytes(out.live_bytes),
+                             formatBytes(wrappingSub(out.live_bytes, out.rows[outside_row].self.total())), holding,
+                             holding == 1 ? "" : "s", formatBytes(out.rows[outside_row].self.total()));
+  return out;
+}
+
+ModuleMemory moduleMemoryAt(const Trace& trace, int16_t device, std::optional<int64_t> position) {
+  const LiveSet live = liveAllocationsAt(trace, device, position ? *position : scopePeak(trace, device).position);
+  MomentContext context;
+  if (live.position >= 0) {
+    const std::vector<uint64_t> events = allocatorEvents(trace, device);
+    const uint64_t e = events[static_cast<size_t>(live.position)];
+    if (trace.events.pass(e) != Pass::None) context.pass = std::string(name(trace.events.pass(e)));
+    if (const uint32_t phase = trace.events.phase()[e]; phase < trace.phases.size()) context.phase = trace.phases[phase].name;
+    if (const uint32_t m = trace.events.module(e); m < trace.modules.size()) context.module = trace.modules.fullName(m);
+  }
+  ModuleMemory out = moduleMemoryOf(trace, live, !position.has_value(), context);
+  if (!out.unavailable.empty()) return out;
+  out.costs_known = true;
+  std::vector<uint32_t> row_of(trace.modules.size(), UINT32_MAX);
+  for (uint32_t r = 0; r < out.rows.size(); ++r)
+    if (out.rows[r].module < row_of.size()) row_of[out.rows[r].module] = r;
+  const ModuleTree& tree = trace.modules;
   const DeviceSeries series = buildDeviceSeries(trace, device);
   // Forward and recompute by their calls; backward by its stretches, the submodules' included as
   // a forward call includes them (a backward call, where the shim marks one, runs only until the
@@ -194,21 +223,6 @@ ModuleMemory moduleMemoryAt(const Trace& trace, int16_t device, std::optional<in
     cost->time_ns = wrappingAdd(cost->time_ns, std::max<int64_t>(0, call.end_ns - call.begin_ns));
     cost->peak_increment = std::max(cost->peak_increment, peakIncrement(series.allocated, call.begin_ns, call.end_ns));
   }
-
-  size_t holding = 0;
-  for (const ModuleRow& row : out.rows)
-    if (row.module != kNoModule && row.self.total() != 0) ++holding;
-  std::string during;
-  if (!out.at_pass.empty() || !out.at_module.empty())
-    during = fmt::format(", {}{}{}", out.at_pass.empty() ? "" : out.at_pass, out.at_pass.empty() || out.at_module.empty() ? "" : " of ",
-                         out.at_module);
-  out.headline = fmt::format("{} {}{}: {} alive, {} of it in {} module{} and {} outside modules",
-                             out.at_peak ? "At the peak on" : "On", trace.deviceName(device),
-                             out.position < 0 ? " (before the first allocator event)"
-                                              : fmt::format(" (after allocator event {}{})", out.position, during),
-                             formatBytes(out.live_bytes),
-                             formatBytes(wrappingSub(out.live_bytes, out.rows[outside_row].self.total())), holding,
-                             holding == 1 ? "" : "s", formatBytes(out.rows[outside_row].self.total()));
   return out;
 }
 

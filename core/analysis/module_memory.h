@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/analysis/live_allocations.h"
 #include "core/model/trace.h"
 
 namespace sawtooth {
@@ -64,6 +65,9 @@ struct ModuleMemory {
   // The modules in tree order (a parent, then its children in the tree's order), then the
   // outside row. Empty when the trace has no modules (see unavailable).
   std::vector<ModuleRow> rows;
+  // The forward, backward and recompute costs were computed (they need every event and module call:
+  // not for a file too large to read whole).
+  bool costs_known = true;
   std::string headline;  // "At the peak on cuda:0 (allocator event 1,234): 572.5 MB in 14 modules, ..."
   std::string unavailable;  // why the trace has no modules to show; empty when it has
 };
@@ -71,8 +75,16 @@ struct ModuleMemory {
 // Empty when the trace records modules; else why not, in words for the user.
 std::string modulesUnavailableReason(const Trace& trace);
 
+// What the moment's event was part of, in words ("" when nothing): its pass, phase and module.
+struct MomentContext {
+  std::string pass, phase, module;
+};
+
 // At an allocator event of the device; `position` empty: at the device's peak.
 ModuleMemory moduleMemoryAt(const Trace& trace, int16_t device, std::optional<int64_t> position = {});
+// The bytes of allocations already found (a file too large to read whole: summary_moment.h), by
+// `trace`'s module tree; no costs (costs_known false).
+ModuleMemory moduleMemoryOf(const Trace& trace, const LiveSet& live, bool at_peak, const MomentContext& context);
 
 // Backward's stretches: for each module and each of its forward calls that a backward followed,
 // from the first to the last moment its backward ran — its backward calls (the shim's portable

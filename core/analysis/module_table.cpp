@@ -28,6 +28,9 @@ Table modulesTable(const ModuleMemory& memory) {
                {"backward peak increment", Unit::Bytes},
                {"backward time", Unit::Milliseconds},
                {"recompute calls", Unit::Count}};
+  // Without costs (a file too large to read whole) the table ends at the bytes: empty cells would
+  // read as "no calls".
+  if (!memory.costs_known) t.columns.erase(t.columns.begin() + 11, t.columns.end());
   t.rows.reserve(memory.rows.size());
   for (const ModuleRow& row : memory.rows) {
     const CategoryBytes& b = row.total;
@@ -41,13 +44,18 @@ Table modulesTable(const ModuleMemory& memory) {
                       millisecondsOrEmpty(row.forward.time_ns), bytesOrEmpty(row.backward.peak_increment),
                       millisecondsOrEmpty(row.backward.time_ns),
                       row.recompute.calls ? Cell(number(row.recompute.calls)) : Cell()});
+    t.rows.back().resize(t.columns.size());
   }
   return t;
 }
 
 ModulesAt modulesAt(const Trace& trace, int16_t device, std::optional<int64_t> position) {
+  return modulesFrom(moduleMemoryAt(trace, device, position));
+}
+
+ModulesAt modulesFrom(ModuleMemory memory) {
   ModulesAt out;
-  out.memory = moduleMemoryAt(trace, device, position);
+  out.memory = std::move(memory);
   if (!out.memory.unavailable.empty()) return out;
   out.icicle = buildModuleIcicle(out.memory);
   out.table = modulesTable(out.memory);

@@ -24,5 +24,7 @@ struct ModulesAt {
 };
 
 ModulesAt modulesAt(const Trace& trace, int16_t device, std::optional<int64_t> position = {});
+// The icicle and table of bytes already found (moduleMemoryOf).
+ModulesAt modulesFrom(ModuleMemory memory);
 
 }  // namespace sawtooth

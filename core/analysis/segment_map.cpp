@@ -55,11 +55,10 @@ std::vector<SegmentGroup> groupSegments(const AllocatorState& state) {
   return out;
 }
 
-SegmentMap segmentMapAt(const Trace& trace, const AllocatorHistory& history, int64_t position) {
+SegmentMap segmentMapOf(const Trace& trace, AllocatorState state, int64_t events, const std::optional<Event>& at) {
   SegmentMap map;
-  map.events = static_cast<int64_t>(history.events().size());
-  position = std::clamp<int64_t>(position, -1, map.events - 1);
-  map.state = history.stateAfter(position);
+  map.events = events;
+  map.state = std::move(state);
   map.groups = groupSegments(map.state);
 
   SiteNamer names(trace.stacks);
@@ -73,18 +72,27 @@ SegmentMap segmentMapAt(const Trace& trace, const AllocatorHistory& history, int
   for (const BlockView& b : map.state.outside_segments) addSite(b.stack);
 
   const AllocatorState& st = map.state;
-  std::string where = position < 0 ? "Before the first allocator event"
-                                    : "After allocator event " + std::to_string(position) + " of " + std::to_string(map.events);
-  if (position >= 0) {
-    const uint64_t e = history.events()[static_cast<size_t>(position)];
-    where += " (" + std::string(name(trace.events.action()[e])) + " " + formatBytes(trace.events.sizes()[e]) + ")";
-    if (trace.events.action()[e] == Action::Oom) map.oom = explainOom(trace, history, position, names);
-  }
+  std::string where = st.position < 0 ? "Before the first allocator event"
+                                      : "After allocator event " + std::to_string(st.position) + " of " + std::to_string(events);
+  if (st.position >= 0 && at) where += " (" + std::string(name(at->action)) + " " + formatBytes(at->size) + ")";
   map.headline = where + ": " + std::to_string(st.segments.size()) + " segments, reserved " + formatBytes(st.reserved) +
                  ", allocated " + formatBytes(st.allocated_bytes) + " (requested " + formatBytes(st.requested_bytes) +
                  ", rounding waste " + formatBytes(st.internal_waste) + "), free " + formatBytes(st.free_bytes) +
                  ", largest free block " + formatBytes(st.largest_free_block) + ", external fragmentation " +
                  formatBytes(st.external_fragmentation);
+  return map;
+}
+
+SegmentMap segmentMapAt(const Trace& trace, const AllocatorHistory& history, int64_t position) {
+  const auto events = static_cast<int64_t>(history.events().size());
+  position = std::clamp<int64_t>(position, -1, events - 1);
+  std::optional<Event> at;
+  if (position >= 0) at = trace.events.at(history.events()[static_cast<size_t>(position)]);
+  SegmentMap map = segmentMapOf(trace, history.stateAfter(position), events, at);
+  if (at && at->action == Action::Oom) {
+    SiteNamer names(trace.stacks);
+    map.oom = explainOom(trace, history, position, names);
+  }
   return map;
 }
 

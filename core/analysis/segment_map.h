@@ -49,5 +49,9 @@ struct SegmentMap {
 
 // The map after the allocator event at `position` (-1: before the first; clamped).
 SegmentMap segmentMapAt(const Trace& trace, const AllocatorHistory& history, int64_t position);
+// The map of a state already replayed (of a device with `events` allocator events; `at`: the event
+// it follows), naming sites from `trace`'s stacks alone: a file too large to read whole
+// (summary_moment.h). No out-of-memory explanation (it needs the device's whole history).
+SegmentMap segmentMapOf(const Trace& trace, AllocatorState state, int64_t events, const std::optional<Event>& at);
 
 }  // namespace sawtooth

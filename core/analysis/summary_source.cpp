@@ -7,9 +7,9 @@
 
 namespace sawtooth::summary {
 
-Result<std::unique_ptr<MemorySource>> MemorySource::build(const Trace& trace) {
+Result<std::unique_ptr<MemorySource>> MemorySource::build(const Trace& trace, const BuilderOptions& options) {
   auto source = std::unique_ptr<MemorySource>(new MemorySource(trace));
-  SummaryBuilder b(source->store_);
+  SummaryBuilder b(source->store_, options);
   b.setAllocatorSettings(allocatorSettings(trace));
   for (const DeviceInfo& d : trace.devices) b.setBaseline(d.device, d.baseline_allocated, d.baseline_reserved);
   if (trace.segments_known) {

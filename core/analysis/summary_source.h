@@ -70,7 +70,7 @@ class SummarySource {
 class MemorySource : public SummarySource {
  public:
   // `trace` must outlive the source.
-  static Result<std::unique_ptr<MemorySource>> build(const Trace& trace);
+  static Result<std::unique_ptr<MemorySource>> build(const Trace& trace, const BuilderOptions& options = {});
 
   Result<std::vector<SeriesRow>> seriesRows() override;
   Result<std::vector<AxisRow>> axisRows() override;

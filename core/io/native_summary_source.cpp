@@ -72,12 +72,6 @@ Status FileSummarySource::prepare() {
       {&axis_nodes_, &s,
        "SELECT node, points, first_seq, last_seq, t_first, t_last FROM summary_axis_nodes WHERE device = ? AND axis = ? "
        "AND level = ? AND node BETWEEN ? AND ? ORDER BY node"},
-      {&events_all_, &events_,
-       "SELECT seq, t_ns, device, source, action, addr, size, stream, category, phase, stack, run FROM events WHERE seq "
-       "BETWEEN ? AND ? ORDER BY seq"},
-      {&events_of_, &events_,
-       "SELECT seq, t_ns, device, source, action, addr, size, stream, category, phase, stack, run FROM events WHERE seq "
-       "BETWEEN ? AND ? AND device = ? AND source = ? ORDER BY seq"},
       {&allocator_events_, &events_,
        "SELECT seq, t_ns, action, size, category FROM events WHERE seq BETWEEN ? AND ? AND device = ? AND source = 0 "
        "ORDER BY seq"},
@@ -109,6 +103,17 @@ Status FileSummarySource::prepare() {
       {&phase_count_, &events_, "SELECT max(id) FROM phases"},
   };
   const bool has_phases = events_.hasTable("phases");
+  // Files of format 1 have no module and pass columns.
+  has_modules_ = events_.prepare("SELECT module, pass FROM events LIMIT 0").ok();
+  const std::string columns = std::string("SELECT seq, t_ns, device, source, action, addr, size, stream, category, phase, "
+                                          "stack, run") + (has_modules_ ? ", ifnull(module, -1), ifnull(pass, 0)" : "") +
+                              " FROM events WHERE seq BETWEEN ? AND ?";
+  for (auto [target, sql] : {std::pair{&events_all_, columns + " ORDER BY seq"},
+                             std::pair{&events_of_, columns + " AND device = ? AND source = ? ORDER BY seq"}}) {
+    auto st = events_.prepare(sql);
+    if (!st) return st.error();
+    *target = std::move(*st);
+  }
   for (const auto& [target, db, sql] : preps) {
     if (!has_phases && (target == &phase_begin_ || target == &phases_from_ || target == &phase_count_)) continue;
     auto st = db->prepare(sql);
@@ -195,6 +200,11 @@ Status FileSummarySource::events(uint64_t first, uint64_t last, std::optional<De
     e.phase = st.isNull(9) ? kNoPhase : static_cast<uint32_t>(st.int64(9));
     e.stack = st.isNull(10) ? kNoStack : static_cast<uint32_t>(st.int64(10));
     e.run = st.isNull(11) ? kNoRun : static_cast<uint16_t>(st.int64(11));
+    if (has_modules_) {  // checked where used: a module past the tree is outside modules
+      const int64_t module = st.int64(12);
+      e.module = module < 0 || module >= int64_t{UINT32_MAX} ? kNoModule : static_cast<uint32_t>(module);
+      e.pass = enumOf(st.int64(13), kPassCount, Pass::None);
+    }
     if (device && !filtered && e.device != *device) continue;
     if (source && !filtered && e.source != *source) continue;
     out.push_back(r);

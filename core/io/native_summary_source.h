@@ -68,6 +68,7 @@ class FileSummarySource : public summary::SummarySource {
   Result<int64_t> longestSpan(DeviceId device, summary::SpanKind kind);
   Result<std::optional<int64_t>> firstSpanBeginningAtOrAfter(DeviceId device, summary::SpanKind kind, int64_t t);
   std::map<std::pair<DeviceId, int>, SpanReach> span_reach_;
+  bool has_modules_ = false;
 
   sql::Statement series_, axes_, nodes_, axis_nodes_, events_all_, events_of_, allocator_events_, spans_, checkpoint_, checkpoint_segments_,
       checkpoint_blocks_, count_, phase_begin_, phases_from_, phase_count_, span_ids_, span_at_, span_reach_from_;

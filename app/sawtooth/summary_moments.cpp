@@ -1,0 +1,88 @@
+#include "app/sawtooth/summary_moments.h"
+
+namespace sawtooth::app {
+namespace {
+
+struct MomentViews {
+  int64_t position = -1;
+  std::shared_ptr<const SegmentMap> map;  // null: no stored allocator state for the device
+  std::shared_ptr<const LiveBytes> live;
+  std::shared_ptr<const ModulesAt> modules;
+};
+
+}  // namespace
+
+SummaryMoments::SummaryMoments(JobRunner& jobs, QString slot_prefix, Views views, QObject* parent)
+    : QObject(parent), jobs_(jobs), slot_prefix_(std::move(slot_prefix)), views_(views) {
+  connect(views_.state, &views::AllocatorStateView::positionRequested, this, &SummaryMoments::requestPosition);
+}
+
+void SummaryMoments::start(std::shared_ptr<SummaryTimeline> timeline, std::shared_ptr<const Trace> tables,
+                           DeviceId device, int64_t events) {
+  jobs_.cancel(slot());
+  running_ = false;
+  timeline_ = std::move(timeline);
+  tables_ = std::move(tables);
+  device_ = device;
+  views_.state->setEventCount(events);
+  views_.state->setMessage(tr("Replaying the allocator from the file's nearest stored state…"));
+  views_.live->setMessage(tr("Finding what is alive at the peak…"));
+  views_.modules->setMessage(tr("Finding which modules hold the peak…"));
+  pending_ = std::optional<qint64>();
+  startNext();
+}
+
+void SummaryMoments::stop() {
+  jobs_.cancel(slot());
+  running_ = false;
+  pending_.reset();
+  timeline_.reset();
+  tables_.reset();
+}
+
+void SummaryMoments::requestPosition(qint64 position) {
+  if (!timeline_) return;
+  pending_ = std::optional<qint64>(position);
+  if (!running_) startNext();
+}
+
+void SummaryMoments::startNext() {
+  if (!pending_ || !timeline_) return;
+  std::optional<int64_t> at;
+  if (*pending_) at = **pending_;
+  pending_.reset();
+  running_ = true;
+  jobs_.run<MomentViews>(
+      slot(), tr("Replaying the allocator"), this,
+      [timeline = timeline_, tables = tables_, device = device_, at](Progress& p) -> Result<MomentViews> {
+        auto moment = timeline->moment(*tables, device, at, p);
+        if (!moment) return moment.error();
+        MomentViews out;
+        out.position = moment->position;
+        if (auto map = segmentMapOf(*tables, *moment)) out.map = std::make_shared<const SegmentMap>(std::move(*map));
+        out.live = std::make_shared<const LiveBytes>(liveBytesOf(*tables, *moment));
+        out.modules = std::make_shared<const ModulesAt>(modulesOf(*tables, *moment));
+        return out;
+      },
+      [this](MomentViews v) {
+        running_ = false;
+        if (v.map) {
+          if (!pending_) views_.state->setMap(v.map);  // a newer request keeps the scrubber where the user put it
+          else views_.state->segmentMap()->setMap(v.map);
+        } else {
+          views_.state->setMessage(tr("No segment map: %1").arg(QString::fromUtf8(kNoStoredAllocatorState)));
+        }
+        views_.live->setLiveBytes(std::move(v.live));
+        views_.modules->setModules(std::move(v.modules));
+        startNext();
+      },
+      [this](const QString& error) {
+        running_ = false;
+        views_.state->setMessage(error);
+        views_.live->setMessage(error);
+        views_.modules->setMessage(error);
+        startNext();
+      });
+}
+
+}  // namespace sawtooth::app

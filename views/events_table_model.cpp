@@ -44,7 +44,9 @@ void EventsTableModel::setPagedRows(std::shared_ptr<const Trace> tables, const E
 }
 
 void EventsTableModel::setPage(const EventPage& page, const EventQuery& of) {
-  if (!paged_ || of.filter != paged_->query.filter || of.descending != paged_->query.descending) return;
+  if (!paged_ || of.filter != paged_->query.filter || of.sort != paged_->query.sort ||
+      of.descending != paged_->query.descending)
+    return;
   asked_.erase(page.first_row);
   if (page.index.empty()) return;
   pages_[page.first_row] = std::make_shared<const EventPage>(page);

@@ -105,6 +105,12 @@ void EventsView::updateCount() {
   const qint64 total = model_->totalEvents();
   const qint64 shown = model_->shownRows();
   QString text = shown == total ? tr("%L1 events").arg(total) : tr("%L1 of %L2 events").arg(shown).arg(total);
+  // A file read a page at a time, sorted by a column: only the first rows in that order are kept.
+  if (const auto& paged = model_->pagedRows(); paged && paged->by_column && paged->matching > paged->size)
+    text = tr("the first %L1 in this order of %L2 events%3 (a filter narrows them)")
+               .arg(paged->size)
+               .arg(paged->matching)
+               .arg(paged->matching == static_cast<uint64_t>(total) ? QString() : tr(" that match, of %L1").arg(total));
   if (waiting_) text += tr(" · updating…");
   count_->setText(text);
 }

@@ -177,7 +177,9 @@ void TraceController::openEventPages() {
 
 void TraceController::readEventPage(const EventQuery& query, quint64 first_row) {
   const auto rows = tab_->events()->model()->pagedRows();
-  if (!pages_ || !rows || rows->query.filter != query.filter || rows->query.descending != query.descending) return;
+  if (!pages_ || !rows || rows->query.filter != query.filter || rows->query.sort != query.sort ||
+      rows->query.descending != query.descending)
+    return;
   jobs_.run<EventPage>(
       slot("page") + QString::number(first_row), tr("Reading events of %1").arg(tab_->title()), tab_,
       [pages = pages_, rows = *rows, first_row](Progress&) {

@@ -20,6 +20,12 @@ struct EventPageRows {
   bool all = false;    // no filter: row r (ascending) is event r
   std::vector<int64_t> anchors;  // a filter: the seq of ascending rows 0, k, 2k, ... (k: EventPages::kStride)
   std::shared_ptr<const EventMatcher> matcher;  // a filter: what a page tests its rows with
+  // Sorted by a column other than #: the seqs of the first rows in that order (at most
+  // EventPages::kMaxSortedRows; ties in event order), all there is of them; `matching` counts every
+  // event the filter let through, listed or not.
+  bool by_column = false;
+  std::vector<int64_t> sorted;
+  uint64_t matching = 0;
 };
 
 // Rows [first_row, first_row + index.size()) of a query.

@@ -236,6 +236,41 @@ int64_t EventRows::rowOf(uint64_t event) const {
   return -1;
 }
 
+std::vector<uint64_t> sortRanks(const Trace& trace, EventColumn column) {
+  switch (column) {
+    case EventColumn::Source:
+      return alphabeticalRanks(kSourceCount, [](size_t i) { return std::string(name(static_cast<Source>(i))); });
+    case EventColumn::Action:
+      return alphabeticalRanks(kActionCount, [](size_t i) { return std::string(name(static_cast<Action>(i))); });
+    case EventColumn::Category:
+      return alphabeticalRanks(kCategoryCount, [](size_t i) { return std::string(name(static_cast<Category>(i))); });
+    case EventColumn::Phase: return alphabeticalRanks(trace.phases.size(), [&](size_t i) { return trace.phases[i].name; });
+    case EventColumn::TopFrame:
+      return alphabeticalRanks(trace.stacks.stackCount(),
+                               [&](size_t i) { return topFrameText(trace.stacks, static_cast<uint32_t>(i)); });
+    default: return {};
+  }
+}
+
+uint64_t sortKey(const Event& e, uint64_t index, EventColumn column, const std::vector<uint64_t>& ranks) {
+  auto ranked = [&](uint64_t v) { return v < ranks.size() ? ranks[v] : 0; };
+  switch (column) {
+    case EventColumn::Index: return index;
+    case EventColumn::Time: return key(e.t_ns);
+    case EventColumn::Device: return key(e.device);
+    case EventColumn::Source: return ranked(static_cast<uint64_t>(e.source));
+    case EventColumn::Action: return ranked(static_cast<uint64_t>(e.action));
+    case EventColumn::Size: return key(e.size);
+    case EventColumn::Address: return e.addr;
+    case EventColumn::Stream: return e.stream;
+    case EventColumn::Category: return ranked(static_cast<uint64_t>(e.category));
+    case EventColumn::Phase: return ranked(e.phase);
+    case EventColumn::Run: return e.run;
+    case EventColumn::TopFrame: return ranked(e.stack);
+  }
+  return index;
+}
+
 Result<EventRows> selectEvents(const Trace& trace, const EventQuery& query, Progress* progress) {
   auto filter = parseEventFilter(query.filter);
   if (!filter) return filter.error();
@@ -295,25 +330,7 @@ Result<EventRows> selectEvents(const Trace& trace, const EventQuery& query, Prog
       }
       return i;
     };
-    switch (query.sort) {
-      case EventColumn::Source:
-        rank = alphabeticalRanks(kSourceCount, [](size_t i) { return std::string(name(static_cast<Source>(i))); });
-        break;
-      case EventColumn::Action:
-        rank = alphabeticalRanks(kActionCount, [](size_t i) { return std::string(name(static_cast<Action>(i))); });
-        break;
-      case EventColumn::Category:
-        rank = alphabeticalRanks(kCategoryCount, [](size_t i) { return std::string(name(static_cast<Category>(i))); });
-        break;
-      case EventColumn::Phase:
-        rank = alphabeticalRanks(trace.phases.size(), [&](size_t i) { return trace.phases[i].name; });
-        break;
-      case EventColumn::TopFrame:
-        rank = alphabeticalRanks(trace.stacks.stackCount(),
-                                 [&](size_t i) { return topFrameText(trace.stacks, static_cast<uint32_t>(i)); });
-        break;
-      default: break;
-    }
+    rank = sortRanks(trace, query.sort);
     std::vector<std::pair<uint64_t, uint32_t>> keyed(rows->size());
     for (size_t r = 0; r < rows->size(); ++r) {
       const uint32_t i = (*rows)[r];

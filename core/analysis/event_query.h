@@ -100,4 +100,10 @@ class EventMatcher {
 // events than a row index can hold; cancelled work returns an error saying so.
 Result<EventRows> selectEvents(const Trace& trace, const EventQuery& query, Progress* progress = nullptr);
 
+// What a sort by `column` compares, for the columns shown by name (source, action, category, phase,
+// top frame): each name's rank in alphabetical order (empty for the others).
+std::vector<uint64_t> sortRanks(const Trace& trace, EventColumn column);
+// An event's key in a sort by `column` (ascending; ties are the caller's to break, in event order).
+uint64_t sortKey(const Event& e, uint64_t index, EventColumn column, const std::vector<uint64_t>& ranks);
+
 }  // namespace sawtooth

@@ -96,18 +96,19 @@ Result<sql::Database> EventPages::connect(const ReadBudget& budget, const Progre
 }
 
 Result<EventPageRows> EventPages::select(const EventQuery& query, Progress* progress) const {
-  if (query.sort != EventColumn::Index)
+  if (query.sort == EventColumn::Phase)
     return Error{
-        "sorting by this column needs every event in memory, which this file is too large for: the rows are in event "
-        "order (# sorts either way); filter instead (e.g. size>=1MB, action:alloc, frame:linear.py)"};
+        "sorting by phase needs the names of every phase in memory, which this file is too large for: sort by another "
+        "column, or filter by phase (e.g. phase:backward)"};
   auto filter = parseEventFilter(query.filter);
   if (!filter) return filter.error();
   EventPageRows rows;
   rows.query = query;
   rows.total = events_;
-  if (filter->empty()) {
+  rows.by_column = query.sort != EventColumn::Index;
+  if (filter->empty() && !rows.by_column) {
     rows.all = true;
-    rows.size = events_;
+    rows.size = rows.matching = events_;
     return rows;
   }
   ReadBudget budget(limits_);
@@ -121,6 +122,10 @@ Result<EventPageRows> EventPages::select(const EventQuery& query, Progress* prog
   }
   rows.matcher = std::make_shared<const EventMatcher>(*tables_, *filter, &phases);
   const EventMatcher& matcher = *rows.matcher;
+  // A sort by a column: the first kMaxSortedRows (key, seq) pairs in its order, the last of them on
+  // top of the heap (descending: the keys inverted; ties stay in event order either way).
+  const std::vector<uint64_t> ranks = rows.by_column ? sortRanks(*tables_, query.sort) : std::vector<uint64_t>();
+  std::vector<std::pair<uint64_t, int64_t>> heap;
   auto st = db->prepare(pageSql(columns_.modules, "1", false));
   if (!st) return st.error();
   uint64_t seen = 0;
@@ -130,16 +135,66 @@ Result<EventPageRows> EventPages::select(const EventQuery& query, Progress* prog
     if (std::string wrong = decodeEventRow(*st, columns_, static_cast<uint64_t>(seq), path_, e, 1); !wrong.empty())
       return Error{wrong};
     if (matcher.matches(e.action, e.source, e.category, e.device, e.phase, e.run, e.stack, e.size)) {
-      if (rows.size % kStride == 0) rows.anchors.push_back(seq);
-      ++rows.size;
+      if (rows.by_column) {
+        const uint64_t key = sortKey(e, static_cast<uint64_t>(seq - first_seq_), query.sort, ranks);
+        const std::pair<uint64_t, int64_t> entry{query.descending ? ~key : key, seq};
+        if (heap.size() < kMaxSortedRows) {
+          heap.push_back(entry);
+          std::push_heap(heap.begin(), heap.end());
+        } else if (entry < heap.front()) {
+          std::pop_heap(heap.begin(), heap.end());
+          heap.back() = entry;
+          std::push_heap(heap.begin(), heap.end());
+        }
+      } else if (rows.matching % kStride == 0) {
+        rows.anchors.push_back(seq);
+      }
+      ++rows.matching;
     }
     if ((++seen & 0xFFFF) == 0 && progress) {
       if (progress->cancelled()) return Error{"cancelled"};
       progress->report(seen, events_);
     }
   }
+  rows.size = rows.matching;
   if (st->failed()) return Error{fmt::format("{}: {}", path_, st->error())};
+  if (rows.by_column) {
+    std::sort_heap(heap.begin(), heap.end());
+    rows.sorted.reserve(heap.size());
+    for (const auto& [key, seq] : heap) rows.sorted.push_back(seq);
+    rows.size = rows.sorted.size();
+  }
   return rows;
+}
+
+Result<EventPage> EventPages::sortedPage(const EventPageRows& rows, uint64_t first, size_t count) const {
+  EventPage page;
+  page.first_row = first;
+  if (first >= rows.sorted.size() || count == 0) return page;
+  count = static_cast<size_t>(std::min<uint64_t>(count, rows.sorted.size() - first));
+  ReadBudget budget(limits_);
+  auto db = connect(budget, nullptr);
+  if (!db) return db.error();
+  auto st = db->prepare(pageSql(columns_.modules, "seq = ?1", true));
+  if (!st) return st.error();
+  const int name_column = columns_.modules ? 14 : 12;
+  page.events.reserve(count);
+  for (size_t r = 0; r < count; ++r) {
+    const int64_t want = rows.sorted[static_cast<size_t>(first) + r];
+    st->reset();
+    st->bind(1, want);
+    if (!st->step()) {
+      if (st->failed()) return Error{fmt::format("{}: {}", path_, st->error())};
+      return Error{fmt::format("{}: event {} is no longer in the file", path_, want - first_seq_)};
+    }
+    Event e;
+    if (std::string wrong = decodeEventRow(*st, columns_, static_cast<uint64_t>(want), path_, e, 1); !wrong.empty())
+      return Error{wrong};
+    page.index.push_back(static_cast<uint64_t>(want - first_seq_));
+    page.events.push(e);
+    page.phase_names.emplace_back(st->type(name_column) == SQLITE_TEXT ? st->text(name_column) : std::string_view());
+  }
+  return page;
 }
 
 Result<EventPage> EventPages::ascending(const EventPageRows& rows, uint64_t first, size_t count) const {
@@ -187,6 +242,7 @@ Result<EventPage> EventPages::ascending(const EventPageRows& rows, uint64_t firs
 
 Result<EventPage> EventPages::page(const EventPageRows& rows, uint64_t first_row, size_t count) const {
   count = std::min(count, kMaxPageRows);
+  if (rows.by_column) return sortedPage(rows, first_row, count);  // the order is the rows' own
   if (!rows.query.descending) return ascending(rows, first_row, count);
   // Descending rows [first, first + count) are ascending rows [size - first - count, size - first), reversed.
   if (first_row >= rows.size) return EventPage{first_row, {}, {}, {}};

@@ -3,8 +3,11 @@
 // select() makes one pass over the file for a filter (the EventMatcher the in-memory table uses,
 // core/analysis/event_query.h) and keeps every kStride-th match's seq; a page is then one ranged
 // query from the nearest of them, whatever the file's length. Rows are in event order, ascending
-// or descending (sort by #): any other sort needs every event at once and is refused with the reason. Each
-// call opens its own read-only connection (one job's thread); the object itself is immutable.
+// or descending (sort by #). A sort by another column keeps, in the same one pass, the first
+// kMaxSortedRows rows in its order (the largest allocations, the latest events...; a bounded heap,
+// never every event), and its pages are read by seq; a sort by phase (the names of millions of
+// phases) is refused with the reason. Each call opens its own read-only connection (one job's
+// thread); the object itself is immutable.
 
 #include <cstdint>
 #include <memory>
@@ -27,6 +30,7 @@ class EventPages {
  public:
   static constexpr uint64_t kStride = 1024;
   static constexpr size_t kMaxPageRows = 65536;
+  static constexpr size_t kMaxSortedRows = 100000;
 
   // Reads the file's tables but its events (the names the filter and the columns need) and its
   // events' range.
@@ -37,7 +41,7 @@ class EventPages {
   const std::shared_ptr<const Trace>& tables() const { return tables_; }
   uint64_t events() const { return events_; }
 
-  // A filter reads every event once (progress, cancellation); no filter reads none.
+  // A filter or a sort by a column reads every event once (progress, cancellation); neither reads none.
   Result<EventPageRows> select(const EventQuery& query, Progress* progress = nullptr) const;
   // At most kMaxPageRows rows; fewer at the end.
   Result<EventPage> page(const EventPageRows& rows, uint64_t first_row, size_t count) const;
@@ -47,6 +51,8 @@ class EventPages {
   Result<sql::Database> connect(const ReadBudget& budget, const Progress* progress) const;
   // Ascending rows [first, first + count) of `rows`.
   Result<EventPage> ascending(const EventPageRows& rows, uint64_t first, size_t count) const;
+  // Rows [first, first + count) of a sort by a column, each read by its seq.
+  Result<EventPage> sortedPage(const EventPageRows& rows, uint64_t first, size_t count) const;
   Result<PhaseNames> readPhaseNames(sql::Database& db, ReadBudget& budget) const;
 
   std::string path_;

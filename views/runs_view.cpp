@@ -20,6 +20,7 @@ RunsView::RunsView(QWidget* parent) : QTableView(parent), model_(new TableModel(
 }
 
 void RunsView::setTable(std::shared_ptr<const Table> table) {
+  table_ = table;
   model_->setTable(std::move(table));
   sortByColumn(-1, Qt::AscendingOrder);  // the recording's own order until a column is clicked
   resizeColumnsToContents();

@@ -18,12 +18,14 @@ class RunsView : public QTableView {
   explicit RunsView(QWidget* parent = nullptr);
   void setTable(std::shared_ptr<const Table> table);
   TableModel* runsModel() const { return model_; }
+  const std::shared_ptr<const Table>& table() const { return table_; }
   QString selectionAsText() const;
 
  protected:
   void keyPressEvent(QKeyEvent* event) override;
 
  private:
+  std::shared_ptr<const Table> table_;
   TableModel* model_;
   QSortFilterProxyModel* proxy_;
 };

@@ -282,11 +282,17 @@ void TraceTab::showSummariesOnly(const QString& why) {
 
 void TraceTab::showPagedEvents() { events_->show(); }
 
-void TraceTab::showMomentViews() {
-  if (state_ != State::Summaries || hasView(View::Modules)) return;
-  addView(View::Allocator, allocator_, tr("Allocator"));
-  addView(View::LiveBytes, live_, tr("Live bytes"));
-  addView(View::Modules, modules_, tr("Modules"));
+void TraceTab::showOnDemandViews(bool moments, std::shared_ptr<const Table> runs) {
+  if (state_ != State::Summaries) return;
+  if (runs && !runs->rows.empty() && !hasView(View::Runs)) {
+    runs_->setTable(std::move(runs));
+    addView(View::Runs, runs_, tr("Runs"));
+  }
+  if (moments && !hasView(View::Modules)) {
+    addView(View::Allocator, allocator_, tr("Allocator"));
+    addView(View::LiveBytes, live_, tr("Live bytes"));
+    addView(View::Modules, modules_, tr("Modules"));
+  }
 }
 
 QString TraceTab::summarizeOverview() const {
@@ -498,6 +504,7 @@ TraceTab::TableExport TraceTab::currentTable() const {
   if (!report_) {  // a file read on demand: the tables of the views it has
     if (currentView() == View::LiveBytes) out.table = live_->tableData();
     if (currentView() == View::Modules) out.table = modules_->tableData();
+    if (currentView() == View::Runs) out.table = runs_->table();
     return out;
   }
   switch (currentView()) {

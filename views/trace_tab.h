@@ -63,9 +63,10 @@ class TraceTab : public QWidget {
   void showSummariesOnly(const QString& why);
   // The events table, read a page at a time, under the timeline of a file shown from its summaries.
   void showPagedEvents();
-  // The allocator, live bytes and modules views beside a timeline from the summaries (their moments
-  // replayed from the file: app/sawtooth/summary_moments.h).
-  void showMomentViews();
+  // The views a timeline from the summaries has beside it: the allocator, live bytes and modules
+  // views when `moments` (each moment replayed from the file: app/sawtooth/summary_moments.h), and
+  // the runs' table when there is one (from the file's runs table alone).
+  void showOnDemandViews(bool moments, std::shared_ptr<const Table> runs);
   // The timeline is on screen (from the summaries or the report).
   bool timelineShown() const { return overview_ != nullptr || report_ != nullptr; }
   std::shared_ptr<const TimelineOverview> overview() const { return overview_; }

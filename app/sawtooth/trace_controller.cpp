@@ -5,6 +5,7 @@
 #include "app/sawtooth/app_logging.h"
 #include "app/sawtooth/reading_limits.h"
 #include "app/sawtooth/trace_jobs.h"
+#include "core/analysis/trace_report.h"
 #include "core/io/trace_convert.h"
 #include "views/chart_export.h"
 #include "views/qt_format.h"
@@ -149,8 +150,9 @@ void TraceController::showTimeline(std::shared_ptr<SummaryTimeline> timeline, Ti
          "the app gives one file (Settings ▸ Reading limits; limits/whole_file_budget). The timeline reads the window "
          "shown from the file's summaries; the allocator, live bytes and modules views replay the moment shown from "
          "the nearest allocator state the file stores (each module's forward and backward costs are not computed); "
-         "the events table reads the file a page at a time (in event order: filter to find events). The runs view "
-         "and the comparisons need every event and are not available for a file this size.")
+         "the events table reads the file a page at a time (sorted by any column but phase: the first 100,000 rows "
+         "in that order). The runs view shows the runs' own measurements. Comparisons need every event and are not "
+         "available for a file this size.")
           .arg(views::bytesText(static_cast<qint64>(needs)), views::bytesText(static_cast<qint64>(budget))));
   openEventPages();
 }
@@ -165,10 +167,9 @@ void TraceController::openEventPages() {
         pages_ = std::move(pages);
         tab_->showPagedEvents();
         queryEvents(tab_->events()->query());
-        if (moment_events_ > 0 && timeline_) {
-          tab_->showMomentViews();
-          moments_->start(timeline_, pages_->tables(), moment_device_, moment_events_);
-        }
+        const bool moments = moment_events_ > 0 && timeline_;
+        tab_->showOnDemandViews(moments, std::make_shared<const Table>(runsTable(*pages_->tables())));
+        if (moments) moments_->start(timeline_, pages_->tables(), moment_device_, moment_events_);
       },
       [this](const QString& error) {
         qCWarning(lcWindow) << "the events table of" << tab_->path() << "cannot be paged:" << error;

@@ -11,6 +11,12 @@
 //   BM_EventsFirstPage    the app's events table (io/event_pages.h): open, its first 256 rows, 256
 //                         rows at a random place;
 //   BM_EventsFilter       a filter over every event (one pass), and a page of its rows;
+//   BM_EventsSortBySize   the events table sorted by size, largest first (one pass keeping the
+//                         first 100,000 rows), and its first page;
+//   BM_MomentAtPeak       the allocator, live bytes and modules views at the largest device's peak
+//                         (core/analysis/summary_moment.h: the file's tables, the nearest stored
+//                         allocator state and the events after it), in a fresh process: time, RSS;
+//   BM_MomentScrub        the same at random allocator events of that device: the slowest;
 //   BM_Upgrade            (with --upgrade) the same recording written as format 1 then converted.
 // The recordings are made on first use in $SAWTOOTH_BENCH_DATA (default build/bench-data):
 // about 40 B an event (25 M: 1 GB; 250 M: 10 GB) — delete them after. Sizes from
@@ -34,6 +40,7 @@
 #include <fmt/format.h>
 
 #include "capture/writer/trace_writer.h"
+#include "core/analysis/summary_moment.h"
 #include "core/analysis/timeline_model.h"
 #include "core/analysis/trace_analysis.h"
 #include "core/io/event_pages.h"
@@ -257,6 +264,59 @@ Figures openFromSummaries(const std::string& path) {
   return f;
 }
 
+// The file's tables (EventPages, as the app opens them) and its timeline model from the summaries.
+struct MomentSource {
+  std::shared_ptr<const EventPages> pages;
+  std::unique_ptr<TimelineModel> model;
+  DeviceId device = 0;  // the largest peak's
+  int64_t events = 0;   // its allocator events
+};
+MomentSource openMoments(const std::string& path) {
+  MomentSource m;
+  auto pages = EventPages::open(path);
+  if (!pages) throw std::runtime_error(pages.error().message);
+  m.pages = std::move(*pages);
+  auto place = summariesOf(path);
+  if (!place) throw std::runtime_error(place.error().message);
+  auto source = native::FileSummarySource::open(*place);
+  if (!source) throw std::runtime_error(source.error().message);
+  m.model = std::make_unique<TimelineModel>(std::shared_ptr<summary::SummarySource>(std::move(*source)));
+  if (Status st = m.model->refresh(); !st) throw std::runtime_error(st.error().message);
+  int64_t largest = -1;
+  for (const auto& d : m.model->devices()) {
+    auto peak = m.model->peak(d.device, summary::kAllocated);
+    if (!peak) throw std::runtime_error(peak.error().message);
+    if (d.allocator_points > 0 && peak->value > largest) {
+      largest = peak->value;
+      m.device = d.device;
+      m.events = d.allocator_points;
+    }
+  }
+  return m;
+}
+
+// What the three views are handed at one moment; `reads` counts the events replayed.
+void momentViews(MomentSource& m, std::optional<int64_t> position, Figures& f) {
+  const Trace& tables = *m.pages->tables();
+  auto moment = momentFromSummaries(*m.model, tables, m.device, position);
+  if (!moment) throw std::runtime_error(moment.error().message);
+  const LiveBytes live = liveBytesOf(tables, *moment);
+  const ModulesAt modules = modulesOf(tables, *moment);
+  const auto map = segmentMapOf(tables, *moment);
+  f.points += static_cast<double>(live.allocations + (map ? map->state.segments.size() : 0) + modules.memory.rows.size());
+  f.reads += static_cast<double>(moment->replayed);
+}
+
+Figures momentAtPeak(const std::string& path) {
+  const auto t0 = Clock::now();
+  Figures f;
+  MomentSource m = openMoments(path);
+  momentViews(m, std::nullopt, f);
+  f.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  f.rss_mb = rssMb();
+  return f;
+}
+
 // Today's path: the whole file in memory, analysed, the same figures drawn from its pyramids.
 Figures openWhole(const std::string& path) {
   const auto t0 = Clock::now();
@@ -410,6 +470,55 @@ void BM_EventsFilter(benchmark::State& state) {
   state.counters["events"] = static_cast<double>(state.range(0));
 }
 
+// The events table sorted by size, largest first: one pass keeping the first rows, its first page.
+void BM_EventsSortBySize(benchmark::State& state) {
+  const std::string path = recording(state.range(0));
+  auto pages = EventPages::open(path);
+  if (!pages) return state.SkipWithError(pages.error().message.c_str());
+  uint64_t kept = 0;
+  for (auto _ : state) {
+    const auto t0 = Clock::now();
+    auto rows = (*pages)->select(EventQuery{"", EventColumn::Size, true});
+    if (!rows) return state.SkipWithError(rows.error().message.c_str());
+    auto page = (*pages)->page(*rows, 0, 256);
+    if (!page) return state.SkipWithError(page.error().message.c_str());
+    state.SetIterationTime(std::chrono::duration<double>(Clock::now() - t0).count());
+    kept = rows->size;
+  }
+  state.counters["kept"] = static_cast<double>(kept);
+  state.counters["events"] = static_cast<double>(state.range(0));
+}
+
+void BM_MomentAtPeak(benchmark::State& state) {
+  const std::string path = recording(state.range(0));
+  Figures f;
+  for (auto _ : state) {
+    f = inChild("moment", path);
+    state.SetIterationTime(f.seconds);
+  }
+  report(state, f, state.range(0));
+}
+
+void BM_MomentScrub(benchmark::State& state) {
+  const std::string path = recording(state.range(0));
+  MomentSource m = openMoments(path);
+  std::mt19937_64 rng(25);
+  double slowest = 0, replayed = 0;
+  for (auto _ : state) {
+    const int64_t at = std::uniform_int_distribution<int64_t>(0, m.events - 1)(rng);
+    Figures f;
+    const auto t0 = Clock::now();
+    momentViews(m, at, f);
+    const double sec = std::chrono::duration<double>(Clock::now() - t0).count();
+    state.SetIterationTime(sec);
+    slowest = std::max(slowest, sec);
+    replayed = std::max(replayed, f.reads);
+  }
+  state.counters["slowest_ms"] = slowest * 1e3;
+  state.counters["most_replayed"] = replayed;
+  state.counters["events"] = static_cast<double>(state.range(0));
+}
+
 // Format 1's file of the same recording, converted: the copy and the summaries' pass, in a fresh
 // process for its RSS.
 void BM_Upgrade(benchmark::State& state) {
@@ -430,6 +539,9 @@ void registerAll() {
     benchmark::RegisterBenchmark("BM_Zoom1Percent", BM_Zoom1Percent)->Arg(n)->UseManualTime()->Iterations(40)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("BM_EventsFirstPage", BM_EventsFirstPage)->Arg(n)->UseManualTime()->Iterations(40)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("BM_EventsFilter", BM_EventsFilter)->Arg(n)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("BM_EventsSortBySize", BM_EventsSortBySize)->Arg(n)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("BM_MomentAtPeak", BM_MomentAtPeak)->Arg(n)->UseManualTime()->Iterations(3)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("BM_MomentScrub", BM_MomentScrub)->Arg(n)->UseManualTime()->Iterations(20)->Unit(benchmark::kMillisecond);
     if (std::getenv("ANY_LENGTH_UPGRADE"))
       benchmark::RegisterBenchmark("BM_Upgrade", BM_Upgrade)->Arg(n)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
   }
@@ -440,6 +552,7 @@ int child(const std::string& what, const std::string& path) {
     Figures f;
     if (what == "summaries") f = openFromSummaries(path);
     else if (what == "whole") f = openWhole(path);
+    else if (what == "moment") f = momentAtPeak(path);
     else if (what == "upgrade") {
       const auto t0 = Clock::now();
       const std::string out = path + ".upgraded";

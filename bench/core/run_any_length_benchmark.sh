@@ -72,6 +72,16 @@ for events, r in sorted(rows.items()):
                  f"| {events / 1e6:.0f} M | {o.get('file_mb', 0) / 1000:.2f} GB | {o.get('real_time', 0) / 1000:.3f} | {o.get('peak_rss_mb', 0):.0f} | — (does not fit) | — |")
     lines[-1] += (f" {z.get('slowest_ms', 0):.0f} | {z.get('mean_ms', 0):.0f} | {p.get('slowest_ms', 0):.1f} |"
                   f" {p.get('random_page_slowest_ms', 0):.2f} | {f.get('real_time', 0) / 1000:.1f} |")
+if any("BM_MomentAtPeak" in r for r in rows.values()):
+    lines += ["", "The allocator, live bytes and modules views of the device with the largest peak, each moment replayed from the "
+              "file's nearest stored allocator state (open: the file's tables and summaries, then the moment at the peak, in a fresh "
+              "process), and the events table sorted by size (one pass keeping the first 100,000 rows, then its first page):", "",
+              "| events | open → views at the peak (s) | its peak RSS (MB) | events replayed | a scrubbed moment, slowest (ms) | most replayed | sort by size + first page (s) |",
+              "|---:|---:|---:|---:|---:|---:|---:|"]
+    for events, r in sorted(rows.items()):
+        a, sc, so = r.get("BM_MomentAtPeak", {}), r.get("BM_MomentScrub", {}), r.get("BM_EventsSortBySize", {})
+        lines.append(f"| {events / 1e6:.0f} M | {a.get('real_time', 0) / 1000:.3f} | {a.get('peak_rss_mb', 0):.0f} | {a.get('reads', 0):.0f} | "
+                     f"{sc.get('slowest_ms', 0):.0f} | {sc.get('most_replayed', 0):.0f} | {so.get('real_time', 0) / 1000:.1f} |")
 if any("BM_Upgrade" in r for r in rows.values()):
     lines += ["", "| events | format 1 → 2 (`convert`, s) | its peak RSS (MB) |", "|---:|---:|---:|"]
     for events, r in sorted(rows.items()):

@@ -11,7 +11,9 @@
 
 #include "app/sawtooth/main_window.h"
 #include "app/sawtooth/reading_limits.h"
+#include "core/analysis/live_bytes.h"
 #include "core/io/native_format.h"
+#include "core/io/trace_loader.h"
 #include "core/io/sqlite_db.h"
 
 using namespace sawtooth;
@@ -258,6 +260,33 @@ class SummaryOpenTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(tab->state() == views::TraceTab::State::Ready, 30000);
     QVERIFY(!tab->overview());
     QVERIFY(!QDir(dir_.filePath(QStringLiteral("cache/summaries"))).exists());
+  }
+
+  void aRecordingWithRunsPastTheBudgetShowsItsRunsAndMoments() {
+    // Past the budget, a format-1 recording is summarised into the cache: its runs' table comes
+    // from its runs alone, the moments from the cache's allocator states.
+    saveWholeFileBudget(1024);
+    const QString path = QStringLiteral(SAWTOOTH_SAMPLES "/anatomy.sawtooth");
+    auto whole = loadTrace(path.toStdString());
+    QVERIFY(whole.ok());
+    QVERIFY(!whole->runs.empty());
+    MainWindow w(QString(), dir_.path());
+    auto* tab = w.openFile(path);
+    QTRY_VERIFY_WITH_TIMEOUT(tab->state() == views::TraceTab::State::Summaries, 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(tab->hasView(views::TraceTab::View::Runs), 20000);
+    QCOMPARE(tab->runsView()->runsModel()->rowCount(), int(whole->runs.size()));
+    tab->showView(views::TraceTab::View::Runs);
+    const QString csv = dir_.filePath(QStringLiteral("runs.csv"));
+    QSignalSpy exported(&w, &MainWindow::exportFinished);
+    QVERIFY(w.exportCsv(QStringLiteral("table"), csv));
+    QTRY_COMPARE_WITH_TIMEOUT(exported.count(), 1, 20000);
+    QCOMPARE(exported.at(0).at(1).toString(), QString());
+    // The live bytes at the peak: the bytes the trace read whole has alive there.
+    QVERIFY(tab->hasView(views::TraceTab::View::LiveBytes));
+    QTRY_VERIFY_WITH_TIMEOUT(tab->liveBytesView()->liveBytes() != nullptr, 20000);
+    const auto& live = *tab->liveBytesView()->liveBytes();
+    QCOMPARE(live.total, liveBytesAt(*whole, live.device).total);
+    QVERIFY(!tab->report());
   }
 };
 

@@ -111,14 +111,16 @@ bool DivergingBarChart::viewportEvent(QEvent* event) {
 QString DivergingBarChart::describe(int site) const {
   if (!diff_ || site < 0 || site >= static_cast<int>(rows_.size())) return {};
   const DiffRow& r = diff_->rows[rows_[static_cast<size_t>(site)]];
-  return tr("<b>%1</b> (%2)<br>A at its peak: %3 in %L4 allocations<br>B at its peak: %5 in %L6 allocations<br>change: %7<br>"
-            "allocated in all: %8 → %9")
-      .arg(toQString(r.site).toHtmlEscaped(), toQString(name(r.category)).replace('_', ' '), bytesText(r.a_bytes))
-      .arg(r.a_count)
-      .arg(bytesText(r.b_bytes))
-      .arg(r.b_count)
-      .arg((r.growth() > 0 ? QStringLiteral("+") : QString()) + bytesText(r.growth()), bytesText(r.a_total_allocated),
-           bytesText(r.b_total_allocated));
+  QString text = tr("<b>%1</b> (%2)<br>A at its peak: %3 in %L4 allocations<br>B at its peak: %5 in %L6 allocations<br>"
+                    "change: %7")
+                     .arg(toQString(r.site).toHtmlEscaped(), toQString(name(r.category)).replace('_', ' '), bytesText(r.a_bytes))
+                     .arg(r.a_count)
+                     .arg(bytesText(r.b_bytes))
+                     .arg(r.b_count)
+                     .arg((r.growth() > 0 ? QStringLiteral("+") : QString()) + bytesText(r.growth()));
+  if (diff_->totals_known)
+    text += tr("<br>allocated in all: %1 → %2").arg(bytesText(r.a_total_allocated), bytesText(r.b_total_allocated));
+  return text;
 }
 
 DiffSitesView::DiffSitesView(QWidget* parent)

@@ -30,7 +30,9 @@
 #include "app/sawtooth/recent_files.h"
 #include "app/sawtooth/trace_jobs.h"
 #include "core/analysis/site_tables.h"
+#include "core/analysis/summary_moment.h"
 #include "core/analysis/trace_diff.h"
+#include "core/io/event_pages.h"
 #include "core/io/output_claim.h"
 #include "core/recording/rank_files.h"
 #include "views/chart_export.h"
@@ -351,20 +353,40 @@ void MainWindow::refreshLadder() {
   ladder_controller_->setSources(std::move(sources));
 }
 
+std::optional<MainWindow::DiffSideSource> MainWindow::diffSideOf(views::TraceTab* tab) const {
+  if (!tab) return std::nullopt;
+  DiffSideSource side;
+  side.name = tabs_->tabText(tabs_->indexOf(tab));
+  if (tab->analysis()) side.analysis = tab->analysis();
+  else if (auto* controller = tab->findChild<TraceController*>()) side.on_demand = controller->onDemand();
+  if (!side.analysis && !side.on_demand) return std::nullopt;
+  return side;
+}
+
 views::CompareView* MainWindow::compare(views::TraceTab* a, views::TraceTab* b) {
-  if (!a || !b || !a->analysis() || !b->analysis()) return nullptr;
+  auto side_a = diffSideOf(a), side_b = diffSideOf(b);
+  if (!side_a || !side_b) return nullptr;
   auto* tab = new views::ComparisonTab(tabs_);
   views::CompareView* view = tab->compareView();
-  const QString name_a = tabs_->tabText(tabs_->indexOf(a)), name_b = tabs_->tabText(tabs_->indexOf(b));
+  const QString name_a = side_a->name, name_b = side_b->name;
   const int index = tabs_->addTab(tab, tr("Compare"));
   tabs_->setTabToolTip(index, tr("%1 against %2").arg(name_a, name_b));
   tabs_->setCurrentIndex(index);
   connect(tab, &QTabWidget::currentChanged, this, [this] { updateActions(); });
-  auto analysis_a = a->analysis(), analysis_b = b->analysis();
-  connect(view, &views::CompareView::alignmentChanged, this,
-          [this, view, analysis_a, name_a, analysis_b, name_b] { runComparison(view, analysis_a, name_a, analysis_b, name_b); });
-  runComparison(view, analysis_a, name_a, analysis_b, name_b);
-  runSiteDiff(tab->sitesView(), analysis_a, name_a, analysis_b, name_b);
+  if (side_a->analysis && side_b->analysis) {
+    auto analysis_a = side_a->analysis, analysis_b = side_b->analysis;
+    connect(view, &views::CompareView::alignmentChanged, this,
+            [this, view, analysis_a, name_a, analysis_b, name_b] { runComparison(view, analysis_a, name_a, analysis_b, name_b); });
+    runComparison(view, analysis_a, name_a, analysis_b, name_b);
+  } else {
+    // A file past the whole-file budget: its call sites at the peak, from its summaries.
+    view->setFailed(tr("Drawing the two timelines over each other needs every event of both traces, and %1 is too large "
+                       "to read whole (Settings ▸ Reading limits). The call sites alive at each peak are compared in "
+                       "the Call sites tab, each file's peak replayed from its summaries.")
+                        .arg(side_a->analysis ? name_b : name_a));
+    tab->showSites();
+  }
+  runSiteDiff(tab->sitesView(), std::move(*side_a), std::move(*side_b));
   updateActions();
   return view;
 }
@@ -387,13 +409,37 @@ void MainWindow::runComparison(views::CompareView* view, std::shared_ptr<const T
       [view](const QString& error) { view->setFailed(error); });
 }
 
-void MainWindow::runSiteDiff(views::DiffSitesView* view, std::shared_ptr<const TraceAnalysis> a, QString name_a,
-                             std::shared_ptr<const TraceAnalysis> b, QString name_b) {
-  view->setMessage(tr("Matching the call sites of %1 and %2…").arg(name_a, name_b));
+void MainWindow::runSiteDiff(views::DiffSitesView* view, DiffSideSource a, DiffSideSource b) {
+  view->setMessage(tr("Matching the call sites of %1 and %2…").arg(a.name, b.name));
   jobs_.run<std::shared_ptr<const CallSiteDiff>>(
       QStringLiteral("sites %1").arg(reinterpret_cast<quintptr>(view), 0, 16), tr("Diffing by call site"), view,
-      [a, b, na = name_a.toStdString(), nb = name_b.toStdString()](Progress&) -> Result<std::shared_ptr<const CallSiteDiff>> {
-        auto diff = diffTraces(a->trace(), na, b->trace(), nb);
+      [a, b](Progress& p) -> Result<std::shared_ptr<const CallSiteDiff>> {
+        // A side read on demand: its tables (EventPages), then its moment at the peak.
+        struct Input {
+          std::shared_ptr<const Trace> tables;
+          std::optional<SummaryMoment> moment;
+          DiffInput in;
+        };
+        auto input = [&p](const DiffSideSource& side, Input& out) -> Status {
+          out.in.file = side.name.toStdString();
+          if (side.analysis) {
+            out.in.trace = &side.analysis->trace();
+            return Ok{};
+          }
+          auto pages = EventPages::open(side.on_demand->source, readingLimitsFromSettings());
+          if (!pages) return pages.error();
+          out.tables = (*pages)->tables();
+          auto moment = side.on_demand->timeline->moment(*out.tables, side.on_demand->device, std::nullopt, p);
+          if (!moment) return moment.error();
+          out.moment = std::move(*moment);
+          out.in.trace = out.tables.get();
+          out.in.moment = &*out.moment;
+          return Ok{};
+        };
+        Input ia, ib;
+        if (Status st = input(a, ia); !st) return st.error();
+        if (Status st = input(b, ib); !st) return st.error();
+        auto diff = diffInputs(ia.in, ib.in);
         if (!diff) return diff.error();
         return std::make_shared<const CallSiteDiff>(callSiteDiff(std::move(*diff), views::DivergingBarChart::kSites));
       },
@@ -410,7 +456,7 @@ void MainWindow::recordProgramDialog() {
 void MainWindow::compareDialog() {
   QList<QPair<views::TraceTab*, QString>> open;
   for (views::TraceTab* t : traceTabs())
-    if (t->state() == views::TraceTab::State::Ready) open.append({t, tabs_->tabText(tabs_->indexOf(t))});
+    if (diffSideOf(t)) open.append({t, tabs_->tabText(tabs_->indexOf(t))});
   CompareDialog dialog(open, this);
   if (dialog.exec() == QDialog::Accepted) compareSides(dialog.side(0), dialog.side(1));
 }
@@ -424,7 +470,8 @@ void MainWindow::compareSides(const CompareDialog::Side& a_side, const CompareDi
   };
   QPointer<views::TraceTab> a = resolve(a_side), b = resolve(b_side);
   if (!a || !b) return;
-  auto ready = [](views::TraceTab* t) { return t->state() == views::TraceTab::State::Ready; };
+  // Read whole, or read on demand from its summaries (a file past the whole-file budget).
+  auto ready = [this](views::TraceTab* t) { return diffSideOf(t).has_value(); };
   if (ready(a) && ready(b)) {
     compare(a, b);
     return;

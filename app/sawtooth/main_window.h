@@ -107,9 +107,15 @@ class MainWindow : public QMainWindow {
   void maybeOpenSamplesAtFirstStart();
   void runComparison(views::CompareView* view, std::shared_ptr<const TraceAnalysis> a, QString name_a,
                      std::shared_ptr<const TraceAnalysis> b, QString name_b);
-  // The comparison's "Call sites" tab: the two traces diffed by call site (core's diffTraces).
-  void runSiteDiff(views::DiffSitesView* view, std::shared_ptr<const TraceAnalysis> a, QString name_a,
-                   std::shared_ptr<const TraceAnalysis> b, QString name_b);
+  // One side of a call-site diff: a trace read whole, or a file read on demand (its moment at the peak).
+  struct DiffSideSource {
+    std::shared_ptr<const TraceAnalysis> analysis;
+    std::optional<TraceController::OnDemand> on_demand;
+    QString name;
+  };
+  std::optional<DiffSideSource> diffSideOf(views::TraceTab* tab) const;
+  // The comparison's "Call sites" tab: the two traces diffed by call site (core's diffInputs).
+  void runSiteDiff(views::DiffSitesView* view, DiffSideSource a, DiffSideSource b);
   void watchExport(const QString& path, bool interactive);
   // Writes a file a chart or table was turned into, in a job; its outcome goes to exportFinished.
   void runExport(const QString& path, bool interactive, std::function<Result<Ok>(Progress&)> work);

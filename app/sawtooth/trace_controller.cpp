@@ -157,6 +157,11 @@ void TraceController::showTimeline(std::shared_ptr<SummaryTimeline> timeline, Ti
   openEventPages();
 }
 
+std::optional<TraceController::OnDemand> TraceController::onDemand() const {
+  if (tab_->state() != views::TraceTab::State::Summaries || !timeline_ || moment_events_ == 0) return std::nullopt;
+  return OnDemand{timeline_, source_.toStdString(), moment_device_};
+}
+
 void TraceController::openEventPages() {
   jobs_.run<std::shared_ptr<const EventPages>>(
       slot("pages"), tr("Opening the events table of %1").arg(tab_->title()), tab_,

@@ -38,6 +38,14 @@ class TraceController : public QObject {
   // live tab's window (the summaries' few rows read again, not the events), the rest as load().
   void adopt(const LiveHandover& handover);
   std::shared_ptr<SummaryTimeline> summaryTimeline() const { return timeline_; }
+  // A file past the whole-file budget, read on demand: what a comparison diffs it from (its moment
+  // at the peak of its largest device); empty when the tab reads its file whole or has no timeline.
+  struct OnDemand {
+    std::shared_ptr<SummaryTimeline> timeline;
+    std::string source;
+    DeviceId device = 0;
+  };
+  std::optional<OnDemand> onDemand() const;
   void cancelLoading();
   // The current view's chart (drawn now, written in a job) or CSV ("series", "events", "table").
   // False when there is nothing to export; the result comes with exportFinished.

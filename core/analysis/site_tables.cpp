@@ -41,6 +41,10 @@ Table diffSitesTable(const TraceDiff& diff) {
   for (const DiffRow& r : diff.rows)
     t.rows.push_back({r.site, categoryText(r.category), number(r.a_bytes), number(r.b_bytes), number(r.growth()),
                       number(r.a_total_allocated), number(r.b_total_allocated), number(r.a_count), number(r.b_count)});
+  if (!diff.totals_known) {  // not counted for a file too large to read whole: no column rather than zeros
+    t.columns.erase(t.columns.begin() + 5, t.columns.begin() + 7);
+    for (auto& row : t.rows) row.erase(row.begin() + 5, row.begin() + 7);
+  }
   return t;
 }
 

@@ -10,6 +10,7 @@
 #include "core/analysis/live_allocations.h"
 #include "core/analysis/missing_stacks.h"
 #include "core/analysis/module_memory.h"
+#include "core/analysis/summary_moment.h"
 #include "core/util/format_bytes.h"
 #include "core/util/wrapping.h"
 
@@ -59,6 +60,40 @@ Result<std::optional<uint16_t>> findRun(const Trace& t, const std::string& file,
   return Error{fmt::format("{}: no run '{}' ({})", file, run, names.empty() ? "the trace has no runs" : "runs: " + names)};
 }
 
+// The bytes alive at the side's peak by row; what no allocation accounts for (of `peak`) goes to
+// `rest_site`.
+void addLive(SideData& d, RowKeys& keys, const LiveSet& live, int64_t peak, std::string_view rest_site) {
+  int64_t attributed = 0;
+  for (const LiveAllocation& a : live.allocations) {
+    SiteBytes& s = d.sites[{keys.key(a.stack, a.module), a.category}];
+    s.live = wrappingAdd(s.live, a.bytes);
+    ++s.count;
+    attributed = wrappingAdd(attributed, a.bytes);
+    d.categorised |= a.category != Category::Unknown;
+  }
+  // The peak as info reports it; whatever no allocation accounts for has no stack. Within a run
+  // that is mostly what the run freed but did not allocate (it counts from zero, as info does).
+  if (const int64_t rest = wrappingSub(peak, attributed); rest != 0) {
+    SiteBytes& s = d.sites[{std::string(rest_site), Category::Unknown}];
+    s.live = wrappingAdd(s.live, rest);
+  }
+}
+
+// A file too large to read whole: its moment at the peak; nothing counted over the whole trace.
+Result<SideData> readMomentSide(const Trace& tables, const SummaryMoment& moment, const std::string& file, DiffBy by) {
+  if (by == DiffBy::Module)
+    if (std::string why = modulesUnavailableReason(tables); !why.empty()) return Error{fmt::format("{}: {}", file, why)};
+  SideData d;
+  d.side.file = file;
+  d.side.device = static_cast<int16_t>(moment.device);
+  d.side.peak_allocated_bytes = moment.live.total;
+  d.side.peak_position = moment.position;
+  d.side.peak_phase = moment.context.phase;
+  RowKeys keys(tables, by);
+  addLive(d, keys, moment.live, moment.live.total, keys.none());
+  return d;
+}
+
 Result<SideData> readSide(const Trace& t, const std::string& file, const std::string& run_name, DiffBy by) {
   if (by == DiffBy::Module)
     if (std::string why = modulesUnavailableReason(t); !why.empty()) return Error{fmt::format("{}: {}", file, why)};
@@ -84,21 +119,8 @@ Result<SideData> readSide(const Trace& t, const std::string& file, const std::st
     if (phase < t.phases.size()) d.side.peak_phase = t.phases[phase].name;
   }
   RowKeys keys(t, by);
-  const LiveSet live = liveAllocationsAt(t, d.side.device, best.position, *run);
-  int64_t attributed = 0;
-  for (const LiveAllocation& a : live.allocations) {
-    SiteBytes& s = d.sites[{keys.key(a.stack, a.module), a.category}];
-    s.live = wrappingAdd(s.live, a.bytes);
-    ++s.count;
-    attributed = wrappingAdd(attributed, a.bytes);
-    d.categorised |= a.category != Category::Unknown;
-  }
-  // The peak as info reports it; whatever no allocation accounts for has no stack. Within a run
-  // that is mostly what the run freed but did not allocate (it counts from zero, as info does).
-  if (const int64_t rest = wrappingSub(best.bytes, attributed); rest != 0) {
-    SiteBytes& s = d.sites[{std::string(*run ? kBeforeRunSite : keys.none()), Category::Unknown}];
-    s.live = wrappingAdd(s.live, rest);
-  }
+  addLive(d, keys, liveAllocationsAt(t, d.side.device, best.position, *run), best.bytes,
+          *run ? kBeforeRunSite : keys.none());
   for (const AllocatedTotal& total : allocatedTotals(t, d.side.device, *run)) {
     SiteBytes& s = d.sites[{keys.key(total.stack, total.module), total.category}];
     d.categorised |= total.category != Category::Unknown;
@@ -163,12 +185,28 @@ int64_t DiffRow::growth() const { return wrappingSub(b_bytes, a_bytes); }
 
 Result<TraceDiff> diffTraces(const Trace& a, const std::string& a_file, const Trace& b, const std::string& b_file,
                              const std::string& run_a, const std::string& run_b, DiffBy by) {
-  auto sa = readSide(a, a_file, run_a, by);
+  return diffInputs(DiffInput{&a, nullptr, a_file, run_a}, DiffInput{&b, nullptr, b_file, run_b}, by);
+}
+
+Result<TraceDiff> diffInputs(const DiffInput& a_in, const DiffInput& b_in, DiffBy by) {
+  auto readInput = [by](const DiffInput& in) -> Result<SideData> {
+    if (!in.trace) return Error{fmt::format("{}: nothing to diff", in.file)};
+    if (in.moment) {
+      if (!in.run.empty())
+        return Error{fmt::format("{}: a run of a file too large to read whole cannot be diffed on its own", in.file)};
+      return readMomentSide(*in.trace, *in.moment, in.file, by);
+    }
+    return readSide(*in.trace, in.file, in.run, by);
+  };
+  const Trace& a = *a_in.trace;
+  const Trace& b = *b_in.trace;
+  auto sa = readInput(a_in);
   if (!sa) return sa.error();
-  auto sb = readSide(b, b_file, run_b, by);
+  auto sb = readInput(b_in);
   if (!sb) return sb.error();
   TraceDiff d;
   d.by = by;
+  d.totals_known = !a_in.moment && !b_in.moment;
   // A side without categories (a PyTorch snapshot) would split every row of the other side by
   // category against its own "unknown": match by site alone then.
   d.by_category = sa->categorised && sb->categorised;

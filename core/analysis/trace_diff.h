@@ -56,6 +56,9 @@ struct PeakChange {
 struct TraceDiff {
   DiffBy by = DiffBy::Site;
   bool by_category = true;  // false: one side has no categories, so rows are by site (or module) alone
+  // What each row allocated over each side (a_total_allocated, b_total_allocated) was counted: not
+  // when a side is a file too large to read whole (those stay 0).
+  bool totals_known = true;
   DiffSide a, b;
   std::vector<DiffRow> rows;  // by growth, largest first; then by site
   PeakChange change;
@@ -65,5 +68,17 @@ struct TraceDiff {
 // module, a trace without modules is refused with the reason (module_memory.h).
 Result<TraceDiff> diffTraces(const Trace& a, const std::string& a_file, const Trace& b, const std::string& b_file,
                              const std::string& run_a = {}, const std::string& run_b = {}, DiffBy by = DiffBy::Site);
+
+struct SummaryMoment;
+// One side of a diff: a trace in memory (and a run of it, by name or index; empty: all of it), or
+// a file too large to read whole — its tables (EventPages::tables()) and its moment at the peak of
+// the device with the largest peak (summary_moment.h).
+struct DiffInput {
+  const Trace* trace = nullptr;
+  const SummaryMoment* moment = nullptr;
+  std::string file;
+  std::string run;
+};
+Result<TraceDiff> diffInputs(const DiffInput& a, const DiffInput& b, DiffBy by = DiffBy::Site);
 
 }  // namespace sawtooth

@@ -178,13 +178,15 @@ std::string segmentsText(const Trace& trace, const std::vector<SegmentsEntry>& d
 }
 
 std::string diffJson(const TraceDiff& d, int indent) {
-  auto side = [](const DiffSide& s) {
+  // Totals over a side are null where a side is a file too large to read whole (not counted).
+  auto total = [&](int64_t v) { return d.totals_known ? json(v) : json(nullptr); };
+  auto side = [&](const DiffSide& s) {
     json j = {{"file", s.file},
               {"device", s.device},
               {"peak_allocated_bytes", s.peak_allocated_bytes},
               {"peak_allocated_event_index", s.peak_position},
               {"peak_phase", s.peak_phase},
-              {"total_allocated", s.total_allocated}};
+              {"total_allocated", total(s.total_allocated)}};
     if (!s.run.empty()) j["run"] = s.run;
     return j;
   };
@@ -196,8 +198,8 @@ std::string diffJson(const TraceDiff& d, int indent) {
                     {"a_bytes", r.a_bytes},
                     {"b_bytes", r.b_bytes},
                     {"growth", r.growth()},
-                    {"a_total_allocated", r.a_total_allocated},
-                    {"b_total_allocated", r.b_total_allocated},
+                    {"a_total_allocated", total(r.a_total_allocated)},
+                    {"b_total_allocated", total(r.b_total_allocated)},
                     {"a_count", r.a_count},
                     {"b_count", r.b_count}});
   json out = {{"a", side(d.a)},

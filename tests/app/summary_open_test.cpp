@@ -236,6 +236,41 @@ class SummaryOpenTest : public QObject {
     QVERIFY(!tab->report());
   }
 
+  void aFilePastTheBudgetIsComparedByItsCallSitesAtThePeak() {
+    // Two files past the budget (the same recording twice), then one of them against a trace
+    // read whole: the call sites alive at each peak, each replayed from its file's summaries.
+    const QString copy = dir_.filePath(QStringLiteral("copy.sawtooth"));
+    QFile::remove(copy);
+    QVERIFY(QFile::copy(clean_, copy));
+    saveWholeFileBudget(1024);
+    MainWindow w(QString(), dir_.path());
+    auto* a = w.openFile(clean_);
+    auto* b = w.openFile(copy);
+    QTRY_VERIFY_WITH_TIMEOUT(a->state() == views::TraceTab::State::Summaries &&
+                                 b->state() == views::TraceTab::State::Summaries,
+                             30000);
+    views::CompareView* view = w.compare(a, b);
+    QVERIFY(view);
+    views::ComparisonTab* tab = w.currentComparison();
+    QVERIFY(tab && tab->currentSites());  // the overlay needs every event: the sites are shown
+    views::DiffSitesView* sites = tab->sitesView();
+    QTRY_VERIFY_WITH_TIMEOUT(sites->tableData() != nullptr, 30000);
+    QVERIFY2(sites->summary()->text().contains(QStringLiteral("2.10 GB")), qPrintable(sites->summary()->text()));
+    QVERIFY2(sites->summary()->text().contains(QStringLiteral("same bytes at both peaks")),
+             qPrintable(sites->summary()->text()));
+    for (const TableColumn& c : sites->tableData()->columns)
+      QVERIFY2(c.name.find("allocated in all") == std::string::npos, c.name.c_str());  // not counted: no column
+
+    // Against a trace read whole (the anatomy sample fits any budget above its size).
+    saveWholeFileBudget(uint64_t{1} << 40);
+    auto* whole = w.openFile(QStringLiteral(SAWTOOTH_SAMPLES "/anatomy.sawtooth"));
+    QTRY_VERIFY_WITH_TIMEOUT(whole->state() == views::TraceTab::State::Ready, 30000);
+    QVERIFY(w.compare(whole, a));
+    views::DiffSitesView* mixed = w.currentComparison()->sitesView();
+    QTRY_VERIFY_WITH_TIMEOUT(mixed->tableData() != nullptr, 30000);
+    QVERIFY2(mixed->summary()->text().contains(QStringLiteral("2.10 GB")), qPrintable(mixed->summary()->text()));
+  }
+
   void theOtherViewsFollowWithTheZoomKept() {
     saveWholeFileBudget(uint64_t{1} << 40);
     MainWindow w(QString(), dir_.path());

@@ -10,6 +10,8 @@
 #include "core/analysis/allocator_history.h"
 #include "core/analysis/summary_moment.h"
 #include "core/analysis/summary_source.h"
+#include "core/analysis/site_tables.h"
+#include "core/analysis/trace_diff.h"
 #include "core/io/event_pages.h"
 #include "core/io/native_format.h"
 #include "core/io/native_summary_source.h"
@@ -215,6 +217,74 @@ TEST_F(SummaryMomentTest, CancelledAndUnknownDevicesAreErrorsInWords) {
   auto none = momentFromSummaries(*model_, tables_, 7, std::nullopt);
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.error().message.find("no allocator events"), std::string::npos) << none.error().message;
+}
+
+// The device with the largest peak, as a diff picks it.
+DeviceId largestPeak(TimelineModel& model) {
+  DeviceId best = 0;
+  int64_t value = -1;
+  for (const auto& d : model.devices()) {
+    auto p = model.peak(d.device, summary::kAllocated);
+    if (p.ok() && p->value > value) {
+      value = p->value;
+      best = d.device;
+    }
+  }
+  return best;
+}
+
+TEST(SummaryMomentDiff, ADiffOfTwoMomentsIsTheDiffOfTheTracesAtTheirPeaks) {
+  const Trace a = movingTrace(6000, 11), b = movingTrace(7000, 12);
+  const Trace ta = tablesOf(a), tb = tablesOf(b);
+  auto sa = summary::MemorySource::build(a), sb = summary::MemorySource::build(b);
+  ASSERT_TRUE(sa.ok() && sb.ok());
+  TimelineModel ma(std::shared_ptr<summary::SummarySource>(std::move(*sa)));
+  TimelineModel mb(std::shared_ptr<summary::SummarySource>(std::move(*sb)));
+  ASSERT_TRUE(ma.refresh().ok() && mb.refresh().ok());
+  auto moment_a = momentFromSummaries(ma, ta, largestPeak(ma), std::nullopt);
+  auto moment_b = momentFromSummaries(mb, tb, largestPeak(mb), std::nullopt);
+  ASSERT_TRUE(moment_a.ok() && moment_b.ok());
+  for (DiffBy by : {DiffBy::Site, DiffBy::Module}) {
+    auto want = diffTraces(a, "a", b, "b", {}, {}, by);
+    ASSERT_TRUE(want.ok()) << want.error().message;
+    // Either side from its moment, or both.
+    for (auto [with_a, with_b] : {std::pair{true, true}, std::pair{true, false}, std::pair{false, true}}) {
+      const DiffInput in_a{with_a ? &ta : &a, with_a ? &*moment_a : nullptr, "a", {}};
+      const DiffInput in_b{with_b ? &tb : &b, with_b ? &*moment_b : nullptr, "b", {}};
+      auto got = diffInputs(in_a, in_b, by);
+      ASSERT_TRUE(got.ok()) << got.error().message;
+      EXPECT_FALSE(got->totals_known);
+      EXPECT_EQ(got->a.device, want->a.device);
+      EXPECT_EQ(got->a.peak_allocated_bytes, want->a.peak_allocated_bytes);
+      EXPECT_EQ(got->b.peak_allocated_bytes, want->b.peak_allocated_bytes);
+      EXPECT_EQ(got->a.peak_position, want->a.peak_position);
+      // The rows alive at either peak (a trace in memory also lists sites that only allocated before).
+      auto alive = [](const TraceDiff& d) {
+        std::vector<DiffRow> out;
+        for (const DiffRow& r : d.rows)
+          if (r.a_bytes != 0 || r.b_bytes != 0) out.push_back(r);
+        return out;
+      };
+      const auto got_rows = alive(*got), want_rows = alive(*want);
+      ASSERT_EQ(got_rows.size(), want_rows.size());
+      ASSERT_GT(want_rows.size(), 4u);
+      for (size_t i = 0; i < want_rows.size(); ++i) {
+        EXPECT_EQ(got_rows[i].site, want_rows[i].site) << i;
+        EXPECT_EQ(got_rows[i].category, want_rows[i].category) << i;
+        EXPECT_EQ(got_rows[i].a_bytes, want_rows[i].a_bytes) << i;
+        EXPECT_EQ(got_rows[i].b_bytes, want_rows[i].b_bytes) << i;
+        EXPECT_EQ(got_rows[i].a_count, want_rows[i].a_count) << i;
+      }
+      // What was allocated over a side is not counted there: no column rather than zeros.
+      const Table table = diffSitesTable(*got);
+      EXPECT_EQ(table.columnCount(), 7u);
+      for (const TableColumn& c : table.columns) EXPECT_EQ(c.name.find("allocated in all"), std::string::npos);
+    }
+  }
+  // A run of a file too large to read whole is not diffed on its own.
+  auto run = diffInputs(DiffInput{&ta, &*moment_a, "a", "0"}, DiffInput{&b, nullptr, "b", {}});
+  ASSERT_FALSE(run.ok());
+  EXPECT_NE(run.error().message.find("a run"), std::string::npos);
 }
 
 // From a .sawtooth file: the tables as the app reads them (EventPages), the summaries and events

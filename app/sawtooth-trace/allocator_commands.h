@@ -21,6 +21,7 @@ struct SegmentsOptions {
   std::string device;
   int64_t at = -1;
   bool json = false;
+  bool summaries = false;  // a .sawtooth file read on demand (core/io/file_moments.h)
 };
 void addSegmentsCommand(CLI::App& app, SegmentsOptions& options);
 int runSegmentsCommand(const SegmentsOptions& options, const ReadLimits& limits);
@@ -32,6 +33,7 @@ struct ModulesOptions {
   std::string at = "peak";  // peak, end, or an allocator-event index
   int depth = -1;  // -1: every module
   bool json = false;
+  bool summaries = false;
 };
 void addModulesCommand(CLI::App& app, ModulesOptions& options);
 int runModulesCommand(const ModulesOptions& options, const ReadLimits& limits);
@@ -42,6 +44,7 @@ struct DiffOptions {
   std::vector<std::string> runs;  // one: both sides; two: A's, then B's
   std::string by = "site";        // site | module
   bool json = false;
+  bool summaries = false;
 };
 void addDiffCommand(CLI::App& app, DiffOptions& options);
 // Each file is read within `limits`.

@@ -5,6 +5,7 @@
 
 #include "app/sawtooth-trace/allocator_commands.h"
 #include "core/analysis/trace_diff.h"
+#include "core/io/file_moments.h"
 #include "core/io/allocator_json.h"
 #include "core/io/trace_loader.h"
 #include "core/util/printable.h"
@@ -29,13 +30,51 @@ void addDiffCommand(CLI::App& app, DiffOptions& o) {
   o.command->add_option("--by", o.by, "match allocations by call site (the default) or by module")
       ->check(CLI::IsMember({"site", "module"}));
   o.command->add_flag("--json", o.json, "print one JSON object");
+  o.command->add_flag("--summaries", o.summaries,
+                      "A and B are .sawtooth files of any length: each peak replayed from the file's summaries and the "
+                      "nearest allocator state it stores (what each site allocated over the trace is not counted)");
 }
+
+namespace {
+
+int diffFromSummaries(const DiffOptions& o, const ReadLimits& limits) {
+  if (!o.runs.empty()) {
+    fmt::print(stderr, "sawtooth-trace diff: --run needs every event of the trace (not with --summaries)\n");
+    return 2;
+  }
+  struct Side {
+    std::optional<FileMoments> file;
+    std::optional<SummaryMoment> moment;
+  } sides[2];
+  const std::string* paths[2] = {&o.a, &o.b};
+  for (int i = 0; i < 2; ++i) {
+    auto file = openFileMoments(*paths[i], limits);
+    if (!file) return fail(file.error().message);
+    sides[i].file = std::move(*file);
+    auto device = sides[i].file->largestPeakDevice();
+    if (!device) return fail(device.error().message);
+    if (!*device) return fail(fmt::format("{}: no allocator events on any device", *paths[i]));
+    auto moment = sides[i].file->at(**device, std::nullopt);
+    if (!moment) return fail(moment.error().message);
+    sides[i].moment = std::move(*moment);
+  }
+  auto diff = diffInputs(DiffInput{&sides[0].file->tables(), &*sides[0].moment, o.a, {}},
+                         DiffInput{&sides[1].file->tables(), &*sides[1].moment, o.b, {}},
+                         o.by == "module" ? DiffBy::Module : DiffBy::Site);
+  if (!diff) return fail(diff.error().message);
+  if (o.json) std::cout << diffJson(*diff) << "\n";
+  else std::cout << diffText(*diff);
+  return 0;
+}
+
+}  // namespace
 
 int runDiffCommand(const DiffOptions& o, const ReadLimits& limits) {
   if (o.runs.size() > 2) {
     fmt::print(stderr, "sawtooth-trace diff: --run at most twice (A's run, then B's)\n");
     return 2;
   }
+  if (o.summaries) return diffFromSummaries(o, limits);
   auto a = loadTrace(o.a, nullptr, limits);
   if (!a) return fail(a.error().message);
   std::optional<Result<Trace>> b;  // B is loaded only when it is another file

@@ -6,6 +6,8 @@
 #include "app/sawtooth-trace/device_option.h"
 #include "core/analysis/allocator_history.h"
 #include "core/analysis/oom_explanation.h"
+#include "core/analysis/segment_map.h"
+#include "core/io/file_moments.h"
 #include "core/io/allocator_json.h"
 #include "core/io/trace_loader.h"
 #include "core/util/printable.h"
@@ -31,9 +33,57 @@ void addSegmentsCommand(CLI::App& app, SegmentsOptions& o) {
                                       "peak_allocated_event_index; -1: before the first)");
   o.command->add_option("--device", o.device, "one device: cuda:N, N or cpu (default: every device)");
   o.command->add_flag("--json", o.json, "print one JSON object");
+  o.command->add_flag("--summaries", o.summaries, "a .sawtooth file of any length: read its summaries and, from the nearest allocator state it stores, the events up to the moment (not every event)");
 }
 
+namespace {
+
+int segmentsFromSummaries(const SegmentsOptions& o, const ReadLimits& limits) {
+  auto file = openFileMoments(o.file, limits);
+  if (!file) return fail(file.error().message);
+  const Trace& tables = file->tables();
+  std::vector<DeviceId> devices;
+  if (!o.device.empty()) {
+    auto d = findDevice(tables, o.device);
+    if (!d) return fail(noDeviceMessage(tables, o.file, o.device));
+    devices.push_back(*d);
+  } else {
+    for (const TimelineModel::Device& d : file->model->devices())
+      if (d.allocator_points > 0) devices.push_back(d.device);
+    if (devices.empty()) return fail(fmt::format("{}: no allocator events on any device", o.file));
+  }
+  std::vector<SegmentsEntry> entries;
+  size_t failed = 0;
+  for (DeviceId device : devices) {
+    SegmentsEntry entry;
+    entry.state.device = static_cast<int16_t>(device);
+    const int64_t n = file->allocatorEvents(device);
+    const bool given = o.at_option && o.at_option->count() > 0;
+    if (given && (o.at < -1 || o.at >= n))
+      return fail(fmt::format("{}: --at {} is outside {}'s allocator events (-1 to {})", o.file, o.at,
+                              tables.deviceName(device), n - 1));
+    auto moment = file->at(device, given ? o.at : n - 1);
+    if (moment && !moment->state) moment = Error{kNoStoredAllocatorState};
+    if (!moment) {
+      entry.error = moment.error().message;
+      ++failed;
+      entries.push_back(std::move(entry));
+      continue;
+    }
+    entry.state = std::move(*moment->state);
+    entry.device_events = static_cast<size_t>(n);
+    entries.push_back(std::move(entry));
+  }
+  if (failed == entries.size()) return fail(fmt::format("{}: {}", o.file, entries.front().error));
+  if (o.json) std::cout << segmentsJson(tables, o.file, entries) << "\n";
+  else std::cout << segmentsText(tables, entries);
+  return 0;
+}
+
+}  // namespace
+
 int runSegmentsCommand(const SegmentsOptions& o, const ReadLimits& limits) {
+  if (o.summaries) return segmentsFromSummaries(o, limits);
   auto trace = loadTrace(o.file, nullptr, limits);
   if (!trace) return fail(trace.error().message);
   std::vector<int16_t> devices;

@@ -61,11 +61,11 @@ LiveAllocation liveFrom(const BlockView& b, const Event* alloc) {
 }
 
 // Every active block of `state`, with the allocation events read during the replay (`known`) or
-// read now by seq.
-Status liveFromState(summary::SummarySource& source, const AllocatorState& state,
+// read now by seq; the blocks take their category from it too (a stored state does not keep it).
+Status liveFromState(summary::SummarySource& source, AllocatorState& state,
                      const std::unordered_map<uint64_t, Event>& known, LiveSet& live) {
   std::vector<summary::EventRow> rows;
-  auto add = [&](const BlockView& b) -> Status {
+  auto add = [&](BlockView& b) -> Status {
     if (!b.active()) return Ok{};
     const Event* alloc = nullptr;
     if (b.alloc_event != kBeforeTrace) {
@@ -76,13 +76,14 @@ Status liveFromState(summary::SummarySource& source, const AllocatorState& state
         if (!rows.empty() && rows.front().event.action == Action::Alloc) alloc = &rows.front().event;
       }
     }
+    if (alloc) b.category = alloc->category;
     live.allocations.push_back(liveFrom(b, alloc));
     return Ok{};
   };
-  for (const SegmentView& s : state.segments)
-    for (const BlockView& b : s.blocks)
+  for (SegmentView& s : state.segments)
+    for (BlockView& b : s.blocks)
       if (Status st = add(b); !st) return st;
-  for (const BlockView& b : state.outside_segments)
+  for (BlockView& b : state.outside_segments)
     if (Status st = add(b); !st) return st;
   return Ok{};
 }

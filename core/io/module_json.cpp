@@ -41,9 +41,11 @@ std::string modulesJson(const Trace& trace, const std::string& file, const Modul
       j["class"] = row->class_name;
       j["parent"] = row->parent_row < memory.rows.size() ? json(memory.rows[row->parent_row].name) : json(nullptr);
       j["declared_parameter_bytes"] = row->declared_parameter_bytes;
-      j["forward"] = passJson(row->forward);
-      j["backward"] = passJson(row->backward);
-      if (row->recompute.calls) j["recompute"] = passJson(row->recompute);
+      if (memory.costs_known) {  // not computed for a file read from its summaries
+        j["forward"] = passJson(row->forward);
+        j["backward"] = passJson(row->backward);
+        if (row->recompute.calls) j["recompute"] = passJson(row->recompute);
+      }
     }
     j["self"] = categoriesJson(row->self);
     j["total"] = categoriesJson(row->total);
@@ -59,6 +61,7 @@ std::string modulesJson(const Trace& trace, const std::string& file, const Modul
               {"live_bytes", memory.live_bytes},
               {"depth", max_depth < 0 ? json(nullptr) : json(max_depth)},
               {"headline", memory.headline},
+              {"costs_known", memory.costs_known},
               {"modules", rows}};
   return out.dump(indent, ' ', false, json::error_handler_t::replace);
 }
@@ -86,8 +89,10 @@ std::string modulesText(const ModuleMemory& memory, int max_depth) {
                        bytesOrBlank(row->forward.peak_increment), milliseconds(row->forward.time_ns),
                        bytesOrBlank(row->backward.peak_increment), milliseconds(row->backward.time_ns));
   }
-  out += "\nBytes are alive at that moment, each module with its submodules; (+): submodules not shown (--depth).\n"
-         "peak+: the largest rise of the device's allocated bytes during one call of the module's pass.\n";
+  out += "\nBytes are alive at that moment, each module with its submodules; (+): submodules not shown (--depth).\n";
+  out += memory.costs_known ? "peak+: the largest rise of the device's allocated bytes during one call of the module's pass.\n"
+                            : "Read from the file's summaries: each module's forward and backward costs need every event and "
+                              "are not computed (blank).\n";
   return out;
 }
 

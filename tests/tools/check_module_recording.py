@@ -117,6 +117,18 @@ def own_sum(m):
     return sum(row["self"]["total"] for row in m["modules"])
 
 
+# Read from the file's summaries (a recording of any length): the same bytes per module at the
+# same moments, the costs left out.
+for label, m, extra in (("peak", peak, []), ("end", end, ["--at", "end"])):
+    s = modules(trace, "--summaries", *extra)
+    check(s["event_index"] == m["event_index"] and s["live_bytes"] == m["live_bytes"],
+          f"--summaries at the {label}: event {s['event_index']}, {s['live_bytes']} B against "
+          f"{m['event_index']}, {m['live_bytes']} B")
+    check({n: r["self"] for n, r in rows(s).items()} == {n: r["self"] for n, r in rows(m).items()},
+          f"--summaries at the {label}: the modules' own bytes differ from the whole file's")
+    check(not s["costs_known"] and all("forward" not in r for r in s["modules"]),
+          f"--summaries at the {label}: costs are not computed there")
+
 for label, m in (("peak", peak), ("end", end)):
     check(own_sum(m) == m["live_bytes"], f"at the {label}: the rows' own bytes sum to {own_sum(m)}, "
                                          f"not the live {m['live_bytes']}")

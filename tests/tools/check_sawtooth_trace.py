@@ -133,6 +133,38 @@ for args in (["segments", snapshot], ["diff", snapshot, os.path.join(data, "h200
     check(r.returncode == 1 and "--max-memory" in r.stderr, f"{args[0]} --max-memory 64K: exit {r.returncode}, {r.stderr.strip()!r}")
     r = run(*args, "--max-memory", "lots")
     check(r.returncode == 2, f"{args[0]} --max-memory lots: exit {r.returncode}")
+# --summaries: a .sawtooth file's segments, diff and modules from its summaries and the nearest
+# allocator state it stores, to the byte what reading it whole gives.
+converted = {}
+for name in ("h200_allocator_expandable.pickle", "h200_allocator_window.pickle", "anatomy_adam_snapshot.pickle"):
+    converted[name] = os.path.join(out, name + ".sawtooth")
+    r = run("convert", os.path.join(data, name), converted[name])
+    check(r.returncode == 0, f"convert {name}: exit {r.returncode}, {r.stderr.strip()!r}")
+for name, path in converted.items():
+    for at in ([], ["--at", "0"], ["--at", "-1"]):
+        whole, summ = run("segments", path, "--json", *at), run("segments", path, "--json", "--summaries", *at)
+        check(whole.returncode == 0 and summ.returncode == 0,
+              f"segments {name} {at}: exit {whole.returncode} / {summ.returncode}: {summ.stderr.strip()!r}")
+        if whole.returncode == 0 and summ.returncode == 0:
+            w, s = json.loads(whole.stdout), json.loads(summ.stdout)
+            for dw, ds in zip(w["devices"], s["devices"]):
+                for key in ("event_index", "segments", "reserved_bytes", "allocated_bytes", "requested_bytes", "blocks"):
+                    check(dw.get(key) == ds.get(key), f"segments --summaries {name} {at}: {key} differs")
+a, b = converted["h200_allocator_window.pickle"], converted["h200_allocator_expandable.pickle"]
+whole, summ = run("diff", a, b, "--json"), run("diff", a, b, "--json", "--summaries")
+check(whole.returncode == 0 and summ.returncode == 0, f"diff --summaries: exit {summ.returncode}: {summ.stderr.strip()!r}")
+if whole.returncode == 0 and summ.returncode == 0:
+    w, s = json.loads(whole.stdout), json.loads(summ.stdout)
+    alive = lambda d: {(r["site"], r["category"]): (r["a_bytes"], r["b_bytes"]) for r in d["sites"] if r["a_bytes"] or r["b_bytes"]}
+    check(alive(w) == alive(s), "diff --summaries: the bytes alive at each peak differ from the whole files'")
+    check(w["a"]["peak_allocated_bytes"] == s["a"]["peak_allocated_bytes"], "diff --summaries: A's peak differs")
+    check(s["a"]["total_allocated"] is None and all(r["a_total_allocated"] is None for r in s["sites"]),
+          "diff --summaries: totals over a side are not counted, so null")
+r = run("diff", a, b, "--summaries", "--run", "0")
+check(r.returncode == 2 and "--run" in r.stderr, f"diff --summaries --run: exit {r.returncode}, {r.stderr.strip()!r}")
+r = run("modules", a, "--summaries")
+check(r.returncode == 1 and "no modules" in r.stderr, f"modules --summaries of a snapshot: {r.stderr.strip()!r}")
+
 r = run("--help")
 check(r.returncode == 0 and "Exit codes: 0 ok, 1 " in r.stdout, f"--help: exit {r.returncode}, no exit codes")
 

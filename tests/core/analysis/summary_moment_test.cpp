@@ -137,6 +137,21 @@ void expectTheWholeTraces(const Trace& trace, const SummaryMoment& m, const Trac
   EXPECT_EQ(got->state.reserved, want.state.reserved);
   EXPECT_EQ(got->sites, want.sites);
   EXPECT_EQ(got->groups.size(), want.groups.size());
+  // Block by block, their categories included (a stored state does not keep them).
+  for (size_t i = 0; i < want.state.segments.size() && i < got->state.segments.size(); ++i) {
+    const auto &gs = got->state.segments[i], &ws = want.state.segments[i];
+    EXPECT_EQ(gs.address, ws.address);
+    ASSERT_EQ(gs.blocks.size(), ws.blocks.size()) << i;
+    for (size_t k = 0; k < ws.blocks.size(); ++k) {
+      EXPECT_EQ(gs.blocks[k].address, ws.blocks[k].address);
+      EXPECT_EQ(gs.blocks[k].state, ws.blocks[k].state);
+      EXPECT_EQ(gs.blocks[k].size, ws.blocks[k].size);
+      EXPECT_EQ(gs.blocks[k].alloc_event, ws.blocks[k].alloc_event);
+      if (ws.blocks[k].active()) {
+        EXPECT_EQ(gs.blocks[k].category, ws.blocks[k].category) << i << " " << k;
+      }
+    }
+  }
 }
 
 Trace tablesOf(const Trace& trace) {

@@ -44,6 +44,7 @@
 #include "core/analysis/timeline_model.h"
 #include "core/analysis/trace_analysis.h"
 #include "core/io/event_pages.h"
+#include "core/io/file_moments.h"
 #include "core/io/native_format.h"
 #include "core/io/native_summary_source.h"
 #include "core/io/summary_cache.h"
@@ -264,41 +265,28 @@ Figures openFromSummaries(const std::string& path) {
   return f;
 }
 
-// The file's tables (EventPages, as the app opens them) and its timeline model from the summaries.
+// The file's tables (EventPages, as the app opens them), its timeline model from the summaries,
+// and the device with the largest peak.
 struct MomentSource {
-  std::shared_ptr<const EventPages> pages;
-  std::unique_ptr<TimelineModel> model;
-  DeviceId device = 0;  // the largest peak's
-  int64_t events = 0;   // its allocator events
+  FileMoments file;
+  DeviceId device = 0;
+  int64_t events = 0;  // its allocator events
 };
 MomentSource openMoments(const std::string& path) {
-  MomentSource m;
-  auto pages = EventPages::open(path);
-  if (!pages) throw std::runtime_error(pages.error().message);
-  m.pages = std::move(*pages);
-  auto place = summariesOf(path);
-  if (!place) throw std::runtime_error(place.error().message);
-  auto source = native::FileSummarySource::open(*place);
-  if (!source) throw std::runtime_error(source.error().message);
-  m.model = std::make_unique<TimelineModel>(std::shared_ptr<summary::SummarySource>(std::move(*source)));
-  if (Status st = m.model->refresh(); !st) throw std::runtime_error(st.error().message);
-  int64_t largest = -1;
-  for (const auto& d : m.model->devices()) {
-    auto peak = m.model->peak(d.device, summary::kAllocated);
-    if (!peak) throw std::runtime_error(peak.error().message);
-    if (d.allocator_points > 0 && peak->value > largest) {
-      largest = peak->value;
-      m.device = d.device;
-      m.events = d.allocator_points;
-    }
-  }
+  auto file = openFileMoments(path);
+  if (!file) throw std::runtime_error(file.error().message);
+  MomentSource m{std::move(*file)};
+  auto device = m.file.largestPeakDevice();
+  if (!device || !*device) throw std::runtime_error("no device with allocator events");
+  m.device = **device;
+  m.events = m.file.allocatorEvents(m.device);
   return m;
 }
 
 // What the three views are handed at one moment; `reads` counts the events replayed.
 void momentViews(MomentSource& m, std::optional<int64_t> position, Figures& f) {
-  const Trace& tables = *m.pages->tables();
-  auto moment = momentFromSummaries(*m.model, tables, m.device, position);
+  const Trace& tables = m.file.tables();
+  auto moment = m.file.at(m.device, position);
   if (!moment) throw std::runtime_error(moment.error().message);
   const LiveBytes live = liveBytesOf(tables, *moment);
   const ModulesAt modules = modulesOf(tables, *moment);

@@ -62,8 +62,8 @@ int segmentsFromSummaries(const SegmentsOptions& o, const ReadLimits& limits) {
     if (given && (o.at < -1 || o.at >= n))
       return fail(fmt::format("{}: --at {} is outside {}'s allocator events (-1 to {})", o.file, o.at,
                               tables.deviceName(device), n - 1));
-    auto moment = file->at(device, given ? o.at : n - 1);
-    if (moment && !moment->state) moment = Error{kNoStoredAllocatorState};
+    auto moment = file->at(device, given ? o.at : n - 1, nullptr, true);
+    if (moment && !moment->state) moment = Error{fmt::format("{}: {}", tables.deviceName(device), moment->why_no_state)};
     if (!moment) {
       entry.error = moment.error().message;
       ++failed;

@@ -5,7 +5,8 @@ namespace {
 
 struct MomentViews {
   int64_t position = -1;
-  std::shared_ptr<const SegmentMap> map;  // null: no stored allocator state for the device
+  std::shared_ptr<const SegmentMap> map;  // null: no segment map (why_no_map)
+  std::string why_no_map;
   std::shared_ptr<const LiveBytes> live;
   std::shared_ptr<const ModulesAt> modules;
 };
@@ -60,6 +61,7 @@ void SummaryMoments::startNext() {
         MomentViews out;
         out.position = moment->position;
         if (auto map = segmentMapOf(*tables, *moment)) out.map = std::make_shared<const SegmentMap>(std::move(*map));
+        out.why_no_map = moment->why_no_state;
         out.live = std::make_shared<const LiveBytes>(liveBytesOf(*tables, *moment));
         out.modules = std::make_shared<const ModulesAt>(modulesOf(*tables, *moment));
         return out;
@@ -70,7 +72,7 @@ void SummaryMoments::startNext() {
           if (!pending_) views_.state->setMap(v.map);  // a newer request keeps the scrubber where the user put it
           else views_.state->segmentMap()->setMap(v.map);
         } else {
-          views_.state->setMessage(tr("No segment map: %1").arg(QString::fromUtf8(kNoStoredAllocatorState)));
+          views_.state->setMessage(tr("No segment map: %1").arg(QString::fromStdString(v.why_no_map)));
         }
         views_.live->setLiveBytes(std::move(v.live));
         views_.modules->setModules(std::move(v.modules));

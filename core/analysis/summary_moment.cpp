@@ -12,11 +12,14 @@
 
 namespace sawtooth {
 
-const char* const kNoStoredAllocatorState =
+namespace {
+
+constexpr const char* kNoStoredState =
     "the file's summaries hold no allocator state for this device (its recording began with memory already "
     "allocated and no snapshot of the allocator to start from), so its segments cannot be replayed from them";
-
-namespace {
+constexpr const char* kNoSegments =
+    "the trace carries no allocator segments on this device up to this moment (no snapshot segments, no segment "
+    "events: a CPU device, or a recording without them), so there is no segment map";
 
 constexpr uint64_t kSeqsPerRead = 65536;
 
@@ -102,7 +105,7 @@ int64_t activeBeforeTrace(const AllocatorState& state) {
 }  // namespace
 
 Result<SummaryMoment> momentFromSummaries(TimelineModel& model, const Trace& tables, DeviceId device,
-                                          std::optional<int64_t> position, Progress* progress) {
+                                          std::optional<int64_t> position, Progress* progress, bool state_only) {
   const TimelineModel::Device* d = model.device(device);
   if (!d || d->allocator_points == 0) return Error{fmt::format("{} has no allocator events", tables.deviceName(device))};
   summary::SummarySource& source = model.source();
@@ -136,11 +139,13 @@ Result<SummaryMoment> momentFromSummaries(TimelineModel& model, const Trace& tab
     std::unordered_map<uint64_t, Event> allocs;  // the replay's own allocations, by seq
     int64_t applied = cp.position;
     uint64_t last_seq = cp.seq;
+    bool saw_segment_event = false;
     const uint64_t from = cp.seq == kBeforeTrace ? 0 : cp.seq + 1;
     Status st = forEachAllocatorEvent(source, device, from, end, progress, [&](const summary::EventRow& row) {
       if (applied >= wanted) return false;
       machine.apply(row.event, row.seq);
       if (row.event.action == Action::Alloc) allocs[row.seq] = row.event;
+      saw_segment_event |= row.event.action == Action::SegmentAlloc || row.event.action == Action::SegmentMap;
       last_seq = row.seq;
       out.event = row.event;
       ++applied;
@@ -159,11 +164,26 @@ Result<SummaryMoment> momentFromSummaries(TimelineModel& model, const Trace& tab
     }
     out.state = machine.state(static_cast<int16_t>(device), out.position, out.position < 0 ? kBeforeTrace : last_seq);
     if (Status s = liveFromState(source, *out.state, allocs, live); !s) return s.error();
+    // No segment on the device up to the moment (none now, none in the replay, none in any stored
+    // state before it): nothing the allocator's state could be drawn from, as the whole trace's
+    // replay refuses such a device.
+    if (out.state->segments.empty() && !out.state->outside_segments.empty() && !saw_segment_event) {
+      auto stored = source.segmentStoredAtOrBefore(device, wanted);
+      if (!stored) return stored.error();
+      if (!*stored) {
+        out.state.reset();
+        out.why_no_state = kNoSegments;
+      }
+    }
     // What the device counted before the trace began but no block from then accounts for.
     auto start = source.checkpointAtOrBefore(device, 0);
     if (!start) return start.error();
     live.unattributed = wrappingSub(baseline, *start ? activeBeforeTrace((*start)->state) : 0);
+  } else if (state_only) {
+    out.why_no_state = kNoStoredState;
+    return out;
   } else {
+    out.why_no_state = kNoStoredState;
     // No stored state: the allocations alone, as liveAllocationsAt counts them without segments.
     std::unordered_map<uint64_t, LiveAllocation, KeyedHash> alive;
     int64_t applied = 0, total = baseline;

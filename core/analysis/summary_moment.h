@@ -30,7 +30,8 @@ struct SummaryMoment {
   int64_t device_events = 0;  // the device's allocator events
   bool at_peak = false;
   std::optional<Event> event;          // the event at `position`
-  std::optional<AllocatorState> state;  // empty: the summaries hold no allocator state for the device
+  std::optional<AllocatorState> state;  // empty: no segment map (why_no_state says why)
+  std::string why_no_state;
   LiveSet live;
   MomentContext context;  // the event's pass, phase and module
   int64_t replayed = 0;   // events read after the stored state (or from the start without one)
@@ -38,13 +39,15 @@ struct SummaryMoment {
 
 // `tables` is the trace without its events (EventPages::tables(): stacks, modules, devices,
 // allocator settings); `position` empty: the device's peak of allocated bytes (clamped otherwise).
+// `state_only`: the segment map alone is wanted (a device without stored states then reads nothing
+// and has neither; its live allocations are left empty).
 Result<SummaryMoment> momentFromSummaries(TimelineModel& model, const Trace& tables, DeviceId device,
-                                          std::optional<int64_t> position, Progress* progress = nullptr);
+                                          std::optional<int64_t> position, Progress* progress = nullptr,
+                                          bool state_only = false);
 
 LiveBytes liveBytesOf(const Trace& tables, const SummaryMoment& moment);
 ModulesAt modulesOf(const Trace& tables, const SummaryMoment& moment);
-// Empty without a stored allocator state for the device (kNoStoredAllocatorState says why, in words).
+// Empty without a state (moment.why_no_state says why, in words).
 std::optional<SegmentMap> segmentMapOf(const Trace& tables, const SummaryMoment& moment);
-extern const char* const kNoStoredAllocatorState;
 
 }  // namespace sawtooth

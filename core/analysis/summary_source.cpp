@@ -9,9 +9,9 @@ namespace sawtooth::summary {
 
 Result<std::unique_ptr<MemorySource>> MemorySource::build(const Trace& trace, const BuilderOptions& options) {
   auto source = std::unique_ptr<MemorySource>(new MemorySource(trace));
-  SummaryBuilder b(source->store_, options);
-  b.setAllocatorSettings(allocatorSettings(trace));
-  for (const DeviceInfo& d : trace.devices) b.setBaseline(d.device, d.baseline_allocated, d.baseline_reserved);
+  SummaryBuilder builder(source->store_, options);
+  builder.setAllocatorSettings(allocatorSettings(trace));
+  for (const DeviceInfo& d : trace.devices) builder.setBaseline(d.device, d.baseline_allocated, d.baseline_reserved);
   if (trace.segments_known) {
     ReplayOptions replay;
     replay.series = false;
@@ -19,11 +19,11 @@ Result<std::unique_ptr<MemorySource>> MemorySource::build(const Trace& trace, co
     for (DeviceId device : trace.deviceIds()) {
       if (device < INT16_MIN || device > INT16_MAX) continue;
       auto history = AllocatorHistory::build(trace, static_cast<int16_t>(device), replay);
-      if (history) b.setAllocatorStart(device, history->stateAfter(-1), history->settings());
+      if (history) builder.setAllocatorStart(device, history->stateAfter(-1), history->settings());
     }
   }
-  for (size_t i = 0; i < trace.phases.size(); ++i) b.addPhase(static_cast<uint32_t>(i), trace.phases[i], false);
-  b.setStepStarts(findStepStarts(trace).t_ns);
+  for (size_t i = 0; i < trace.phases.size(); ++i) builder.addPhase(static_cast<uint32_t>(i), trace.phases[i], false);
+  builder.setStepStarts(findStepStarts(trace).t_ns);
   // A source's own totals, each after its event (points stay in event order, series.cpp).
   struct CounterPoint {
     uint64_t after;
@@ -44,15 +44,15 @@ Result<std::unique_ptr<MemorySource>> MemorySource::build(const Trace& trace, co
   std::stable_sort(counters.begin(), counters.end(), [](const auto& a, const auto& b) { return a.after < b.after; });
   size_t next = 0;
   for (size_t i = 0; i < trace.events.size(); ++i) {
-    if (Status st = b.add(i, trace.events.at(i)); !st) return st.error();
+    if (Status st = builder.add(i, trace.events.at(i)); !st) return st.error();
     for (; next < counters.size() && counters[next].after <= i; ++next)
       if (counters[next].after == i)
-        if (Status st = b.addCounter(counters[next].device, counters[next].allocated, i, trace.events.tNs()[i],
+        if (Status st = builder.addCounter(counters[next].device, counters[next].allocated, i, trace.events.tNs()[i],
                                      counters[next].value);
             !st)
           return st.error();
   }
-  if (Status st = b.finish(); !st) return st.error();
+  if (Status st = builder.finish(); !st) return st.error();
   return source;
 }
 
@@ -131,6 +131,13 @@ Result<std::optional<SummarySource::Checkpoint>> MemorySource::checkpointAtOrBef
   --it;
   if (it->first.first != device) return std::optional<Checkpoint>();
   return std::optional<Checkpoint>(Checkpoint{it->first.second, it->second.first, it->second.second});
+}
+
+Result<bool> MemorySource::segmentStoredAtOrBefore(DeviceId device, int64_t position) {
+  for (auto it = store_.checkpoints.lower_bound({device, INT64_MIN});
+       it != store_.checkpoints.end() && it->first.first == device && it->first.second <= position; ++it)
+    if (!it->second.second.segments.empty()) return true;
+  return false;
 }
 
 Result<uint64_t> MemorySource::eventCount() { return static_cast<uint64_t>(trace_.events.size()); }

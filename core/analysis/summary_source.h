@@ -62,6 +62,9 @@ class SummarySource {
     AllocatorState state;
   };
   virtual Result<std::optional<Checkpoint>> checkpointAtOrBefore(DeviceId device, int64_t position) = 0;
+  // Whether any stored state of the device at or before `position` holds a segment (one look at
+  // the stored segments' key, not a read of the states).
+  virtual Result<bool> segmentStoredAtOrBefore(DeviceId device, int64_t position) = 0;
   // The number of events (max seq + 1), and the events the summaries cover.
   virtual Result<uint64_t> eventCount() = 0;
 };
@@ -84,6 +87,7 @@ class MemorySource : public SummarySource {
   Status phases(int64_t t0, int64_t t1, size_t max, std::vector<Phase>& out) override;
   Status spans(DeviceId device, SpanKind kind, int64_t t0, int64_t t1, std::vector<SpanRow>& out) override;
   Result<std::optional<Checkpoint>> checkpointAtOrBefore(DeviceId device, int64_t position) override;
+  Result<bool> segmentStoredAtOrBefore(DeviceId device, int64_t position) override;
   Result<uint64_t> eventCount() override;
 
   const MemoryStore& store() const { return store_; }

@@ -39,8 +39,9 @@ int64_t FileMoments::allocatorEvents(DeviceId device) const {
   return d ? d->allocator_points : 0;
 }
 
-Result<SummaryMoment> FileMoments::at(DeviceId device, std::optional<int64_t> position, Progress* progress) {
-  return momentFromSummaries(*model, tables(), device, position, progress);
+Result<SummaryMoment> FileMoments::at(DeviceId device, std::optional<int64_t> position, Progress* progress,
+                                      bool state_only) {
+  return momentFromSummaries(*model, tables(), device, position, progress, state_only);
 }
 
 }  // namespace sawtooth

@@ -26,7 +26,8 @@ struct FileMoments {
   Result<std::optional<DeviceId>> largestPeakDevice();
   // The device's allocator events (0 when it has none).
   int64_t allocatorEvents(DeviceId device) const;
-  Result<SummaryMoment> at(DeviceId device, std::optional<int64_t> position, Progress* progress = nullptr);
+  Result<SummaryMoment> at(DeviceId device, std::optional<int64_t> position, Progress* progress = nullptr,
+                           bool state_only = false);
 };
 
 Result<FileMoments> openFileMoments(const std::string& path, const ReadLimits& limits = {}, Progress* progress = nullptr);

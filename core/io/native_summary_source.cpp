@@ -96,6 +96,8 @@ Status FileSummarySource::prepare() {
       {&checkpoint_blocks_, &s,
        "SELECT address, segment, size, requested_size, state, stack, alloc_event, size_max FROM "
        "summary_checkpoint_blocks WHERE device = ? AND position = ? ORDER BY address"},
+      {&segment_stored_, &s,
+       "SELECT 1 FROM summary_checkpoint_segments WHERE device = ? AND position <= ? LIMIT 1"},
       {&count_, &events_, "SELECT max(seq) FROM events"},
       {&phase_begin_, &events_, "SELECT begin_ns FROM phases WHERE id = ?"},
       {&phases_from_, &events_,
@@ -440,6 +442,15 @@ Result<std::optional<SummarySource::Checkpoint>> FileSummarySource::checkpointAt
   if (!st) return st.error();
   finishState(state);
   return out;
+}
+
+Result<bool> FileSummarySource::segmentStoredAtOrBefore(DeviceId device, int64_t position) {
+  segment_stored_.bind(1, int64_t{device}).bind(2, position);
+  const bool found = segment_stored_.step();
+  Status st = done(segment_stored_);
+  segment_stored_.reset();
+  if (!st) return st.error();
+  return found;
 }
 
 Result<uint64_t> FileSummarySource::eventCount() {

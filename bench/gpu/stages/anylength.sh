@@ -44,3 +44,50 @@ stage_anylength_h200() {
   rm -f "$R"/long-*.sawtooth "$R"/long-*.sawtooth-wal "$R"/long-*.sawtooth-shm "$R"/long-*.spec
   rm -rf "$OUT/cache"
 }
+
+#   anylength_moments  the anatomy workload recorded for 100,000 timed steps (and 20,000 for a diff),
+#                   then what the app's allocator, live bytes and modules views and `segments`,
+#                   `modules` and `diff` read of it from its summaries (--summaries: the nearest stored
+#                   allocator state and the events after it) beside the same commands reading the
+#                   whole file: wall and peak RSS of each, three rounds of the summaries' path, and the
+#                   two JSON outputs compared. About 5 minutes on one H200.
+stage_anylength_moments() {
+  uptime
+  export SAWTOOTH_CACHE_DIR=$OUT/cache
+  recorder_run "$ANYLENGTH_STEPS" all 0
+  recorder_run "$ANYLENGTH_SMALL" all 0
+  local big="$R/long-$ANYLENGTH_STEPS-all-gpu0.sawtooth" small="$R/long-$ANYLENGTH_SMALL-all-gpu0.sawtooth"
+  ls -l "$big" "$small" | tee "$R/moments-sizes.txt"
+  sync
+  {
+    for i in 1 2 3; do
+      measured "segments --summaries at the end (round $i)" $TRACE segments --summaries "$big"
+      measured "modules --summaries at the peak (round $i)" $TRACE modules --summaries --depth 1 "$big"
+    done
+    measured "diff --summaries (100,000 against 20,000 steps)" $TRACE diff --summaries "$big" "$small"
+    measured "segments, the whole file" timeout 300 $TRACE segments "$big"
+    measured "modules, the whole file" timeout 300 $TRACE modules --depth 1 "$big"
+    measured "diff, the whole files" timeout 300 $TRACE diff "$big" "$small"
+  } | tee "$R/moments-open.txt"
+  # The same figures both ways.
+  $TRACE segments --summaries --json "$big" > "$R/moments-segments-summaries.json"
+  timeout 300 $TRACE segments --json "$big" > "$R/moments-segments-whole.json"
+  $TRACE modules --summaries --json "$big" > "$R/moments-modules-summaries.json"
+  timeout 300 $TRACE modules --json "$big" > "$R/moments-modules-whole.json"
+  python3 - "$R" <<'PY' | tee "$R/moments-agree.txt"
+import json, sys
+r = sys.argv[1]
+load = lambda name: json.load(open(f"{r}/moments-{name}.json"))
+s, w = load("segments-summaries"), load("segments-whole")
+for ds, dw in zip(s["devices"], w["devices"]):
+    same = all(ds.get(k) == dw.get(k) for k in ("event_index", "segments", "reserved_bytes", "allocated_bytes", "requested_bytes"))
+    print(f"segments {ds['device']}: {'the same' if same else 'DIFFERENT'} ({len(ds.get('segments', []))} segments, "
+          f"event {ds.get('event_index')})")
+s, w = load("modules-summaries"), load("modules-whole")
+own = lambda m: {row["name"]: row["self"] for row in m["modules"]}
+print(f"modules: {'the same' if own(s) == own(w) and s['live_bytes'] == w['live_bytes'] else 'DIFFERENT'} "
+      f"({len(s['modules'])} rows, {s['live_bytes']} B live at event {s['event_index']})")
+PY
+  rm -f "$R"/long-*.sawtooth "$R"/long-*.sawtooth-wal "$R"/long-*.sawtooth-shm "$R"/long-*.spec
+  rm -rf "$OUT/cache"
+}

@@ -23,8 +23,9 @@ namespace sawtooth {
 namespace {
 
 // Device 0 starts empty (the summaries store its allocator states); device 1 began with 4 kB
-// allocated and no snapshot of its allocator (no states: its moments come from a pass). Blocks sit
-// in segments of their own or in none, with stacks, categories, modules and passes.
+// allocated and no snapshot of its allocator (no states: its moments come from a pass); device 2
+// allocates in no segment at all, as a CPU does. Blocks sit in segments of their own or in none,
+// with stacks, categories, modules and passes.
 Trace movingTrace(size_t allocator_events, unsigned seed) {
   std::mt19937_64 rng(seed);
   Trace t;
@@ -42,8 +43,9 @@ Trace movingTrace(size_t allocator_events, unsigned seed) {
     int64_t size;
     bool own_segment;
   };
-  std::vector<Held> live[2];
+  std::vector<Held> live[3];
   uint64_t next = 0x10000;
+  bool segments_seen = false;
   int64_t now = 0;
   size_t n = 0;
   auto push = [&](DeviceId d, Action a, uint64_t addr, int64_t size) {
@@ -61,11 +63,14 @@ Trace movingTrace(size_t allocator_events, unsigned seed) {
     ++n;
   };
   while (n < allocator_events) {
-    const DeviceId d = rng() % 5 == 0 ? 1 : 0;
+    const uint64_t pick = rng() % 10;
+    const DeviceId d = pick < 2 ? 1 : pick == 2 ? 2 : 0;  // device 2: allocations in no segment (a CPU's)
     auto& held = live[d];
     if (held.empty() || rng() % 100 < 52) {
       const int64_t size = 512 * static_cast<int64_t>(1 + rng() % 32);
-      const bool own = d == 0 && rng() % 3 != 0;
+      // Device 0's first block in a segment of its own: from then on it is a device with segments.
+      const bool own = d == 0 && (!segments_seen || rng() % 3 != 0);
+      segments_seen |= own;
       if (own) push(d, Action::SegmentAlloc, next, size * 2);
       push(d, Action::Alloc, next, size);
       held.push_back({next, size, own});
@@ -181,12 +186,16 @@ class SummaryMomentTest : public ::testing::Test {
 };
 
 TEST_F(SummaryMomentTest, AtThePeakEveryFigureIsTheWholeTraces) {
-  for (DeviceId d : {0, 1}) {
+  for (DeviceId d : {0, 1, 2}) {
     auto m = momentFromSummaries(*model_, tables_, d, std::nullopt);
     ASSERT_TRUE(m.ok()) << m.error().message;
     EXPECT_TRUE(m->at_peak);
     EXPECT_EQ(m->position, scopePeak(trace_, static_cast<int16_t>(d)).position) << d;
     EXPECT_EQ(m->state.has_value(), d == 0);
+    const char* why = d == 1 ? "no allocator state" : d == 2 ? "no allocator segments" : nullptr;
+    if (why != nullptr) {
+      EXPECT_NE(m->why_no_state.find(why), std::string::npos) << m->why_no_state;
+    }
     expectTheWholeTraces(trace_, *m, tables_);
   }
 }
@@ -221,6 +230,17 @@ TEST_F(SummaryMomentTest, ADeviceWithoutStoredStatesHasLiveBytesButNoSegmentMap)
     EXPECT_FALSE(segmentMapOf(tables_, *m).has_value());
     expectTheWholeTraces(trace_, *m, tables_);
   }
+}
+
+TEST_F(SummaryMomentTest, AskedForItsStateAloneADeviceWithoutStoredStatesReadsNothing) {
+  std::atomic<bool> cancel{true};  // reading anything would say "cancelled"
+  Progress progress({}, &cancel);
+  auto m = momentFromSummaries(*model_, tables_, 1, std::nullopt, &progress, true);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_FALSE(m->state.has_value());
+  EXPECT_TRUE(m->live.allocations.empty());
+  EXPECT_EQ(m->replayed, 0);
+  EXPECT_NE(m->why_no_state.find("no allocator state"), std::string::npos);
 }
 
 TEST_F(SummaryMomentTest, CancelledAndUnknownDevicesAreErrorsInWords) {

@@ -84,7 +84,9 @@ stage_module_overhead() {
     rm -f "$R/modules/alt-$name.sawtooth"*
   done
   python3 bench/gpu/foreign/alternate_report.py "$R"/modules/alt-*.json | tee "$R/modules/overhead.md"
-  # The hooks' own cost per module call on this machine's CPU, the former bodies beside the current.
+  # The hooks' own cost per module call on this machine's CPU, the former bodies beside the current
+  # (MODULES_HOOKS_BENCH=0 leaves it out).
+  [ "${MODULES_HOOKS_BENCH:-1}" = 0 ] && return 0
   $MODULES_PY bench/capture/shim/module_hooks_bench.py $BUILD/lib/sawtooth/inject/libsawtooth_torch_tracker.so \
     --json "$R/modules/hooks.json" | tee "$R/modules/hooks.md"
 }

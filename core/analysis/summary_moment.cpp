@@ -18,8 +18,8 @@ constexpr const char* kNoStoredState =
     "the file's summaries hold no allocator state for this device (its recording began with memory already "
     "allocated and no snapshot of the allocator to start from), so its segments cannot be replayed from them";
 constexpr const char* kNoSegments =
-    "the trace carries no allocator segments on this device up to this moment (no snapshot segments, no segment "
-    "events: a CPU device, or a recording without them), so there is no segment map";
+    "the trace carries no allocator segments on this device (no snapshot segments, no segment events: a CPU "
+    "device, or a recording without them), so there is no segment map";
 
 constexpr uint64_t kSeqsPerRead = 65536;
 
@@ -164,11 +164,11 @@ Result<SummaryMoment> momentFromSummaries(TimelineModel& model, const Trace& tab
     }
     out.state = machine.state(static_cast<int16_t>(device), out.position, out.position < 0 ? kBeforeTrace : last_seq);
     if (Status s = liveFromState(source, *out.state, allocs, live); !s) return s.error();
-    // No segment on the device up to the moment (none now, none in the replay, none in any stored
-    // state before it): nothing the allocator's state could be drawn from, as the whole trace's
-    // replay refuses such a device.
-    if (out.state->segments.empty() && !out.state->outside_segments.empty() && !saw_segment_event) {
-      auto stored = source.segmentStoredAtOrBefore(device, wanted);
+    // No segment on the device (none now, none in the replay, none in any state the file stores
+    // for it): nothing the allocator's state could be drawn from, as the whole trace's replay
+    // refuses such a device (a CPU's).
+    if (out.state->segments.empty() && !saw_segment_event) {
+      auto stored = source.segmentStoredAtOrBefore(device, INT64_MAX);
       if (!stored) return stored.error();
       if (!*stored) {
         out.state.reset();

@@ -63,7 +63,7 @@ class SummarySource {
   };
   virtual Result<std::optional<Checkpoint>> checkpointAtOrBefore(DeviceId device, int64_t position) = 0;
   // Whether any stored state of the device at or before `position` holds a segment (one look at
-  // the stored segments' key, not a read of the states).
+  // the stored segments' key, not a read of the states; INT64_MAX: any of them).
   virtual Result<bool> segmentStoredAtOrBefore(DeviceId device, int64_t position) = 0;
   // The number of events (max seq + 1), and the events the summaries cover.
   virtual Result<uint64_t> eventCount() = 0;

@@ -164,10 +164,10 @@ Result<SummaryMoment> momentFromSummaries(TimelineModel& model, const Trace& tab
     }
     out.state = machine.state(static_cast<int16_t>(device), out.position, out.position < 0 ? kBeforeTrace : last_seq);
     if (Status s = liveFromState(source, *out.state, allocs, live); !s) return s.error();
-    // No segment on the device (none now, none in the replay, none in any state the file stores
-    // for it): nothing the allocator's state could be drawn from, as the whole trace's replay
-    // refuses such a device (a CPU's).
-    if (out.state->segments.empty() && !saw_segment_event) {
+    // Blocks alive but no segment on the device (none now, none in the replay, none in any state
+    // the file stores for it): nothing the allocator's state could be drawn from, as the whole
+    // trace's replay refuses such a device (a CPU's). An empty state is drawn as it is.
+    if (out.state->segments.empty() && !out.state->outside_segments.empty() && !saw_segment_event) {
       auto stored = source.segmentStoredAtOrBefore(device, INT64_MAX);
       if (!stored) return stored.error();
       if (!*stored) {

@@ -97,6 +97,20 @@ void fillConfig(LadderInput& in, const Run* run) {
   if (auto v = run->configValue("checkpoint_every"); v && *v != "never") in.already_checkpointed = true;
 }
 
+// The optimizer's steps of a run on a device, in order: its optimizer phases, one that runs inside
+// another counted as that one (ZeroRedundancyOptimizer's step runs its local optimizer's step
+// within its own: the shim marks both).
+std::vector<const Phase*> optimizerSteps(const Trace& trace, uint16_t run_index, DeviceId device) {
+  std::vector<const Phase*> out;
+  for (const Phase& p : trace.phases) {
+    if (p.kind != PhaseKind::Phase || stepPartOf(p.name) != StepPart::Optimizer) continue;
+    if ((run_index != kNoRun && p.run != run_index) || (p.device != kAllDevices && p.device != device)) continue;
+    if (!out.empty() && p.begin_ns >= out.back()->begin_ns && p.end_ns <= out.back()->end_ns) continue;
+    out.push_back(&p);
+  }
+  return out;
+}
+
 // The step's timing: the run's own measurement when it has one, else the intervals between its
 // optimizer steps; and the parts of a step from the phases.
 void fillTiming(LadderInput& in, const Trace& trace, const Run* run) {
@@ -111,6 +125,10 @@ void fillTiming(LadderInput& in, const Trace& trace, const Run* run) {
       t.source = fmt::format("the run's {} measurement (median of {})", timing->name, timing->samples);
     }
   std::vector<double> fwd, bwd, opt, step_ends;
+  for (const Phase* p : optimizerSteps(trace, in.run_index, in.device)) {
+    opt.push_back(static_cast<double>(p->end_ns - p->begin_ns) / 1e6);
+    step_ends.push_back(static_cast<double>(p->end_ns) / 1e6);
+  }
   double collective_total = 0;
   for (const Phase& p : trace.phases) {
     if (p.kind != PhaseKind::Phase || (in.run_index != kNoRun && p.run != in.run_index)) continue;
@@ -119,10 +137,7 @@ void fillTiming(LadderInput& in, const Trace& trace, const Run* run) {
     switch (stepPartOf(p.name)) {
       case StepPart::Forward: fwd.push_back(ms); break;
       case StepPart::Backward: bwd.push_back(ms); break;
-      case StepPart::Optimizer:
-        opt.push_back(ms);
-        step_ends.push_back(static_cast<double>(p.end_ns) / 1e6);
-        break;
+      case StepPart::Optimizer: break;
       default:
         if (p.name == "allreduce" || p.name == "all_reduce" || p.name == "broadcast" || p.name == "reduce_scatter" ||
             p.name == "all_gather")
@@ -527,10 +542,7 @@ Result<LadderInput> ladderInput(const Trace& trace, const LadderSelection& selec
   }
 
   in.micro_steps = findMicroSteps(in.ops);
-  for (const Phase& p : trace.phases)
-    if (p.kind == PhaseKind::Phase && stepPartOf(p.name) == StepPart::Optimizer &&
-        (in.run_index == kNoRun || p.run == in.run_index) && (p.device == kAllDevices || p.device == in.device))
-      ++in.optimizer_steps;
+  in.optimizer_steps = optimizerSteps(trace, in.run_index, in.device).size();
   fillConfig(in, run);
   // A recorded program says whether its model already ran under autocast (the shim's meta).
   if (auto it = trace.meta.find("program_autocast"); in.autocast.empty() && it != trace.meta.end() && it->second != "off")

@@ -4,7 +4,6 @@ namespace sawtooth::app {
 namespace {
 
 struct MomentViews {
-  int64_t position = -1;
   std::shared_ptr<const SegmentMap> map;  // null: no segment map (why_no_map)
   std::string why_no_map;
   std::shared_ptr<const LiveBytes> live;
@@ -59,7 +58,6 @@ void SummaryMoments::startNext() {
         auto moment = timeline->moment(*tables, device, at, p);
         if (!moment) return moment.error();
         MomentViews out;
-        out.position = moment->position;
         if (auto map = segmentMapOf(*tables, *moment)) out.map = std::make_shared<const SegmentMap>(std::move(*map));
         out.why_no_map = moment->why_no_state;
         out.live = std::make_shared<const LiveBytes>(liveBytesOf(*tables, *moment));

@@ -151,8 +151,8 @@ void TraceController::showTimeline(std::shared_ptr<SummaryTimeline> timeline, Ti
          "shown from the file's summaries; the allocator, live bytes and modules views replay the moment shown from "
          "the nearest allocator state the file stores (each module's forward and backward costs are not computed); "
          "the events table reads the file a page at a time (sorted by any column but phase: the first 100,000 rows "
-         "in that order). The runs view shows the runs' own measurements. Comparisons need every event and are not "
-         "available for a file this size.")
+         "in that order). The runs view shows the runs' own measurements. Compared with another trace, it is diffed "
+         "by the call sites alive at each peak; overlaying the two timelines needs every event.")
           .arg(views::bytesText(static_cast<qint64>(needs)), views::bytesText(static_cast<qint64>(budget))));
   openEventPages();
 }

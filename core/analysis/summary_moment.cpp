@@ -179,11 +179,9 @@ Result<SummaryMoment> momentFromSummaries(TimelineModel& model, const Trace& tab
     auto start = source.checkpointAtOrBefore(device, 0);
     if (!start) return start.error();
     live.unattributed = wrappingSub(baseline, *start ? activeBeforeTrace((*start)->state) : 0);
-  } else if (state_only) {
-    out.why_no_state = kNoStoredState;
-    return out;
   } else {
     out.why_no_state = kNoStoredState;
+    if (state_only) return out;
     // No stored state: the allocations alone, as liveAllocationsAt counts them without segments.
     std::unordered_map<uint64_t, LiveAllocation, KeyedHash> alive;
     int64_t applied = 0, total = baseline;

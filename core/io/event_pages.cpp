@@ -177,7 +177,6 @@ Result<EventPage> EventPages::sortedPage(const EventPageRows& rows, uint64_t fir
   if (!db) return db.error();
   auto st = db->prepare(pageSql(columns_.modules, "seq = ?1", true));
   if (!st) return st.error();
-  const int name_column = columns_.modules ? 14 : 12;
   page.events.reserve(count);
   for (size_t r = 0; r < count; ++r) {
     const int64_t want = rows.sorted[static_cast<size_t>(first) + r];
@@ -190,11 +189,17 @@ Result<EventPage> EventPages::sortedPage(const EventPageRows& rows, uint64_t fir
     Event e;
     if (std::string wrong = decodeEventRow(*st, columns_, static_cast<uint64_t>(want), path_, e, 1); !wrong.empty())
       return Error{wrong};
-    page.index.push_back(static_cast<uint64_t>(want - first_seq_));
-    page.events.push(e);
-    page.phase_names.emplace_back(st->type(name_column) == SQLITE_TEXT ? st->text(name_column) : std::string_view());
+    addRow(*st, want, e, page);
   }
   return page;
+}
+
+void EventPages::addRow(const sql::Statement& st, int64_t seq, const Event& e, EventPage& page) const {
+  const int name_column = columns_.modules ? 14 : 12;  // after pageSql's event columns
+  page.index.push_back(static_cast<uint64_t>(seq - first_seq_));
+  page.events.push(e);
+  // A name that is not text (a file is data) shows as none.
+  page.phase_names.emplace_back(st.type(name_column) == SQLITE_TEXT ? st.text(name_column) : std::string_view());
 }
 
 Result<EventPage> EventPages::ascending(const EventPageRows& rows, uint64_t first, size_t count) const {
@@ -216,7 +221,6 @@ Result<EventPage> EventPages::ascending(const EventPageRows& rows, uint64_t firs
     skip = first % kStride;
   }
   auto st = db->prepare(pageSql(columns_.modules, "seq >= ?1", true));
-  const int name_column = columns_.modules ? 14 : 12;
   if (!st) return st.error();
   st->bind(1, from);
   page.events.reserve(count);
@@ -231,10 +235,7 @@ Result<EventPage> EventPages::ascending(const EventPageRows& rows, uint64_t firs
       --skip;
       continue;
     }
-    page.index.push_back(static_cast<uint64_t>(seq - first_seq_));
-    page.events.push(e);
-    // A name that is not text (a file is data) shows as none.
-    page.phase_names.emplace_back(st->type(name_column) == SQLITE_TEXT ? st->text(name_column) : std::string_view());
+    addRow(*st, seq, e, page);
   }
   if (st->failed()) return Error{fmt::format("{}: {}", path_, st->error())};
   return page;

@@ -53,6 +53,8 @@ class EventPages {
   Result<EventPage> ascending(const EventPageRows& rows, uint64_t first, size_t count) const;
   // Rows [first, first + count) of a sort by a column, each read by its seq.
   Result<EventPage> sortedPage(const EventPageRows& rows, uint64_t first, size_t count) const;
+  // One decoded row of a page query (pageSql with the phase's name) onto `page`.
+  void addRow(const sql::Statement& st, int64_t seq, const Event& e, EventPage& page) const;
   Result<PhaseNames> readPhaseNames(sql::Database& db, ReadBudget& budget) const;
 
   std::string path_;

@@ -426,9 +426,12 @@ void MainWindow::runSiteDiff(views::DiffSitesView* view, DiffSideSource a, DiffS
             out.in.trace = &side.analysis->trace();
             return Ok{};
           }
-          auto pages = EventPages::open(side.on_demand->source, readingLimitsFromSettings());
-          if (!pages) return pages.error();
-          out.tables = (*pages)->tables();
+          out.tables = side.on_demand->tables;
+          if (!out.tables) {  // the tab has not read them yet
+            auto pages = EventPages::open(side.on_demand->source, readingLimitsFromSettings());
+            if (!pages) return pages.error();
+            out.tables = (*pages)->tables();
+          }
           auto moment = side.on_demand->timeline->moment(*out.tables, side.on_demand->device, std::nullopt, p);
           if (!moment) return moment.error();
           out.moment = std::move(*moment);

@@ -159,7 +159,7 @@ void TraceController::showTimeline(std::shared_ptr<SummaryTimeline> timeline, Ti
 
 std::optional<TraceController::OnDemand> TraceController::onDemand() const {
   if (tab_->state() != views::TraceTab::State::Summaries || !timeline_ || moment_events_ == 0) return std::nullopt;
-  return OnDemand{timeline_, source_.toStdString(), moment_device_};
+  return OnDemand{timeline_, source_.toStdString(), moment_device_, pages_ ? pages_->tables() : nullptr};
 }
 
 void TraceController::openEventPages() {

@@ -44,6 +44,7 @@ class TraceController : public QObject {
     std::shared_ptr<SummaryTimeline> timeline;
     std::string source;
     DeviceId device = 0;
+    std::shared_ptr<const Trace> tables;  // the file's tables once the tab has read them; else null
   };
   std::optional<OnDemand> onDemand() const;
   void cancelLoading();

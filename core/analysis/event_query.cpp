@@ -252,6 +252,31 @@ std::vector<uint64_t> sortRanks(const Trace& trace, EventColumn column) {
   }
 }
 
+std::vector<uint64_t> phaseRanks(const PhaseNames& phases) {
+  // A phase's rank is its name's place among the distinct names, then its id: what ordering every
+  // phase by name with ties by position gives, without a string per phase.
+  const std::vector<uint64_t> name_rank =
+      alphabeticalRanks(phases.names.size(), [&](size_t i) { return phases.names[i]; });
+  std::vector<uint64_t> lowered_rank(name_rank.size());
+  {
+    // Names that differ only in case tie, as they do in sortRanks: they share the first one's rank.
+    std::vector<size_t> order(name_rank.size());
+    for (size_t i = 0; i < order.size(); ++i) order[name_rank[i] - 1] = i;
+    uint64_t rank = 0;
+    std::string last;
+    for (size_t r = 0; r < order.size(); ++r) {
+      std::string here = lowered(phases.names[order[r]]);
+      if (r == 0 || here != last) ++rank;
+      lowered_rank[order[r]] = rank;
+      last = std::move(here);
+    }
+  }
+  const uint64_t n = phases.of.size();
+  std::vector<uint64_t> rank(n);
+  for (uint64_t id = 0; id < n; ++id) rank[id] = lowered_rank[phases.of[id]] * (n + 1) + id + 1;
+  return rank;
+}
+
 uint64_t sortKey(const Event& e, uint64_t index, EventColumn column, const std::vector<uint64_t>& ranks) {
   auto ranked = [&](uint64_t v) { return v < ranks.size() ? ranks[v] : 0; };
   switch (column) {

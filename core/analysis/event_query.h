@@ -103,6 +103,8 @@ Result<EventRows> selectEvents(const Trace& trace, const EventQuery& query, Prog
 // What a sort by `column` compares, for the columns shown by name (source, action, category, phase,
 // top frame): each name's rank in alphabetical order (empty for the others).
 std::vector<uint64_t> sortRanks(const Trace& trace, EventColumn column);
+// The phases' ranks from their names alone, in the order sortRanks gives them (by name, ties by id).
+std::vector<uint64_t> phaseRanks(const PhaseNames& phases);
 // An event's key in a sort by `column` (ascending; ties are the caller's to break, in event order).
 uint64_t sortKey(const Event& e, uint64_t index, EventColumn column, const std::vector<uint64_t>& ranks);
 

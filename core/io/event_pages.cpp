@@ -96,10 +96,6 @@ Result<sql::Database> EventPages::connect(const ReadBudget& budget, const Progre
 }
 
 Result<EventPageRows> EventPages::select(const EventQuery& query, Progress* progress) const {
-  if (query.sort == EventColumn::Phase)
-    return Error{
-        "sorting by phase needs the names of every phase in memory, which this file is too large for: sort by another "
-        "column, or filter by phase (e.g. phase:backward)"};
   auto filter = parseEventFilter(query.filter);
   if (!filter) return filter.error();
   EventPageRows rows;
@@ -115,7 +111,8 @@ Result<EventPageRows> EventPages::select(const EventQuery& query, Progress* prog
   auto db = connect(budget, progress);
   if (!db) return db.error();
   PhaseNames phases;
-  if (wantsPhases(*filter)) {
+  const bool by_phase = query.sort == EventColumn::Phase;
+  if (wantsPhases(*filter) || by_phase) {
     auto read = readPhaseNames(*db, budget);
     if (!read) return read.error();
     phases = std::move(*read);
@@ -124,7 +121,12 @@ Result<EventPageRows> EventPages::select(const EventQuery& query, Progress* prog
   const EventMatcher& matcher = *rows.matcher;
   // A sort by a column: the first kMaxSortedRows (key, seq) pairs in its order, the last of them on
   // top of the heap (descending: the keys inverted; ties stay in event order either way).
-  const std::vector<uint64_t> ranks = rows.by_column ? sortRanks(*tables_, query.sort) : std::vector<uint64_t>();
+  if (by_phase && !budget.take(phases.size() * sizeof(uint64_t)))
+    return Error{fmt::format("{}: {}: sort by another column, or filter by phase (e.g. phase:backward)", path_,
+                             budget.memoryError("a sort by phase").message)};
+  const std::vector<uint64_t> ranks = by_phase         ? phaseRanks(phases)
+                                      : rows.by_column ? sortRanks(*tables_, query.sort)
+                                                       : std::vector<uint64_t>();
   std::vector<std::pair<uint64_t, int64_t>> heap;
   auto st = db->prepare(pageSql(columns_.modules, "1", false));
   if (!st) return st.error();

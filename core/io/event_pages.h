@@ -5,8 +5,8 @@
 // query from the nearest of them, whatever the file's length. Rows are in event order, ascending
 // or descending (sort by #). A sort by another column keeps, in the same one pass, the first
 // kMaxSortedRows rows in its order (the largest allocations, the latest events...; a bounded heap,
-// never every event), and its pages are read by seq; a sort by phase (the names of millions of
-// phases) is refused with the reason. Each call opens its own read-only connection (one job's
+// never every event), and its pages are read by seq; a sort by phase reads the phases' names once
+// (a few distinct names, an index per phase, within the memory budget). Each call opens its own read-only connection (one job's
 // thread); the object itself is immutable.
 
 #include <cstdint>

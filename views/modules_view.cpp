@@ -60,9 +60,10 @@ void ModulesView::setModules(std::shared_ptr<const ModulesAt> modules) {
     return;
   }
   QString headline = toQString(modules_->memory.headline);
-  if (!modules_->memory.costs_known)
-    headline += tr(" (each module's forward and backward costs need every event and module call: not computed for a "
-                   "file this size)");
+  if (!modules_->memory.costs_known && !modules_->memory.costs_unknown.empty())
+    headline += tr(" (no forward and backward costs: %1)").arg(toQString(modules_->memory.costs_unknown));
+  else if (!modules_->memory.costs_scope.empty())
+    headline += tr("; forward and backward costs over %1").arg(toQString(modules_->memory.costs_scope));
   headline_->setText(headline +
                      tr(" — click a module to zoom in, double-click to zoom out; double-click a row to find it"));
   icicle_->setGraph(std::shared_ptr<const FlameGraph>(modules_, &modules_->icicle.graph));

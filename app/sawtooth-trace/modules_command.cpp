@@ -9,6 +9,7 @@
 #include "core/analysis/allocator_history.h"
 #include "core/analysis/live_allocations.h"
 #include "core/analysis/module_memory.h"
+#include "core/analysis/summary_module_costs.h"
 #include "core/io/file_moments.h"
 #include "core/io/module_json.h"
 #include "core/io/trace_loader.h"
@@ -58,7 +59,9 @@ int runFromSummaries(const ModulesOptions& o, const ReadLimits& limits) {
   if (const int* code = std::get_if<int>(&at)) return *code;
   auto moment = file->at(*device, std::get<std::optional<int64_t>>(at));
   if (!moment) return fail(moment.error().message);
-  const ModuleMemory memory = moduleMemoryOf(tables, moment->live, moment->at_peak, moment->context);
+  auto modules = modulesWithStepCosts(*file->model, tables, *moment);
+  if (!modules) return fail(modules.error().message);
+  const ModuleMemory& memory = modules->memory;
   if (o.json) std::cout << modulesJson(tables, o.file, memory, o.depth) << "\n";
   else std::cout << modulesText(memory, o.depth);
   return 0;
@@ -78,7 +81,7 @@ void addModulesCommand(CLI::App& app, ModulesOptions& o) {
       ->check(CLI::NonNegativeNumber);
   o.command->add_option("--device", o.device, "one device: cuda:N, N or cpu (default: the one with the largest peak)");
   o.command->add_flag("--json", o.json, "print one JSON object");
-  o.command->add_flag("--summaries", o.summaries, "a .sawtooth file of any length: read its summaries and, from the nearest allocator state it stores, the events up to the moment (not every event)");
+  o.command->add_flag("--summaries", o.summaries, "a .sawtooth file of any length: read its summaries and, from the nearest allocator state it stores, the events up to the moment (not every event); each module's costs are over the moment's step");
 }
 
 int runModulesCommand(const ModulesOptions& o, const ReadLimits& limits) {

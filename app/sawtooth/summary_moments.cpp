@@ -61,7 +61,9 @@ void SummaryMoments::startNext() {
         if (auto map = segmentMapOf(*tables, *moment)) out.map = std::make_shared<const SegmentMap>(std::move(*map));
         out.why_no_map = moment->why_no_state;
         out.live = std::make_shared<const LiveBytes>(liveBytesOf(*tables, *moment));
-        out.modules = std::make_shared<const ModulesAt>(modulesOf(*tables, *moment));
+        auto modules = timeline->modules(*tables, *moment, p);
+        if (!modules) return modules.error();
+        out.modules = std::make_shared<const ModulesAt>(std::move(*modules));
         return out;
       },
       [this](MomentViews v) {

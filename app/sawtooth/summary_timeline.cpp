@@ -78,6 +78,13 @@ Result<SummaryMoment> SummaryTimeline::moment(const Trace& tables, DeviceId devi
   return momentFromSummaries(*moment_model_, tables, device, position, &progress);
 }
 
+Result<ModulesAt> SummaryTimeline::modules(const Trace& tables, const SummaryMoment& moment, Progress& progress) {
+  std::lock_guard lock(moment_mutex_);
+  if (!moment_model_) return Error{"no moment has been read"};
+  moment_source_->setQueryDeadline(kQuerySeconds);
+  return modulesWithStepCosts(*moment_model_, tables, moment, &progress, &step_costs_);
+}
+
 uint64_t estimatedMemoryToReadWhole(uint64_t file_bytes) { return file_bytes / 10 * 27; }
 
 }  // namespace sawtooth::app

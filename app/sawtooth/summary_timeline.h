@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "core/analysis/summary_module_costs.h"
 #include "core/analysis/summary_moment.h"
 #include "core/analysis/timeline_frame.h"
 #include "core/io/summary_cache.h"
@@ -45,6 +46,10 @@ class SummaryTimeline {
   // One moment of a device (core/analysis/summary_moment.h), replayed on a connection of its own so
   // that the timeline's frames never wait for it; `tables` names what the events point to.
   Result<SummaryMoment> moment(const Trace& tables, DeviceId device, std::optional<int64_t> position, Progress& progress);
+  // The moment's bytes by module with each module's costs over the moment's step
+  // (core/analysis/summary_module_costs.h), on the moments' connection; the last step's costs are
+  // kept, so scrubbing within a step reads them once.
+  Result<ModulesAt> modules(const Trace& tables, const SummaryMoment& moment, Progress& progress);
   // Events the summaries cover.
   uint64_t events() const { return events_; }
   // Why the summaries come from the cache (empty when from the file itself).
@@ -60,6 +65,7 @@ class SummaryTimeline {
   std::mutex moment_mutex_;
   std::shared_ptr<native::FileSummarySource> moment_source_;  // opened at the first moment
   std::unique_ptr<TimelineModel> moment_model_;
+  StepCosts step_costs_;  // the last step's, under moment_mutex_
   uint64_t events_ = 0;
   std::string why_cached_;
 };

@@ -201,8 +201,14 @@ ModuleMemory moduleMemoryAt(const Trace& trace, int16_t device, std::optional<in
     if (const uint32_t m = trace.events.module(e); m < trace.modules.size()) context.module = trace.modules.fullName(m);
   }
   ModuleMemory out = moduleMemoryOf(trace, live, !position.has_value(), context);
-  if (!out.unavailable.empty()) return out;
+  addModuleCosts(out, trace, device);
+  return out;
+}
+
+void addModuleCosts(ModuleMemory& out, const Trace& trace, int16_t device) {
+  if (!out.unavailable.empty()) return;
   out.costs_known = true;
+  for (ModuleRow& row : out.rows) row.forward = row.backward = row.recompute = PassCost{};
   std::vector<uint32_t> row_of(trace.modules.size(), UINT32_MAX);
   for (uint32_t r = 0; r < out.rows.size(); ++r)
     if (out.rows[r].module < row_of.size()) row_of[out.rows[r].module] = r;
@@ -223,7 +229,6 @@ ModuleMemory moduleMemoryAt(const Trace& trace, int16_t device, std::optional<in
     cost->time_ns = wrappingAdd(cost->time_ns, std::max<int64_t>(0, call.end_ns - call.begin_ns));
     cost->peak_increment = std::max(cost->peak_increment, peakIncrement(series.allocated, call.begin_ns, call.end_ns));
   }
-  return out;
 }
 
 std::vector<const ModuleRow*> rowsToDepth(const ModuleMemory& memory, int max_depth) {

@@ -65,9 +65,12 @@ struct ModuleMemory {
   // The modules in tree order (a parent, then its children in the tree's order), then the
   // outside row. Empty when the trace has no modules (see unavailable).
   std::vector<ModuleRow> rows;
-  // The forward, backward and recompute costs were computed (they need every event and module call:
-  // not for a file too large to read whole).
+  // The forward, backward and recompute costs were computed: over the whole trace, or for a file
+  // too large to read whole over the moment's step (costs_scope says which step); when not,
+  // costs_unknown says why.
   bool costs_known = true;
+  std::string costs_scope;    // "" : the whole trace; else "step 12 (the moment's)"
+  std::string costs_unknown;  // why there are no costs, in words
   std::string headline;  // "At the peak on cuda:0 (allocator event 1,234): 572.5 MB in 14 modules, ..."
   std::string unavailable;  // why the trace has no modules to show; empty when it has
 };
@@ -85,6 +88,10 @@ ModuleMemory moduleMemoryAt(const Trace& trace, int16_t device, std::optional<in
 // The bytes of allocations already found (a file too large to read whole: summary_moment.h), by
 // `trace`'s module tree; no costs (costs_known false).
 ModuleMemory moduleMemoryOf(const Trace& trace, const LiveSet& live, bool at_peak, const MomentContext& context);
+// Each row's forward, backward and recompute costs from `trace`'s module calls and its events on
+// `device` (every call and event, or a window of them: a rise is measured from the allocated
+// bytes when a call begins, so a window that starts with the call gives the same figure).
+void addModuleCosts(ModuleMemory& memory, const Trace& trace, int16_t device);
 
 // Backward's stretches: for each module and each of its forward calls that a backward followed,
 // from the first to the last moment its backward ran — its backward calls (the shim's portable

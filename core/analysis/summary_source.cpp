@@ -125,6 +125,17 @@ Status MemorySource::spans(DeviceId device, SpanKind kind, int64_t t0, int64_t t
   return Ok{};
 }
 
+Status MemorySource::moduleCalls(int64_t t0, int64_t t1, size_t max, std::vector<ModuleCall>& out) {
+  out.clear();
+  for (const ModuleCall& call : trace_.modules.calls) {
+    if (call.begin_ns < t0 || call.begin_ns >= t1) continue;
+    if (out.size() == max) return Error{fmt::format("more than {} module calls in the window", max)};
+    out.push_back(call);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const ModuleCall& a, const ModuleCall& b) { return a.begin_ns < b.begin_ns; });
+  return Ok{};
+}
+
 Result<std::optional<SummarySource::Checkpoint>> MemorySource::checkpointAtOrBefore(DeviceId device, int64_t position) {
   auto it = store_.checkpoints.upper_bound({device, position});
   if (it == store_.checkpoints.begin()) return std::optional<Checkpoint>();

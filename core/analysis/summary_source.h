@@ -67,6 +67,10 @@ class SummarySource {
   virtual Result<bool> segmentStoredAtOrBefore(DeviceId device, int64_t position) = 0;
   // The number of events (max seq + 1), and the events the summaries cover.
   virtual Result<uint64_t> eventCount() = 0;
+  // The module calls that begin in [t0, t1), by their begin (none where the trace records none).
+  // A file keeps no index on them: one pass over its calls, never more than `max` of them kept
+  // (an error past it).
+  virtual Status moduleCalls(int64_t t0, int64_t t1, size_t max, std::vector<ModuleCall>& out) = 0;
 };
 
 // The summaries of a trace in memory: built from its events once (as a file would hold them).
@@ -89,6 +93,7 @@ class MemorySource : public SummarySource {
   Result<std::optional<Checkpoint>> checkpointAtOrBefore(DeviceId device, int64_t position) override;
   Result<bool> segmentStoredAtOrBefore(DeviceId device, int64_t position) override;
   Result<uint64_t> eventCount() override;
+  Status moduleCalls(int64_t t0, int64_t t1, size_t max, std::vector<ModuleCall>& out) override;
 
   const MemoryStore& store() const { return store_; }
   size_t bytesResident() const { return store_.bytesResident(); }

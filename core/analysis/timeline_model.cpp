@@ -398,15 +398,28 @@ Result<int64_t> TimelineModel::pointAtTime(DeviceId id, int axis, int64_t t) {
   return j * kLeafPoints + within;
 }
 
-Result<int64_t> TimelineModel::timeOfPoint(DeviceId id, int64_t point) {
+Result<std::pair<int64_t, uint64_t>> TimelineModel::point(DeviceId id, int64_t point) {
   const Device* d = device(id);
   const SeriesRow* s = d ? d->find(kAllocated) : nullptr;
   if (!s || point < 0 || point >= s->points) return Error{fmt::format("device {}: no allocator point {}", id, point)};
   LeafPoints points;
   if (Status st = leafPoints(*d, {s}, point / kLeafPoints, point / kLeafPoints, points); !st) return st.error();
   const auto i = static_cast<size_t>(point % kLeafPoints);
-  if (i >= points.times.size()) return Error{fmt::format("device {}: leaf of point {} is short", id, point)};
-  return points.times[i];
+  if (i >= points.times.size() || i >= points.seqs.size())
+    return Error{fmt::format("device {}: leaf of point {} is short", id, point)};
+  return std::pair{points.times[i], points.seqs[i]};
+}
+
+Result<int64_t> TimelineModel::timeOfPoint(DeviceId id, int64_t p) {
+  auto at = point(id, p);
+  if (!at) return at.error();
+  return at->first;
+}
+
+Result<uint64_t> TimelineModel::seqOfPoint(DeviceId id, int64_t p) {
+  auto at = point(id, p);
+  if (!at) return at.error();
+  return at->second;
 }
 
 Result<int64_t> TimelineModel::valueAfter(DeviceId id, int series, int64_t point) {

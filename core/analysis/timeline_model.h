@@ -67,6 +67,10 @@ class TimelineModel {
   Result<int64_t> pointAtTime(DeviceId device, int axis, int64_t t);
   // The (clamped) time of an allocator point.
   Result<int64_t> timeOfPoint(DeviceId device, int64_t point);
+  // The event (seq) of an allocator point.
+  Result<uint64_t> seqOfPoint(DeviceId device, int64_t point);
+  // An allocator point's (clamped) time and event.
+  Result<std::pair<int64_t, uint64_t>> point(DeviceId device, int64_t point);
   // The value of a series after a point (the start before the first).
   Result<int64_t> valueAfter(DeviceId device, int series, int64_t point);
 

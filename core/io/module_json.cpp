@@ -62,6 +62,8 @@ std::string modulesJson(const Trace& trace, const std::string& file, const Modul
               {"depth", max_depth < 0 ? json(nullptr) : json(max_depth)},
               {"headline", memory.headline},
               {"costs_known", memory.costs_known},
+              {"costs_scope", memory.costs_known ? json(memory.costs_scope.empty() ? "trace" : memory.costs_scope) : json(nullptr)},
+              {"costs_unknown", memory.costs_known ? json(nullptr) : json(memory.costs_unknown)},
               {"modules", rows}};
   return out.dump(indent, ' ', false, json::error_handler_t::replace);
 }
@@ -90,9 +92,13 @@ std::string modulesText(const ModuleMemory& memory, int max_depth) {
                        bytesOrBlank(row->backward.peak_increment), milliseconds(row->backward.time_ns));
   }
   out += "\nBytes are alive at that moment, each module with its submodules; (+): submodules not shown (--depth).\n";
-  out += memory.costs_known ? "peak+: the largest rise of the device's allocated bytes during one call of the module's pass.\n"
-                            : "Read from the file's summaries: each module's forward and backward costs need every event and "
-                              "are not computed (blank).\n";
+  if (memory.costs_known) {
+    out += "peak+: the largest rise of the device's allocated bytes during one call of the module's pass";
+    out += memory.costs_scope.empty() ? ".\n" : "; costs over " + printable(memory.costs_scope) + ".\n";
+  } else {
+    out += "No forward and backward costs (blank): " +
+           printable(memory.costs_unknown.empty() ? std::string("not computed") : memory.costs_unknown) + ".\n";
+  }
   return out;
 }
 

@@ -103,8 +103,12 @@ Status FileSummarySource::prepare() {
       {&phases_from_, &events_,
        "SELECT name, kind, device, run_id, begin_ns, end_ns FROM phases WHERE id >= ? AND id < ? ORDER BY id LIMIT ?"},
       {&phase_count_, &events_, "SELECT max(id) FROM phases"},
+      {&module_calls_, &events_,
+       "SELECT module, pass, run, begin_ns, end_ns FROM module_calls WHERE begin_ns >= ? AND begin_ns < ? ORDER BY "
+       "begin_ns, rowid"},
   };
   const bool has_phases = events_.hasTable("phases");
+  const bool has_calls = events_.hasTable("module_calls");
   // Files of format 1 have no module and pass columns.
   has_modules_ = events_.prepare("SELECT module, pass FROM events LIMIT 0").ok();
   const std::string columns = std::string("SELECT seq, t_ns, device, source, action, addr, size, stream, category, phase, "
@@ -118,6 +122,7 @@ Status FileSummarySource::prepare() {
   }
   for (const auto& [target, db, sql] : preps) {
     if (!has_phases && (target == &phase_begin_ || target == &phases_from_ || target == &phase_count_)) continue;
+    if (!has_calls && target == &module_calls_) continue;
     auto st = db->prepare(sql);
     if (!st) return st.error();
     *target = std::move(*st);
@@ -451,6 +456,30 @@ Result<bool> FileSummarySource::segmentStoredAtOrBefore(DeviceId device, int64_t
   segment_stored_.reset();
   if (!st) return st.error();
   return found;
+}
+
+Status FileSummarySource::moduleCalls(int64_t t0, int64_t t1, size_t max, std::vector<ModuleCall>& out) {
+  out.clear();
+  if (!events_.hasTable("module_calls")) return Ok{};
+  sql::Statement& st = module_calls_;
+  st.bind(1, t0).bind(2, t1);
+  while (st.step()) {
+    if (out.size() == max) {
+      st.reset();
+      return Error{fmt::format("{}: more than {} module calls between {} and {} ns", place_.events, max, t0, t1)};
+    }
+    ModuleCall c;
+    const int64_t module = st.isNull(0) ? -1 : st.int64(0);
+    c.module = module < 0 || module >= int64_t{UINT32_MAX} ? kNoModule : static_cast<uint32_t>(module);
+    c.pass = enumOf(st.int64(1), kPassCount, Pass::None);
+    c.run = st.isNull(2) ? kNoRun : static_cast<uint16_t>(st.int64(2));
+    c.begin_ns = st.int64(3);
+    c.end_ns = st.int64(4);
+    out.push_back(c);
+  }
+  Status s = done(st);
+  st.reset();
+  return s;
 }
 
 Result<uint64_t> FileSummarySource::eventCount() {

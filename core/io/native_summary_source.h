@@ -33,6 +33,7 @@ class FileSummarySource : public summary::SummarySource {
   Result<std::optional<Checkpoint>> checkpointAtOrBefore(DeviceId device, int64_t position) override;
   Result<bool> segmentStoredAtOrBefore(DeviceId device, int64_t position) override;
   Result<uint64_t> eventCount() override;
+  Status moduleCalls(int64_t t0, int64_t t1, size_t max, std::vector<ModuleCall>& out) override;
 
   // How many spans of a kind a device has (one count over the table's key, not a read of the rows).
   Result<int64_t> spanCount(DeviceId device, summary::SpanKind kind);
@@ -72,7 +73,8 @@ class FileSummarySource : public summary::SummarySource {
   bool has_modules_ = false;
 
   sql::Statement series_, axes_, nodes_, axis_nodes_, events_all_, events_of_, allocator_events_, spans_, checkpoint_, checkpoint_segments_,
-      checkpoint_blocks_, segment_stored_, count_, phase_begin_, phases_from_, phase_count_, span_ids_, span_at_, span_reach_from_;
+      checkpoint_blocks_, segment_stored_, count_, phase_begin_, phases_from_, phase_count_, span_ids_, span_at_, span_reach_from_,
+      module_calls_;
 };
 
 }  // namespace sawtooth::native

@@ -118,7 +118,8 @@ def own_sum(m):
 
 
 # Read from the file's summaries (a recording of any length): the same bytes per module at the
-# same moments, the costs left out.
+# same moments, and the costs over the moment's step: a step's share of every call the whole file
+# counts (the steps are alike), the same largest rise in each.
 for label, m, extra in (("peak", peak, []), ("end", end, ["--at", "end"])):
     s = modules(trace, "--summaries", *extra)
     check(s["event_index"] == m["event_index"] and s["live_bytes"] == m["live_bytes"],
@@ -126,8 +127,17 @@ for label, m, extra in (("peak", peak, []), ("end", end, ["--at", "end"])):
           f"{m['event_index']}, {m['live_bytes']} B")
     check({n: r["self"] for n, r in rows(s).items()} == {n: r["self"] for n, r in rows(m).items()},
           f"--summaries at the {label}: the modules' own bytes differ from the whole file's")
-    check(not s["costs_known"] and all("forward" not in r for r in s["modules"]),
-          f"--summaries at the {label}: costs are not computed there")
+    check(s["costs_known"] and str(s.get("costs_scope", "")).startswith("step "),
+          f"--summaries at the {label}: costs over the moment's step: {s.get('costs_scope')!r} {s.get('costs_unknown')!r}")
+    whole_rows = rows(m)
+    for name, row in rows(s).items():
+        if "forward" not in whole_rows[name]:
+            continue
+        for pass_name in ("forward", "recompute"):
+            want = whole_rows[name].get(pass_name, {}).get("calls", 0)
+            got = row.get(pass_name, {}).get("calls", 0)
+            check(got * STEPS == want, f"--summaries at the {label}: {name}'s {pass_name} calls in the step {got}, "
+                                       f"the whole file {want} over {STEPS} steps")
 
 for label, m in (("peak", peak), ("end", end)):
     check(own_sum(m) == m["live_bytes"], f"at the {label}: the rows' own bytes sum to {own_sum(m)}, "

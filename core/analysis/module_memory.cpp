@@ -42,6 +42,14 @@ std::vector<ModuleCall> backwardStretches(const Trace& trace) {
   for (const ModuleCall& call : tree.calls)
     if (call.module < tree.size() && call.pass == Pass::Forward) forward_begins[call.module].push_back(call.begin_ns);
   for (auto& begins : forward_begins) std::sort(begins.begin(), begins.end());
+  // A module never called itself (a ModuleList: its children are called by its parent) counts its
+  // backward stretches by its nearest ancestor's forward calls, one stretch a step as for the
+  // others, not one over the whole run.
+  std::vector<uint32_t> epochs_of(tree.size());
+  for (uint32_t m = 0; m < tree.size(); ++m) {
+    const uint32_t parent = tree.modules[m].parent;
+    epochs_of[m] = forward_begins[m].empty() && parent < m ? epochs_of[parent] : m;
+  }
   struct Stretch {
     int64_t begin, end;
   };
@@ -49,7 +57,7 @@ std::vector<ModuleCall> backwardStretches(const Trace& trace) {
   // [begin, end] of backward, of `module`: counted for it and each module above it.
   auto mark = [&](uint32_t module, int64_t begin, int64_t end) {
     for (uint32_t m = module, depth = 0; m < tree.size() && depth < tree.size(); m = tree.modules[m].parent, ++depth) {
-      const auto& begins = forward_begins[m];
+      const auto& begins = forward_begins[epochs_of[m]];
       const size_t epoch = static_cast<size_t>(std::upper_bound(begins.begin(), begins.end(), begin) - begins.begin());
       auto [it, fresh] = stretches.try_emplace({m, epoch}, Stretch{begin, end});
       if (!fresh) {

@@ -117,6 +117,14 @@ TEST(ModuleMemory, BackwardTimeFromTheBackwardEventsWhereThereAreNoBackwardCalls
   EXPECT_EQ(row(m2, "Net.0").backward.calls, 2);
   EXPECT_EQ(row(m2, "Net.0").backward.time_ns, 6);
   EXPECT_EQ(row(m2, "Net").backward.time_ns, 36);
+
+  // A module never called itself (a ModuleList, its blocks called by its parent): a backward
+  // stretch a step, counted by its parent's forward calls, not one over the whole run.
+  Trace container = two;
+  std::erase_if(container.modules.calls, [](const ModuleCall& c) { return c.module == 2 && c.pass == Pass::Forward; });
+  const ModuleMemory m3 = moduleMemoryAt(container, 0);
+  EXPECT_EQ(row(m3, "Net.1").backward.calls, 2);
+  EXPECT_EQ(row(m3, "Net.1").backward.time_ns, row(m2, "Net.1").backward.time_ns);
 }
 
 TEST(ModuleBand, TheTopLevelBlocksCallsOnBothAxes) {

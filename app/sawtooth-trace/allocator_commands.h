@@ -45,6 +45,7 @@ struct DiffOptions {
   std::string by = "site";        // site | module
   bool json = false;
   bool summaries = false;
+  bool totals = false;  // with summaries: count what each site allocated over each file
 };
 void addDiffCommand(CLI::App& app, DiffOptions& options);
 // Each file is read within `limits`.

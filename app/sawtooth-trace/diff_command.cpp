@@ -32,7 +32,11 @@ void addDiffCommand(CLI::App& app, DiffOptions& o) {
   o.command->add_flag("--json", o.json, "print one JSON object");
   o.command->add_flag("--summaries", o.summaries,
                       "A and B are .sawtooth files of any length: each peak replayed from the file's summaries and the "
-                      "nearest allocator state it stores (what each site allocated over the trace is not counted)");
+                      "nearest allocator state it stores (what each site allocated over the trace is not counted "
+                      "unless --totals)");
+  o.command->add_flag("--totals", o.totals,
+                      "with --summaries: also count what each site allocated over each file (one pass over every "
+                      "event of the peak's device, in memory bounded by the sites)");
 }
 
 namespace {
@@ -45,6 +49,7 @@ int diffFromSummaries(const DiffOptions& o, const ReadLimits& limits) {
   struct Side {
     std::optional<FileMoments> file;
     std::optional<SummaryMoment> moment;
+    std::optional<std::vector<AllocatedTotal>> totals;
   } sides[2];
   const std::string* paths[2] = {&o.a, &o.b};
   for (int i = 0; i < 2; ++i) {
@@ -57,9 +62,16 @@ int diffFromSummaries(const DiffOptions& o, const ReadLimits& limits) {
     auto moment = sides[i].file->at(**device, std::nullopt);
     if (!moment) return fail(moment.error().message);
     sides[i].moment = std::move(*moment);
+    if (o.totals) {
+      auto totals = allocatedTotalsFromSummaries(sides[i].file->model->source(), **device);
+      if (!totals) return fail(totals.error().message);
+      sides[i].totals = std::move(*totals);
+    }
   }
-  auto diff = diffInputs(DiffInput{&sides[0].file->tables(), &*sides[0].moment, o.a, {}},
-                         DiffInput{&sides[1].file->tables(), &*sides[1].moment, o.b, {}},
+  auto input = [&](int i, const std::string& path) {
+    return DiffInput{&sides[i].file->tables(), &*sides[i].moment, path, {}, sides[i].totals ? &*sides[i].totals : nullptr};
+  };
+  auto diff = diffInputs(input(0, o.a), input(1, o.b),
                          o.by == "module" ? DiffBy::Module : DiffBy::Site);
   if (!diff) return fail(diff.error().message);
   if (o.json) std::cout << diffJson(*diff) << "\n";
@@ -72,6 +84,10 @@ int diffFromSummaries(const DiffOptions& o, const ReadLimits& limits) {
 int runDiffCommand(const DiffOptions& o, const ReadLimits& limits) {
   if (o.runs.size() > 2) {
     fmt::print(stderr, "sawtooth-trace diff: --run at most twice (A's run, then B's)\n");
+    return 2;
+  }
+  if (o.totals && !o.summaries) {
+    fmt::print(stderr, "sawtooth-trace diff: --totals goes with --summaries (a trace read whole always has them)\n");
     return 2;
   }
   if (o.summaries) return diffFromSummaries(o, limits);

@@ -1,6 +1,8 @@
 #include "core/analysis/summary_moment.h"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -222,6 +224,31 @@ Result<SummaryMoment> momentFromSummaries(TimelineModel& model, const Trace& tab
     if (!phase) return phase.error();
     out.context.phase = std::move(*phase);
   }
+  return out;
+}
+
+Result<std::vector<AllocatedTotal>> allocatedTotalsFromSummaries(summary::SummarySource& source, DeviceId device,
+                                                                  Progress* progress) {
+  auto count = source.eventCount();
+  if (!count) return count.error();
+  std::map<std::tuple<uint32_t, Category, uint32_t>, AllocatedTotal> totals;
+  uint64_t seen = 0;
+  Status st = forEachAllocatorEvent(source, device, 0, *count, progress, [&](const summary::EventRow& row) {
+    const Event& e = row.event;
+    if (progress && (++seen & 0xFFFF) == 0) progress->report(row.seq, *count);
+    if (e.action != Action::Alloc) return true;
+    AllocatedTotal& t = totals[{e.stack, e.category, e.module}];
+    t.stack = e.stack;
+    t.category = e.category;
+    t.module = e.module;
+    t.bytes = wrappingAdd(t.bytes, e.size);
+    ++t.count;
+    return true;
+  });
+  if (!st) return st.error();
+  std::vector<AllocatedTotal> out;
+  out.reserve(totals.size());
+  for (auto& [key, t] : totals) out.push_back(t);
   return out;
 }
 

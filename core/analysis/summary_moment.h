@@ -45,6 +45,12 @@ Result<SummaryMoment> momentFromSummaries(TimelineModel& model, const Trace& tab
                                           std::optional<int64_t> position, Progress* progress = nullptr,
                                           bool state_only = false);
 
+// What each (stack, category, module) of the device allocated over the whole trace, as
+// allocatedTotals counts it in memory: one pass over every event (progress, cancellation), memory
+// bounded by the distinct sites.
+Result<std::vector<AllocatedTotal>> allocatedTotalsFromSummaries(summary::SummarySource& source, DeviceId device,
+                                                                  Progress* progress = nullptr);
+
 LiveBytes liveBytesOf(const Trace& tables, const SummaryMoment& moment);
 ModulesAt modulesOf(const Trace& tables, const SummaryMoment& moment);
 // Empty without a state (moment.why_no_state says why, in words).

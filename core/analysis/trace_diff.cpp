@@ -79,8 +79,20 @@ void addLive(SideData& d, RowKeys& keys, const LiveSet& live, int64_t peak, std:
   }
 }
 
-// A file too large to read whole: its moment at the peak; nothing counted over the whole trace.
-Result<SideData> readMomentSide(const Trace& tables, const SummaryMoment& moment, const std::string& file, DiffBy by) {
+// What the side's device allocated over its scope, by row.
+void addTotals(SideData& d, RowKeys& keys, const std::vector<AllocatedTotal>& totals) {
+  for (const AllocatedTotal& total : totals) {
+    SiteBytes& s = d.sites[{keys.key(total.stack, total.module), total.category}];
+    d.categorised |= total.category != Category::Unknown;
+    s.total = wrappingAdd(s.total, total.bytes);
+    d.side.total_allocated = wrappingAdd(d.side.total_allocated, total.bytes);
+  }
+}
+
+// A file too large to read whole: its moment at the peak, and what it allocated over the whole
+// trace when counted.
+Result<SideData> readMomentSide(const Trace& tables, const SummaryMoment& moment, const std::string& file, DiffBy by,
+                                const std::vector<AllocatedTotal>* totals) {
   if (by == DiffBy::Module)
     if (std::string why = modulesUnavailableReason(tables); !why.empty()) return Error{fmt::format("{}: {}", file, why)};
   SideData d;
@@ -91,6 +103,7 @@ Result<SideData> readMomentSide(const Trace& tables, const SummaryMoment& moment
   d.side.peak_phase = moment.context.phase;
   RowKeys keys(tables, by);
   addLive(d, keys, moment.live, moment.live.total, keys.none());
+  if (totals) addTotals(d, keys, *totals);
   return d;
 }
 
@@ -121,12 +134,7 @@ Result<SideData> readSide(const Trace& t, const std::string& file, const std::st
   RowKeys keys(t, by);
   addLive(d, keys, liveAllocationsAt(t, d.side.device, best.position, *run), best.bytes,
           *run ? kBeforeRunSite : keys.none());
-  for (const AllocatedTotal& total : allocatedTotals(t, d.side.device, *run)) {
-    SiteBytes& s = d.sites[{keys.key(total.stack, total.module), total.category}];
-    d.categorised |= total.category != Category::Unknown;
-    s.total = wrappingAdd(s.total, total.bytes);
-    d.side.total_allocated = wrappingAdd(d.side.total_allocated, total.bytes);
-  }
+  addTotals(d, keys, allocatedTotals(t, d.side.device, *run));
   return d;
 }
 
@@ -194,7 +202,7 @@ Result<TraceDiff> diffInputs(const DiffInput& a_in, const DiffInput& b_in, DiffB
     if (in.moment) {
       if (!in.run.empty())
         return Error{fmt::format("{}: a run of a file too large to read whole cannot be diffed on its own", in.file)};
-      return readMomentSide(*in.trace, *in.moment, in.file, by);
+      return readMomentSide(*in.trace, *in.moment, in.file, by, in.totals);
     }
     return readSide(*in.trace, in.file, in.run, by);
   };
@@ -206,7 +214,7 @@ Result<TraceDiff> diffInputs(const DiffInput& a_in, const DiffInput& b_in, DiffB
   if (!sb) return sb.error();
   TraceDiff d;
   d.by = by;
-  d.totals_known = !a_in.moment && !b_in.moment;
+  d.totals_known = (!a_in.moment || a_in.totals) && (!b_in.moment || b_in.totals);
   // A side without categories (a PyTorch snapshot) would split every row of the other side by
   // category against its own "unknown": match by site alone then.
   d.by_category = sa->categorised && sb->categorised;

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/analysis/live_allocations.h"
 #include "core/model/trace.h"
 #include "core/util/result.h"
 
@@ -78,6 +79,9 @@ struct DiffInput {
   const SummaryMoment* moment = nullptr;
   std::string file;
   std::string run;
+  // With a moment: what its device allocated over the whole file (allocatedTotalsFromSummaries);
+  // without them the diff's totals are not known.
+  const std::vector<AllocatedTotal>* totals = nullptr;
 };
 Result<TraceDiff> diffInputs(const DiffInput& a, const DiffInput& b, DiffBy by = DiffBy::Site);
 

@@ -160,6 +160,16 @@ if whole.returncode == 0 and summ.returncode == 0:
     check(w["a"]["peak_allocated_bytes"] == s["a"]["peak_allocated_bytes"], "diff --summaries: A's peak differs")
     check(s["a"]["total_allocated"] is None and all(r["a_total_allocated"] is None for r in s["sites"]),
           "diff --summaries: totals over a side are not counted, so null")
+# --totals: one pass over each file's events counts what each site allocated: the whole files' diff.
+summ = run("diff", a, b, "--json", "--summaries", "--totals")
+check(summ.returncode == 0, f"diff --summaries --totals: exit {summ.returncode}: {summ.stderr.strip()!r}")
+if whole.returncode == 0 and summ.returncode == 0:
+    w, s = json.loads(whole.stdout), json.loads(summ.stdout)
+    totals = lambda d: {(r["site"], r["category"]): (r["a_total_allocated"], r["b_total_allocated"]) for r in d["sites"]}
+    check(totals(w) == totals(s) and w["a"]["total_allocated"] == s["a"]["total_allocated"],
+          "diff --summaries --totals: what each site allocated differs from the whole files'")
+r = run("diff", a, b, "--totals")
+check(r.returncode == 2 and "--summaries" in r.stderr, f"diff --totals alone: exit {r.returncode}, {r.stderr.strip()!r}")
 r = run("diff", a, b, "--summaries", "--run", "0")
 check(r.returncode == 2 and "--run" in r.stderr, f"diff --summaries --run: exit {r.returncode}, {r.stderr.strip()!r}")
 r = run("modules", a, "--summaries")

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <random>
 
 #include "core/analysis/allocator_history.h"
@@ -316,6 +317,40 @@ TEST(SummaryMomentDiff, ADiffOfTwoMomentsIsTheDiffOfTheTracesAtTheirPeaks) {
       for (const TableColumn& c : table.columns) EXPECT_EQ(c.name.find("allocated in all"), std::string::npos);
     }
   }
+  // With what each side allocated over its whole file counted (one pass over its events): every
+  // row and column of the trace read whole, the totals included.
+  auto totals_a = allocatedTotalsFromSummaries(ma.source(), largestPeak(ma));
+  auto totals_b = allocatedTotalsFromSummaries(mb.source(), largestPeak(mb));
+  ASSERT_TRUE(totals_a.ok() && totals_b.ok());
+  for (DiffBy by : {DiffBy::Site, DiffBy::Module}) {
+    auto want = diffTraces(a, "a", b, "b", {}, {}, by);
+    ASSERT_TRUE(want.ok());
+    DiffInput in_a{&ta, &*moment_a, "a", {}, &*totals_a};
+    DiffInput in_b{&tb, &*moment_b, "b", {}, &*totals_b};
+    auto got = diffInputs(in_a, in_b, by);
+    ASSERT_TRUE(got.ok()) << got.error().message;
+    EXPECT_TRUE(got->totals_known);
+    EXPECT_EQ(got->a.total_allocated, want->a.total_allocated);
+    EXPECT_EQ(got->b.total_allocated, want->b.total_allocated);
+    ASSERT_EQ(got->rows.size(), want->rows.size());
+    for (size_t i = 0; i < want->rows.size(); ++i) {
+      EXPECT_EQ(got->rows[i].site, want->rows[i].site) << i;
+      EXPECT_EQ(got->rows[i].a_total_allocated, want->rows[i].a_total_allocated) << i;
+      EXPECT_EQ(got->rows[i].b_total_allocated, want->rows[i].b_total_allocated) << i;
+      EXPECT_EQ(got->rows[i].a_bytes, want->rows[i].a_bytes) << i;
+    }
+    EXPECT_EQ(diffSitesTable(*got).columnCount(), diffSitesTable(*want).columnCount());
+    // One side counted and not the other: still not known.
+    in_b.totals = nullptr;
+    auto half = diffInputs(in_a, in_b, by);
+    ASSERT_TRUE(half.ok());
+    EXPECT_FALSE(half->totals_known);
+  }
+  std::atomic<bool> stop{true};
+  Progress cancelled({}, &stop);
+  auto cut = allocatedTotalsFromSummaries(ma.source(), largestPeak(ma), &cancelled);
+  ASSERT_FALSE(cut.ok());
+  EXPECT_EQ(cut.error().message, "cancelled");
   // A run of a file too large to read whole is not diffed on its own.
   auto run = diffInputs(DiffInput{&ta, &*moment_a, "a", "0"}, DiffInput{&b, nullptr, "b", {}});
   ASSERT_FALSE(run.ok());

@@ -409,44 +409,73 @@ void MainWindow::runComparison(views::CompareView* view, std::shared_ptr<const T
       [view](const QString& error) { view->setFailed(error); });
 }
 
+// A side read on demand is its tables (EventPages) and its moment at the peak, and with `totals`
+// what its device allocated over the whole file (one pass).
+Result<std::shared_ptr<const CallSiteDiff>> MainWindow::siteDiffOf(const DiffSideSource& a, const DiffSideSource& b,
+                                                                   bool totals, Progress& p) {
+  struct Input {
+    std::shared_ptr<const Trace> tables;
+    std::optional<SummaryMoment> moment;
+    std::optional<std::vector<AllocatedTotal>> totals;
+    DiffInput in;
+  };
+  auto input = [&p, totals](const DiffSideSource& side, Input& out) -> Status {
+    out.in.file = side.name.toStdString();
+    if (side.analysis) {
+      out.in.trace = &side.analysis->trace();
+      return Ok{};
+    }
+    out.tables = side.on_demand->tables;
+    if (!out.tables) {  // the tab has not read them yet
+      auto pages = EventPages::open(side.on_demand->source, readingLimitsFromSettings());
+      if (!pages) return pages.error();
+      out.tables = (*pages)->tables();
+    }
+    auto moment = side.on_demand->timeline->moment(*out.tables, side.on_demand->device, std::nullopt, p);
+    if (!moment) return moment.error();
+    out.moment = std::move(*moment);
+    out.in.trace = out.tables.get();
+    out.in.moment = &*out.moment;
+    if (totals) {
+      auto counted = side.on_demand->timeline->allocatedTotals(side.on_demand->device, p);
+      if (!counted) return counted.error();
+      out.totals = std::move(*counted);
+      out.in.totals = &*out.totals;
+    }
+    return Ok{};
+  };
+  Input ia, ib;
+  if (Status st = input(a, ia); !st) return st.error();
+  if (Status st = input(b, ib); !st) return st.error();
+  auto diff = diffInputs(ia.in, ib.in);
+  if (!diff) return diff.error();
+  if (!diff->totals_known && !totals)
+    diff->change.lines.push_back(
+        "Counting what each site allocated over the whole file (one pass over its events); the columns follow.");
+  return std::make_shared<const CallSiteDiff>(callSiteDiff(std::move(*diff), views::DivergingBarChart::kSites));
+}
+
 void MainWindow::runSiteDiff(views::DiffSitesView* view, DiffSideSource a, DiffSideSource b) {
   view->setMessage(tr("Matching the call sites of %1 and %2…").arg(a.name, b.name));
+  const QString slot = QStringLiteral("sites %1").arg(reinterpret_cast<quintptr>(view), 0, 16);
   jobs_.run<std::shared_ptr<const CallSiteDiff>>(
-      QStringLiteral("sites %1").arg(reinterpret_cast<quintptr>(view), 0, 16), tr("Diffing by call site"), view,
-      [a, b](Progress& p) -> Result<std::shared_ptr<const CallSiteDiff>> {
-        // A side read on demand: its tables (EventPages), then its moment at the peak.
-        struct Input {
-          std::shared_ptr<const Trace> tables;
-          std::optional<SummaryMoment> moment;
-          DiffInput in;
-        };
-        auto input = [&p](const DiffSideSource& side, Input& out) -> Status {
-          out.in.file = side.name.toStdString();
-          if (side.analysis) {
-            out.in.trace = &side.analysis->trace();
-            return Ok{};
-          }
-          out.tables = side.on_demand->tables;
-          if (!out.tables) {  // the tab has not read them yet
-            auto pages = EventPages::open(side.on_demand->source, readingLimitsFromSettings());
-            if (!pages) return pages.error();
-            out.tables = (*pages)->tables();
-          }
-          auto moment = side.on_demand->timeline->moment(*out.tables, side.on_demand->device, std::nullopt, p);
-          if (!moment) return moment.error();
-          out.moment = std::move(*moment);
-          out.in.trace = out.tables.get();
-          out.in.moment = &*out.moment;
-          return Ok{};
-        };
-        Input ia, ib;
-        if (Status st = input(a, ia); !st) return st.error();
-        if (Status st = input(b, ib); !st) return st.error();
-        auto diff = diffInputs(ia.in, ib.in);
-        if (!diff) return diff.error();
-        return std::make_shared<const CallSiteDiff>(callSiteDiff(std::move(*diff), views::DivergingBarChart::kSites));
+      slot, tr("Diffing by call site"), view,
+      [a, b](Progress& p) { return siteDiffOf(a, b, false, p); },
+      [this, view, slot, a, b](std::shared_ptr<const CallSiteDiff> diff) {
+        view->setDiff(diff);
+        if (diff->diff.totals_known) return;
+        // A file past the budget: what each site allocated over it, counted in a second pass.
+        jobs_.run<std::shared_ptr<const CallSiteDiff>>(
+            slot + QStringLiteral(" totals"), tr("Counting what each site allocated"), view,
+            [a, b](Progress& p) { return siteDiffOf(a, b, true, p); },
+            [view](std::shared_ptr<const CallSiteDiff> counted) { view->setDiff(std::move(counted)); },
+            [view, diff](const QString& error) {
+              auto said = std::make_shared<CallSiteDiff>(*diff);
+              said->diff.change.lines.back() =
+                  tr("What each site allocated over the whole file was not counted: %1").arg(error).toStdString();
+              view->setDiff(std::move(said));
+            });
       },
-      [view](std::shared_ptr<const CallSiteDiff> diff) { view->setDiff(std::move(diff)); },
       [view](const QString& error) { view->setMessage(error); });
 }
 

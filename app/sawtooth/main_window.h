@@ -116,6 +116,9 @@ class MainWindow : public QMainWindow {
   std::optional<DiffSideSource> diffSideOf(views::TraceTab* tab) const;
   // The comparison's "Call sites" tab: the two traces diffed by call site (core's diffInputs).
   void runSiteDiff(views::DiffSitesView* view, DiffSideSource a, DiffSideSource b);
+  // The diff itself (in a job); `totals`: count what each side read on demand allocated over its file.
+  static Result<std::shared_ptr<const CallSiteDiff>> siteDiffOf(const DiffSideSource& a, const DiffSideSource& b,
+                                                                bool totals, Progress& p);
   void watchExport(const QString& path, bool interactive);
   // Writes a file a chart or table was turned into, in a job; its outcome goes to exportFinished.
   void runExport(const QString& path, bool interactive, std::function<Result<Ok>(Progress&)> work);

@@ -85,6 +85,12 @@ Result<ModulesAt> SummaryTimeline::modules(const Trace& tables, const SummaryMom
   return modulesWithStepCosts(*moment_model_, tables, moment, &progress, &step_costs_);
 }
 
+Result<std::vector<AllocatedTotal>> SummaryTimeline::allocatedTotals(DeviceId device, Progress& progress) {
+  auto source = native::FileSummarySource::open(place_, limits_);
+  if (!source) return source.error();
+  return allocatedTotalsFromSummaries(**source, device, &progress);
+}
+
 uint64_t estimatedMemoryToReadWhole(uint64_t file_bytes) { return file_bytes / 10 * 27; }
 
 }  // namespace sawtooth::app

@@ -50,6 +50,9 @@ class SummaryTimeline {
   // (core/analysis/summary_module_costs.h), on the moments' connection; the last step's costs are
   // kept, so scrubbing within a step reads them once.
   Result<ModulesAt> modules(const Trace& tables, const SummaryMoment& moment, Progress& progress);
+  // What each site of the device allocated over the whole file: one pass over its events, on a
+  // connection of its own (frames and moments go on meanwhile).
+  Result<std::vector<AllocatedTotal>> allocatedTotals(DeviceId device, Progress& progress);
   // Events the summaries cover.
   uint64_t events() const { return events_; }
   // Why the summaries come from the cache (empty when from the file itself).

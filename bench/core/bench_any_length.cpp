@@ -17,6 +17,8 @@
 //                         (core/analysis/summary_moment.h: the file's tables, the nearest stored
 //                         allocator state and the events after it), in a fresh process: time, RSS;
 //   BM_MomentScrub        the same at random allocator events of that device: the slowest;
+//   BM_SiteTotals         what each site of that device allocated over the file (a comparison's
+//                         totals): one pass over every event;
 //   BM_Upgrade            (with --upgrade) the same recording written as format 1 then converted.
 // The recordings are made on first use in $SAWTOOTH_BENCH_DATA (default build/bench-data):
 // about 40 B an event (25 M: 1 GB; 250 M: 10 GB) — delete them after. Sizes from
@@ -507,6 +509,24 @@ void BM_MomentScrub(benchmark::State& state) {
   state.counters["events"] = static_cast<double>(state.range(0));
 }
 
+// What each site of the largest device allocated over the whole file (a comparison's totals): one
+// pass over every event.
+void BM_SiteTotals(benchmark::State& state) {
+  const std::string path = recording(state.range(0));
+  MomentSource m = openMoments(path);
+  size_t sites = 0;
+  for (auto _ : state) {
+    const auto t0 = Clock::now();
+    auto totals = allocatedTotalsFromSummaries(m.file.model->source(), m.device);
+    if (!totals) return state.SkipWithError(totals.error().message.c_str());
+    state.SetIterationTime(std::chrono::duration<double>(Clock::now() - t0).count());
+    sites = totals->size();
+  }
+  state.counters["sites"] = static_cast<double>(sites);
+  state.counters["peak_rss_mb"] = rssMb();
+  state.counters["events"] = static_cast<double>(state.range(0));
+}
+
 // Format 1's file of the same recording, converted: the copy and the summaries' pass, in a fresh
 // process for its RSS.
 void BM_Upgrade(benchmark::State& state) {
@@ -529,6 +549,7 @@ void registerAll() {
     benchmark::RegisterBenchmark("BM_EventsFilter", BM_EventsFilter)->Arg(n)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("BM_EventsSortBySize", BM_EventsSortBySize)->Arg(n)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("BM_MomentAtPeak", BM_MomentAtPeak)->Arg(n)->UseManualTime()->Iterations(3)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("BM_SiteTotals", BM_SiteTotals)->Arg(n)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("BM_MomentScrub", BM_MomentScrub)->Arg(n)->UseManualTime()->Iterations(20)->Unit(benchmark::kMillisecond);
     if (std::getenv("ANY_LENGTH_UPGRADE"))
       benchmark::RegisterBenchmark("BM_Upgrade", BM_Upgrade)->Arg(n)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);

@@ -65,6 +65,7 @@ stage_anylength_moments() {
       measured "modules --summaries at the peak (round $i)" $TRACE modules --summaries --depth 1 "$big"
     done
     measured "diff --summaries (100,000 against 20,000 steps)" $TRACE diff --summaries "$big" "$small"
+    measured "diff --summaries --totals (one pass over each file's events)" $TRACE diff --summaries --totals "$big" "$small"
     measured "segments, the whole file" timeout 300 $TRACE segments "$big"
     measured "modules, the whole file" timeout 300 $TRACE modules --depth 1 "$big"
     measured "diff, the whole files" timeout 300 $TRACE diff "$big" "$small"
@@ -74,6 +75,8 @@ stage_anylength_moments() {
   timeout 300 $TRACE segments --json "$big" > "$R/moments-segments-whole.json"
   $TRACE modules --summaries --json "$big" > "$R/moments-modules-summaries.json"
   timeout 300 $TRACE modules --json "$big" > "$R/moments-modules-whole.json"
+  $TRACE diff --summaries --totals --json "$big" "$small" > "$R/moments-diff-summaries.json"
+  timeout 300 $TRACE diff --json "$big" "$small" > "$R/moments-diff-whole.json"
   python3 - "$R" <<'PY' | tee "$R/moments-agree.txt"
 import json, sys
 r = sys.argv[1]
@@ -87,6 +90,20 @@ s, w = load("modules-summaries"), load("modules-whole")
 own = lambda m: {row["name"]: row["self"] for row in m["modules"]}
 print(f"modules: {'the same' if own(s) == own(w) and s['live_bytes'] == w['live_bytes'] else 'DIFFERENT'} "
       f"({len(s['modules'])} rows, {s['live_bytes']} B live at event {s['event_index']})")
+# Costs over the peak's step beside the whole file's (every step): calls and largest rises.
+print(f"module costs --summaries: {s.get('costs_scope')!r} {s.get('costs_unknown')!r}")
+whole_rows = {row["name"]: row for row in w["modules"]}
+for row in s["modules"][:8]:
+    wr = whole_rows.get(row["name"], {})
+    if "forward" not in row:
+        continue
+    print(f"  {row['name']}: forward {row['forward']['calls']} call(s) {row['forward']['time_ns']} ns rise "
+          f"{row['forward']['peak_increment']} | whole {wr['forward']['calls']} calls rise {wr['forward']['peak_increment']}; "
+          f"backward rise {row['backward']['peak_increment']} | whole {wr['backward']['peak_increment']}")
+s, w = load("diff-summaries"), load("diff-whole")
+totals = lambda d: {(x["site"], x["category"]): (x["a_total_allocated"], x["b_total_allocated"]) for x in d["sites"]}
+print(f"diff totals: {'the same' if totals(s) == totals(w) and s['a']['total_allocated'] == w['a']['total_allocated'] else 'DIFFERENT'} "
+      f"({len(s['sites'])} rows; A allocated {s['a']['total_allocated']} B in all)")
 PY
   rm -f "$R"/long-*.sawtooth "$R"/long-*.sawtooth-wal "$R"/long-*.sawtooth-shm "$R"/long-*.spec
   rm -rf "$OUT/cache"

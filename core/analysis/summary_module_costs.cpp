@@ -60,6 +60,11 @@ Result<StepCosts> stepCostsAt(TimelineModel& model, const Trace& tables, DeviceI
   window.modules.modules = tables.modules.modules;
   std::vector<ModuleCall>& calls = window.modules.calls;
   if (Status st = model.source().moduleCalls(s.begin_ns - lookback, end, kMaxStepCostCalls, calls); !st) return st.error();
+  if (calls.size() > kMaxStepCostCalls) {
+    out.unknown = fmt::format("step {} holds more than {} module calls, more than are read for one step's costs: not computed",
+                              s.id, kMaxStepCostCalls);
+    return out;
+  }
   int64_t begin = s.begin_ns;
   for (const ModuleCall& c : calls)
     if (c.pass == Pass::Forward && c.module < tables.modules.size() && tables.modules.modules[c.module].parent == kNoModule &&
@@ -132,9 +137,16 @@ Result<ModulesAt> modulesWithStepCosts(TimelineModel& model, const Trace& tables
   ModuleMemory memory = moduleMemoryOf(tables, moment.live, moment.at_peak, moment.context);
   if (memory.unavailable.empty()) {
     auto costs = stepCostsAt(model, tables, moment.device, moment.position, progress, cache);
-    if (!costs) return costs.error();
+    if (!costs) {
+      if (progress && progress->cancelled()) return costs.error();
+      // The bytes stand without the costs: a file whose calls or events cannot be read says why.
+      StepCosts failed;
+      failed.device = moment.device;
+      failed.unknown = "reading the step's calls and events failed: " + costs.error().message;
+      costs = std::move(failed);
+    }
     applyStepCosts(memory, *costs);
-    if (cache) *cache = std::move(*costs);
+    if (cache && costs->known) *cache = std::move(*costs);
   }
   return modulesFrom(std::move(memory));
 }

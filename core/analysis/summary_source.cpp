@@ -129,8 +129,8 @@ Status MemorySource::moduleCalls(int64_t t0, int64_t t1, size_t max, std::vector
   out.clear();
   for (const ModuleCall& call : trace_.modules.calls) {
     if (call.begin_ns < t0 || call.begin_ns >= t1) continue;
-    if (out.size() == max) return Error{fmt::format("more than {} module calls in the window", max)};
     out.push_back(call);
+    if (out.size() > max) break;
   }
   std::stable_sort(out.begin(), out.end(), [](const ModuleCall& a, const ModuleCall& b) { return a.begin_ns < b.begin_ns; });
   return Ok{};

@@ -68,8 +68,8 @@ class SummarySource {
   // The number of events (max seq + 1), and the events the summaries cover.
   virtual Result<uint64_t> eventCount() = 0;
   // The module calls that begin in [t0, t1), by their begin (none where the trace records none).
-  // A file keeps no index on them: one pass over its calls, never more than `max` of them kept
-  // (an error past it).
+  // A file keeps no index on them: one pass over its calls. Past `max` of them it stops, holding
+  // max + 1 (the caller says there were too many).
   virtual Status moduleCalls(int64_t t0, int64_t t1, size_t max, std::vector<ModuleCall>& out) = 0;
 };
 

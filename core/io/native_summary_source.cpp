@@ -464,10 +464,7 @@ Status FileSummarySource::moduleCalls(int64_t t0, int64_t t1, size_t max, std::v
   sql::Statement& st = module_calls_;
   st.bind(1, t0).bind(2, t1);
   while (st.step()) {
-    if (out.size() == max) {
-      st.reset();
-      return Error{fmt::format("{}: more than {} module calls between {} and {} ns", place_.events, max, t0, t1)};
-    }
+    if (out.size() > max) break;
     ModuleCall c;
     const int64_t module = st.isNull(0) ? -1 : st.int64(0);
     c.module = module < 0 || module >= int64_t{UINT32_MAX} ? kNoModule : static_cast<uint32_t>(module);

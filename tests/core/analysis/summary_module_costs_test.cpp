@@ -173,6 +173,24 @@ TEST(SummaryModuleCosts, WithoutStepsTheCostsAreNotComputedAndTheReasonIsSaid) {
   EXPECT_EQ(modules->table.columnCount(), 11u);
 }
 
+TEST(SummaryModuleCosts, AStepOfTooManyCallsKeepsItsBytesAndSaysWhyItHasNoCosts) {
+  Trace trace = steppedTrace(2);
+  const int64_t t = trace.phases.front().begin_ns + 1;
+  for (size_t i = 0; i <= kMaxStepCostCalls; ++i) trace.modules.calls.push_back(ModuleCall{1, Pass::Forward, kNoRun, t, t});
+  const Trace tables = tablesOf(trace);
+  auto source = summary::MemorySource::build(trace);
+  ASSERT_TRUE(source.ok());
+  TimelineModel model(std::shared_ptr<summary::SummarySource>(std::move(*source)));
+  ASSERT_TRUE(model.refresh().ok());
+  auto moment = momentFromSummaries(model, tables, 0, std::nullopt);
+  ASSERT_TRUE(moment.ok());
+  auto modules = modulesWithStepCosts(model, tables, *moment);
+  ASSERT_TRUE(modules.ok()) << modules.error().message;
+  EXPECT_FALSE(modules->memory.costs_known);
+  EXPECT_NE(modules->memory.costs_unknown.find("module calls"), std::string::npos) << modules->memory.costs_unknown;
+  EXPECT_EQ(modules->memory.live_bytes, moment->live.total);
+}
+
 TEST(SummaryModuleCosts, ACancelledReadSaysSo) {
   const Trace trace = steppedTrace(2);
   const Trace tables = tablesOf(trace);

@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-
 namespace sawtooth {
 namespace {
 
@@ -53,13 +52,15 @@ Result<StepCosts> stepCostsAt(TimelineModel& model, const Trace& tables, DeviceI
   // Where the step's calls begin: the forward phase is marked as the top-level module's call
   // begins, so that call may begin a moment before it (it is still running when the phase begins).
   const int64_t end = s.open || s.end_ns <= s.begin_ns ? INT64_MAX : s.end_ns;
-  const int64_t lookback = std::max<int64_t>(1'000'000, end == INT64_MAX ? 0 : (end - s.begin_ns) / 4);
+  // A quarter of the step (at least 1 ms) before it; in double, as a file's times may be anything.
+  const double lookback = std::max(1e6, end == INT64_MAX ? 0.0 : (static_cast<double>(end) - static_cast<double>(s.begin_ns)) / 4);
+  const int64_t from_ns = static_cast<int64_t>(std::max(static_cast<double>(INT64_MIN), static_cast<double>(s.begin_ns) - lookback));
   Trace window;
   window.format = tables.format;
   window.devices = tables.devices;
   window.modules.modules = tables.modules.modules;
   std::vector<ModuleCall>& calls = window.modules.calls;
-  if (Status st = model.source().moduleCalls(s.begin_ns - lookback, end, kMaxStepCostCalls, calls); !st) return st.error();
+  if (Status st = model.source().moduleCalls(from_ns, end, kMaxStepCostCalls, calls); !st) return st.error();
   if (calls.size() > kMaxStepCostCalls) {
     out.unknown = fmt::format("step {} holds more than {} module calls, more than are read for one step's costs: not computed",
                               s.id, kMaxStepCostCalls);
@@ -82,18 +83,16 @@ Result<StepCosts> stepCostsAt(TimelineModel& model, const Trace& tables, DeviceI
                               s.id, end_point - first_point, kMaxStepCostEvents);
     return out;
   }
-  if (first_point < end_point) {
+  auto count = model.source().eventCount();
+  if (!count) return count.error();
+  if (first_point < end_point && *count > 0) {
     auto first_seq = model.seqOfPoint(device, first_point);
     if (!first_seq) return first_seq.error();
-    uint64_t last_seq = 0;
+    uint64_t last_seq = *count - 1;  // never past the file's events, whatever its summaries say
     if (end_point < d->allocator_points) {
       auto next = model.seqOfPoint(device, end_point);
       if (!next) return next.error();
-      last_seq = *next - 1;
-    } else {
-      auto count = model.source().eventCount();
-      if (!count) return count.error();
-      last_seq = *count - 1;
+      if (*next > 0) last_seq = std::min(last_seq, *next - 1);
     }
     std::vector<summary::EventRow> rows;
     for (uint64_t from = *first_seq; from <= last_seq;) {

@@ -5,8 +5,10 @@
 //   1: the input run as SQL on an empty database (any schema at all);
 //   2: the input is the database file itself (seeds: small real files with 512-byte pages).
 // The file is then read as a user's would be (readNative, then everything the programs do with a
-// trace, through loadTrace: the value checks and anomalies too). Any input must give an error value or a trace: never a crash, a sanitizer report, a
-// hang, unbounded memory, or a file written beside the input.
+// trace, through loadTrace: the value checks and anomalies too), then, when it reads, on demand from
+// its summaries as a file past the whole-file budget is. Any input must give an error value or a
+// trace: never a crash, a sanitizer report, a hang, unbounded memory, or a file written beside the
+// input.
 
 #include <sqlite3.h>
 #include <unistd.h>
@@ -18,6 +20,8 @@
 #include <filesystem>
 #include <string>
 
+#include "core/analysis/summary_module_costs.h"
+#include "core/io/file_moments.h"
 #include "core/io/native_schema.h"
 #include "core/io/trace_loader.h"
 #include "fuzz/exercise_trace.h"
@@ -37,6 +41,26 @@ const fs::path& folder() {
 
 void removeAll(const std::string& path) {
   for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((path + suffix).c_str());
+}
+
+// The file read on demand, as one past the whole-file budget is: its summaries (built into the
+// fuzzer's own cache when it has none, or when they disagree with its events), the moment at its
+// largest peak and the views made of it, the step's module costs, what each site allocated, and
+// the events table sorted by phase.
+void exerciseOnDemand(const std::string& path, const sawtooth::ReadLimits& limits) {
+  using namespace sawtooth;
+  auto file = openFileMoments(path, limits);
+  if (!file) return;
+  if (auto sorted = file->pages->select(EventQuery{"", EventColumn::Phase, true}))
+    (void)file->pages->page(*sorted, 0, 64);
+  auto device = file->largestPeakDevice();
+  if (!device || !*device) return;
+  auto moment = file->at(**device, std::nullopt);
+  if (!moment) return;
+  (void)liveBytesOf(file->tables(), *moment);
+  (void)segmentMapOf(file->tables(), *moment);
+  (void)modulesWithStepCosts(*file->model, file->tables(), *moment);
+  (void)allocatedTotalsFromSummaries(file->model->source(), **device);
 }
 
 // Building the file is bounded too: the fuzzer's SQL must not hang or fill the disk here.
@@ -75,6 +99,14 @@ bool build(const std::string& path, uint8_t mode, const std::string& body) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace sawtooth;
   if (size < 1) return 0;
+  // Summaries built for an input go into a cache of the fuzzer's own, emptied each time.
+  static const fs::path cache = [] {
+    const fs::path c = fs::temp_directory_path() / ("sawtooth-fuzz-native-cache-" + std::to_string(::getpid()));
+    ::setenv("SAWTOOTH_CACHE_DIR", c.c_str(), 1);
+    return c;
+  }();
+  std::error_code ignored;
+  fs::remove_all(cache, ignored);
   const std::string path = (folder() / "input.sawtooth").string();
   removeAll(path);
   const std::string body(reinterpret_cast<const char*>(data) + 1, size - 1);
@@ -85,7 +117,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   limits.max_memory = uint64_t{512} << 20;
   limits.max_seconds = 5;
   auto trace = loadTrace(path, nullptr, limits);
-  if (trace) fuzz::exerciseTrace(*trace);
+  if (trace) {
+    fuzz::exerciseTrace(*trace);
+    exerciseOnDemand(path, limits);
+  }
 
   // Reading never writes beside the input.
   const auto files_after = std::distance(fs::directory_iterator(folder()), fs::directory_iterator());

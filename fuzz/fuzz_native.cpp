@@ -34,6 +34,10 @@ const fs::path& folder() {
   static const fs::path dir = [] {
     fs::path d = fs::temp_directory_path() / ("sawtooth-fuzz-native-" + std::to_string(::getpid()));
     fs::create_directories(d);
+    std::atexit([] {
+      std::error_code ignored;
+      fs::remove_all(fs::temp_directory_path() / ("sawtooth-fuzz-native-" + std::to_string(::getpid())), ignored);
+    });
     return d;
   }();
   return dir;
@@ -103,6 +107,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const fs::path cache = [] {
     const fs::path c = fs::temp_directory_path() / ("sawtooth-fuzz-native-cache-" + std::to_string(::getpid()));
     ::setenv("SAWTOOTH_CACHE_DIR", c.c_str(), 1);
+    std::atexit([] {
+      std::error_code ignored;
+      fs::remove_all(fs::temp_directory_path() / ("sawtooth-fuzz-native-cache-" + std::to_string(::getpid())), ignored);
+    });
     return c;
   }();
   std::error_code ignored;

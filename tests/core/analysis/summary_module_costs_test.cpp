@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <memory>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -156,17 +158,29 @@ TEST(SummaryModuleCosts, TheMomentsStepCostsWhatEachStepOfTheWholeTraceCosts) {
   check(model);
 }
 
+// A trace's summaries in memory and its moment at the peak of device 0.
+struct AtThePeak {
+  explicit AtThePeak(const Trace& trace) : tables(tablesOf(trace)) {
+    auto source = summary::MemorySource::build(trace);
+    if (!source) throw std::runtime_error(source.error().message);
+    model = std::make_unique<TimelineModel>(std::shared_ptr<summary::SummarySource>(std::move(*source)));
+    if (!model->refresh()) throw std::runtime_error("refresh");
+    auto m = momentFromSummaries(*model, tables, 0, std::nullopt);
+    if (!m) throw std::runtime_error(m.error().message);
+    moment = std::move(*m);
+  }
+  Result<ModulesAt> modules(Progress* progress = nullptr) { return modulesWithStepCosts(*model, tables, moment, progress); }
+
+  Trace tables;
+  std::unique_ptr<TimelineModel> model;
+  SummaryMoment moment;
+};
+
 TEST(SummaryModuleCosts, WithoutStepsTheCostsAreNotComputedAndTheReasonIsSaid) {
   Trace trace = steppedTrace(2);
   trace.phases.clear();
-  const Trace tables = tablesOf(trace);
-  auto source = summary::MemorySource::build(trace);
-  ASSERT_TRUE(source.ok());
-  TimelineModel model(std::shared_ptr<summary::SummarySource>(std::move(*source)));
-  ASSERT_TRUE(model.refresh().ok());
-  auto moment = momentFromSummaries(model, tables, 0, std::nullopt);
-  ASSERT_TRUE(moment.ok());
-  auto modules = modulesWithStepCosts(model, tables, *moment);
+  AtThePeak at(trace);
+  auto modules = at.modules();
   ASSERT_TRUE(modules.ok()) << modules.error().message;
   EXPECT_FALSE(modules->memory.costs_known);
   EXPECT_NE(modules->memory.costs_unknown.find("marks no steps"), std::string::npos) << modules->memory.costs_unknown;
@@ -177,32 +191,19 @@ TEST(SummaryModuleCosts, AStepOfTooManyCallsKeepsItsBytesAndSaysWhyItHasNoCosts)
   Trace trace = steppedTrace(2);
   const int64_t t = trace.phases.front().begin_ns + 1;
   for (size_t i = 0; i <= kMaxStepCostCalls; ++i) trace.modules.calls.push_back(ModuleCall{1, Pass::Forward, kNoRun, t, t});
-  const Trace tables = tablesOf(trace);
-  auto source = summary::MemorySource::build(trace);
-  ASSERT_TRUE(source.ok());
-  TimelineModel model(std::shared_ptr<summary::SummarySource>(std::move(*source)));
-  ASSERT_TRUE(model.refresh().ok());
-  auto moment = momentFromSummaries(model, tables, 0, std::nullopt);
-  ASSERT_TRUE(moment.ok());
-  auto modules = modulesWithStepCosts(model, tables, *moment);
+  AtThePeak at(trace);
+  auto modules = at.modules();
   ASSERT_TRUE(modules.ok()) << modules.error().message;
   EXPECT_FALSE(modules->memory.costs_known);
   EXPECT_NE(modules->memory.costs_unknown.find("module calls"), std::string::npos) << modules->memory.costs_unknown;
-  EXPECT_EQ(modules->memory.live_bytes, moment->live.total);
+  EXPECT_EQ(modules->memory.live_bytes, at.moment.live.total);
 }
 
 TEST(SummaryModuleCosts, ACancelledReadSaysSo) {
-  const Trace trace = steppedTrace(2);
-  const Trace tables = tablesOf(trace);
-  auto source = summary::MemorySource::build(trace);
-  ASSERT_TRUE(source.ok());
-  TimelineModel model(std::shared_ptr<summary::SummarySource>(std::move(*source)));
-  ASSERT_TRUE(model.refresh().ok());
-  auto moment = momentFromSummaries(model, tables, 0, std::nullopt);
-  ASSERT_TRUE(moment.ok());
+  AtThePeak at(steppedTrace(2));
   std::atomic<bool> cancel{true};
   Progress cancelled({}, &cancel);
-  auto modules = modulesWithStepCosts(model, tables, *moment, &cancelled);
+  auto modules = at.modules(&cancelled);
   ASSERT_FALSE(modules.ok());
   EXPECT_EQ(modules.error().message, "cancelled");
 }

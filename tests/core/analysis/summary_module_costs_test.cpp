@@ -158,9 +158,10 @@ TEST(SummaryModuleCosts, TheMomentsStepCostsWhatEachStepOfTheWholeTraceCosts) {
   check(model);
 }
 
-// A trace's summaries in memory and its moment at the peak of device 0.
+// A trace's summaries in memory (the trace kept: they read its events) and its moment at the peak
+// of device 0.
 struct AtThePeak {
-  explicit AtThePeak(const Trace& trace) : tables(tablesOf(trace)) {
+  explicit AtThePeak(Trace t) : trace(std::move(t)), tables(tablesOf(trace)) {
     auto source = summary::MemorySource::build(trace);
     if (!source) throw std::runtime_error(source.error().message);
     model = std::make_unique<TimelineModel>(std::shared_ptr<summary::SummarySource>(std::move(*source)));
@@ -171,7 +172,7 @@ struct AtThePeak {
   }
   Result<ModulesAt> modules(Progress* progress = nullptr) { return modulesWithStepCosts(*model, tables, moment, progress); }
 
-  Trace tables;
+  Trace trace, tables;
   std::unique_ptr<TimelineModel> model;
   SummaryMoment moment;
 };

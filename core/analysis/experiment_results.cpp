@@ -195,6 +195,10 @@ std::vector<PrecisionRow> precisionResults(const Trace& trace) {
 }
 
 std::vector<PlanRow> anatomyPlan(const Trace& trace, DeviceId device) {
+  return anatomyPlan(trace, categoryPeaks(trace, device));
+}
+
+std::vector<PlanRow> anatomyPlan(const Trace& trace, const CategoryPeaks& peaks) {
   std::vector<PlanRow> out;
   const Run* run = nullptr;
   for (const auto& r : trace.runs)
@@ -202,7 +206,6 @@ std::vector<PlanRow> anatomyPlan(const Trace& trace, DeviceId device) {
   if (!run) return out;
   const auto plan = MemoryPlan::fromRun(*run);
   if (!plan) return out;
-  const CategoryPeaks peaks = categoryPeaks(trace, device);
   auto measured = [&](Category c) { return static_cast<double>(peaks.peak[static_cast<size_t>(c)]); };
   out.push_back(PlanRow{"parameters", plan->parameter_bytes, measured(Category::Parameter)});
   out.push_back(PlanRow{"gradients", plan->gradient_bytes, measured(Category::Gradient)});

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/analysis/category_series.h"
 #include "core/model/trace.h"
 
 namespace sawtooth {
@@ -80,6 +81,8 @@ struct PlanRow {
   double error() const { return plan_bytes > 0 ? measured_bytes / plan_bytes - 1 : 0; }
 };
 std::vector<PlanRow> anatomyPlan(const Trace& trace, DeviceId device);
+// The same from the device's category peaks counted elsewhere (trace = the runs).
+std::vector<PlanRow> anatomyPlan(const Trace& trace, const CategoryPeaks& peaks);
 
 // One rung of the seed's ladder with this machine's numbers, or a note that it is not measured.
 struct LadderRung {

@@ -43,15 +43,20 @@ std::optional<OomObstacle> bestWindow(const SegmentView& seg, int64_t need) {
 }  // namespace
 
 OomExplanation explainOom(const Trace& trace, const AllocatorHistory& history, int64_t position, SiteNamer& names) {
+  const uint64_t event = history.events().at(static_cast<size_t>(position));
+  // An OOM changes nothing: the state after it is the state it failed in.
+  return explainOom(trace.events.at(event), event, position, history.stateAfter(position), history.settings(), names);
+}
+
+OomExplanation explainOom(const Event& e, uint64_t event, int64_t position, const AllocatorState& state,
+                          const AllocatorSettings& settings, SiteNamer& names) {
   OomExplanation x;
   x.position = position;
-  x.event = history.events().at(static_cast<size_t>(position));
-  const Event e = trace.events.at(x.event);
+  x.event = event;
   x.requested = e.size;
   x.device_free = static_cast<int64_t>(e.addr);
   x.stream = e.stream;
   x.small_pool = isSmallPoolSize(e.size);
-  const AllocatorState state = history.stateAfter(position);  // an OOM changes nothing
   x.reserved = state.reserved;
   x.allocated = state.allocated_bytes;
   x.cached_free = state.free_bytes;
@@ -80,8 +85,8 @@ OomExplanation explainOom(const Trace& trace, const AllocatorHistory& history, i
     x.summary = fmt::format("Asked for {} on {}: nothing cached free there, and the device had {} free for a new segment "
                             "of {}.",
                             formatBytes(x.requested), where, formatBytes(x.device_free),
-                            formatBytes(segmentSizeFor(x.requested, history.settings())));
-  if (const int64_t segment = segmentSizeFor(x.requested, history.settings()); x.device_free >= segment)
+                            formatBytes(segmentSizeFor(x.requested, settings)));
+  if (const int64_t segment = segmentSizeFor(x.requested, settings); x.device_free >= segment)
     x.details.push_back(fmt::format("The device had room for a new segment of {}: a limit refused it "
                                     "(torch.cuda.set_per_process_memory_fraction), or that memory was taken when "
                                     "PyTorch asked for it.",

@@ -45,6 +45,10 @@ struct OomExplanation {
 
 // The explanation of the OOM event at `position` (which must be one).
 OomExplanation explainOom(const Trace& trace, const AllocatorHistory& history, int64_t position, SiteNamer& names);
+// The same from the OOM event `e` (global index `event`, allocator position `position`) and the
+// allocator's state it failed in, wherever that state came from (a replay from a stored state).
+OomExplanation explainOom(const Event& e, uint64_t event, int64_t position, const AllocatorState& state,
+                          const AllocatorSettings& settings, SiteNamer& names);
 // Every OOM event of the history's device.
 std::vector<OomExplanation> explainOoms(const Trace& trace, const AllocatorHistory& history);
 

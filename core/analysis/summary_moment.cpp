@@ -262,7 +262,12 @@ ModulesAt modulesOf(const Trace& tables, const SummaryMoment& moment) {
 
 std::optional<SegmentMap> segmentMapOf(const Trace& tables, const SummaryMoment& moment) {
   if (!moment.state) return std::nullopt;
-  return segmentMapOf(tables, *moment.state, moment.device_events, moment.event);
+  SegmentMap map = segmentMapOf(tables, *moment.state, moment.device_events, moment.event);
+  if (moment.event && moment.event->action == Action::Oom) {
+    SiteNamer names(tables.stacks);
+    map.oom = explainOom(*moment.event, moment.state->event, moment.position, *moment.state, allocatorSettings(tables), names);
+  }
+  return map;
 }
 
 }  // namespace sawtooth

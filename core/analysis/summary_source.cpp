@@ -118,6 +118,11 @@ Status MemorySource::phases(int64_t t0, int64_t t1, size_t max, std::vector<Phas
   return Ok{};
 }
 
+Result<std::optional<std::string>> MemorySource::phaseName(uint32_t id) {
+  if (id >= trace_.phases.size()) return std::optional<std::string>();
+  return std::optional<std::string>(trace_.phases[id].name);
+}
+
 Status MemorySource::spans(DeviceId device, SpanKind kind, int64_t t0, int64_t t1, std::vector<SpanRow>& out) {
   out.clear();
   for (const auto& [key, row] : store_.spans)

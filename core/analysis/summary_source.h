@@ -71,6 +71,8 @@ class SummarySource {
   // A file keeps no index on them: one pass over its calls. Past `max` of them it stops, holding
   // max + 1 (the caller says there were too many).
   virtual Status moduleCalls(int64_t t0, int64_t t1, size_t max, std::vector<ModuleCall>& out) = 0;
+  // The name of the phase an event names (its id); nothing for an id the trace does not hold.
+  virtual Result<std::optional<std::string>> phaseName(uint32_t id) = 0;
 };
 
 // The summaries of a trace in memory: built from its events once (as a file would hold them).
@@ -94,6 +96,7 @@ class MemorySource : public SummarySource {
   Result<bool> segmentStoredAtOrBefore(DeviceId device, int64_t position) override;
   Result<uint64_t> eventCount() override;
   Status moduleCalls(int64_t t0, int64_t t1, size_t max, std::vector<ModuleCall>& out) override;
+  Result<std::optional<std::string>> phaseName(uint32_t id) override;
 
   const MemoryStore& store() const { return store_; }
   size_t bytesResident() const { return store_.bytesResident(); }

@@ -398,6 +398,34 @@ Result<int64_t> TimelineModel::pointAtTime(DeviceId id, int axis, int64_t t) {
   return j * kLeafPoints + within;
 }
 
+Result<int64_t> TimelineModel::pointOfSeq(DeviceId id, uint64_t seq) {
+  const Device* d = device(id);
+  const SeriesRow* s = d ? d->find(kAllocated) : nullptr;
+  if (!s || s->points == 0) return int64_t{0};
+  const int64_t n = s->points;
+  int level = topLevel(n);
+  int64_t j = 0;
+  std::vector<std::pair<int64_t, AxisNode>> nodes;
+  if (Status st = source_->axisNodes(id, kAllocatorAxis, level, 0, 0, nodes); !st) return st.error();
+  if (nodes.empty() || seq <= nodes[0].second.first_seq) return int64_t{0};
+  if (seq > nodes[0].second.last_seq) return n;
+  // Down to the leaf holding the first point whose event is at or after seq.
+  while (level > 0) {
+    nodes.clear();
+    if (Status st = source_->axisNodes(id, kAllocatorAxis, level - 1, j * kFanout, j * kFanout + kFanout - 1, nodes); !st)
+      return st.error();
+    --level;
+    auto it = std::find_if(nodes.begin(), nodes.end(), [&](const auto& node) { return node.second.last_seq >= seq; });
+    if (it == nodes.end()) return std::min(n, (j + 1) * nodePoints(level + 1));
+    j = it->first;
+    if (seq <= it->second.first_seq) return j * nodePoints(level);
+  }
+  LeafPoints points;
+  if (Status st = leafPoints(*d, {s}, j, j, points); !st) return st.error();
+  const auto within = std::lower_bound(points.seqs.begin(), points.seqs.end(), seq) - points.seqs.begin();
+  return std::min(n, j * kLeafPoints + within);
+}
+
 Result<std::pair<int64_t, uint64_t>> TimelineModel::point(DeviceId id, int64_t point) {
   const Device* d = device(id);
   const SeriesRow* s = d ? d->find(kAllocated) : nullptr;

@@ -67,6 +67,9 @@ class TimelineModel {
   Result<int64_t> pointAtTime(DeviceId device, int axis, int64_t t);
   // The (clamped) time of an allocator point.
   Result<int64_t> timeOfPoint(DeviceId device, int64_t point);
+  // The allocator point whose event is `seq`; for an event that is not one, the number of the
+  // device's allocator points before it.
+  Result<int64_t> pointOfSeq(DeviceId device, uint64_t seq);
   // The event (seq) of an allocator point.
   Result<uint64_t> seqOfPoint(DeviceId device, int64_t point);
   // An allocator point's (clamped) time and event.

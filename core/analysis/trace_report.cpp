@@ -113,36 +113,48 @@ std::vector<PlanLine> planLines(const Trace& trace) {
   return {};
 }
 
+OomReport oomReportOf(const Trace& trace, DeviceId device, const Event& e, uint64_t event, int64_t index) {
+  OomReport r;
+  r.device = static_cast<int16_t>(device);
+  r.device_name = trace.deviceName(device);
+  r.event = event;
+  r.t_ns = e.t_ns;
+  r.index = index;
+  r.requested = e.size;
+  if (e.source == Source::Allocator && e.addr > 0) r.device_free = static_cast<int64_t>(e.addr);
+  r.reported_free = metaInteger(trace, "oom.device_free_bytes");
+  r.reported_total = metaInteger(trace, "oom.device_total_bytes");
+  return r;
+}
+
+Table oomBlocksColumns() {
+  Table table;
+  table.columns = {{"size", Unit::Bytes},        {"category", Unit::Text}, {"phase", Unit::Text},
+                   {"allocated at", Unit::Nanoseconds}, {"address", Unit::Text},  {"frames", Unit::Text}};
+  return table;
+}
+
+void addOomBlock(Table& table, const Trace& trace, const LiveBlock& b, int64_t t_ns, const std::optional<std::string>& phase) {
+  table.rows.push_back({static_cast<double>(b.size), spaced(std::string(name(b.category))), phase ? Cell(*phase) : Cell(),
+                        static_cast<double>(t_ns), fmt::format("0x{:x}", b.addr), framesText(trace, b.stack)});
+}
+
 std::optional<OomReport> oomReport(const TraceAnalysis& analysis) {
   const DeviceAnalysis* device = nullptr;
   for (const auto& d : analysis.devices())
     if (!d->oom_events.empty() && (!device || d->oom_events.front() < device->oom_events.front())) device = d.get();
   if (!device) return std::nullopt;
   const Trace& t = analysis.trace();
-  OomReport r;
-  r.device = device->device;
-  r.device_name = t.deviceName(device->device);
-  r.event = device->oom_events.front();
-  const Event e = t.events.at(r.event);
-  r.t_ns = e.t_ns;
-  r.index = device->series.indexOfEvent(r.event);
-  r.requested = e.size;
-  if (e.source == Source::Allocator && e.addr > 0) r.device_free = static_cast<int64_t>(e.addr);
+  const uint64_t event = device->oom_events.front();
+  OomReport r = oomReportOf(t, device->device, t.events.at(event), event, device->series.indexOfEvent(event));
   r.allocated = device->series.allocated.valueAfterEvent(r.event);
   const auto live = liveBlocksAt(t, device->device, r.event);
   r.live_blocks = live.size();
   for (const auto& b : live) r.itemised += b.size;
-  r.reported_free = metaInteger(t, "oom.device_free_bytes");
-  r.reported_total = metaInteger(t, "oom.device_total_bytes");
-  r.blocks.columns = {{"size", Unit::Bytes},        {"category", Unit::Text}, {"phase", Unit::Text},
-                      {"allocated at", Unit::Nanoseconds}, {"address", Unit::Text},  {"frames", Unit::Text}};
-  for (size_t i = 0; i < live.size() && i < kMaxOomBlocks; ++i) {
-    const LiveBlock& b = live[i];
-    r.blocks.rows.push_back({static_cast<double>(b.size), spaced(std::string(name(b.category))),
-                             b.phase < t.phases.size() ? Cell(t.phases[b.phase].name) : Cell(),
-                             static_cast<double>(t.events.tNs()[b.alloc_event]), fmt::format("0x{:x}", b.addr),
-                             framesText(t, b.stack)});
-  }
+  r.blocks = oomBlocksColumns();
+  for (size_t i = 0; i < live.size() && i < kMaxOomBlocks; ++i)
+    addOomBlock(r.blocks, t, live[i], t.events.tNs()[live[i].alloc_event],
+                live[i].phase < t.phases.size() ? t.phases[live[i].phase].name : std::optional<std::string>());
   return r;
 }
 
@@ -221,29 +233,44 @@ Table precisionTable(const std::vector<PrecisionRow>& rows) {
   return t;
 }
 
-std::shared_ptr<const TraceReport> buildTraceReport(std::shared_ptr<const TraceAnalysis> analysis) {
-  auto report = std::make_shared<TraceReport>();
-  const Trace& t = analysis->trace();
-  report->workload = workloadOf(t);
-  report->ranks = compareRanks(t);
-  report->headline = headlineOf(*analysis, report->ranks);
-  report->plan_lines = planLines(t);
-  report->peak_groups = peakComparison(t);
-  report->plan_device = analysis->device(0) ? 0 : kCpuDevice;
-  report->plan_rows = anatomyPlan(t, report->plan_device);
-  report->precision = precisionResults(t);
-  report->precision_table = precisionTable(report->precision);
-  if (!report->precision.empty() && !t.runs.empty()) {
+namespace {
+
+// What the runs table alone gives (a trace read on demand has these at once).
+void addRunFigures(TraceReport& report, const Trace& t) {
+  report.workload = workloadOf(t);
+  report.plan_lines = planLines(t);
+  report.peak_groups = peakComparison(t);
+  report.precision = precisionResults(t);
+  report.precision_table = precisionTable(report.precision);
+  if (!report.precision.empty() && !t.runs.empty()) {
     std::string shared;
     for (const auto& [k, v] : t.runs.front().config)
       if (k != "mode" && k != "modes" && k.find("precision") == std::string::npos && k != "autocast" &&
           k != "loss_scaling" && k != "allow_tf32_cublas")
         shared += (shared.empty() ? "" : ", ") + k + " " + v;
-    report->precision_shared_config = shared;
+    report.precision_shared_config = shared;
   }
-  report->runs = runsTable(t);
+  report.runs = runsTable(t);
+}
+
+}  // namespace
+
+std::shared_ptr<const TraceReport> buildTraceReport(std::shared_ptr<const TraceAnalysis> analysis) {
+  auto report = std::make_shared<TraceReport>();
+  const Trace& t = analysis->trace();
+  addRunFigures(*report, t);
+  report->ranks = compareRanks(t);
+  report->headline = headlineOf(*analysis, report->ranks);
+  report->plan_device = analysis->device(0) ? 0 : kCpuDevice;
+  report->plan_rows = anatomyPlan(t, report->plan_device);
   report->oom = oomReport(*analysis);
   report->analysis = std::move(analysis);
+  return report;
+}
+
+TraceReport runFiguresReport(const Trace& tables) {
+  TraceReport report;
+  addRunFigures(report, tables);
   return report;
 }
 

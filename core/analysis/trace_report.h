@@ -64,6 +64,13 @@ struct OomReport {
 };
 inline constexpr size_t kMaxOomBlocks = 50;
 std::optional<OomReport> oomReport(const TraceAnalysis& analysis);
+// What the OOM event `e` (global index `event`, allocator-event index `index`) and the trace's meta
+// say; the moment's figures (allocated, live blocks, blocks) are the caller's.
+OomReport oomReportOf(const Trace& trace, DeviceId device, const Event& e, uint64_t event, int64_t index);
+// The blocks table's columns, and one block's row (its allocation's time and phase given).
+Table oomBlocksColumns();
+void addOomBlock(Table& table, const Trace& trace, const LiveBlock& block, int64_t t_ns,
+                 const std::optional<std::string>& phase);
 
 // Every run's configuration (what differs between runs) and measurements, with their units.
 Table runsTable(const Trace& trace);
@@ -86,5 +93,8 @@ struct TraceReport {
   std::optional<RankComparison> ranks;
 };
 std::shared_ptr<const TraceReport> buildTraceReport(std::shared_ptr<const TraceAnalysis> analysis);
+// A trace read on demand (no analysis): what its runs table gives (workload, plan lines, peak
+// comparison, precision, runs). Its plan rows and out-of-memory come from summary_report.h.
+TraceReport runFiguresReport(const Trace& tables);
 
 }  // namespace sawtooth

@@ -100,6 +100,7 @@ Status FileSummarySource::prepare() {
        "SELECT 1 FROM summary_checkpoint_segments WHERE device = ? AND position <= ? LIMIT 1"},
       {&count_, &events_, "SELECT max(seq) FROM events"},
       {&phase_begin_, &events_, "SELECT begin_ns FROM phases WHERE id = ?"},
+      {&phase_name_, &events_, "SELECT name FROM phases WHERE id = ?"},
       {&phases_from_, &events_,
        "SELECT name, kind, device, run_id, begin_ns, end_ns FROM phases WHERE id >= ? AND id < ? ORDER BY id LIMIT ?"},
       {&phase_count_, &events_, "SELECT max(id) FROM phases"},
@@ -121,7 +122,7 @@ Status FileSummarySource::prepare() {
     *target = std::move(*st);
   }
   for (const auto& [target, db, sql] : preps) {
-    if (!has_phases && (target == &phase_begin_ || target == &phases_from_ || target == &phase_count_)) continue;
+    if (!has_phases && (target == &phase_begin_ || target == &phase_name_ || target == &phases_from_ || target == &phase_count_)) continue;
     if (!has_calls && target == &module_calls_) continue;
     auto st = db->prepare(sql);
     if (!st) return st.error();
@@ -477,6 +478,17 @@ Status FileSummarySource::moduleCalls(int64_t t0, int64_t t1, size_t max, std::v
   Status s = done(st);
   st.reset();
   return s;
+}
+
+Result<std::optional<std::string>> FileSummarySource::phaseName(uint32_t id) {
+  std::optional<std::string> name;
+  if (!events_.hasTable("phases")) return name;
+  phase_name_.bind(1, int64_t{id});
+  if (phase_name_.step()) name = std::string(phase_name_.text(0));
+  Status st = done(phase_name_);
+  phase_name_.reset();
+  if (!st) return st.error();
+  return name;
 }
 
 Result<uint64_t> FileSummarySource::eventCount() {

@@ -34,6 +34,7 @@ class FileSummarySource : public summary::SummarySource {
   Result<bool> segmentStoredAtOrBefore(DeviceId device, int64_t position) override;
   Result<uint64_t> eventCount() override;
   Status moduleCalls(int64_t t0, int64_t t1, size_t max, std::vector<ModuleCall>& out) override;
+  Result<std::optional<std::string>> phaseName(uint32_t id) override;
 
   // How many spans of a kind a device has (one count over the table's key, not a read of the rows).
   Result<int64_t> spanCount(DeviceId device, summary::SpanKind kind);
@@ -73,7 +74,7 @@ class FileSummarySource : public summary::SummarySource {
   bool has_modules_ = false;
 
   sql::Statement series_, axes_, nodes_, axis_nodes_, events_all_, events_of_, allocator_events_, spans_, checkpoint_, checkpoint_segments_,
-      checkpoint_blocks_, segment_stored_, count_, phase_begin_, phases_from_, phase_count_, span_ids_, span_at_, span_reach_from_,
+      checkpoint_blocks_, segment_stored_, count_, phase_begin_, phase_name_, phases_from_, phase_count_, span_ids_, span_at_, span_reach_from_,
       module_calls_;
 };
 

@@ -1,0 +1,109 @@
+#include "core/analysis/summary_report.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/analysis/allocator_rules.h"
+#include "core/util/wrapping.h"
+
+namespace sawtooth {
+namespace {
+
+constexpr uint64_t kSeqsPerRead = 65536;
+
+// The first out-of-memory's report from its moment: the blocks alive then that were allocated in
+// the trace, the largest first, with their allocation's time and phase read by seq.
+Result<OomReport> oomReportFromMoment(TimelineModel& model, const Trace& tables, const WholeTraceFacts::Oom& oom,
+                                      Progress* progress) {
+  auto position = model.pointOfSeq(oom.device, oom.seq);
+  if (!position) return position.error();
+  auto moment = momentFromSummaries(model, tables, oom.device, *position, progress);
+  if (!moment) return moment.error();
+  if (!moment->event || moment->event->action != Action::Oom)
+    return Error{fmt::format("the summaries' allocator event {} of {} is not the out-of-memory event {}", *position,
+                             tables.deviceName(oom.device), oom.seq)};
+  OomReport r = oomReportOf(tables, oom.device, *moment->event, oom.seq, moment->position);
+  auto allocated = model.valueAfter(oom.device, summary::kAllocated, moment->position);
+  if (!allocated) return allocated.error();
+  r.allocated = *allocated;
+  std::vector<LiveBlock> blocks;
+  for (const LiveAllocation& a : moment->live.allocations)
+    if (a.alloc_event != kBeforeTrace) blocks.push_back(LiveBlock{a.address, a.bytes, a.category, a.alloc_event, a.stack});
+  std::sort(blocks.begin(), blocks.end(), [](const LiveBlock& a, const LiveBlock& b) {
+    return a.size != b.size ? a.size > b.size : a.alloc_event < b.alloc_event;
+  });
+  r.live_blocks = blocks.size();
+  for (const LiveBlock& b : blocks) r.itemised = wrappingAdd(r.itemised, b.size);
+  r.blocks = oomBlocksColumns();
+  std::vector<summary::EventRow> rows;
+  for (size_t i = 0; i < blocks.size() && i < kMaxOomBlocks; ++i) {
+    if (Status st = model.source().events(blocks[i].alloc_event, blocks[i].alloc_event, std::nullopt, std::nullopt, rows); !st)
+      return st.error();
+    if (rows.empty()) return Error{fmt::format("the allocation event {} of a live block is not in the file", blocks[i].alloc_event)};
+    const Event& alloc = rows.front().event;
+    std::optional<std::string> phase;
+    if (alloc.phase != kNoPhase) {
+      auto name = model.source().phaseName(alloc.phase);
+      if (!name) return name.error();
+      phase = std::move(*name);
+    }
+    addOomBlock(r.blocks, tables, blocks[i], alloc.t_ns, phase);
+  }
+  return r;
+}
+
+}  // namespace
+
+Result<WholeTraceFacts> wholeTraceFacts(summary::SummarySource& source, const Trace& tables, Progress* progress) {
+  auto count = source.eventCount();
+  if (!count) return count.error();
+  WholeTraceFacts facts;
+  std::map<DeviceId, std::array<int64_t, kCategoryCount>> live;
+  std::vector<summary::EventRow> rows;
+  for (uint64_t from = 0; from < *count;) {
+    if (progress && progress->cancelled()) return Error{"cancelled"};
+    const uint64_t last = std::min(*count - 1, from + (kSeqsPerRead - 1));
+    if (Status st = source.events(from, last, std::nullopt, Source::Allocator, rows); !st) return st.error();
+    for (const summary::EventRow& row : rows) {
+      const Event& e = row.event;
+      auto [it, fresh] = live.try_emplace(e.device);
+      CategoryPeaks& peaks = facts.category_peaks[e.device];
+      if (fresh) {
+        if (const DeviceInfo* info = tables.device(e.device)) it->second[0] = info->baseline_allocated;
+        peaks.peak = it->second;
+      }
+      if (e.action == Action::Oom) {
+        if (!facts.first_oom) facts.first_oom = WholeTraceFacts::Oom{e.device, row.seq};
+        ++facts.ooms;
+      }
+      const int sign = allocatedSign(e.action);
+      if (sign == 0) continue;
+      const auto c = static_cast<size_t>(e.category) < kCategoryCount ? static_cast<size_t>(e.category) : 0;
+      if (c != 0) peaks.any_categorised = true;
+      it->second[c] = wrappingAdd(it->second[c], wrappingMul(sign, e.size));
+      peaks.peak[c] = std::max(peaks.peak[c], it->second[c]);
+    }
+    if (progress) progress->report(last + 1, *count);
+    from = last + 1;
+  }
+  return facts;
+}
+
+Status addWholeTraceFigures(TraceReport& report, TimelineModel& model, const Trace& tables, const WholeTraceFacts& facts,
+                            Progress* progress) {
+  report.plan_device = facts.category_peaks.count(0) ? 0 : kCpuDevice;
+  if (auto it = facts.category_peaks.find(report.plan_device); it != facts.category_peaks.end())
+    report.plan_rows = anatomyPlan(tables, it->second);
+  else
+    report.plan_rows = anatomyPlan(tables, CategoryPeaks{});
+  if (facts.first_oom) {
+    auto oom = oomReportFromMoment(model, tables, *facts.first_oom, progress);
+    if (!oom) return oom.error();
+    report.oom = std::move(*oom);
+  }
+  return Ok{};
+}
+
+}  // namespace sawtooth

@@ -32,8 +32,13 @@ OomView::OomView(QWidget* parent)
 bool OomView::setReport(const TraceReport& report) {
   if (!report.oom) return false;
   const OomReport& r = *report.oom;
-  timeline_->setAnalysis(report.analysis);
-  timeline_->setVisibleDevices({r.device});
+  // A file read on demand has no analysis to draw a timeline of its own from: the tab's timeline
+  // and allocator view show the moment.
+  timeline_->setVisible(report.analysis != nullptr);
+  if (report.analysis) {
+    timeline_->setAnalysis(report.analysis);
+    timeline_->setVisibleDevices({r.device});
+  }
   QString text = tr("<b>Out of memory on %1</b> at %2 (after allocation event %3): asked for <b>%4</b>")
                      .arg(toQString(r.device_name).toHtmlEscaped(), durationText(r.t_ns))
                      .arg(r.index)
@@ -45,14 +50,20 @@ bool OomView::setReport(const TraceReport& report) {
   if (r.reported_free && r.reported_total)
     text += tr("; the allocator reported %1 free of %2").arg(bytesText(*r.reported_free), bytesText(*r.reported_total));
   text += tr(". The largest blocks alive then:");
+  if (!report.analysis)
+    text += tr("<br>Read from the file on demand: the Allocator view opens at allocator event %1 of %2, the failure, "
+               "and explains it (the free blocks, and the blocks in use that stand in the way).")
+                .arg(r.index)
+                .arg(toQString(r.device_name).toHtmlEscaped());
   headline_->setText(text);
+  model_->setTable(std::make_shared<const Table>(r.blocks));
+  blocks_->resizeColumnsToContents();
+  if (!report.analysis) return true;
 
   // The timeline up to just after the failure.
   const double x = timeline_->xOfEvent(r.event);
   const double lo = timeline_->window().boundsLo();
   timeline_->zoomTo(lo, x + std::max(1.0, (x - lo) * 0.02));
-  model_->setTable(std::make_shared<const Table>(r.blocks));
-  blocks_->resizeColumnsToContents();
   return true;
 }
 

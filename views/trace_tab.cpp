@@ -282,17 +282,33 @@ void TraceTab::showSummariesOnly(const QString& why) {
 
 void TraceTab::showPagedEvents() { events_->show(); }
 
-void TraceTab::showOnDemandViews(bool moments, std::shared_ptr<const Table> runs) {
+void TraceTab::showOnDemandViews(bool moments, std::shared_ptr<const TraceReport> runs) {
   if (state_ != State::Summaries) return;
-  if (runs && !runs->rows.empty() && !hasView(View::Runs)) {
-    runs_->setTable(std::move(runs));
-    addView(View::Runs, runs_, tr("Runs"));
+  if (runs && !on_demand_report_) {
+    on_demand_report_ = runs;
+    timeline_->setPlanLines(runs->plan_lines);
+    const QString workload = toQString(runs->workload);
+    if (workload != QLatin1String("precision") && workload != QLatin1String("anatomy") &&
+        showPeakComparison(*peaks_, runs->peak_groups, runs->workload))
+      addView(View::Peaks, peaks_, tr("Peak comparison"));
+    if (precision_->setReport(*runs)) addView(View::Precision, precision_, tr("Precision"));
+    if (!runs->runs.rows.empty()) {
+      runs_->setTable(std::make_shared<const Table>(runs->runs));
+      addView(View::Runs, runs_, tr("Runs"));
+    }
   }
   if (moments && !hasView(View::Modules)) {
     addView(View::Allocator, allocator_, tr("Allocator"));
     addView(View::LiveBytes, live_, tr("Live bytes"));
     addView(View::Modules, modules_, tr("Modules"));
   }
+}
+
+void TraceTab::showOnDemandFigures(std::shared_ptr<const TraceReport> report) {
+  if (state_ != State::Summaries || !report) return;
+  on_demand_report_ = report;
+  if (!hasView(View::Plan) && showAnatomyPlan(*plan_, report->plan_rows)) addView(View::Plan, plan_, tr("Plan vs count"));
+  if (!hasView(View::OutOfMemory) && oom_->setReport(*report)) addView(View::OutOfMemory, oom_, tr("Out of memory"));
 }
 
 QString TraceTab::summarizeOverview() const {
@@ -473,7 +489,13 @@ void TraceTab::setStackedCategories(bool stacked) {
 }
 
 QGraphicsView* TraceTab::currentChart() const {
-  if (state_ == State::Summaries) return currentView() == View::Timeline ? timeline_ : nullptr;
+  if (state_ == State::Summaries) switch (currentView()) {
+      case View::Timeline: return timeline_;
+      case View::Peaks: return peaks_;
+      case View::Plan: return plan_;
+      case View::Precision: return precision_->chart();
+      default: return nullptr;  // the out-of-memory view draws no timeline of its own here
+    }
   if (state_ != State::Ready) return nullptr;
   switch (currentView()) {
     case View::Allocator:
@@ -502,9 +524,21 @@ PaintedWidget TraceTab::currentPicture() const {
 TraceTab::TableExport TraceTab::currentTable() const {
   TableExport out;
   if (!report_) {  // a file read on demand: the tables of the views it has
-    if (currentView() == View::LiveBytes) out.table = live_->tableData();
-    if (currentView() == View::Modules) out.table = modules_->tableData();
-    if (currentView() == View::Runs) out.table = runs_->table();
+    const auto& r = on_demand_report_;
+    switch (currentView()) {
+      case View::LiveBytes: out.table = live_->tableData(); break;
+      case View::Modules: out.table = modules_->tableData(); break;
+      case View::Runs:
+      case View::Peaks:
+      case View::Plan: out.table = runs_->table(); break;
+      case View::Precision:
+        if (r) out.table = std::make_shared<const Table>(r->precision_table);
+        break;
+      case View::OutOfMemory:
+        if (r && r->oom) out.table = std::make_shared<const Table>(r->oom->blocks);
+        break;
+      default: break;
+    }
     return out;
   }
   switch (currentView()) {

@@ -65,8 +65,14 @@ class TraceTab : public QWidget {
   void showPagedEvents();
   // The views a timeline from the summaries has beside it: the allocator, live bytes and modules
   // views when `moments` (each moment replayed from the file: app/sawtooth/summary_moments.h), and
-  // the runs' table when there is one (from the file's runs table alone).
-  void showOnDemandViews(bool moments, std::shared_ptr<const Table> runs);
+  // what the runs' own measurements give (core/analysis/trace_report.h's runFiguresReport): the
+  // plan line, the peak comparison, precision and runs views.
+  void showOnDemandViews(bool moments, std::shared_ptr<const TraceReport> runs);
+  // The same report with what one pass over the events adds (core/analysis/summary_report.h): the
+  // plan against the count and the out-of-memory post-mortem, added as views when there are any.
+  void showOnDemandFigures(std::shared_ptr<const TraceReport> report);
+  // The report a file read on demand shows (the runs' figures, then the whole pass's); null otherwise.
+  std::shared_ptr<const TraceReport> onDemandReport() const { return on_demand_report_; }
   // The timeline is on screen (from the summaries or the report).
   bool timelineShown() const { return overview_ != nullptr || report_ != nullptr; }
   std::shared_ptr<const TimelineOverview> overview() const { return overview_; }
@@ -157,6 +163,7 @@ class TraceTab : public QWidget {
   State state_ = State::Loading;
   QString error_message_;
   std::shared_ptr<const TraceReport> report_;
+  std::shared_ptr<const TraceReport> on_demand_report_;
   std::shared_ptr<const TimelineOverview> overview_;
   QLabel* other_views_ = nullptr;
   QStackedWidget* pages_;

@@ -5,6 +5,7 @@
 #include "app/sawtooth-trace/allocator_commands.h"
 #include "app/sawtooth-trace/device_option.h"
 #include "core/analysis/allocator_history.h"
+#include "core/analysis/allocator_rules.h"
 #include "core/analysis/oom_explanation.h"
 #include "core/analysis/segment_map.h"
 #include "core/io/file_moments.h"
@@ -69,6 +70,11 @@ int segmentsFromSummaries(const SegmentsOptions& o, const ReadLimits& limits) {
       ++failed;
       entries.push_back(std::move(entry));
       continue;
+    }
+    if (moment->event && moment->event->action == Action::Oom) {
+      SiteNamer names(tables.stacks);
+      entry.oom = explainOom(*moment->event, moment->state->event, moment->position, *moment->state,
+                             allocatorSettings(tables), names);
     }
     entry.state = std::move(*moment->state);
     entry.device_events = static_cast<size_t>(n);

@@ -91,6 +91,16 @@ Result<std::vector<AllocatedTotal>> SummaryTimeline::allocatedTotals(DeviceId de
   return allocatedTotalsFromSummaries(**source, device, &progress);
 }
 
+Status SummaryTimeline::addWholeTraceFigures(const Trace& tables, TraceReport& report, Progress& progress) {
+  auto source = native::FileSummarySource::open(place_, limits_);
+  if (!source) return source.error();
+  TimelineModel model(std::shared_ptr<summary::SummarySource>(std::move(*source)));
+  if (Status st = model.refresh(); !st) return st;
+  auto facts = wholeTraceFacts(model.source(), tables, &progress);
+  if (!facts) return facts.error();
+  return sawtooth::addWholeTraceFigures(report, model, tables, *facts, &progress);
+}
+
 uint64_t estimatedMemoryToReadWhole(uint64_t file_bytes) { return file_bytes / 10 * 27; }
 
 }  // namespace sawtooth::app

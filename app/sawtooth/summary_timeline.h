@@ -14,6 +14,7 @@
 
 #include "core/analysis/summary_module_costs.h"
 #include "core/analysis/summary_moment.h"
+#include "core/analysis/summary_report.h"
 #include "core/analysis/timeline_frame.h"
 #include "core/io/summary_cache.h"
 #include "core/io/read_limits.h"
@@ -53,6 +54,9 @@ class SummaryTimeline {
   // What each site of the device allocated over the whole file: one pass over its events, on a
   // connection of its own (frames and moments go on meanwhile).
   Result<std::vector<AllocatedTotal>> allocatedTotals(DeviceId device, Progress& progress);
+  // The plan rows and the first out-of-memory's post-mortem (core/analysis/summary_report.h) added
+  // to `report`: one pass over the events and the failure's moment, on a connection of its own.
+  Status addWholeTraceFigures(const Trace& tables, TraceReport& report, Progress& progress);
   // Events the summaries cover.
   uint64_t events() const { return events_; }
   // Why the summaries come from the cache (empty when from the file itself).

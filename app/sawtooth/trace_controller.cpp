@@ -149,10 +149,12 @@ void TraceController::showTimeline(std::shared_ptr<SummaryTimeline> timeline, Ti
       tr("Read from the file on demand: reading every event would take about %1 of memory for this file, past the %2 "
          "the app gives one file (Settings ▸ Reading limits; limits/whole_file_budget). The timeline reads the window "
          "shown from the file's summaries; the allocator, live bytes and modules views replay the moment shown from "
-         "the nearest allocator state the file stores (each module's forward and backward costs are not computed); "
-         "the events table reads the file a page at a time (sorted by any column but phase: the first 100,000 rows "
-         "in that order). The runs view shows the runs' own measurements. Compared with another trace, it is diffed "
-         "by the call sites alive at each peak; overlaying the two timelines needs every event.")
+         "the nearest allocator state the file stores (each module's forward and backward costs over the moment's "
+         "step); the events table reads the file a page at a time (sorted by any column: the first 100,000 rows in "
+         "that order). The peak comparison, precision and runs views show the runs' own measurements; the plan "
+         "against the count and the out-of-memory post-mortem come from one pass over the events, in the "
+         "background. Compared with another trace, it is diffed by the call sites alive at each peak; overlaying "
+         "the two timelines needs every event.")
           .arg(views::bytesText(static_cast<qint64>(needs)), views::bytesText(static_cast<qint64>(budget))));
   openEventPages();
 }
@@ -173,11 +175,34 @@ void TraceController::openEventPages() {
         tab_->showPagedEvents();
         queryEvents(tab_->events()->query());
         const bool moments = moment_events_ > 0 && timeline_;
-        tab_->showOnDemandViews(moments, std::make_shared<const Table>(runsTable(*pages_->tables())));
+        auto runs = std::make_shared<const TraceReport>(runFiguresReport(*pages_->tables()));
+        tab_->showOnDemandViews(moments, runs);
         if (moments) moments_->start(timeline_, pages_->tables(), moment_device_, moment_events_);
+        countWholeTrace(*runs);
       },
       [this](const QString& error) {
         qCWarning(lcWindow) << "the events table of" << tab_->path() << "cannot be paged:" << error;
+      });
+}
+
+void TraceController::countWholeTrace(TraceReport runs) {
+  jobs_.run<std::shared_ptr<const TraceReport>>(
+      slot("whole pass"), tr("Counting category peaks and looking for an out-of-memory in %1").arg(tab_->title()), tab_,
+      [timeline = timeline_, tables = pages_->tables(), report = std::move(runs)](Progress& progress) mutable
+      -> Result<std::shared_ptr<const TraceReport>> {
+        if (Status st = timeline->addWholeTraceFigures(*tables, report, progress); !st) return st.error();
+        return std::make_shared<const TraceReport>(std::move(report));
+      },
+      [this](std::shared_ptr<const TraceReport> report) {
+        tab_->showOnDemandFigures(report);
+        // As a trace read whole, the allocator opens at the first out-of-memory, else the peak.
+        if (report->oom && report->oom->device == moment_device_) moments_->requestPosition(report->oom->index);
+      },
+      [this](const QString& error) {
+        qCWarning(lcWindow) << "the plan and out-of-memory figures of" << tab_->path() << "were not counted:" << error;
+        tab_->showSummariesOnly(tab_->otherViewsText() + "\n" +
+                                tr("The plan against the count and the out-of-memory post-mortem need one pass over "
+                                   "the events, which failed: %1").arg(error));
       });
 }
 

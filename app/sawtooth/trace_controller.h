@@ -67,6 +67,9 @@ class TraceController : public QObject {
   // A file past the whole-file budget: its events table read a page at a time (io/event_pages.h).
   void openEventPages();
   void readEventPage(const EventQuery& query, quint64 first_row);
+  // One pass over the events in the background: the plan against the count and the first
+  // out-of-memory's post-mortem (core/analysis/summary_report.h), added to `runs`.
+  void countWholeTrace(TraceReport runs);
   void loadRankLanes();
   void runExport(const QString& path, std::function<Result<Ok>(Progress&)> work);
 

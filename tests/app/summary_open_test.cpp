@@ -14,9 +14,12 @@
 #include "core/analysis/allocator_history.h"
 #include "core/analysis/live_bytes.h"
 #include "core/analysis/segment_map.h"
+#include "core/analysis/trace_report.h"
 #include "core/io/native_format.h"
 #include "core/io/trace_loader.h"
 #include "core/io/sqlite_db.h"
+#include "views/oom_view.h"
+#include "views/precision_view.h"
 
 using namespace sawtooth;
 using namespace sawtooth::app;
@@ -389,6 +392,96 @@ class SummaryOpenTest : public QObject {
     QCOMPARE(tab->liveBytesView()->liveBytes()->total, liveBytesAt(*whole, live->device, to).total);
     QTRY_COMPARE_WITH_TIMEOUT(state->headline()->text(),
                               QString::fromStdString(segmentMapAt(*whole, *history, to).headline), 20000);
+    // The plan against the count, from one pass over the events in the background: the whole
+    // trace's figures.
+    QTRY_VERIFY_WITH_TIMEOUT(tab->hasView(views::TraceTab::View::Plan), 30000);
+    const auto report = buildTraceReport(std::make_shared<const TraceAnalysis>(std::make_shared<const Trace>(*whole)));
+    QVERIFY(tab->onDemandReport());
+    QCOMPARE(tab->onDemandReport()->plan_rows.size(), report->plan_rows.size());
+    for (size_t i = 0; i < report->plan_rows.size(); ++i)
+      QCOMPARE(tab->onDemandReport()->plan_rows[i].measured_bytes, report->plan_rows[i].measured_bytes);
+    QVERIFY(!tab->hasView(views::TraceTab::View::OutOfMemory));
+    tab->showView(views::TraceTab::View::Plan);
+    const QString plan_png = dir_.filePath(QStringLiteral("plan.png"));
+    QVERIFY(w.exportChart(plan_png));
+    QTRY_COMPARE_WITH_TIMEOUT(exported.count(), 2, 20000);
+    QCOMPARE(exported.at(1).at(1).toString(), QString());
+    QVERIFY(QFileInfo(plan_png).size() > 0);
+    QVERIFY(!tab->report());
+  }
+
+  void theRunsMeasurementsGiveABigFilesPeakComparisonAndPrecision() {
+    // Past the budget, the peak comparison and the precision results come from the runs' own
+    // measurements at once (no pass over the events), with the figures of the trace read whole.
+    saveWholeFileBudget(1024);
+    MainWindow w(QString(), dir_.path());
+    for (const char* name : {"checkpointing", "precision"}) {
+      const QString path = QStringLiteral(SAWTOOTH_SAMPLES "/%1.sawtooth").arg(QLatin1String(name));
+      auto whole = loadTrace(path.toStdString());
+      QVERIFY(whole.ok());
+      const auto report = buildTraceReport(std::make_shared<const TraceAnalysis>(std::make_shared<const Trace>(*whole)));
+      auto* tab = w.openFile(path);
+      QTRY_VERIFY_WITH_TIMEOUT(tab->state() == views::TraceTab::State::Summaries, 30000);
+      QTRY_VERIFY_WITH_TIMEOUT(tab->onDemandReport() != nullptr, 20000);
+      const bool precision = QLatin1String(name) == QLatin1String("precision");
+      QCOMPARE(tab->hasView(views::TraceTab::View::Peaks), !precision);
+      QCOMPARE(tab->hasView(views::TraceTab::View::Precision), precision);
+      QCOMPARE(tab->onDemandReport()->peak_groups.size(), report->peak_groups.size());
+      for (size_t i = 0; i < report->peak_groups.size(); ++i)
+        QCOMPARE(tab->onDemandReport()->peak_groups[i].peak_allocated, report->peak_groups[i].peak_allocated);
+      if (precision) {
+        QCOMPARE(tab->precisionView()->tableModel()->rowCount(), int(report->precision_table.rowCount()));
+        QVERIFY(report->precision_table.rowCount() > 0);
+      }
+      tab->showView(precision ? views::TraceTab::View::Precision : views::TraceTab::View::Peaks);
+      const QString png = dir_.filePath(QStringLiteral("%1-bars.png").arg(QLatin1String(name)));
+      QSignalSpy exported(&w, &MainWindow::exportFinished);
+      QVERIFY(w.exportChart(png));
+      QTRY_COMPARE_WITH_TIMEOUT(exported.count(), 1, 20000);
+      QCOMPARE(exported.at(0).at(1).toString(), QString());
+      QVERIFY(QFileInfo(png).size() > 0);
+      QVERIFY(!tab->report());
+    }
+  }
+
+  void aBigFilesOutOfMemoryIsExplainedAsTheWholeTraces() {
+    // A snapshot taken at an out-of-memory, as a .sawtooth past the budget: the post-mortem comes
+    // from the pass and the failure's replayed moment, and the allocator view opens at the failure
+    // and explains it, as for the trace read whole.
+    auto snapshot = loadTrace(SAWTOOTH_TEST_DATA "/oom_mlp_snapshot_protocol2.pickle.gz");
+    QVERIFY(snapshot.ok());
+    const QString path = dir_.filePath(QStringLiteral("oom.sawtooth"));
+    QVERIFY(writeNative(*snapshot, path.toStdString()));
+    auto whole = loadTrace(path.toStdString());
+    QVERIFY(whole.ok());
+    const auto report = buildTraceReport(std::make_shared<const TraceAnalysis>(std::make_shared<const Trace>(*whole)));
+    QVERIFY(report->oom);
+    saveWholeFileBudget(1024);
+    MainWindow w(QString(), dir_.path());
+    auto* tab = w.openFile(path);
+    QTRY_VERIFY_WITH_TIMEOUT(tab->hasView(views::TraceTab::View::OutOfMemory), 30000);
+    views::OomView* oom = tab->oomView();
+    QCOMPARE(oom->blocksModel()->rowCount(), int(report->oom->blocks.rowCount()));
+    QVERIFY2(oom->headline().contains(QStringLiteral("Out of memory on")), qPrintable(oom->headline()));
+    QVERIFY2(oom->headline().contains(QStringLiteral("on demand")), qPrintable(oom->headline()));
+    QVERIFY(oom->timeline()->isHidden());
+    views::AllocatorStateView* state = tab->allocatorView();
+    QTRY_COMPARE_WITH_TIMEOUT(state->position(), qint64(report->oom->index), 20000);
+    auto history = AllocatorHistory::build(*whole, report->oom->device);
+    QVERIFY(history.ok());
+    const SegmentMap map = segmentMapAt(*whole, *history, report->oom->index);
+    QVERIFY(map.oom);
+    QTRY_VERIFY_WITH_TIMEOUT(state->oomText()->text().contains(QString::fromStdString(map.oom->summary).toHtmlEscaped()), 20000);
+    // Its blocks export as CSV.
+    tab->showView(views::TraceTab::View::OutOfMemory);
+    const QString csv = dir_.filePath(QStringLiteral("oom-blocks.csv"));
+    QSignalSpy exported(&w, &MainWindow::exportFinished);
+    QVERIFY(w.exportCsv(QStringLiteral("table"), csv));
+    QTRY_COMPARE_WITH_TIMEOUT(exported.count(), 1, 20000);
+    QCOMPARE(exported.at(0).at(1).toString(), QString());
+    QFile table(csv);
+    QVERIFY(table.open(QIODevice::ReadOnly));
+    QCOMPARE(table.readAll().count('\n'), qsizetype(report->oom->blocks.rowCount() + 1));
     QVERIFY(!tab->report());
   }
 };

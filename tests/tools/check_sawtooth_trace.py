@@ -136,7 +136,8 @@ for args in (["segments", snapshot], ["diff", snapshot, os.path.join(data, "h200
 # --summaries: a .sawtooth file's segments, diff and modules from its summaries and the nearest
 # allocator state it stores, to the byte what reading it whole gives.
 converted = {}
-for name in ("h200_allocator_expandable.pickle", "h200_allocator_window.pickle", "anatomy_adam_snapshot.pickle"):
+for name in ("h200_allocator_expandable.pickle", "h200_allocator_window.pickle", "anatomy_adam_snapshot.pickle",
+             "h200_allocator_oom.pickle"):
     converted[name] = os.path.join(out, name + ".sawtooth")
     r = run("convert", os.path.join(data, name), converted[name])
     check(r.returncode == 0, f"convert {name}: exit {r.returncode}, {r.stderr.strip()!r}")
@@ -148,8 +149,12 @@ for name, path in converted.items():
         if whole.returncode == 0 and summ.returncode == 0:
             w, s = json.loads(whole.stdout), json.loads(summ.stdout)
             for dw, ds in zip(w["devices"], s["devices"]):
-                for key in ("event_index", "segments", "reserved_bytes", "allocated_bytes", "requested_bytes", "blocks"):
+                for key in ("event_index", "segments", "reserved_bytes", "allocated_bytes", "requested_bytes", "blocks",
+                            "oom"):
                     check(dw.get(key) == ds.get(key), f"segments --summaries {name} {at}: {key} differs")
+            # The OOM snapshot ends at its failure: both explain it.
+            if name == "h200_allocator_oom.pickle" and not at:
+                check(all("oom" in d for d in s["devices"]), "segments --summaries at an out-of-memory: not explained")
 a, b = converted["h200_allocator_window.pickle"], converted["h200_allocator_expandable.pickle"]
 whole, summ = run("diff", a, b, "--json"), run("diff", a, b, "--json", "--summaries")
 check(whole.returncode == 0 and summ.returncode == 0, f"diff --summaries: exit {summ.returncode}: {summ.stderr.strip()!r}")

@@ -21,6 +21,7 @@
 #include <string>
 
 #include "core/analysis/summary_module_costs.h"
+#include "core/analysis/summary_report.h"
 #include "core/io/file_moments.h"
 #include "core/io/native_schema.h"
 #include "core/io/trace_loader.h"
@@ -49,14 +50,18 @@ void removeAll(const std::string& path) {
 
 // The file read on demand, as one past the whole-file budget is: its summaries (built into the
 // fuzzer's own cache when it has none, or when they disagree with its events), the moment at its
-// largest peak and the views made of it, the step's module costs, what each site allocated, and
-// the events table sorted by phase.
+// largest peak and the views made of it, the step's module costs, what each site allocated, the
+// events table sorted by phase, and the report's pass (category peaks, the first OOM's post-mortem).
 void exerciseOnDemand(const std::string& path, const sawtooth::ReadLimits& limits) {
   using namespace sawtooth;
   auto file = openFileMoments(path, limits);
   if (!file) return;
   if (auto sorted = file->pages->select(EventQuery{"", EventColumn::Phase, true}))
     (void)file->pages->page(*sorted, 0, 64);
+  if (auto facts = wholeTraceFacts(file->model->source(), file->tables())) {
+    TraceReport report = runFiguresReport(file->tables());
+    (void)addWholeTraceFigures(report, *file->model, file->tables(), *facts);
+  }
   auto device = file->largestPeakDevice();
   if (!device || !*device) return;
   auto moment = file->at(**device, std::nullopt);

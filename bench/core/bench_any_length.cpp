@@ -19,6 +19,8 @@
 //   BM_MomentScrub        the same at random allocator events of that device: the slowest;
 //   BM_SiteTotals         what each site of that device allocated over the file (a comparison's
 //                         totals): one pass over every event;
+//   BM_WholeTraceFacts    the report's pass (core/analysis/summary_report.h): each device's category
+//                         peaks and the first out-of-memory, one pass over every allocator event;
 //   BM_Upgrade            (with --upgrade) the same recording written as format 1 then converted.
 // The recordings are made on first use in $SAWTOOTH_BENCH_DATA (default build/bench-data):
 // about 40 B an event (25 M: 1 GB; 250 M: 10 GB) — delete them after. Sizes from
@@ -43,6 +45,7 @@
 
 #include "capture/writer/trace_writer.h"
 #include "core/analysis/summary_moment.h"
+#include "core/analysis/summary_report.h"
 #include "core/analysis/timeline_model.h"
 #include "core/analysis/trace_analysis.h"
 #include "core/io/event_pages.h"
@@ -527,6 +530,24 @@ void BM_SiteTotals(benchmark::State& state) {
   state.counters["events"] = static_cast<double>(state.range(0));
 }
 
+// The report's pass: each device's category peaks (the plan against the count) and the first
+// out-of-memory, over every allocator event of every device.
+void BM_WholeTraceFacts(benchmark::State& state) {
+  const std::string path = recording(state.range(0));
+  MomentSource m = openMoments(path);
+  size_t devices = 0;
+  for (auto _ : state) {
+    const auto t0 = Clock::now();
+    auto facts = wholeTraceFacts(m.file.model->source(), m.file.tables());
+    if (!facts) return state.SkipWithError(facts.error().message.c_str());
+    state.SetIterationTime(std::chrono::duration<double>(Clock::now() - t0).count());
+    devices = facts->category_peaks.size();
+  }
+  state.counters["devices"] = static_cast<double>(devices);
+  state.counters["peak_rss_mb"] = rssMb();
+  state.counters["events"] = static_cast<double>(state.range(0));
+}
+
 // Format 1's file of the same recording, converted: the copy and the summaries' pass, in a fresh
 // process for its RSS.
 void BM_Upgrade(benchmark::State& state) {
@@ -550,6 +571,7 @@ void registerAll() {
     benchmark::RegisterBenchmark("BM_EventsSortBySize", BM_EventsSortBySize)->Arg(n)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("BM_MomentAtPeak", BM_MomentAtPeak)->Arg(n)->UseManualTime()->Iterations(3)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("BM_SiteTotals", BM_SiteTotals)->Arg(n)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("BM_WholeTraceFacts", BM_WholeTraceFacts)->Arg(n)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("BM_MomentScrub", BM_MomentScrub)->Arg(n)->UseManualTime()->Iterations(20)->Unit(benchmark::kMillisecond);
     if (std::getenv("ANY_LENGTH_UPGRADE"))
       benchmark::RegisterBenchmark("BM_Upgrade", BM_Upgrade)->Arg(n)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);

@@ -126,6 +126,10 @@ QWidget* TraceTab::buildContentPage() {
   other_views_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   other_views_->hide();
   layout->addWidget(other_views_);
+  figures_pass_ = new QLabel(page);
+  figures_pass_->setObjectName(QStringLiteral("figuresPass"));
+  figures_pass_->hide();
+  layout->addWidget(figures_pass_);
 
   views_ = new QTabWidget(page);
   views_->setDocumentMode(true);
@@ -304,7 +308,13 @@ void TraceTab::showOnDemandViews(bool moments, std::shared_ptr<const TraceReport
   }
 }
 
+void TraceTab::setFiguresPass(const QString& text) {
+  figures_pass_->setText(text);
+  figures_pass_->setVisible(!text.isEmpty());
+}
+
 void TraceTab::showOnDemandFigures(std::shared_ptr<const TraceReport> report) {
+  setFiguresPass(QString());
   if (state_ != State::Summaries || !report) return;
   on_demand_report_ = report;
   if (!hasView(View::Plan) && showAnatomyPlan(*plan_, report->plan_rows)) addView(View::Plan, plan_, tr("Plan vs count"));

@@ -71,6 +71,10 @@ class TraceTab : public QWidget {
   // The same report with what one pass over the events adds (core/analysis/summary_report.h): the
   // plan against the count and the out-of-memory post-mortem, added as views when there are any.
   void showOnDemandFigures(std::shared_ptr<const TraceReport> report);
+  // What the pass that counts those figures is doing ("Counting … 42 %"), under the notice; empty
+  // hides it.
+  void setFiguresPass(const QString& text);
+  QString figuresPassText() const { return figures_pass_->isHidden() ? QString() : figures_pass_->text(); }
   // The report a file read on demand shows (the runs' figures, then the whole pass's); null otherwise.
   std::shared_ptr<const TraceReport> onDemandReport() const { return on_demand_report_; }
   // The timeline is on screen (from the summaries or the report).
@@ -166,6 +170,7 @@ class TraceTab : public QWidget {
   std::shared_ptr<const TraceReport> on_demand_report_;
   std::shared_ptr<const TimelineOverview> overview_;
   QLabel* other_views_ = nullptr;
+  QLabel* figures_pass_ = nullptr;
   QStackedWidget* pages_;
   QLabel* loading_label_ = nullptr;
   QProgressBar* progress_ = nullptr;

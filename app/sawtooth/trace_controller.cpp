@@ -186,8 +186,10 @@ void TraceController::openEventPages() {
 }
 
 void TraceController::countWholeTrace(TraceReport runs) {
+  const QString what = tr("Counting each category's peak and looking for an out-of-memory in every event");
+  tab_->setFiguresPass(what + QStringLiteral("…"));
   jobs_.run<std::shared_ptr<const TraceReport>>(
-      slot("whole pass"), tr("Counting category peaks and looking for an out-of-memory in %1").arg(tab_->title()), tab_,
+      slot("whole pass"), tr("%1 of %2").arg(what, tab_->title()), tab_,
       [timeline = timeline_, tables = pages_->tables(), report = std::move(runs)](Progress& progress) mutable
       -> Result<std::shared_ptr<const TraceReport>> {
         if (Status st = timeline->addWholeTraceFigures(*tables, report, progress); !st) return st.error();
@@ -200,10 +202,10 @@ void TraceController::countWholeTrace(TraceReport runs) {
       },
       [this](const QString& error) {
         qCWarning(lcWindow) << "the plan and out-of-memory figures of" << tab_->path() << "were not counted:" << error;
-        tab_->showSummariesOnly(tab_->otherViewsText() + "\n" +
-                                tr("The plan against the count and the out-of-memory post-mortem need one pass over "
-                                   "the events, which failed: %1").arg(error));
-      });
+        tab_->setFiguresPass(tr("The plan against the count and the out-of-memory post-mortem need one pass over the "
+                                "events, which failed: %1").arg(error));
+      },
+      [this, what](int permille) { tab_->setFiguresPass(tr("%1… %2 %").arg(what).arg(permille / 10)); });
 }
 
 void TraceController::readEventPage(const EventQuery& query, quint64 first_row) {

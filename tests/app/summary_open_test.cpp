@@ -140,6 +140,19 @@ class SummaryOpenTest : public QObject {
     QVERIFY(!w.exportCsv(QStringLiteral("events"), dir_.filePath(QStringLiteral("damaged.csv"))));
   }
 
+  void aBigFilesPassThatCannotReadItsEventsSaysSo() {
+    // Past the budget, the pass for the plan and the out-of-memory meets the damaged page: said
+    // under the notice; the timeline stays.
+    saveWholeFileBudget(1024);
+    MainWindow w(QString(), dir_.path());
+    auto* tab = w.openFile(damaged_);
+    QTRY_VERIFY_WITH_TIMEOUT(tab->state() == views::TraceTab::State::Summaries, 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(tab->figuresPassText().contains(QStringLiteral("which failed")), 30000);
+    QVERIFY2(tab->figuresPassText().contains(QStringLiteral("malformed")), qPrintable(tab->figuresPassText()));
+    QVERIFY(!tab->hasView(views::TraceTab::View::OutOfMemory));
+    QCOMPARE(tab->state(), views::TraceTab::State::Summaries);
+  }
+
   void aFilePastTheBudgetOpensFromItsSummariesAlone() {
     saveWholeFileBudget(1024);  // every file is "too large"
     MainWindow w(QString(), dir_.path());
@@ -401,6 +414,7 @@ class SummaryOpenTest : public QObject {
     for (size_t i = 0; i < report->plan_rows.size(); ++i)
       QCOMPARE(tab->onDemandReport()->plan_rows[i].measured_bytes, report->plan_rows[i].measured_bytes);
     QVERIFY(!tab->hasView(views::TraceTab::View::OutOfMemory));
+    QCOMPARE(tab->figuresPassText(), QString());  // the pass is done
     tab->showView(views::TraceTab::View::Plan);
     const QString plan_png = dir_.filePath(QStringLiteral("plan.png"));
     QVERIFY(w.exportChart(plan_png));

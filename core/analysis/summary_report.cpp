@@ -61,13 +61,12 @@ Result<WholeTraceFacts> wholeTraceFacts(summary::SummarySource& source, const Tr
   if (!count) return count.error();
   WholeTraceFacts facts;
   std::map<DeviceId, std::array<int64_t, kCategoryCount>> live;
-  std::vector<summary::EventRow> rows;
+  std::vector<summary::AllocatorRow> rows;
   for (uint64_t from = 0; from < *count;) {
     if (progress && progress->cancelled()) return Error{"cancelled"};
     const uint64_t last = std::min(*count - 1, from + (kSeqsPerRead - 1));
-    if (Status st = source.events(from, last, std::nullopt, Source::Allocator, rows); !st) return st.error();
-    for (const summary::EventRow& row : rows) {
-      const Event& e = row.event;
+    if (Status st = source.allocatorEvents(std::nullopt, from, last, rows); !st) return st.error();
+    for (const summary::AllocatorRow& e : rows) {
       auto [it, fresh] = live.try_emplace(e.device);
       CategoryPeaks& peaks = facts.category_peaks[e.device];
       if (fresh) {
@@ -75,7 +74,7 @@ Result<WholeTraceFacts> wholeTraceFacts(summary::SummarySource& source, const Tr
         peaks.peak = it->second;
       }
       if (e.action == Action::Oom) {
-        if (!facts.first_oom) facts.first_oom = WholeTraceFacts::Oom{e.device, row.seq};
+        if (!facts.first_oom) facts.first_oom = WholeTraceFacts::Oom{e.device, e.seq};
         ++facts.ooms;
       }
       const int sign = allocatedSign(e.action);

@@ -102,12 +102,13 @@ Status MemorySource::events(uint64_t first, uint64_t last, std::optional<DeviceI
   return Ok{};
 }
 
-Status MemorySource::allocatorEvents(DeviceId device, uint64_t first, uint64_t last, std::vector<AllocatorRow>& out) {
+Status MemorySource::allocatorEvents(std::optional<DeviceId> device, uint64_t first, uint64_t last,
+                                     std::vector<AllocatorRow>& out) {
   out.clear();
   const EventStore& ev = trace_.events;
   for (uint64_t i = first; i <= last && i < ev.size(); ++i)
-    if (ev.device()[i] == device && ev.source()[i] == Source::Allocator)
-      out.push_back(AllocatorRow{i, ev.tNs()[i], ev.action()[i], ev.sizes()[i], ev.category()[i]});
+    if ((!device || ev.device()[i] == *device) && ev.source()[i] == Source::Allocator)
+      out.push_back(AllocatorRow{i, ev.tNs()[i], ev.action()[i], ev.sizes()[i], ev.category()[i], ev.device()[i]});
   return Ok{};
 }
 

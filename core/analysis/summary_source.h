@@ -30,6 +30,7 @@ struct AllocatorRow {
   Action action = Action::Alloc;
   int64_t size = 0;
   Category category = Category::Unknown;
+  DeviceId device = 0;
 };
 
 class SummarySource {
@@ -47,8 +48,9 @@ class SummarySource {
   // The events with seq in [first, last], in order; only a device's and a source's when given.
   virtual Status events(uint64_t first, uint64_t last, std::optional<DeviceId> device, std::optional<Source> source,
                         std::vector<EventRow>& out) = 0;
-  // A device's allocator events with seq in [first, last], in order.
-  virtual Status allocatorEvents(DeviceId device, uint64_t first, uint64_t last, std::vector<AllocatorRow>& out) = 0;
+  // A device's allocator events with seq in [first, last], in order (every device's without one).
+  virtual Status allocatorEvents(std::optional<DeviceId> device, uint64_t first, uint64_t last,
+                                 std::vector<AllocatorRow>& out) = 0;
   // The phases that meet [t0, t1), at most `max` (found by their begin times, which follow their
   // ids in a recording; a phase that began more than 4,096 phases before t0 is not looked for).
   virtual Status phases(int64_t t0, int64_t t1, size_t max, std::vector<Phase>& out) = 0;
@@ -89,7 +91,8 @@ class MemorySource : public SummarySource {
                    std::vector<std::pair<int64_t, AxisNode>>& out) override;
   Status events(uint64_t first, uint64_t last, std::optional<DeviceId> device, std::optional<Source> source,
                 std::vector<EventRow>& out) override;
-  Status allocatorEvents(DeviceId device, uint64_t first, uint64_t last, std::vector<AllocatorRow>& out) override;
+  Status allocatorEvents(std::optional<DeviceId> device, uint64_t first, uint64_t last,
+                         std::vector<AllocatorRow>& out) override;
   Status phases(int64_t t0, int64_t t1, size_t max, std::vector<Phase>& out) override;
   Status spans(DeviceId device, SpanKind kind, int64_t t0, int64_t t1, std::vector<SpanRow>& out) override;
   Result<std::optional<Checkpoint>> checkpointAtOrBefore(DeviceId device, int64_t position) override;

@@ -73,8 +73,10 @@ Status FileSummarySource::prepare() {
        "SELECT node, points, first_seq, last_seq, t_first, t_last FROM summary_axis_nodes WHERE device = ? AND axis = ? "
        "AND level = ? AND node BETWEEN ? AND ? ORDER BY node"},
       {&allocator_events_, &events_,
-       "SELECT seq, t_ns, action, size, category FROM events WHERE seq BETWEEN ? AND ? AND device = ? AND source = 0 "
-       "ORDER BY seq"},
+       "SELECT seq, t_ns, action, size, category, device FROM events WHERE seq BETWEEN ? AND ? AND device = ? AND "
+       "source = 0 ORDER BY seq"},
+      {&allocator_events_all_, &events_,
+       "SELECT seq, t_ns, action, size, category, device FROM events WHERE seq BETWEEN ? AND ? AND source = 0 ORDER BY seq"},
       {&spans_, &s,
        "SELECT id, begin_ns, end_ns, open, first_point, end_point, peak_allocated, peak_point, peak_seq, peak_t, "
        "reserved_at_peak, max_reserved, categorised, at_peak_unknown, at_peak_parameter, at_peak_gradient, "
@@ -222,14 +224,16 @@ Status FileSummarySource::events(uint64_t first, uint64_t last, std::optional<De
   return s;
 }
 
-Status FileSummarySource::allocatorEvents(DeviceId device, uint64_t first, uint64_t last,
+Status FileSummarySource::allocatorEvents(std::optional<DeviceId> device, uint64_t first, uint64_t last,
                                           std::vector<AllocatorRow>& out) {
   out.clear();
-  sql::Statement& st = allocator_events_;
-  st.bind(1, static_cast<int64_t>(first)).bind(2, static_cast<int64_t>(std::min<uint64_t>(last, INT64_MAX))).bind(3, int64_t{device});
+  sql::Statement& st = device ? allocator_events_ : allocator_events_all_;
+  st.bind(1, static_cast<int64_t>(first)).bind(2, static_cast<int64_t>(std::min<uint64_t>(last, INT64_MAX)));
+  if (device) st.bind(3, int64_t{*device});
   while (st.step())
     out.push_back(AllocatorRow{static_cast<uint64_t>(st.int64(0)), st.int64(1), enumOf(st.int64(2), kActionCount, Action::Snapshot),
-                               st.int64(3), enumOf(st.int64(4), kCategoryCount, Category::Unknown)});
+                               st.int64(3), enumOf(st.int64(4), kCategoryCount, Category::Unknown),
+                               static_cast<DeviceId>(st.int64(5))});
   Status s = done(st);
   st.reset();
   return s;

@@ -27,7 +27,8 @@ class FileSummarySource : public summary::SummarySource {
                    std::vector<std::pair<int64_t, summary::AxisNode>>& out) override;
   Status events(uint64_t first, uint64_t last, std::optional<DeviceId> device, std::optional<sawtooth::Source> source,
                 std::vector<summary::EventRow>& out) override;
-  Status allocatorEvents(DeviceId device, uint64_t first, uint64_t last, std::vector<summary::AllocatorRow>& out) override;
+  Status allocatorEvents(std::optional<DeviceId> device, uint64_t first, uint64_t last,
+                         std::vector<summary::AllocatorRow>& out) override;
   Status phases(int64_t t0, int64_t t1, size_t max, std::vector<Phase>& out) override;
   Status spans(DeviceId device, summary::SpanKind kind, int64_t t0, int64_t t1, std::vector<summary::SpanRow>& out) override;
   Result<std::optional<Checkpoint>> checkpointAtOrBefore(DeviceId device, int64_t position) override;
@@ -73,7 +74,7 @@ class FileSummarySource : public summary::SummarySource {
   std::map<std::pair<DeviceId, int>, SpanReach> span_reach_;
   bool has_modules_ = false;
 
-  sql::Statement series_, axes_, nodes_, axis_nodes_, events_all_, events_of_, allocator_events_, spans_, checkpoint_, checkpoint_segments_,
+  sql::Statement series_, axes_, nodes_, axis_nodes_, events_all_, events_of_, allocator_events_, allocator_events_all_, spans_, checkpoint_, checkpoint_segments_,
       checkpoint_blocks_, segment_stored_, count_, phase_begin_, phase_name_, phases_from_, phase_count_, span_ids_, span_at_, span_reach_from_,
       module_calls_;
 };

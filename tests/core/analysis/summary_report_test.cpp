@@ -195,6 +195,43 @@ TEST(SummaryReport, AnEventsAllocatorPointComesFromTheSummaries) {
   }
 }
 
+// Every device's category peaks and the first OOM in one pass, from memory as from a file: what
+// the whole trace counts, device by device.
+TEST(SummaryReport, OnePassCountsEveryDevicesCategoryPeaks) {
+  Trace trace = interleavedTrace(20000);
+  for (size_t i = 0; i < trace.events.size(); i += 3) trace.events.setCategory(i, Category::Activation);
+  Event oom;
+  oom.t_ns = 1'000'000;
+  oom.device = 1;
+  oom.action = Action::Oom;
+  oom.size = 1 << 30;
+  trace.events.push(oom);
+  trace.events.push(oom);
+  auto memory = summary::MemorySource::build(trace);
+  ASSERT_TRUE(memory.ok());
+  const std::string path = test::tempPath("report-two-devices.sawtooth");
+  ASSERT_TRUE(writeNative(trace, path).ok());
+  auto place = summariesOf(path);
+  ASSERT_TRUE(place.ok()) << place.error().message;
+  auto file = native::FileSummarySource::open(*place);
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  for (summary::SummarySource* source : {static_cast<summary::SummarySource*>(memory->get()),
+                                         static_cast<summary::SummarySource*>(file->get())}) {
+    auto facts = wholeTraceFacts(*source, trace);
+    ASSERT_TRUE(facts.ok()) << facts.error().message;
+    ASSERT_EQ(facts->category_peaks.size(), 2u);
+    for (DeviceId d : {0, 1}) {
+      const CategoryPeaks want = categoryPeaks(trace, d);
+      EXPECT_EQ(facts->category_peaks.at(d).peak, want.peak) << d;
+      EXPECT_EQ(facts->category_peaks.at(d).any_categorised, want.any_categorised) << d;
+    }
+    ASSERT_TRUE(facts->first_oom.has_value());
+    EXPECT_EQ(facts->first_oom->device, 1);
+    EXPECT_EQ(facts->first_oom->seq, 20000u);
+    EXPECT_EQ(facts->ooms, 2u);
+  }
+}
+
 TEST(SummaryReport, ACancelledPassSaysSo) {
   OnDemandFile f = openOnDemand(test::dataPath("oom_mlp_snapshot_protocol2.pickle.gz"), "oom-cancel");
   ASSERT_TRUE(f.model);

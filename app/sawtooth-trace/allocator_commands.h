@@ -1,6 +1,7 @@
 #pragma once
-// The `segments`, `modules`, `diff` and `ladder` subcommands of sawtooth-trace: the allocator's
-// segments and blocks at any event (with the out-of-memory explanation at an OOM event), the bytes
+// The `segments`, `oom`, `modules`, `diff` and `ladder` subcommands of sawtooth-trace: the allocator's
+// segments and blocks at any event (with the out-of-memory explanation at an OOM event), the first
+// out-of-memory's post-mortem, the bytes
 // each module holds at the peak or any event, a diff of two traces by call site or by module, and
 // the ladder's predictions for a recording. Each registers its options on the app and runs when its
 // subcommand was given.
@@ -50,6 +51,15 @@ struct DiffOptions {
 void addDiffCommand(CLI::App& app, DiffOptions& options);
 // Each file is read within `limits`.
 int runDiffCommand(const DiffOptions& options, const ReadLimits& limits);
+
+struct OomOptions {
+  CLI::App* command = nullptr;
+  std::string file;
+  bool json = false;
+  bool summaries = false;
+};
+void addOomCommand(CLI::App& app, OomOptions& options);
+int runOomCommand(const OomOptions& options, const ReadLimits& limits);
 
 struct LadderCommandOptions {
   CLI::App* command = nullptr;

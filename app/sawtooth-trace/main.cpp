@@ -7,6 +7,7 @@
 //   export IN --csv series|events OUT.csv  data for spreadsheets and pandas
 //   export IN --chrome-trace OUT.json      counter tracks for Perfetto
 //   segments FILE [--at EVENT] [--device D] [--json]   the allocator's segments (allocator_commands.h)
+//   oom FILE [--json] [--summaries]        the first out-of-memory: asked, free, why, the blocks alive
 //   modules FILE [--at peak|end|EVENT] [--depth N] [--device D] [--json]   the bytes each module holds
 //   diff A B [--run X [--run Y]] [--by site|module] [--json]  what changed, by call site or module
 //   ladder FILE [--device-memory SIZE] [--measured FILE]... [--json]   each rung's predicted peak and time
@@ -126,6 +127,9 @@ int main(int argc, char** argv) {
   sawtooth::cli::SegmentsOptions segments;
   sawtooth::cli::addSegmentsCommand(app, segments);
   addLimits(segments.command);
+  sawtooth::cli::OomOptions oom;
+  sawtooth::cli::addOomCommand(app, oom);
+  addLimits(oom.command);
   sawtooth::cli::ModulesOptions modules;
   sawtooth::cli::addModulesCommand(app, modules);
   addLimits(modules.command);
@@ -170,6 +174,7 @@ int main(int argc, char** argv) {
     }
   }
   if (segments.command->parsed()) return sawtooth::cli::runSegmentsCommand(segments, limits);
+  if (oom.command->parsed()) return sawtooth::cli::runOomCommand(oom, limits);
   if (modules.command->parsed()) return sawtooth::cli::runModulesCommand(modules, limits);
   if (check->parsed()) return runCheck(input);
   if (convert->parsed()) {

@@ -125,7 +125,7 @@ for args in (["frobnicate"], ["info"], ["info", "a", "b"], ["--no-such-option"],
 # Every command reads within the limits it is given, segments and diff included.
 snapshot = os.path.join(data, "h200_allocator_window.pickle")
 for args in (["segments", snapshot], ["diff", snapshot, os.path.join(data, "h200_allocator_expandable.pickle")],
-             ["info", snapshot]):
+             ["info", snapshot], ["oom", snapshot]):
     r = run(*args, "--limit", "events=10")
     check(r.returncode == 1 and "the events limit" in r.stderr and "--limit events=" in r.stderr,
           f"{args[0]} with --limit events=10: exit {r.returncode}, {r.stderr.strip()!r}")
@@ -179,6 +179,30 @@ r = run("diff", a, b, "--summaries", "--run", "0")
 check(r.returncode == 2 and "--run" in r.stderr, f"diff --summaries --run: exit {r.returncode}, {r.stderr.strip()!r}")
 r = run("modules", a, "--summaries")
 check(r.returncode == 1 and "no modules" in r.stderr, f"modules --summaries of a snapshot: {r.stderr.strip()!r}")
+
+# oom: the first out-of-memory's post-mortem, read whole and from the summaries alike.
+oom_files = {"h200_allocator_oom.pickle": converted["h200_allocator_oom.pickle"]}
+oom_files["oom_mlp_snapshot_protocol2.pickle.gz"] = os.path.join(out, "oom_mlp.sawtooth")
+r = run("convert", os.path.join(data, "oom_mlp_snapshot_protocol2.pickle.gz"), oom_files["oom_mlp_snapshot_protocol2.pickle.gz"])
+check(r.returncode == 0, f"convert oom_mlp: exit {r.returncode}, {r.stderr.strip()!r}")
+for name, path in oom_files.items():
+    whole, summ = run("oom", path, "--json"), run("oom", path, "--json", "--summaries")
+    check(whole.returncode == 0 and summ.returncode == 0,
+          f"oom {name}: exit {whole.returncode} / {summ.returncode}: {whole.stderr.strip()!r} {summ.stderr.strip()!r}")
+    if whole.returncode == 0 and summ.returncode == 0:
+        w, s = json.loads(whole.stdout), json.loads(summ.stdout)
+        check(w["oom"] is not None and w["oom"]["largest_blocks"] and "summary" in w["oom"]["explanation"],
+              f"oom {name}: no post-mortem or explanation: {whole.stdout[:300]!r}")
+        w["file"] = s["file"] = None
+        check(w == s, f"oom {name}: --summaries differs from the file read whole")
+        check(isinstance(w["oom"]["largest_blocks"][0]["size_bytes"], int), f"oom {name}: sizes are not integers")
+    r = run("oom", path)
+    check(r.returncode == 0 and "out of memory on cuda:0" in r.stdout and "why: Asked for" in r.stdout,
+          f"oom {name} (text): {r.stdout[:300]!r}")
+r = run("oom", converted["anatomy_adam_snapshot.pickle"], "--summaries")
+check(r.returncode == 0 and "no out-of-memory event" in r.stdout, f"oom of a run without one: {r.stdout!r} {r.stderr!r}")
+r = run("oom", os.path.join(data, "oom_mlp_snapshot_protocol2.pickle.gz"), "--json")
+check(r.returncode == 0 and json.loads(r.stdout)["oom_events"] >= 1, f"oom of a snapshot: exit {r.returncode}")
 
 r = run("--help")
 check(r.returncode == 0 and "Exit codes: 0 ok, 1 " in r.stdout, f"--help: exit {r.returncode}, no exit codes")

@@ -1,12 +1,21 @@
 #include "core/io/file_moments.h"
 
+#include <filesystem>
+
+#include <fmt/format.h>
+
 #include "core/io/native_summary_source.h"
 #include "core/io/summary_cache.h"
+#include "core/io/trace_loader.h"
 
 namespace sawtooth {
 
 Result<FileMoments> openFileMoments(const std::string& path, const ReadLimits& limits, Progress* progress) {
   FileMoments out;
+  std::error_code ignored;
+  if (std::filesystem::is_regular_file(path, ignored) && !isNativeFile(path))
+    return Error{fmt::format("{} is not a .sawtooth file: --summaries reads a .sawtooth's summaries (convert it first: "
+                             "`sawtooth-trace convert IN OUT.sawtooth`, or leave out --summaries)", path)};
   auto pages = EventPages::open(path, limits);
   if (!pages) return pages.error();
   out.pages = std::move(*pages);

@@ -201,6 +201,10 @@ for name, path in oom_files.items():
           f"oom {name} (text): {r.stdout[:300]!r}")
 r = run("oom", converted["anatomy_adam_snapshot.pickle"], "--summaries")
 check(r.returncode == 0 and "no out-of-memory event" in r.stdout, f"oom of a run without one: {r.stdout!r} {r.stderr!r}")
+for command in ("oom", "segments", "modules"):
+    r = run(command, os.path.join(data, "oom_mlp_snapshot_protocol2.pickle.gz"), "--summaries")
+    check(r.returncode == 1 and "is not a .sawtooth file" in r.stderr and "convert" in r.stderr,
+          f"{command} --summaries of a snapshot: {r.stderr.strip()!r}")
 r = run("oom", os.path.join(data, "oom_mlp_snapshot_protocol2.pickle.gz"), "--json")
 check(r.returncode == 0 and json.loads(r.stdout)["oom_events"] >= 1, f"oom of a snapshot: exit {r.returncode}")
 

@@ -108,3 +108,49 @@ PY
   rm -f "$R"/long-*.sawtooth "$R"/long-*.sawtooth-wal "$R"/long-*.sawtooth-shm "$R"/long-*.spec
   rm -rf "$OUT/cache"
 }
+
+# anylength_oom: `sawtooth-trace oom` read whole and from the summaries. A Python run that trains
+# 20,000 steps then grows its batch until the allocator fails (bench/gpu/allocator/
+# oom_after_training.py), recorded: both documents must be the same, and torch's own message beside
+# them. Then the 100,000-step anatomy recording (no OOM): the pass's wall time and peak RSS against
+# reading the file whole.
+stage_anylength_oom() {
+  uptime
+  export SAWTOOTH_CACHE_DIR=$OUT/cache
+  local oom="$R/oom-after-training.sawtooth"
+  timeout 300 $REC --stacks python --out "$oom" --force -- python3 bench/gpu/allocator/oom_after_training.py 20000 \
+    "$R/oom-torch.json" > "$R/oom-record.stdout" 2> "$R/oom-record.stderr"
+  echo "recorded: exit $? (the program ends in its OOM)"
+  tail -3 "$R/oom-record.stderr"
+  ls -l "$oom"
+  {
+    measured "oom, read whole" $TRACE oom --json "$oom"
+    measured "oom --summaries" $TRACE oom --json --summaries "$oom"
+  } | tee "$R/oom-open.txt"
+  $TRACE oom --json "$oom" > "$R/oom-whole.json"
+  $TRACE oom --json --summaries "$oom" > "$R/oom-summaries.json"
+  $TRACE oom "$oom" | head -20 | tee "$R/oom.txt"
+  $TRACE info "$oom" | head -20
+  python3 - "$R" <<'PY' | tee "$R/oom-agree.txt"
+import json, sys
+r = sys.argv[1]
+w, s, t = (json.load(open(f"{r}/{n}.json")) for n in ("oom-whole", "oom-summaries", "oom-torch"))
+w["file"] = s["file"] = None
+print("oom --summaries:", "the same document" if w == s else "DIFFERENT")
+o = w["oom"]
+print(f"oom events {w['oom_events']}; requested {o['requested_bytes']} B; allocated then {o['allocated_bytes']} B "
+      f"in {o['live_blocks']} blocks; explanation: {o['explanation'].get('summary')}")
+print(f"torch: batch {t['batch']}, memory_allocated {t['memory_allocated']} B, "
+      f"max_memory_allocated {t['max_memory_allocated']} B; {t['message'][:300]}")
+PY
+  recorder_run "$ANYLENGTH_STEPS" all 0
+  local big="$R/long-$ANYLENGTH_STEPS-all-gpu0.sawtooth"
+  ls -l "$big"
+  sync
+  {
+    for i in 1 2; do measured "oom --summaries of the 100,000-step recording (round $i)" $TRACE oom --summaries "$big"; done
+    measured "oom, the 100,000-step recording read whole" timeout 300 $TRACE oom "$big"
+  } | tee "$R/oom-long.txt"
+  rm -f "$R"/long-*.sawtooth "$R"/long-*.sawtooth-wal "$R"/long-*.sawtooth-shm "$R"/long-*.spec "$oom"
+  rm -rf "$OUT/cache"
+}

@@ -282,9 +282,10 @@ int main(int argc, char** argv) {
       const auto at = sawtooth::capture::lastOutOfMemory();
       std::map<std::string, std::string> state = wl::allocatorState(device_index);
       if (at.seen) {
+        state["requested_bytes"] = std::to_string(at.requested);
         state["allocated_bytes"] = std::to_string(at.allocated);
         state["device_free_bytes"] = std::to_string(at.device_free);
-        state["device_total_bytes"] = std::to_string(at.device_total);
+        state["device_limit_bytes"] = std::to_string(at.limit);
       }
       state.erase("reserved_bytes");  // only its current value is known, not the one at the failure
       for (const auto& [k, v] : state) {

@@ -105,10 +105,12 @@ void startAllocatorTracker(SourceSink sink, StackMode stacks) {
   namespace alloc = c10::cuda::CUDACachingAllocator;
   if (!g_tracker_attached.exchange(true)) {
     alloc::attachAllocatorTraceTracker(onTraceEntry);
-    alloc::attachOutOfMemoryObserver([](int64_t device, size_t allocated, size_t total, size_t free_bytes) {
+    alloc::attachOutOfMemoryObserver([](int64_t device, size_t requested, size_t limit, size_t free_bytes) {
+      // The allocator's lock is free here: its stats are those of the failure.
+      const auto stats = alloc::getDeviceStats(static_cast<c10::DeviceIndex>(device));
       std::lock_guard<std::mutex> lock(g_oom_mutex);
-      g_oom = OomState{true, device, static_cast<int64_t>(allocated), static_cast<int64_t>(total),
-                       static_cast<int64_t>(free_bytes)};
+      g_oom = OomState{true, device, static_cast<int64_t>(requested), static_cast<int64_t>(limit),
+                       static_cast<int64_t>(free_bytes), stats.allocated_bytes[0].current};
     });
   }
   g_tracker_sink_storage = sink;

@@ -35,13 +35,16 @@ struct SourceSink {
 void startAllocatorTracker(SourceSink sink, StackMode stacks);
 void stopAllocatorTracker();
 // What the allocator reported when it last ran out of memory (its OOM observer runs after the
-// allocator's lock is released, at the moment of the failure).
+// allocator's lock is released, at the moment of the failure). PyTorch hands the observer the
+// request, the memory it may use (the per-process fraction's allowance when one is set, else the
+// device's total) and the device's free memory; the bytes allocated then are read from its stats.
 struct OomState {
   bool seen = false;
   int64_t device = 0;
-  int64_t allocated = 0;
-  int64_t device_total = 0;
+  int64_t requested = 0;
+  int64_t limit = 0;
   int64_t device_free = 0;
+  int64_t allocated = 0;
 };
 OomState lastOutOfMemory();
 

@@ -814,6 +814,25 @@ for bad in ("fp8", "checkpoint:every=0", "checkpoint:every=x", "checkpoint:somet
     except ValueError:
         pass
 
+# The OOM observer: PyTorch passes (device, request, what the process may use, device free); the
+# bytes allocated then come from its own counter, read in the observer (its lock is free there).
+ch = FakeChannel()
+shim = torch_hooks.Shim(ch, {}, "main")
+fake_cuda = types.SimpleNamespace(mem_get_info=lambda d: (100, 1000), memory_allocated=lambda d: 640)
+shim.torch = types.SimpleNamespace(cuda=fake_cuda)
+shim.on_oom(0, 4096, 700, 90)
+oom_meta = ch.metas[-1] if ch.metas else {}
+check(oom_meta.get("oom.requested_bytes") == 4096 and oom_meta.get("oom.allocated_bytes") == 640
+      and oom_meta.get("oom.device_limit_bytes") == 700 and oom_meta.get("oom.device_free_bytes") == 90
+      and oom_meta.get("oom.device_total_bytes") == 1000, f"OOM observer's meta {oom_meta}")
+check(ch.notices and "4096 bytes asked for" in ch.notices[-1] and "640 allocated by PyTorch" in ch.notices[-1]
+      and "may use 700" in ch.notices[-1], f"OOM notice {ch.notices}")
+# A torch whose counters fail: the request and the limit still, no allocated figure made up.
+fake_cuda.memory_allocated = lambda d: (_ for _ in ()).throw(RuntimeError("no counters"))
+shim.on_oom(0, 4096, 700, 90)
+check("oom.allocated_bytes" not in ch.metas[-1] and ch.metas[-1].get("oom.requested_bytes") == 4096,
+      f"OOM observer without counters {ch.metas[-1]}")
+
 if failures:
     print(f"{len(failures)} check(s) failed")
     sys.exit(1)

@@ -131,9 +131,18 @@ stage_anylength_oom() {
   $TRACE oom --json --summaries "$oom" > "$R/oom-summaries.json"
   $TRACE oom "$oom" | head -20 | tee "$R/oom.txt"
   $TRACE info "$oom" | head -20
+  $TRACE info --json "$oom" > "$R/oom-info.json"
+  # A workload's OOM too (16 GiB of weights, then a 256 GiB input): what its observer recorded.
+  $REC --workload anatomy --device cuda --set batch=1048576 --set width=65536 --set layers=1 \
+    --out "$R/oom-workload.sawtooth" --force > /dev/null 2> "$R/oom-workload.stderr"
+  echo "workload OOM: exit $? (3 expected)"
+  $TRACE info --json "$R/oom-workload.sawtooth" > "$R/oom-workload-info.json"
   python3 - "$R" <<'PY' | tee "$R/oom-agree.txt"
 import json, sys
 r = sys.argv[1]
+for name in ("oom-info", "oom-workload-info"):
+    meta = json.load(open(f"{r}/{name}.json"))["meta"]
+    print(name, {k: v for k, v in meta.items() if k.startswith("oom.")})
 w, s, t = (json.load(open(f"{r}/{n}.json")) for n in ("oom-whole", "oom-summaries", "oom-torch"))
 w["file"] = s["file"] = None
 print("oom --summaries:", "the same document" if w == s else "DIFFERENT")
@@ -143,6 +152,7 @@ print(f"oom events {w['oom_events']}; requested {o['requested_bytes']} B; alloca
 print(f"torch: batch {t['batch']}, memory_allocated {t['memory_allocated']} B, "
       f"max_memory_allocated {t['max_memory_allocated']} B; {t['message'][:300]}")
 PY
+  if [ "${ANYLENGTH_OOM_LONG:-1}" = 1 ]; then
   recorder_run "$ANYLENGTH_STEPS" all 0
   local big="$R/long-$ANYLENGTH_STEPS-all-gpu0.sawtooth"
   ls -l "$big"
@@ -151,6 +161,7 @@ PY
     for i in 1 2; do measured "oom --summaries of the 100,000-step recording (round $i)" $TRACE oom --summaries "$big"; done
     measured "oom, the 100,000-step recording read whole" timeout 300 $TRACE oom "$big"
   } | tee "$R/oom-long.txt"
-  rm -f "$R"/long-*.sawtooth "$R"/long-*.sawtooth-wal "$R"/long-*.sawtooth-shm "$R"/long-*.spec "$oom"
+  fi
+  rm -f "$R"/long-*.sawtooth "$R"/long-*.sawtooth-wal "$R"/long-*.sawtooth-shm "$R"/long-*.spec "$oom" "$R/oom-workload.sawtooth"
   rm -rf "$OUT/cache"
 }

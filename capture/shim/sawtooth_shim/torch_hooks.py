@@ -209,16 +209,26 @@ class Shim:
         self.paused_parts = parts if paused else None
         return True
 
-    def on_oom(self, device, alloc, device_allocated, device_free):
+    def on_oom(self, device, alloc, device_limit, device_free):
+        # PyTorch passes the request, what the process may use (the fraction's allowance when one
+        # is set, else the device's total) and the device's free memory; its lock is free here, so
+        # its counters are those of the failure.
         try:
             free, total = self.torch.cuda.mem_get_info(device)
         except Exception:
             free, total = device_free, 0
-        self.ch.meta({"result": "out_of_memory", "oom.device": device, "oom.requested_bytes": alloc,
-                      "oom.allocated_bytes": device_allocated, "oom.device_free_bytes": device_free,
-                      "oom.device_total_bytes": total or device_free})
+        try:
+            allocated = self.torch.cuda.memory_allocated(device)
+        except Exception:
+            allocated = None
+        state = {"result": "out_of_memory", "oom.device": device, "oom.requested_bytes": alloc,
+                 "oom.device_limit_bytes": device_limit, "oom.device_free_bytes": device_free,
+                 "oom.device_total_bytes": total or device_free}
+        if allocated is not None:
+            state["oom.allocated_bytes"] = allocated
+        self.ch.meta(state)
         self.ch.notice("warning", f"CUDA out of memory on cuda:{device}: {alloc} bytes asked for, {device_free} free "
-                                  f"({device_allocated} allocated by PyTorch)")
+                                  f"on the device, {allocated} allocated by PyTorch (it may use {device_limit})")
         if self.cuda is not None:
             self.cuda.poll(force=True)  # the history up to the failure, in case the program dies now
 

@@ -175,7 +175,8 @@ std::string summaryInfoText(const SummaryInfo& info) {
                          d.peak_step ? fmt::format(", the peak in step {} ({})", *d.peak_step, formatBytes(d.peak_step_allocated)) : "");
   }
   out += "\n(from the summaries: `sawtooth-trace info` without --summaries reads every event for actions, the peak in "
-         "allocator blocks and the memory-order check)\n";
+         "allocator blocks and the memory-order check; `sawtooth-trace oom --summaries` looks for an out-of-memory in "
+         "bounded memory)\n";
   return out;
 }
 

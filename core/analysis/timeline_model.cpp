@@ -365,6 +365,28 @@ Result<CategoryStack::Columns> TimelineModel::categories(DeviceId id, bool by_ti
   return out;
 }
 
+Result<TimelineModel::Descent> TimelineModel::descend(DeviceId id, int axis, int64_t n,
+                                                      const std::function<int(const AxisNode&)>& side) {
+  int level = topLevel(n);
+  int64_t j = 0;
+  std::vector<std::pair<int64_t, AxisNode>> nodes;
+  if (Status st = source_->axisNodes(id, axis, level, 0, 0, nodes); !st) return st.error();
+  if (nodes.empty()) return Descent{0, -1};
+  if (const int at = side(nodes[0].second); at != 0) return Descent{at < 0 ? 0 : n, -1};
+  // Down to the leaf holding the first point at or after the key.
+  while (level > 0) {
+    nodes.clear();
+    if (Status st = source_->axisNodes(id, axis, level - 1, j * kFanout, j * kFanout + kFanout - 1, nodes); !st)
+      return st.error();
+    --level;
+    auto it = std::find_if(nodes.begin(), nodes.end(), [&](const auto& node) { return side(node.second) <= 0; });
+    if (it == nodes.end()) return Descent{std::min(n, (j + 1) * nodePoints(level + 1)), -1};
+    j = it->first;
+    if (side(it->second) < 0) return Descent{j * nodePoints(level), -1};
+  }
+  return Descent{j * kLeafPoints, j};
+}
+
 Result<int64_t> TimelineModel::pointAtTime(DeviceId id, int axis, int64_t t) {
   const Device* d = device(id);
   if (!d) return int64_t{0};
@@ -372,58 +394,26 @@ Result<int64_t> TimelineModel::pointAtTime(DeviceId id, int axis, int64_t t) {
   for (const SeriesRow& s : d->series)
     if (s.axis == axis) n = std::max(n, s.points);
   if (n == 0) return int64_t{0};
-  int level = topLevel(n);
-  int64_t j = 0;
-  std::vector<std::pair<int64_t, AxisNode>> nodes;
-  if (Status st = source_->axisNodes(id, axis, level, 0, 0, nodes); !st) return st.error();
-  if (nodes.empty()) return int64_t{0};
-  if (t <= nodes[0].second.t_first) return int64_t{0};
-  if (t > nodes[0].second.t_last) return n;
-  // Down to the leaf holding the first point at or after t.
-  while (level > 0) {
-    nodes.clear();
-    if (Status st = source_->axisNodes(id, axis, level - 1, j * kFanout, j * kFanout + kFanout - 1, nodes); !st)
-      return st.error();
-    --level;
-    auto it = std::find_if(nodes.begin(), nodes.end(), [&](const auto& n) { return n.second.t_last >= t; });
-    if (it == nodes.end()) return std::min(n, (j + 1) * nodePoints(level + 1));
-    j = it->first;
-    if (t <= it->second.t_first) return j * nodePoints(level);
-  }
-  if (axis != kAllocatorAxis) return j * kLeafPoints;  // other axes: to a leaf
-  const SeriesRow* s = d->find(kAllocated);
+  auto found = descend(id, axis, n, [t](const AxisNode& node) { return t <= node.t_first ? -1 : t > node.t_last ? 1 : 0; });
+  if (!found) return found.error();
+  if (found->leaf < 0 || axis != kAllocatorAxis) return found->point;  // other axes: to a leaf
   LeafPoints points;
-  if (Status st = leafPoints(*d, {s}, j, j, points); !st) return st.error();
-  const auto within = std::lower_bound(points.times.begin(), points.times.end(), t) - points.times.begin();
-  return j * kLeafPoints + within;
+  if (Status st = leafPoints(*d, {d->find(kAllocated)}, found->leaf, found->leaf, points); !st) return st.error();
+  return found->point + (std::lower_bound(points.times.begin(), points.times.end(), t) - points.times.begin());
 }
 
 Result<int64_t> TimelineModel::pointOfSeq(DeviceId id, uint64_t seq) {
   const Device* d = device(id);
   const SeriesRow* s = d ? d->find(kAllocated) : nullptr;
   if (!s || s->points == 0) return int64_t{0};
-  const int64_t n = s->points;
-  int level = topLevel(n);
-  int64_t j = 0;
-  std::vector<std::pair<int64_t, AxisNode>> nodes;
-  if (Status st = source_->axisNodes(id, kAllocatorAxis, level, 0, 0, nodes); !st) return st.error();
-  if (nodes.empty() || seq <= nodes[0].second.first_seq) return int64_t{0};
-  if (seq > nodes[0].second.last_seq) return n;
-  // Down to the leaf holding the first point whose event is at or after seq.
-  while (level > 0) {
-    nodes.clear();
-    if (Status st = source_->axisNodes(id, kAllocatorAxis, level - 1, j * kFanout, j * kFanout + kFanout - 1, nodes); !st)
-      return st.error();
-    --level;
-    auto it = std::find_if(nodes.begin(), nodes.end(), [&](const auto& node) { return node.second.last_seq >= seq; });
-    if (it == nodes.end()) return std::min(n, (j + 1) * nodePoints(level + 1));
-    j = it->first;
-    if (seq <= it->second.first_seq) return j * nodePoints(level);
-  }
+  auto found = descend(id, kAllocatorAxis, s->points, [seq](const AxisNode& node) {
+    return seq <= node.first_seq ? -1 : seq > node.last_seq ? 1 : 0;
+  });
+  if (!found) return found.error();
+  if (found->leaf < 0) return found->point;
   LeafPoints points;
-  if (Status st = leafPoints(*d, {s}, j, j, points); !st) return st.error();
-  const auto within = std::lower_bound(points.seqs.begin(), points.seqs.end(), seq) - points.seqs.begin();
-  return std::min(n, j * kLeafPoints + within);
+  if (Status st = leafPoints(*d, {s}, found->leaf, found->leaf, points); !st) return st.error();
+  return std::min(s->points, found->point + (std::lower_bound(points.seqs.begin(), points.seqs.end(), seq) - points.seqs.begin()));
 }
 
 Result<std::pair<int64_t, uint64_t>> TimelineModel::point(DeviceId id, int64_t point) {

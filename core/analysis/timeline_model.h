@@ -16,6 +16,7 @@
 // by calling it after each poll.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -98,6 +99,14 @@ class TimelineModel {
                     LeafPoints& out);
   Result<std::vector<int64_t>> valuesAfter(const Device& d, const std::vector<const summary::SeriesRow*>& series,
                                            int64_t point);
+  // Down an axis of n points to the first point at or after a key: `side` of a node is -1 when the
+  // key is at or before its first point, 1 when after its last, 0 inside. Either the answer
+  // (leaf -1), or the leaf to look inside and its first point.
+  struct Descent {
+    int64_t point = 0;
+    int64_t leaf = -1;
+  };
+  Result<Descent> descend(DeviceId device, int axis, int64_t n, const std::function<int(const summary::AxisNode&)>& side);
 
   std::shared_ptr<summary::SummarySource> source_;
   std::vector<Device> devices_;

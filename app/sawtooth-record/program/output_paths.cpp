@@ -39,6 +39,9 @@ std::optional<std::string> checkOutFolder(const std::string& out) {
   if (posix::isDirectory(out)) return fmt::format("--out {}: is a folder", out);
   const std::string parent = posix::parentOf(out);
   if (!posix::isDirectory(parent)) return fmt::format("--out {}: the folder {} does not exist", out, parent);
+  // What is there is refused first, whoever may write the folder (/dev/full as any user).
+  if (posix::exists(out) && !posix::isRegularFile(out))
+    return fmt::format("--out {}: exists and is not a regular file; it is never replaced", out);
   if (!posix::writable(parent)) return fmt::format("--out {}: the folder {} is not writable", out, parent);
   return std::nullopt;
 }

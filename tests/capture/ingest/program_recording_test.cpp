@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -416,6 +418,22 @@ TEST(OutputPaths, NeverReplacesLinksOrSpecialFiles) {
   std::ifstream in(dir + "/target.sawtooth");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(text, "precious");
+}
+
+// A user who may not write /dev (as most may not) is told what /dev/full is, not that its folder is
+// not writable; run as root, the check drops to nobody in a child process.
+TEST(OutputPaths, ASpecialFileIsRefusedForWhatItIsWhoeverAsks) {
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    if (geteuid() == 0 && setuid(65534) != 0) _exit(3);
+    const auto problem = checkOutFolder("/dev/full");
+    _exit(!problem ? 2 : problem->find("not a regular file") != std::string::npos ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: refused for another reason (the folder); 2: not refused; 3: setuid failed";
 }
 
 }  // namespace

@@ -9,7 +9,10 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "core/analysis/step_alignment.h"
 #include "core/analysis/table.h"
 #include "core/analysis/trace_analysis.h"
 #include "core/util/cancel.h"
@@ -32,5 +35,18 @@ struct Comparison {
 // Null analyses or a merge failure give an error; cancelled work says so.
 Result<Comparison> compareTraces(const TraceAnalysis& a, const std::string& name_a, const TraceAnalysis& b,
                                  const std::string& name_b, Alignment alignment, Progress* progress = nullptr);
+
+// What the differences table is made of, whichever way the traces are read: each device's peak
+// per line (allocated, reserved, driver, device used, those it draws) and the runs' measurements.
+struct DevicePeaks {
+  DeviceId device = 0;
+  std::vector<std::pair<SeriesKind, int64_t>> peaks;
+};
+Table differencesTable(const std::vector<DevicePeaks>& a, const std::vector<DevicePeaks>& b, const Trace& a_tables,
+                       const Trace& b_tables);
+// "A: NAME · B: NAME · aligned …"; `steps` says how step alignment went (empty: it was not asked for).
+std::string alignmentNote(const std::string& name_a, const std::string& name_b, Alignment alignment,
+                          const std::string& steps = {});
+std::string stepsNote(const StepStarts& a, const StepStarts& b);
 
 }  // namespace sawtooth

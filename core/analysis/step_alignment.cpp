@@ -39,21 +39,36 @@ StepStarts findStepStarts(const std::vector<Phase>& phases, int64_t first_event_
   return {};
 }
 
-std::function<int64_t(int64_t)> stepWarp(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+StepWarp::StepWarp(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
   const size_t n = std::min(a.size(), b.size());
-  if (n == 0) return [](int64_t t) { return t; };
-  std::vector<int64_t> from(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(n));
-  std::vector<int64_t> to(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(n));
-  return [from = std::move(from), to = std::move(to)](int64_t t) -> int64_t {
-    auto it = std::upper_bound(from.begin(), from.end(), t);
-    if (it == from.begin()) return t - from.front() + to.front();
-    const size_t k = static_cast<size_t>(it - from.begin()) - 1;
-    if (k + 1 == from.size()) return t - from[k] + to[k];
-    const double span_b = static_cast<double>(from[k + 1] - from[k]);
-    const double span_a = static_cast<double>(to[k + 1] - to[k]);
-    const double f = span_b > 0 ? static_cast<double>(t - from[k]) / span_b : 0;
-    return to[k] + static_cast<int64_t>(std::llround(f * span_a));
-  };
+  from_.assign(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(n));
+  to_.assign(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(n));
+}
+
+namespace {
+
+// Piecewise linear through (from[k], to[k]), shifted with the nearest knot outside them.
+int64_t throughKnots(const std::vector<int64_t>& from, const std::vector<int64_t>& to, int64_t t) {
+  if (from.empty()) return t;
+  auto it = std::upper_bound(from.begin(), from.end(), t);
+  if (it == from.begin()) return t - from.front() + to.front();
+  const size_t k = static_cast<size_t>(it - from.begin()) - 1;
+  if (k + 1 == from.size()) return t - from[k] + to[k];
+  const double span_from = static_cast<double>(from[k + 1] - from[k]);
+  const double span_to = static_cast<double>(to[k + 1] - to[k]);
+  const double f = span_from > 0 ? static_cast<double>(t - from[k]) / span_from : 0;
+  return to[k] + static_cast<int64_t>(std::llround(f * span_to));
+}
+
+}  // namespace
+
+int64_t StepWarp::operator()(int64_t t) const { return throughKnots(from_, to_, t); }
+
+int64_t StepWarp::inverse(int64_t t) const { return throughKnots(to_, from_, t); }
+
+std::function<int64_t(int64_t)> stepWarp(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  if (std::min(a.size(), b.size()) == 0) return [](int64_t t) { return t; };
+  return [warp = StepWarp(a, b)](int64_t t) { return warp(t); };
 }
 
 }  // namespace sawtooth

@@ -26,6 +26,19 @@ StepStarts findStepStarts(const std::vector<Phase>& phases, int64_t first_event_
 
 // Maps B's times so that B's step k starts where A's step k starts, linearly in between; before
 // the first and after the last common step, B is shifted with its nearest step. Never decreasing.
+class StepWarp {
+ public:
+  StepWarp() = default;  // the identity
+  StepWarp(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
+  int64_t operator()(int64_t t) const;
+  // An A time back on B's clock: the earliest B time that maps at or after it, give or take the
+  // rounding of a stretched step (a window asked for in A's time, widened by a nanosecond, covers it).
+  int64_t inverse(int64_t t) const;
+  size_t steps() const { return from_.size(); }
+
+ private:
+  std::vector<int64_t> from_, to_;  // B's step starts and A's
+};
 std::function<int64_t(int64_t)> stepWarp(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
 
 }  // namespace sawtooth

@@ -14,7 +14,11 @@ constexpr std::pair<SeriesKind, int> kLines[] = {{SeriesKind::Allocated, kAlloca
                                                  {SeriesKind::Driver, kDriver},
                                                  {SeriesKind::DeviceUsed, kDeviceUsed}};
 
-// The series that draws a line: a source's own counter replaces the events' sum (series.cpp).
+constexpr size_t kMaxPhases = 20000;  // in one window; beyond, the bands say "zoom in"
+constexpr size_t kMaxIndexPhases = 500;
+
+}  // namespace
+
 int seriesFor(const TimelineModel::Device& d, SeriesKind kind) {
   if (kind == SeriesKind::Allocated && d.find(kAllocatedCounter)) return kAllocatedCounter;
   if (kind == SeriesKind::Reserved && d.find(kReservedCounter)) return kReservedCounter;
@@ -23,10 +27,10 @@ int seriesFor(const TimelineModel::Device& d, SeriesKind kind) {
   return kAllocated;
 }
 
-constexpr size_t kMaxPhases = 20000;  // in one window; beyond, the bands say "zoom in"
-constexpr size_t kMaxIndexPhases = 500;
-
-}  // namespace
+bool drawsLine(const TimelineModel::Device& d, SeriesKind kind) {
+  const SeriesRow* s = d.find(seriesFor(d, kind));
+  return s && (s->points > 0 || kind == SeriesKind::Allocated || kind == SeriesKind::Reserved);
+}
 
 const TimelineOverview::Device* TimelineOverview::device(DeviceId id) const {
   for (const Device& d : devices)
@@ -43,8 +47,8 @@ Result<TimelineOverview> overviewOf(TimelineModel& model) {
     od.categorised = d.categorised;
     od.points = d.allocator_points;
     for (const auto& [kind, id] : kLines) {
+      if (!drawsLine(d, kind)) continue;
       const SeriesRow* s = d.find(seriesFor(d, kind));
-      if (!s || (s->points == 0 && kind != SeriesKind::Allocated && kind != SeriesKind::Reserved)) continue;
       od.kinds.push_back(kind);
       // The y axis' extent: every series' largest value.
       std::vector<std::pair<int64_t, NodeValues>> top;
@@ -91,9 +95,8 @@ Result<TimelineFrame> frameOf(TimelineModel& model, const TimelineRequest& reque
     std::vector<SeriesKind> kinds;
     std::vector<int> shared;
     for (const auto& [kind, id] : kLines) {
+      if (!drawsLine(d, kind)) continue;
       const int series = seriesFor(d, kind);
-      const SeriesRow* s = d.find(series);
-      if (!s || (s->points == 0 && kind != SeriesKind::Allocated && kind != SeriesKind::Reserved)) continue;
       if (axisOf(series) == kAllocatorAxis) {
         kinds.push_back(kind);
         shared.push_back(series);

@@ -79,6 +79,11 @@ struct TimelineFrame {
   size_t reads = 0;  // nodes and events read for it
 };
 
+// The series that draws a line of a device (a source's own counter replaces the events' sum,
+// series.cpp), and whether the device draws that line at all.
+int seriesFor(const TimelineModel::Device& d, SeriesKind kind);
+bool drawsLine(const TimelineModel::Device& d, SeriesKind kind);
+
 // The overview from a model (refreshed by the caller); names for the devices from `names`
 // ("cuda:0" by default).
 Result<TimelineOverview> overviewOf(TimelineModel& model);

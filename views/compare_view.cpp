@@ -64,6 +64,22 @@ void CompareView::setComparison(std::shared_ptr<const Comparison> comparison) {
   fitTable();
 }
 
+void CompareView::setOverlay(std::shared_ptr<const TimelineOverview> overview, std::shared_ptr<const Table> differences,
+                             const QString& note, bool by_time) {
+  comparison_.reset();
+  note_->setText(note.toHtmlEscaped());
+  timeline_->setTitle(QString());
+  std::set<int16_t> gpus;
+  for (const auto& d : overview->devices)
+    if (d.device != kCpuDevice && d.device != kCompareOffset + kCpuDevice) gpus.insert(static_cast<int16_t>(d.device));
+  timeline_->setXAxisByTime(by_time);
+  timeline_->setVisibleDevices(gpus);
+  timeline_->setOverview(std::move(overview));
+  model_->setTable(std::move(differences));
+  table_->resizeColumnsToContents();
+  fitTable();
+}
+
 void CompareView::fitTable() {
   // The table as tall as its rows (at most a third of the view): the chart gets the rest.
   const int rows = model_->rowCount();

@@ -25,6 +25,7 @@
 
 #include "app/sawtooth/app_logging.h"
 #include "app/sawtooth/appearance.h"
+#include "app/sawtooth/overlay_controller.h"
 #include "app/sawtooth/program_dialog.h"
 #include "app/sawtooth/reading_limits.h"
 #include "app/sawtooth/recent_files.h"
@@ -379,12 +380,19 @@ views::CompareView* MainWindow::compare(views::TraceTab* a, views::TraceTab* b) 
             [this, view, analysis_a, name_a, analysis_b, name_b] { runComparison(view, analysis_a, name_a, analysis_b, name_b); });
     runComparison(view, analysis_a, name_a, analysis_b, name_b);
   } else {
-    // A file past the whole-file budget: its call sites at the peak, from its summaries.
-    view->setFailed(tr("Drawing the two timelines over each other needs every event of both traces, and %1 is too large "
-                       "to read whole (Settings ▸ Reading limits). The call sites alive at each peak are compared in "
-                       "the Call sites tab, each file's peak replayed from its summaries.")
-                        .arg(side_a->analysis ? name_b : name_a));
-    tab->showSites();
+    // A file past the whole-file budget: the timelines from the summaries of both.
+    auto overlaySide = [](const DiffSideSource& side) {
+      OverlayTimeline::Side o;
+      o.analysis = side.analysis;
+      o.name = side.name.toStdString();
+      if (side.on_demand) {
+        o.timeline = side.on_demand->timeline;
+        o.tables = side.on_demand->tables;
+        o.path = side.on_demand->source;
+      }
+      return o;
+    };
+    (new OverlayController(jobs_, view, overlaySide(*side_a), overlaySide(*side_b)))->run();
   }
   runSiteDiff(tab->sitesView(), std::move(*side_a), std::move(*side_b));
   updateActions();

@@ -101,6 +101,12 @@ Status SummaryTimeline::addWholeTraceFigures(const Trace& tables, TraceReport& r
   return sawtooth::addWholeTraceFigures(report, model, tables, *facts, &progress);
 }
 
+Result<std::shared_ptr<native::FileSummarySource>> SummaryTimeline::openSource() const {
+  auto source = native::FileSummarySource::open(place_, limits_);
+  if (!source) return source.error();
+  return std::shared_ptr<native::FileSummarySource>(std::move(*source));
+}
+
 uint64_t estimatedMemoryToReadWhole(uint64_t file_bytes) { return file_bytes / 10 * 27; }
 
 }  // namespace sawtooth::app

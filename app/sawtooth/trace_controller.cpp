@@ -153,8 +153,8 @@ void TraceController::showTimeline(std::shared_ptr<SummaryTimeline> timeline, Ti
          "step); the events table reads the file a page at a time (sorted by any column: the first 100,000 rows in "
          "that order). The peak comparison, precision and runs views show the runs' own measurements; the plan "
          "against the count and the out-of-memory post-mortem come from one pass over the events, in the "
-         "background. Compared with another trace, it is diffed by the call sites alive at each peak; overlaying "
-         "the two timelines needs every event.")
+         "background. Compared with another trace, the two timelines are overlaid from the summaries of both and "
+         "it is diffed by the call sites alive at each peak.")
           .arg(views::bytesText(static_cast<qint64>(needs)), views::bytesText(static_cast<qint64>(budget))));
   openEventPages();
 }

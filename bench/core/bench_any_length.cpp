@@ -44,6 +44,7 @@
 #include <fmt/format.h>
 
 #include "capture/writer/trace_writer.h"
+#include "core/analysis/overlay_comparison.h"
 #include "core/analysis/summary_moment.h"
 #include "core/analysis/summary_report.h"
 #include "core/analysis/timeline_model.h"
@@ -417,6 +418,74 @@ void BM_Zoom1Percent(benchmark::State& state) {
   state.counters["events"] = static_cast<double>(state.range(0));
 }
 
+// What the chart asks for, a window of 1 % at a time: one file's frame, and the frame of the same
+// file compared with itself (each side on a connection of its own, as two tabs' files), drawn from
+// both summaries through the overlay, in turn in one run (each first every other window).
+struct FrameSides {
+  std::unique_ptr<TimelineModel> one;
+  std::optional<OverlayComparison> two;
+  double open_s = 0;
+};
+
+FrameSides openFrameSides(const std::string& path) {
+  FrameSides f;
+  auto place = summariesOf(path);
+  auto source = native::FileSummarySource::open(*place);
+  if (!source) throw std::runtime_error(source.error().message);
+  f.one = std::make_unique<TimelineModel>(std::shared_ptr<summary::SummarySource>(std::move(*source)));
+  if (Status st = f.one->refresh(); !st) throw std::runtime_error(st.error().message);
+  const auto t0 = Clock::now();
+  auto side = [&](const char* name) {
+    auto pages = EventPages::open(path);
+    if (!pages) throw std::runtime_error(pages.error().message);
+    auto file = native::FileSummarySource::open(*place);
+    if (!file) throw std::runtime_error(file.error().message);
+    return OverlaySide{std::shared_ptr<summary::SummarySource>(std::move(*file)), (*pages)->tables(), name, {}};
+  };
+  auto overlay = overlayTraces(side("a"), side("b"), Alignment::Time);
+  if (!overlay) throw std::runtime_error(overlay.error().message);
+  f.open_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  f.two = std::move(*overlay);
+  return f;
+}
+
+void BM_FrameAndOverlayFrame1Percent(benchmark::State& state) {
+  const std::string path = recording(state.range(0));
+  FrameSides sides = openFrameSides(path);
+  std::mt19937_64 rng(27);
+  const double lo = sides.one->xMin(true), hi = sides.one->xMax(true), width = (hi - lo) / 100;
+  double slowest[2] = {0, 0}, total[2] = {0, 0};
+  int windows = 0;
+  for (auto _ : state) {
+    const double x0 = lo + std::uniform_real_distribution<double>(0, hi - lo - width)(rng);
+    TimelineRequest request;
+    request.x0 = x0;
+    request.x1 = x0 + width;
+    request.columns = kColumns;
+    request.stacked = true;
+    double both = 0;
+    for (int turn = 0; turn < 2; ++turn) {
+      const int k = (turn + windows) % 2;  // each goes first every other window
+      const auto t0 = Clock::now();
+      auto frame = frameOf(k == 0 ? *sides.one : *sides.two->model, request);
+      if (!frame) return state.SkipWithError(frame.error().message.c_str());
+      const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+      slowest[k] = std::max(slowest[k], s);
+      total[k] += s;
+      both += s;
+    }
+    state.SetIterationTime(both);
+    ++windows;
+  }
+  state.counters["one_slowest_ms"] = slowest[0] * 1e3;
+  state.counters["one_mean_ms"] = total[0] / windows * 1e3;
+  state.counters["overlay_slowest_ms"] = slowest[1] * 1e3;
+  state.counters["overlay_mean_ms"] = total[1] / windows * 1e3;
+  state.counters["overlay_open_ms"] = sides.open_s * 1e3;
+  state.counters["peak_rss_mb"] = rssMb();
+  state.counters["events"] = static_cast<double>(state.range(0));
+}
+
 // The app's events table for a file past the whole-file budget (io/event_pages.h): the file's
 // tables opened, the first page of 256 rows, and a page at a random row.
 void BM_EventsFirstPage(benchmark::State& state) {
@@ -566,6 +635,7 @@ void registerAll() {
     if (n <= 30'000'000)
       benchmark::RegisterBenchmark("BM_OpenWhole", BM_OpenWhole)->Arg(n)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("BM_Zoom1Percent", BM_Zoom1Percent)->Arg(n)->UseManualTime()->Iterations(40)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("BM_FrameAndOverlayFrame1Percent", BM_FrameAndOverlayFrame1Percent)->Arg(n)->UseManualTime()->Iterations(40)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("BM_EventsFirstPage", BM_EventsFirstPage)->Arg(n)->UseManualTime()->Iterations(40)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("BM_EventsFilter", BM_EventsFilter)->Arg(n)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("BM_EventsSortBySize", BM_EventsSortBySize)->Arg(n)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);

@@ -313,7 +313,7 @@ class SummaryOpenTest : public QObject {
     views::CompareView* view = w.compare(a, b);
     QVERIFY(view);
     views::ComparisonTab* tab = w.currentComparison();
-    QVERIFY(tab && tab->currentSites());  // the overlay needs every event: the sites are shown
+    QVERIFY(tab && tab->currentCompare());  // the timelines, overlaid from the summaries
     views::DiffSitesView* sites = tab->sitesView();
     QTRY_VERIFY_WITH_TIMEOUT(sites->tableData() != nullptr, 30000);
     QVERIFY2(sites->summary()->text().contains(QStringLiteral("2.10 GB")), qPrintable(sites->summary()->text()));
@@ -339,6 +339,71 @@ class SummaryOpenTest : public QObject {
     views::DiffSitesView* mixed = w.currentComparison()->sitesView();
     QTRY_VERIFY_WITH_TIMEOUT(mixed->tableData() != nullptr, 30000);
     QVERIFY2(mixed->summary()->text().contains(QStringLiteral("2.10 GB")), qPrintable(mixed->summary()->text()));
+  }
+
+  void aFilePastTheBudgetIsOverlaidFromItsSummaries() {
+    // The same recording twice, past the budget: both timelines on one chart, drawn from the
+    // summaries a window at a time, with the peaks' differences; then aligned in time.
+    const QString copy = dir_.filePath(QStringLiteral("copy-overlay.sawtooth"));
+    QFile::remove(copy);
+    QVERIFY(QFile::copy(clean_, copy));
+    saveWholeFileBudget(1024);
+    MainWindow w(QString(), dir_.path());
+    auto* a = w.openFile(clean_);
+    auto* b = w.openFile(copy);
+    QTRY_VERIFY_WITH_TIMEOUT(a->state() == views::TraceTab::State::Summaries &&
+                                 b->state() == views::TraceTab::State::Summaries,
+                             30000);
+    views::CompareView* view = w.compare(a, b);
+    QVERIFY(view);
+    QTRY_VERIFY_WITH_TIMEOUT(view->timeline()->overview() != nullptr, 30000);
+    const auto overview = view->timeline()->overview();
+    QStringList names;
+    for (const auto& d : overview->devices) names << QString::fromStdString(d.name);
+    QVERIFY2(names.contains(QStringLiteral("A cuda:0")) && names.contains(QStringLiteral("B cuda:0")),
+             qPrintable(names.join(", ")));
+    QVERIFY2(view->noteText().contains(QStringLiteral("aligned by allocation event")), qPrintable(view->noteText()));
+    QTRY_VERIFY_WITH_TIMEOUT(view->timeline()->frame() != nullptr, 30000);
+    size_t drawn = 0;
+    for (const auto& line : view->timeline()->frame()->lines) drawn += line.points.size();
+    QVERIFY(drawn > 0);
+    QVERIFY(view->timeline()->line(0, SeriesKind::Allocated));
+    QVERIFY(view->timeline()->line(kCompareOffset, SeriesKind::Allocated));
+    // The differences: the same file on both sides, every peak equal.
+    const views::TableModel* model = view->differencesModel();
+    QVERIFY(model->rowCount() >= 2);
+    QCOMPARE(model->index(0, 0).data().toString(), QStringLiteral("cuda:0 peak allocated"));
+    QCOMPARE(model->index(0, 1).data(Qt::UserRole), model->index(0, 2).data(Qt::UserRole));
+    QVERIFY2(model->index(0, 1).data().toString().contains(QStringLiteral("2.10 GB")),
+             qPrintable(model->index(0, 1).data().toString()));
+    // Zoomed, a new frame for the window.
+    const double lo = view->timeline()->window().lo(), hi = view->timeline()->window().hi();
+    view->timeline()->zoomTo(lo + (hi - lo) * 0.4, lo + (hi - lo) * 0.41);
+    QTRY_VERIFY_WITH_TIMEOUT(view->timeline()->frame() && view->timeline()->frame()->request.x0 > lo, 30000);
+    // In time: the overlay is made again.
+    view->setAlignment(Alignment::Time);
+    QTRY_VERIFY_WITH_TIMEOUT(view->noteText().contains(QStringLiteral("aligned in time")), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(view->timeline()->xAxisByTime() && view->timeline()->frame() &&
+                                 view->timeline()->frame()->request.by_time,
+                             30000);
+    // A file exported as the chart draws it.
+    const QString png = dir_.filePath(QStringLiteral("overlay.png"));
+    QSignalSpy exported(&w, &MainWindow::exportFinished);
+    QVERIFY(w.exportChart(png));
+    QTRY_VERIFY_WITH_TIMEOUT(!exported.isEmpty(), 30000);
+    QCOMPARE(exported.first().at(1).toString(), QString());
+    QVERIFY(QFileInfo(png).size() > 0);
+
+    // Against a trace read whole.
+    saveWholeFileBudget(uint64_t{1} << 40);
+    auto* whole = w.openFile(QStringLiteral(SAWTOOTH_SAMPLES "/anatomy.sawtooth"));
+    QTRY_VERIFY_WITH_TIMEOUT(whole->state() == views::TraceTab::State::Ready, 30000);
+    views::CompareView* mixed = w.compare(whole, a);
+    QVERIFY(mixed);
+    QTRY_VERIFY_WITH_TIMEOUT(mixed->timeline()->frame() != nullptr, 30000);
+    QVERIFY2(mixed->noteText().contains(QStringLiteral("A: ")), qPrintable(mixed->noteText()));
+    QVERIFY(mixed->differencesModel()->rowCount() >= 2);
+    QTRY_VERIFY_WITH_TIMEOUT(w.jobs()->isIdle(), 30000);
   }
 
   void theOtherViewsFollowWithTheZoomKept() {

@@ -25,26 +25,30 @@ int print(const OomOptions& o, const OomDocument& doc) {
   return 0;
 }
 
-// One pass over the allocator events for the first OOM, then its moment replayed from the nearest
-// stored allocator state, as the app does for a file past its budget.
+// The first OOM from the summaries' index (a file written before it had one: one pass over the
+// allocator events), then its moment replayed from the nearest stored allocator state, as the app
+// does for a file past its budget; the moment's segment map explains it.
 int oomFromSummaries(const OomOptions& o, const ReadLimits& limits) {
   auto file = openFileMoments(o.file, limits);
   if (!file) return fail(file.error().message);
   const Trace& tables = file->tables();
-  auto facts = wholeTraceFacts(file->model->source(), tables);
-  if (!facts) return fail(fmt::format("{}: {}", o.file, facts.error().message));
+  auto indexed = indexedOoms(file->model->source());
+  if (!indexed) return fail(fmt::format("{}: {}", o.file, indexed.error().message));
+  std::optional<WholeTraceFacts> facts = std::move(*indexed);
+  if (!facts) {
+    auto counted = wholeTraceFacts(file->model->source(), tables);
+    if (!counted) return fail(fmt::format("{}: {}", o.file, counted.error().message));
+    facts = std::move(*counted);
+  }
   OomDocument doc;
   doc.file = o.file;
   doc.oom_events = facts->ooms;
-  TraceReport report;
-  if (Status st = addWholeTraceFigures(report, *file->model, tables, *facts); !st)
-    return fail(fmt::format("{}: {}", o.file, st.error().message));
-  doc.report = std::move(report.oom);
-  if (!doc.report) return print(o, doc);
-  auto moment = file->at(doc.report->device, doc.report->index, nullptr, true);
-  if (!moment) return fail(fmt::format("{}: {}", o.file, moment.error().message));
-  if (auto map = segmentMapOf(tables, *moment); map && map->oom) doc.explanation = std::move(map->oom);
-  else doc.why_unexplained = moment->why_no_state;
+  if (!facts->first_oom) return print(o, doc);
+  auto post_mortem = oomPostMortem(*file->model, tables, *facts->first_oom);
+  if (!post_mortem) return fail(fmt::format("{}: {}", o.file, post_mortem.error().message));
+  doc.report = std::move(post_mortem->report);
+  if (auto map = segmentMapOf(tables, post_mortem->moment); map && map->oom) doc.explanation = std::move(map->oom);
+  else doc.why_unexplained = post_mortem->moment.why_no_state;
   return print(o, doc);
 }
 
@@ -56,9 +60,9 @@ void addOomCommand(CLI::App& app, OomOptions& o) {
   o.command->add_option("FILE", o.file, "trace file")->required();
   o.command->add_flag("--json", o.json, "print one JSON object");
   o.command->add_flag("--summaries", o.summaries,
-                      "a .sawtooth file of any length: one pass over its allocator events (memory bounded by the "
-                      "devices) finds the first out-of-memory, whose moment replays from the nearest allocator "
-                      "state the file stores");
+                      "a .sawtooth file of any length: its summaries' index finds the first out-of-memory (a file "
+                      "written before it had one: one pass over its allocator events, memory bounded by the "
+                      "devices), whose moment replays from the nearest allocator state the file stores");
 }
 
 int runOomCommand(const OomOptions& o, const ReadLimits& limits) {

@@ -107,6 +107,22 @@ Result<std::shared_ptr<native::FileSummarySource>> SummaryTimeline::openSource()
   return std::shared_ptr<native::FileSummarySource>(std::move(*source));
 }
 
+Result<bool> SummaryTimeline::addIndexedOom(const Trace& tables, TraceReport& report, Progress& progress) {
+  auto source = native::FileSummarySource::open(place_, limits_);
+  if (!source) return source.error();
+  TimelineModel model(std::shared_ptr<summary::SummarySource>(std::move(*source)));
+  if (Status st = model.refresh(); !st) return st.error();
+  auto facts = indexedOoms(model.source());
+  if (!facts) return facts.error();
+  if (!*facts) return false;
+  if ((*facts)->first_oom) {
+    auto post_mortem = oomPostMortem(model, tables, *(*facts)->first_oom, &progress);
+    if (!post_mortem) return post_mortem.error();
+    report.oom = std::move(post_mortem->report);
+  }
+  return true;
+}
+
 uint64_t estimatedMemoryToReadWhole(uint64_t file_bytes) { return file_bytes / 10 * 27; }
 
 }  // namespace sawtooth::app

@@ -57,6 +57,9 @@ class SummaryTimeline {
   // The plan rows and the first out-of-memory's post-mortem (core/analysis/summary_report.h) added
   // to `report`: one pass over the events and the failure's moment, on a connection of its own.
   Status addWholeTraceFigures(const Trace& tables, TraceReport& report, Progress& progress);
+  // The first out-of-memory's post-mortem from the summaries' index alone (no pass over the events)
+  // added to `report`; false when the summaries keep no index (the pass finds it then).
+  Result<bool> addIndexedOom(const Trace& tables, TraceReport& report, Progress& progress);
   // The summaries on a connection of their own (a comparison's overlay reads them beside the tab).
   Result<std::shared_ptr<native::FileSummarySource>> openSource() const;
   // Events the summaries cover.

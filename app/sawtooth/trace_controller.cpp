@@ -151,9 +151,10 @@ void TraceController::showTimeline(std::shared_ptr<SummaryTimeline> timeline, Ti
          "shown from the file's summaries; the allocator, live bytes and modules views replay the moment shown from "
          "the nearest allocator state the file stores (each module's forward and backward costs over the moment's "
          "step); the events table reads the file a page at a time (sorted by any column: the first 100,000 rows in "
-         "that order). The peak comparison, precision and runs views show the runs' own measurements; the plan "
-         "against the count and the out-of-memory post-mortem come from one pass over the events, in the "
-         "background. Compared with another trace, the two timelines are overlaid from the summaries of both and "
+         "that order). The peak comparison, precision and runs views show the runs' own measurements; the "
+         "out-of-memory post-mortem comes from the summaries' index of out-of-memory events, and the plan against the "
+         "count from one pass over the events, in the background (a file written before the index: both from the "
+         "pass). Compared with another trace, the two timelines are overlaid from the summaries of both and "
          "it is diffed by the call sites alive at each peak.")
           .arg(views::bytesText(static_cast<qint64>(needs)), views::bytesText(static_cast<qint64>(budget))));
   openEventPages();
@@ -186,6 +187,25 @@ void TraceController::openEventPages() {
 }
 
 void TraceController::countWholeTrace(TraceReport runs) {
+  // The first out-of-memory from the summaries' index, at once; the pass below adds the plan (and
+  // finds the out-of-memory itself in a file whose summaries keep no index).
+  jobs_.run<std::shared_ptr<const TraceReport>>(
+      slot("indexed oom"), tr("Reading the out-of-memory of %1").arg(tab_->title()), tab_,
+      [timeline = timeline_, tables = pages_->tables(), report = runs](Progress& progress) mutable
+      -> Result<std::shared_ptr<const TraceReport>> {
+        auto indexed = timeline->addIndexedOom(*tables, report, progress);
+        if (!indexed) return indexed.error();
+        if (!report.oom) return std::shared_ptr<const TraceReport>();
+        return std::make_shared<const TraceReport>(std::move(report));
+      },
+      [this](std::shared_ptr<const TraceReport> report) {
+        if (!report || tab_->onDemandReport()) return;  // none, or the pass came first
+        tab_->showOnDemandFigures(report);
+        if (report->oom->device == moment_device_) moments_->requestPosition(report->oom->index);
+      },
+      [this](const QString& error) {
+        qCWarning(lcWindow) << "the out-of-memory index of" << tab_->path() << "was not read:" << error;
+      });
   const QString what = tr("Counting each category's peak and looking for an out-of-memory in every event");
   tab_->setFiguresPass(what + QStringLiteral("…"));
   jobs_.run<std::shared_ptr<const TraceReport>>(
@@ -196,9 +216,11 @@ void TraceController::countWholeTrace(TraceReport runs) {
         return std::make_shared<const TraceReport>(std::move(report));
       },
       [this](std::shared_ptr<const TraceReport> report) {
+        const bool oom_shown = tab_->onDemandReport() && tab_->onDemandReport()->oom;
         tab_->showOnDemandFigures(report);
         // As a trace read whole, the allocator opens at the first out-of-memory, else the peak.
-        if (report->oom && report->oom->device == moment_device_) moments_->requestPosition(report->oom->index);
+        if (!oom_shown && report->oom && report->oom->device == moment_device_)
+          moments_->requestPosition(report->oom->index);
       },
       [this](const QString& error) {
         qCWarning(lcWindow) << "the plan and out-of-memory figures of" << tab_->path() << "were not counted:" << error;

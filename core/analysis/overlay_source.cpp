@@ -168,4 +168,6 @@ Status OverlaySource::moduleCalls(int64_t, int64_t, size_t, std::vector<ModuleCa
 
 Result<std::optional<std::string>> OverlaySource::phaseName(uint32_t) { return notDrawn("a phase's name"); }
 
+Result<std::optional<SummarySource::Ooms>> OverlaySource::ooms(size_t) { return notDrawn("an out-of-memory"); }
+
 }  // namespace sawtooth::summary

@@ -382,6 +382,8 @@ Status SummaryBuilder::add(uint64_t seq, const Event& e) {
         d.machine->apply(e, seq);
       }
       d.last_allocator_seq = seq;
+      if (e.action == Action::Oom)
+        if (Status st = store_.putOom(d.id, seq); !st) return st;
       d.allocated = wrappingAdd(d.allocated, wrappingMul(sign, e.size));
       d.reserved = wrappingAdd(d.reserved, wrappingMul(reservedSign(e.action), e.size));
       const auto c = static_cast<size_t>(e.category) < kCategoryCount ? static_cast<size_t>(e.category) : 0;

@@ -9,7 +9,7 @@
 //     the axes' nodes say which events (seq) and times each node covers;
 //   - per phase and per step and device: the peak of allocated bytes, where (point, event, time),
 //     reserved then and at most, and the live bytes per category at the peak;
-//   - an index from event numbers to times (chunks of 4,096 events);
+//   - an index from event numbers to times (chunks of 4,096 events), and the out-of-memory events;
 //   - the allocator's state every 65,536 allocator events of a device (its segments and blocks),
 //     from which the segment map at any event replays a bounded stretch.
 // The same rules as the finished trace's series (core/analysis/series.h): allocatedSign /
@@ -137,6 +137,8 @@ class SummaryStore {
   virtual Status putNode(DeviceId device, int series, int level, int64_t node, const NodeValues& values) = 0;
   virtual Status putSpan(const SpanRow& row) = 0;
   virtual Status putIndex(const IndexRow& row) = 0;
+  // An out-of-memory event of a device.
+  virtual Status putOom(DeviceId device, uint64_t seq) = 0;
   virtual Status putCheckpoint(DeviceId device, int64_t position, uint64_t seq, const AllocatorState& state) = 0;
 
   // For categories learnt late (rare; the recent points are in memory):

@@ -34,6 +34,11 @@ Status MemoryStore::putIndex(const IndexRow& row) {
   return Ok{};
 }
 
+Status MemoryStore::putOom(DeviceId device, uint64_t seq) {
+  ooms.emplace_back(device, seq);
+  return Ok{};
+}
+
 Status MemoryStore::putCheckpoint(DeviceId device, int64_t position, uint64_t seq, const AllocatorState& state) {
   checkpoints[{device, position}] = {seq, state};
   return Ok{};

@@ -13,10 +13,12 @@ namespace {
 
 constexpr uint64_t kSeqsPerRead = 65536;
 
-// The first out-of-memory's report from its moment: the blocks alive then that were allocated in
-// the trace, the largest first, with their allocation's time and phase read by seq.
-Result<OomReport> oomReportFromMoment(TimelineModel& model, const Trace& tables, const WholeTraceFacts::Oom& oom,
-                                      Progress* progress) {
+}  // namespace
+
+// The report from the moment: the blocks alive then that were allocated in the trace, the largest
+// first, with their allocation's time and phase read by seq.
+Result<OomPostMortem> oomPostMortem(TimelineModel& model, const Trace& tables, const WholeTraceFacts::Oom& oom,
+                                    Progress* progress) {
   auto position = model.pointOfSeq(oom.device, oom.seq);
   if (!position) return position.error();
   auto moment = momentFromSummaries(model, tables, oom.device, *position, progress);
@@ -51,10 +53,18 @@ Result<OomReport> oomReportFromMoment(TimelineModel& model, const Trace& tables,
     }
     addOomBlock(r.blocks, tables, blocks[i], alloc.t_ns, phase);
   }
-  return r;
+  return OomPostMortem{std::move(r), std::move(*moment)};
 }
 
-}  // namespace
+Result<std::optional<WholeTraceFacts>> indexedOoms(summary::SummarySource& source) {
+  auto ooms = source.ooms(1);
+  if (!ooms) return ooms.error();
+  if (!*ooms) return std::optional<WholeTraceFacts>();
+  WholeTraceFacts facts;
+  facts.ooms = (*ooms)->count;
+  if (!(*ooms)->first.empty()) facts.first_oom = WholeTraceFacts::Oom{(*ooms)->first[0].first, (*ooms)->first[0].second};
+  return std::optional<WholeTraceFacts>(std::move(facts));
+}
 
 Result<WholeTraceFacts> wholeTraceFacts(summary::SummarySource& source, const Trace& tables, Progress* progress) {
   auto count = source.eventCount();
@@ -98,9 +108,9 @@ Status addWholeTraceFigures(TraceReport& report, TimelineModel& model, const Tra
   else
     report.plan_rows = anatomyPlan(tables, CategoryPeaks{});
   if (facts.first_oom) {
-    auto oom = oomReportFromMoment(model, tables, *facts.first_oom, progress);
+    auto oom = oomPostMortem(model, tables, *facts.first_oom, progress);
     if (!oom) return oom.error();
-    report.oom = std::move(*oom);
+    report.oom = std::move(oom->report);
   }
   return Ok{};
 }

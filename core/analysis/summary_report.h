@@ -31,6 +31,19 @@ struct WholeTraceFacts {
 Result<WholeTraceFacts> wholeTraceFacts(summary::SummarySource& source, const Trace& tables,
                                         Progress* progress = nullptr);
 
+// The out-of-memory events from the summaries' index (no pass over the events): the first and how
+// many (facts without category peaks); nothing when the summaries keep no index (a file written
+// before it had one: wholeTraceFacts finds them).
+Result<std::optional<WholeTraceFacts>> indexedOoms(summary::SummarySource& source);
+
+// An out-of-memory's post-mortem and the moment it was made from (whose segment map explains it).
+struct OomPostMortem {
+  OomReport report;
+  SummaryMoment moment;
+};
+Result<OomPostMortem> oomPostMortem(TimelineModel& model, const Trace& tables, const WholeTraceFacts::Oom& oom,
+                                    Progress* progress = nullptr);
+
 // The plan rows (the device as buildTraceReport picks it) and the first out-of-memory's
 // post-mortem, added to a report of the runs' figures (runFiguresReport).
 Status addWholeTraceFigures(TraceReport& report, TimelineModel& model, const Trace& tables,

@@ -157,6 +157,13 @@ Result<bool> MemorySource::segmentStoredAtOrBefore(DeviceId device, int64_t posi
   return false;
 }
 
+Result<std::optional<SummarySource::Ooms>> MemorySource::ooms(size_t max) {
+  Ooms out;
+  out.count = store_.ooms.size();
+  out.first.assign(store_.ooms.begin(), store_.ooms.begin() + static_cast<std::ptrdiff_t>(std::min(max, store_.ooms.size())));
+  return std::optional<Ooms>(std::move(out));
+}
+
 Result<uint64_t> MemorySource::eventCount() { return static_cast<uint64_t>(trace_.events.size()); }
 
 }  // namespace sawtooth::summary

@@ -75,6 +75,13 @@ class SummarySource {
   virtual Status moduleCalls(int64_t t0, int64_t t1, size_t max, std::vector<ModuleCall>& out) = 0;
   // The name of the phase an event names (its id); nothing for an id the trace does not hold.
   virtual Result<std::optional<std::string>> phaseName(uint32_t id) = 0;
+  // The out-of-memory events: the first `max` in file order (device, seq) and how many in all;
+  // nothing when the summaries keep no index of them (a file written before it had one).
+  struct Ooms {
+    std::vector<std::pair<DeviceId, uint64_t>> first;
+    uint64_t count = 0;
+  };
+  virtual Result<std::optional<Ooms>> ooms(size_t max) = 0;
 };
 
 // The summaries of a trace in memory: built from its events once (as a file would hold them).
@@ -100,6 +107,7 @@ class MemorySource : public SummarySource {
   Result<uint64_t> eventCount() override;
   Status moduleCalls(int64_t t0, int64_t t1, size_t max, std::vector<ModuleCall>& out) override;
   Result<std::optional<std::string>> phaseName(uint32_t id) override;
+  Result<std::optional<Ooms>> ooms(size_t max) override;
 
   const MemoryStore& store() const { return store_; }
   size_t bytesResident() const { return store_.bytesResident(); }

@@ -114,6 +114,10 @@ constexpr std::array kSummarySpans{
     Column{"at_peak_activation", Integer, false, false, kSummaries},
     Column{"at_peak_temporary", Integer, false, false, kSummaries},
     Column{"at_peak_autograd_detail", Integer, false, false, kSummaries}};
+// The out-of-memory events, so that a reader finds the first without a pass over the events. Added
+// after format 3 first shipped: a format 3 file without it is searched by a pass.
+constexpr std::array kSummaryOoms{Column{"device", Integer, kNotNull, false, kSummaries},
+                                  Column{"seq", Integer, kNotNull, false, kSummaries}};
 constexpr std::array kSummaryEventIndex{
     Column{"chunk", Integer, false, kKey, kSummaries}, Column{"first_seq", Integer, kNotNull, false, kSummaries},
     Column{"last_seq", Integer, kNotNull, false, kSummaries}, Column{"t_min", Integer, kNotNull, false, kSummaries},
@@ -163,6 +167,7 @@ constexpr std::array kTables{
     Table{"summary_nodes", kSummaryNodes, "PRIMARY KEY(device, series, level, node)", true},
     Table{"summary_spans", kSummarySpans, "PRIMARY KEY(device, kind, id)", true},
     Table{"summary_event_index", kSummaryEventIndex},
+    Table{"summary_ooms", kSummaryOoms, "PRIMARY KEY(device, seq)", true},
     Table{"summary_checkpoints", kSummaryCheckpoints, "PRIMARY KEY(device, position)", true},
     Table{"summary_checkpoint_segments", kSummaryCheckpointSegments, "PRIMARY KEY(device, position, address)", true},
     // A block outside the segments (segment NULL) may share its address with one inside (an allocation

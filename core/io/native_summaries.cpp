@@ -144,7 +144,9 @@ Result<uint64_t> summarise(sql::Database& db, SummaryBuilder& builder, const Reb
 // Compares what a builder puts with the rows a file holds, counting what differs.
 class CheckingStore : public SummaryStore {
  public:
-  CheckingStore(sql::Database& db, SummaryCheck& check) : db_(db), check_(check) {}
+  // A format 3 file from before the out-of-memory index is checked without it.
+  CheckingStore(sql::Database& db, SummaryCheck& check)
+      : db_(db), check_(check), has_ooms_(db.hasTable("summary_ooms")) {}
 
   Status prepare() {
     const std::pair<sql::Statement*, const char*> preps[] = {
@@ -162,11 +164,13 @@ class CheckingStore : public SummaryStore {
          "at_peak_optimizer_state, at_peak_input, at_peak_activation, at_peak_temporary, at_peak_autograd_detail FROM "
          "summary_spans WHERE device = ? AND kind = ? AND id = ?"},
         {&index_, "SELECT first_seq, last_seq, t_min, t_max FROM summary_event_index WHERE chunk = ?"},
+        {has_ooms_ ? &oom_ : nullptr, "SELECT 0 FROM summary_ooms WHERE device = ? AND seq = ?"},
         {&checkpoint_, "SELECT seq, (SELECT count(*) FROM summary_checkpoint_segments s WHERE s.device = c.device AND "
                        "s.position = c.position), (SELECT count(*) FROM summary_checkpoint_blocks b WHERE b.device = "
                        "c.device AND b.position = c.position) FROM summary_checkpoints c WHERE device = ? AND position = ?"},
     };
     for (const auto& [target, sql] : preps) {
+      if (!target) continue;
       auto st = db_.prepare(sql);
       if (!st) return st.error();
       *target = std::move(*st);
@@ -179,8 +183,9 @@ class CheckingStore : public SummaryStore {
     const std::pair<const char*, size_t> tables[] = {
         {"summary_series", series_rows_},        {"summary_axes", axis_rows_},     {"summary_axis_nodes", axis_node_rows_},
         {"summary_nodes", node_rows_},           {"summary_spans", span_rows_},    {"summary_event_index", index_rows_},
-        {"summary_checkpoints", checkpoint_rows_}};
+        {"summary_checkpoints", checkpoint_rows_},    {has_ooms_ ? "summary_ooms" : nullptr, oom_rows_}};
     for (const auto& [table, expected] : tables) {
+      if (!table) continue;
       auto n = single(db_, fmt::format("SELECT count(*) FROM {}", table), 0);
       if (!n) return n.error();
       if (static_cast<size_t>(*n) != expected)
@@ -230,6 +235,12 @@ class CheckingStore : public SummaryStore {
     index_.bind(1, r.chunk);
     return compare(index_, {static_cast<int64_t>(r.first_seq), static_cast<int64_t>(r.last_seq), r.t_min, r.t_max},
                    fmt::format("event index chunk {}", r.chunk));
+  }
+  Status putOom(DeviceId device, uint64_t seq) override {
+    if (!has_ooms_) return Ok{};
+    ++oom_rows_;
+    oom_.bind(1, int64_t{device}).bind(2, static_cast<int64_t>(seq));
+    return compare(oom_, {0}, fmt::format("out-of-memory event {} of device {}", seq, device));
   }
   Status putCheckpoint(DeviceId device, int64_t position, uint64_t seq, const AllocatorState& state) override {
     ++checkpoint_rows_;
@@ -291,9 +302,10 @@ class CheckingStore : public SummaryStore {
 
   sql::Database& db_;
   SummaryCheck& check_;
-  sql::Statement series_, axis_, axis_node_, node_, span_, index_, checkpoint_;
+  bool has_ooms_ = false;
+  sql::Statement series_, axis_, axis_node_, node_, span_, index_, oom_, checkpoint_;
   size_t series_rows_ = 0, axis_rows_ = 0, axis_node_rows_ = 0, node_rows_ = 0, span_rows_ = 0, index_rows_ = 0,
-         checkpoint_rows_ = 0;
+         oom_rows_ = 0, checkpoint_rows_ = 0;
 };
 
 }  // namespace
@@ -311,6 +323,8 @@ Result<uint64_t> rebuildSummaries(sql::Database& events, sql::Database& summarie
                                   Progress* progress) {
   for (const std::string& table : summaryTables())
     if (Status st = summaries.exec(fmt::format("DELETE FROM {}", table)); !st) return st.error();
+  if (summaries.hasTable("summary_ooms"))
+    if (Status st = summaries.exec("DELETE FROM summary_ooms"); !st) return st.error();
   auto store = SqlSummaryStore::create(summaries, events);
   if (!store) return store.error();
   BuilderOptions builder_options;

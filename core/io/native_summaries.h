@@ -48,7 +48,9 @@ Result<std::string> quickSummaryCheck(sql::Database& events, sql::Database& summ
 Result<SummaryCheck> checkSummaries(sql::Database& events, sql::Database& summaries, const RebuildOptions& options,
                                     Progress* progress);
 
-// The summary tables' names (io/native_schema.h), for creating and emptying them.
+// The summary tables' names (io/native_schema.h), for creating and emptying them: those every file
+// of format 3 holds. summary_ooms, added later, is not among them (a file without it is read, and
+// searched by a pass; its summaries written again gain it).
 const std::vector<std::string>& summaryTables();
 
 }  // namespace sawtooth::native

@@ -495,6 +495,27 @@ Result<std::optional<std::string>> FileSummarySource::phaseName(uint32_t id) {
   return name;
 }
 
+Result<std::optional<SummarySource::Ooms>> FileSummarySource::ooms(size_t max) {
+  sql::Database& db = summaryDb();
+  if (!db.hasTable("summary_ooms")) return std::optional<Ooms>();
+  Ooms out;
+  auto count = db.prepare("SELECT count(*) FROM summary_ooms");
+  if (!count) return count.error();
+  if (count->step()) out.count = static_cast<uint64_t>(std::max<int64_t>(0, count->int64(0)));
+  if (count->failed()) return Error{count->error()};
+  auto rows = db.prepare("SELECT device, seq FROM summary_ooms ORDER BY seq, device LIMIT ?");
+  if (!rows) return rows.error();
+  rows->bind(1, static_cast<int64_t>(std::min<size_t>(max, INT64_MAX)));
+  while (rows->step()) {
+    const int64_t device = rows->int64(0), seq = rows->int64(1);
+    if (device < INT16_MIN || device > INT16_MAX || seq < 0)
+      return Error{fmt::format("{}: summary_ooms holds device {} and event {}, which no trace has", db.path(), device, seq)};
+    out.first.emplace_back(static_cast<DeviceId>(device), static_cast<uint64_t>(seq));
+  }
+  if (Status st = done(*rows); !st) return st.error();
+  return std::optional<Ooms>(std::move(out));
+}
+
 Result<uint64_t> FileSummarySource::eventCount() {
   uint64_t n = 0;
   if (count_.step() && !count_.isNull(0)) n = static_cast<uint64_t>(count_.int64(0)) + 1;

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "core/io/native_schema.h"
+
 namespace sawtooth::native {
 namespace {
 
@@ -29,6 +31,10 @@ std::string shiftSpanSql() {
 }  // namespace
 
 Result<std::unique_ptr<SqlSummaryStore>> SqlSummaryStore::create(sql::Database& db, sql::Database& events) {
+  // A file (or a cache) of format 3 from before the out-of-memory index gains it when its summaries
+  // are written again.
+  if (!db.hasTable("summary_ooms"))
+    if (Status st = db.exec(createTableSql(*findTable("summary_ooms"))); !st) return st.error();
   auto store = std::unique_ptr<SqlSummaryStore>(new SqlSummaryStore(db));
   struct Prep {
     sql::Statement* target;
@@ -43,6 +49,7 @@ Result<std::unique_ptr<SqlSummaryStore>> SqlSummaryStore::create(sql::Database& 
       {&store->span_,
        "INSERT OR REPLACE INTO summary_spans VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
       {&store->index_, "INSERT OR REPLACE INTO summary_event_index VALUES(?, ?, ?, ?, ?)"},
+      {&store->oom_, "INSERT OR REPLACE INTO summary_ooms VALUES(?, ?)"},
       {&store->checkpoint_, "INSERT OR REPLACE INTO summary_checkpoints VALUES(?, ?, ?)"},
       {&store->checkpoint_segment_,
        "INSERT OR REPLACE INTO summary_checkpoint_segments VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
@@ -131,6 +138,10 @@ Status SqlSummaryStore::putIndex(const IndexRow& r) {
       .bind(4, r.t_min)
       .bind(5, r.t_max)
       .run();
+}
+
+Status SqlSummaryStore::putOom(DeviceId device, uint64_t seq) {
+  return oom_.bind(1, int64_t{device}).bind(2, asInt(seq)).run();
 }
 
 Status SqlSummaryStore::putCheckpoint(DeviceId device, int64_t position, uint64_t seq, const AllocatorState& state) {

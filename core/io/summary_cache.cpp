@@ -107,6 +107,7 @@ Status createSummaryTables(sql::Database& db) {
   std::string sql;
   for (const std::string& name : native::summaryTables())
     if (!db.hasTable(name)) sql += native::createTableSql(*native::findTable(name));
+  if (!db.hasTable("summary_ooms")) sql += native::createTableSql(*native::findTable("summary_ooms"));
   return sql.empty() ? Status(Ok{}) : db.exec(sql);
 }
 

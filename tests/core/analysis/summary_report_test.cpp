@@ -232,6 +232,32 @@ TEST(SummaryReport, OnePassCountsEveryDevicesCategoryPeaks) {
   }
 }
 
+// The index finds the OOM the pass finds, and its post-mortem is the whole trace's.
+TEST(SummaryReport, TheOutOfMemoryIndexFindsWhatThePassFinds) {
+  for (const char* name : {"oom_mlp_snapshot_protocol2.pickle.gz", "h200_allocator_oom.pickle", "anatomy_adam_snapshot.pickle"}) {
+    SCOPED_TRACE(name);
+    OnDemandFile f = openOnDemand(test::dataPath(name), std::string("index-") + name);
+    ASSERT_TRUE(f.model);
+    auto indexed = indexedOoms(f.model->source());
+    ASSERT_TRUE(indexed.ok()) << indexed.error().message;
+    ASSERT_TRUE(indexed->has_value());
+    auto counted = wholeTraceFacts(f.model->source(), *f.pages->tables());
+    ASSERT_TRUE(counted.ok());
+    EXPECT_EQ((*indexed)->ooms, counted->ooms);
+    ASSERT_EQ((*indexed)->first_oom.has_value(), counted->first_oom.has_value());
+    if (!counted->first_oom) continue;
+    EXPECT_EQ((*indexed)->first_oom->device, counted->first_oom->device);
+    EXPECT_EQ((*indexed)->first_oom->seq, counted->first_oom->seq);
+    auto post_mortem = oomPostMortem(*f.model, *f.pages->tables(), *(*indexed)->first_oom);
+    ASSERT_TRUE(post_mortem.ok()) << post_mortem.error().message;
+    const auto whole = buildTraceReport(std::make_shared<const TraceAnalysis>(f.whole));
+    ASSERT_TRUE(whole->oom);
+    EXPECT_EQ(post_mortem->report.requested, whole->oom->requested);
+    EXPECT_EQ(post_mortem->report.index, whole->oom->index);
+    expectSameTable(post_mortem->report.blocks, whole->oom->blocks);
+  }
+}
+
 TEST(SummaryReport, ACancelledPassSaysSo) {
   OnDemandFile f = openOnDemand(test::dataPath("oom_mlp_snapshot_protocol2.pickle.gz"), "oom-cancel");
   ASSERT_TRUE(f.model);

@@ -174,6 +174,84 @@ TEST_F(Summaries, AHandEditedEventIsFoundAndTheCacheGetsTheRightSummaries) {
   EXPECT_EQ(readFileBytes(path).value(), before);
 }
 
+// The out-of-memory index: every OOM event of the file, in order; a file from before the index
+// (the table dropped, as format 3 first wrote it) reads as before and checks as agreeing; an index
+// that lost a row is found out.
+TEST_F(Summaries, TheOutOfMemoryIndexHoldsEveryOomEvent) {
+  auto trace = loadTrace(test::dataPath("oom_mlp_snapshot_protocol2.pickle.gz"));
+  ASSERT_TRUE(trace.ok());
+  std::vector<std::pair<DeviceId, uint64_t>> want;
+  for (size_t i = 0; i < trace->events.size(); ++i)
+    if (trace->events.source()[i] == Source::Allocator && trace->events.action()[i] == Action::Oom)
+      want.emplace_back(trace->events.device()[i], i);
+  ASSERT_FALSE(want.empty());
+  const std::string path = test::tempPath("oom-index.sawtooth");
+  ASSERT_TRUE(writeNative(*trace, path).ok());
+  auto open = [](const std::string& p) {
+    auto place = summariesOf(p);
+    EXPECT_TRUE(place.ok()) << place.error().message;
+    auto source = native::FileSummarySource::open(*place);
+    EXPECT_TRUE(source.ok()) << source.error().message;
+    return std::move(*source);
+  };
+  auto ooms = open(path)->ooms(100);
+  ASSERT_TRUE(ooms.ok()) << ooms.error().message;
+  ASSERT_TRUE(ooms->has_value());
+  EXPECT_EQ((*ooms)->first, want);
+  EXPECT_EQ((*ooms)->count, want.size());
+  auto one = open(path)->ooms(1);
+  ASSERT_TRUE(one.ok() && one->has_value());
+  EXPECT_EQ((*one)->first.size(), 1u);
+  EXPECT_EQ((*one)->count, want.size());
+  // The same from memory.
+  auto memory = summary::MemorySource::build(*trace);
+  ASSERT_TRUE(memory.ok());
+  auto in_memory = (*memory)->ooms(100);
+  ASSERT_TRUE(in_memory.ok() && in_memory->has_value());
+  EXPECT_EQ((*in_memory)->first, want);
+
+  // Lost a row: the thorough check says so, and the cache gets the whole index.
+  const std::string lost = test::tempPath("oom-index-lost.sawtooth");
+  fs::copy_file(path, lost, fs::copy_options::overwrite_existing);
+  exec(lost, "DELETE FROM summary_ooms");
+  auto found = findSummaries(lost);
+  ASSERT_TRUE(found.ok() && found->has_value());
+  auto verdict = verifySummaries(**found);
+  ASSERT_TRUE(verdict.ok()) << verdict.error().message;
+  EXPECT_FALSE(verdict->check.agree());
+  ASSERT_FALSE(verdict->check.first_differences.empty());
+  EXPECT_NE(verdict->check.first_differences[0].find("out-of-memory"), std::string::npos)
+      << verdict->check.first_differences[0];
+  ASSERT_TRUE(verdict->rebuilt);
+  auto rebuilt = native::FileSummarySource::open(*verdict->rebuilt);
+  ASSERT_TRUE(rebuilt.ok());
+  auto again = (*rebuilt)->ooms(100);
+  ASSERT_TRUE(again.ok() && again->has_value());
+  EXPECT_EQ((*again)->first, want);
+
+  // Written before the index: no index, and its summaries still agree with its events.
+  const std::string older = test::tempPath("oom-index-older.sawtooth");
+  fs::copy_file(path, older, fs::copy_options::overwrite_existing);
+  exec(older, "DROP TABLE summary_ooms");
+  auto none = open(older)->ooms(100);
+  ASSERT_TRUE(none.ok()) << none.error().message;
+  EXPECT_FALSE(none->has_value());
+  auto older_found = findSummaries(older);
+  ASSERT_TRUE(older_found.ok() && older_found->has_value());
+  auto older_verdict = verifySummaries(**older_found);
+  ASSERT_TRUE(older_verdict.ok()) << older_verdict.error().message;
+  EXPECT_TRUE(older_verdict->check.agree())
+      << (older_verdict->check.first_differences.empty() ? "" : older_verdict->check.first_differences[0]);
+
+  // A hostile row is refused with the file and what is wrong.
+  const std::string hostile = test::tempPath("oom-index-hostile.sawtooth");
+  fs::copy_file(path, hostile, fs::copy_options::overwrite_existing);
+  exec(hostile, "INSERT INTO summary_ooms VALUES(70000, -5)");
+  auto refused = open(hostile)->ooms(100);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("summary_ooms"), std::string::npos) << refused.error().message;
+}
+
 TEST_F(Summaries, EventsAddedOrRemovedBehindTheSummariesAreSeenAtOnce) {
   auto trace = loadTrace(test::dataPath("anatomy_adam_snapshot.pickle"));
   ASSERT_TRUE(trace.ok());

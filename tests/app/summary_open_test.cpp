@@ -523,14 +523,28 @@ class SummaryOpenTest : public QObject {
     }
   }
 
+  void aBigFilesOutOfMemoryIsExplainedAsTheWholeTraces_data() {
+    QTest::addColumn<bool>("indexed");
+    QTest::newRow("from the summaries' index") << true;
+    QTest::newRow("written before the index: from the pass") << false;
+  }
+
   void aBigFilesOutOfMemoryIsExplainedAsTheWholeTraces() {
     // A snapshot taken at an out-of-memory, as a .sawtooth past the budget: the post-mortem comes
-    // from the pass and the failure's replayed moment, and the allocator view opens at the failure
-    // and explains it, as for the trace read whole.
+    // from the summaries' index of out-of-memory events (or, for a file written before it, from the
+    // pass) and the failure's replayed moment, and the allocator view opens at the failure and
+    // explains it, as for the trace read whole.
+    QFETCH(bool, indexed);
     auto snapshot = loadTrace(SAWTOOTH_TEST_DATA "/oom_mlp_snapshot_protocol2.pickle.gz");
     QVERIFY(snapshot.ok());
     const QString path = dir_.filePath(QStringLiteral("oom.sawtooth"));
+    QFile::remove(path);
     QVERIFY(writeNative(*snapshot, path.toStdString()));
+    if (!indexed) {
+      auto db = sql::Database::open(path.toStdString(), sql::Database::Mode::Create);
+      QVERIFY(db.ok());
+      QVERIFY(db->exec("DROP TABLE summary_ooms").ok());
+    }
     auto whole = loadTrace(path.toStdString());
     QVERIFY(whole.ok());
     const auto report = buildTraceReport(std::make_shared<const TraceAnalysis>(std::make_shared<const Trace>(*whole)));

@@ -3,6 +3,8 @@
 Usage: check_sawtooth_trace.py SAWTOOTH_TRACE DATA_DIR OUT_DIR"""
 import csv
 import json
+import shutil
+import sqlite3
 import os
 import subprocess
 import sys
@@ -199,6 +201,16 @@ for name, path in oom_files.items():
     r = run("oom", path)
     check(r.returncode == 0 and "out of memory on cuda:0" in r.stdout and "why: Asked for" in r.stdout,
           f"oom {name} (text): {r.stdout[:300]!r}")
+# A file written before the summaries kept their index of out-of-memory events: found by the pass,
+# the same document.
+older = os.path.join(out, "oom_mlp_older.sawtooth")
+shutil.copyfile(oom_files["oom_mlp_snapshot_protocol2.pickle.gz"], older)
+with sqlite3.connect(older) as db:
+    db.execute("DROP TABLE summary_ooms")
+db.close()
+indexed, searched = (run("oom", p, "--json", "--summaries") for p in (oom_files["oom_mlp_snapshot_protocol2.pickle.gz"], older))
+check(indexed.returncode == 0 and searched.returncode == 0 and json.loads(indexed.stdout) == {**json.loads(searched.stdout), "file": json.loads(indexed.stdout)["file"]},
+      f"oom --summaries of a file without the index differs: {searched.stdout[:300]!r} {searched.stderr.strip()!r}")
 r = run("oom", converted["anatomy_adam_snapshot.pickle"], "--summaries")
 check(r.returncode == 0 and "no out-of-memory event" in r.stdout, f"oom of a run without one: {r.stdout!r} {r.stderr!r}")
 for command in ("oom", "segments", "modules"):

@@ -85,6 +85,18 @@ struct SummaryBuilder::Waiting {
   auto operator<=>(const Waiting&) const = default;
 };
 
+namespace {
+
+// The fragmentation series' values in the machine's state, as allocator_history.cpp counts them.
+std::array<std::pair<int, int64_t>, 3> fragmentationOf(const AllocatorMachine& m) {
+  const int64_t largest = m.largestFreeBlock();
+  return {{{kReservedMinusAllocated, wrappingSub(m.reserved(), m.allocatedBytes())},
+           {kExternalFragmentation, wrappingSub(m.freeBytes(), largest)},
+           {kLargestFreeBlock, largest}}};
+}
+
+}  // namespace
+
 int axisOf(int series) {
   switch (series) {
     case kDriver: return kDriverAxis;
@@ -212,6 +224,10 @@ SummaryBuilder::Device& SummaryBuilder::device(DeviceId id) {
       AllocatorState empty;
       empty.device = static_cast<int16_t>(id);
       d->machine->reset(empty);
+    }
+    if (d->machine) {
+      const auto fragmentation = fragmentationOf(*d->machine);
+      for (size_t k = 0; k < fragmentation.size(); ++k) d->series_start[static_cast<size_t>(fragmentation[k].first)] = fragmentation[k].second;
     }
   }
   // Spans that apply to every device and may still hold this one's points.
@@ -388,10 +404,12 @@ Status SummaryBuilder::add(uint64_t seq, const Event& e) {
       d.reserved = wrappingAdd(d.reserved, wrappingMul(reservedSign(e.action), e.size));
       const auto c = static_cast<size_t>(e.category) < kCategoryCount ? static_cast<size_t>(e.category) : 0;
       d.live[c] = wrappingAdd(d.live[c], wrappingMul(sign, e.size));
-      std::array<std::pair<int, int64_t>, 2 + kCategoryLayers> values;
+      std::array<std::pair<int, int64_t>, 5 + kCategoryLayers> values;
       size_t n = 0;
       values[n++] = {kAllocated, d.allocated};
       values[n++] = {kReserved, d.reserved};
+      if (d.machine)
+        for (const auto& value : fragmentationOf(*d.machine)) values[n++] = value;
       if (d.categorised) {
         int64_t cumulative = 0;
         for (int layer = 0; layer < kCategoryLayers; ++layer) {

@@ -4,7 +4,9 @@
 // opens a file of any length from them:
 //   - per device, the pyramid of every series the timeline draws (summary_pyramid.h): allocated
 //     and reserved on the allocator axis (a point per allocator event of the device), the
-//     cumulative live bytes of the categories on it as well (the stacked view), the driver's bytes
+//     cumulative live bytes of the categories on it as well (the stacked view), the allocator's
+//     fragmentation (reserved − allocated, external fragmentation, the largest free block: where
+//     the allocator's state is replayed, as for its stored states), the driver's bytes
 //     and the sampled device memory in use on axes of their own, and a source's own counters;
 //     the axes' nodes say which events (seq) and times each node covers;
 //   - per phase and per step and device: the peak of allocated bytes, where (point, event, time),
@@ -57,11 +59,22 @@ enum SeriesId : int {
   kDeviceUsed = 3,
   kAllocatedCounter = 4,  // the source's own total (torch.profiler's "Total Allocated")
   kReservedCounter = 5,
+  // The allocator's fragmentation after each allocator event, as its replay counts it
+  // (allocator_history.h): where the builder replays the allocator (a device whose state is known).
+  kReservedMinusAllocated = 6,
+  kExternalFragmentation = 7,
+  kLargestFreeBlock = 8,
   kFirstCategoryLayer = 16,  // layer c: live bytes of categories 0..c (the last, all of them, is kAllocated)
 };
 inline constexpr int kCategoryLayers = kCategoryCount - 1;
 constexpr int layerSeries(int layer) { return kFirstCategoryLayer + layer; }
 int axisOf(int series);
+constexpr bool isFragmentationSeries(int series) { return series >= kReservedMinusAllocated && series <= kLargestFreeBlock; }
+// The allocator axis' series whose values a stretch of events gives again (a fragmentation
+// series needs the allocator's state: its nodes are what there is).
+constexpr bool fromEventsAlone(int series) {
+  return series == kAllocated || series == kReserved || series >= kFirstCategoryLayer;
+}
 
 enum class SpanKind : uint8_t { Phase = 0, Step = 1 };
 

@@ -20,6 +20,8 @@ constexpr int64_t kEventLevel = kLeafPoints / 3;
 constexpr int kMaxColumnsPerNode = 3;
 
 bool onAllocatorAxis(int series) { return axisOf(series) == kAllocatorAxis; }
+// A series whose leaves' points the events give again (the others are drawn from their nodes).
+bool fromEvents(int series) { return onAllocatorAxis(series) && fromEventsAlone(series); }
 
 }  // namespace
 
@@ -139,12 +141,16 @@ Result<std::vector<int64_t>> TimelineModel::valuesAfter(const Device& d, const s
     return out;
   }
   const int64_t leaf = point / kLeafPoints;
-  const bool allocator = std::all_of(series.begin(), series.end(), [](const SeriesRow* s) { return onAllocatorAxis(s->series); });
+  const bool allocator = std::all_of(series.begin(), series.end(), [](const SeriesRow* s) { return fromEvents(s->series); });
   const bool leaf_end = point % kLeafPoints == kLeafPoints - 1;
   if (!allocator || leaf_end) {
     // A leaf's last point: its node says (other axes: the leaf before, to a leaf).
     for (const SeriesRow* s : series) {
       const int64_t p = std::min(point, s->points - 1);
+      if (p == s->points - 1) {  // the series' last value, whatever its leaf
+        out.push_back(s->last);
+        continue;
+      }
       const int64_t j = !allocator && !leaf_end ? std::max<int64_t>(0, p / kLeafPoints - 1) : p / kLeafPoints;
       std::vector<std::pair<int64_t, NodeValues>> nodes;
       if (Status st = source_->nodes(d.device, s->series, 0, j, j, nodes); !st) return st.error();
@@ -188,7 +194,7 @@ class TimelineModel::Query {
     if (p1 > p0) {
       const int64_t per_column = (p1 - p0) / static_cast<int64_t>(cols_[0].size());
       const bool allocator =
-          std::all_of(series_.begin(), series_.end(), [](const SeriesRow* s) { return onAllocatorAxis(s->series); });
+          std::all_of(series_.begin(), series_.end(), [](const SeriesRow* s) { return fromEvents(s->series); });
       if (per_column < kEventLevel && allocator) {
         if (Status st = leaves(p0 / kLeafPoints, (p1 - 1) / kLeafPoints); !st) return st.error();
       } else {
@@ -273,7 +279,7 @@ class TimelineModel::Query {
         const int64_t below = nodePoints(level - 1);
         const int64_t first = std::max(j * kFanout, p0_ / below), last = std::min(j * kFanout + kFanout - 1, (p1_ - 1) / below);
         if (Status st = visit(k, level - 1, first, last); !st) return st;
-      } else if (onAllocatorAxis(s.series)) {
+      } else if (fromEvents(s.series)) {
         if (Status st = leaves(j, j, k); !st) return st;
       } else {
         add(k, std::max(ca, column(by_time_ ? xa : static_cast<double>(std::max(pa, p0_)))), cb, nodes[i].second);
@@ -472,7 +478,7 @@ Result<TimelineModel::Peak> TimelineModel::peak(DeviceId id, int series) {
     j = it->first;
   }
   out.value = value;
-  if (!onAllocatorAxis(series)) {
+  if (!fromEvents(series)) {
     std::vector<std::pair<int64_t, AxisNode>> axis;
     if (Status st = source_->axisNodes(id, s->axis, 0, j, j, axis); !st) return st.error();
     out.point = j * kLeafPoints;

@@ -266,7 +266,9 @@ TEST(SummaryBuilder, CategoriesLearntLateGiveTheFinalSummaries) {
   for (auto [seed, recent, latest] : {std::tuple{5u, size_t{1} << 16, 1000u}, std::tuple{6u, size_t{1} << 16, 1000u},
                                       std::tuple{7u, size_t{64}, 6000u}}) {
     const Trace final_trace = makeTrace(150, seed);
-    const MemoryStore want = summarise(final_trace);
+    BuilderOptions without_states;  // as the builder below (no allocator replay: no fragmentation series)
+    without_states.checkpoints = false;
+    const MemoryStore want = summarise(final_trace, without_states);
 
     EventStore written;
     for (size_t i = 0; i < final_trace.events.size(); ++i) written.push(final_trace.events.at(i));
@@ -330,7 +332,9 @@ class SpanCountingStore : public MemoryStore {
 // by key — not every phase and step of the file, which grow with the recording.
 TEST(SummaryBuilder, ACategoryLearntForARecentEventTouchesOnlyTheSpansClosedSince) {
   const Trace final_trace = makeTrace(600, 9);
-  const MemoryStore want = summarise(final_trace);
+  BuilderOptions without_states;  // as the builder below (no allocator replay: no fragmentation series)
+  without_states.checkpoints = false;
+  const MemoryStore want = summarise(final_trace, without_states);
   ASSERT_GT(want.spans.size(), 2000u);
   EventStore written;
   for (size_t i = 0; i < final_trace.events.size(); ++i) written.push(final_trace.events.at(i));

@@ -39,18 +39,65 @@ FragmentationChart::FragmentationChart(QWidget* parent) : QChartView(parent) {
   setXAxisByTime(false);
 }
 
+namespace {
+
+void setYTop(QValueAxis* y, int64_t top) {
+  const double y_top = std::max(1.0, static_cast<double>(top) / kBytesPerUnit * 1.05);
+  applyTicks(y, 0, y_top, 3, false);
+  y->setRange(0, y_top);
+}
+
+}  // namespace
+
 void FragmentationChart::setSeries(std::shared_ptr<const FragmentationSeries> series) {
   series_ = std::move(series);
+  extent_.reset();
+  frame_.reset();
+  pending_.reset();
   if (series_) {
     lo_ = series_->xMin(by_time_);
     hi_ = std::max(lo_ + 1, series_->xMax(by_time_));
     int64_t top = 0;
     for (int i = 0; i < FragmentationSeries::kLines; ++i) top = std::max(top, series_->maxValue(i));
-    const double y_top = std::max(1.0, static_cast<double>(top) / kBytesPerUnit * 1.05);
-    applyTicks(y_, 0, y_top, 3, false);
-    y_->setRange(0, y_top);
+    setYTop(y_, top);
   }
   refresh();
+}
+
+void FragmentationChart::setOnDemand(const FragmentationExtent& extent) {
+  series_.reset();
+  extent_ = extent;
+  marker_at_.reset();
+  frame_.reset();
+  pending_.reset();
+  lo_ = extent.xMin(by_time_);
+  hi_ = std::max(lo_ + 1, extent.xMax(by_time_));
+  setYTop(y_, extent.max_value);
+  refresh();
+}
+
+FragmentationRequest FragmentationChart::currentRequest() const {
+  FragmentationRequest r;
+  r.device = extent_ ? extent_->device : 0;
+  r.by_time = by_time_;
+  r.x0 = lo_;
+  r.x1 = hi_;
+  r.columns = std::max(16, static_cast<int>(chart()->plotArea().width()));
+  return r;
+}
+
+void FragmentationChart::setFrame(FragmentationFrame frame) {
+  if (!extent_) return;
+  const bool asked = pending_ && frame.request.id == pending_->id;
+  if (!asked && !frame.request.sameWindow(currentRequest())) return;  // superseded
+  if (asked) pending_.reset();
+  frame_ = std::move(frame);
+  refresh();
+}
+
+void FragmentationChart::setMarkerAt(qint64 position, double t_ns) {
+  marker_at_ = {static_cast<double>(position), t_ns};
+  placeMarker();
 }
 
 void FragmentationChart::setXAxisByTime(bool by_time) {
@@ -59,6 +106,10 @@ void FragmentationChart::setXAxisByTime(bool by_time) {
   if (series_) {
     lo_ = series_->xMin(by_time_);
     hi_ = std::max(lo_ + 1, series_->xMax(by_time_));
+  }
+  if (extent_) {
+    lo_ = extent_->xMin(by_time_);
+    hi_ = std::max(lo_ + 1, extent_->xMax(by_time_));
   }
   refresh();
 }
@@ -77,12 +128,28 @@ void FragmentationChart::setMarker(qint64 position) {
 
 void FragmentationChart::refresh() {
   const int columns = std::max(16, static_cast<int>(chart()->plotArea().width()));
-  for (int i = 0; i < FragmentationSeries::kLines; ++i) {
-    QList<QPointF> points;
-    if (series_)
-      for (const LodPoint& p : series_->query(i, by_time_, lo_, hi_, columns))
-        points.append({toDisplayX(p.x), p.y / kBytesPerUnit});
-    lines_[i]->replace(points);
+  if (extent_) {
+    // The frame of this window, once it comes (the last one stays drawn meanwhile).
+    const FragmentationRequest want = currentRequest();
+    if (frame_ && frame_->request.sameWindow(want)) {
+      for (int i = 0; i < FragmentationSeries::kLines; ++i) {
+        QList<QPointF> points;
+        for (const LodPoint& p : frame_->lines[static_cast<size_t>(i)]) points.append({toDisplayX(p.x), p.y / kBytesPerUnit});
+        lines_[i]->replace(points);
+      }
+    } else if (!pending_ || !pending_->sameWindow(want)) {
+      pending_ = want;
+      pending_->id = ++next_request_;
+      emit frameRequested(*pending_);
+    }
+  } else {
+    for (int i = 0; i < FragmentationSeries::kLines; ++i) {
+      QList<QPointF> points;
+      if (series_)
+        for (const LodPoint& p : series_->query(i, by_time_, lo_, hi_, columns))
+          points.append({toDisplayX(p.x), p.y / kBytesPerUnit});
+      lines_[i]->replace(points);
+    }
   }
   // The timeline's ticks (1, 2 or 5 × 10^k, whole event numbers), not Qt's five at any value; set
   // before the range, so that a new range never meets an old range's interval (a tick per event
@@ -93,11 +160,12 @@ void FragmentationChart::refresh() {
 }
 
 void FragmentationChart::placeMarker() {
-  if (!series_ || marker_position_ < -1) {
+  if (extent_ ? !marker_at_ : (!series_ || marker_position_ < -1)) {
     marker_->hide();
     return;
   }
-  const double x = toDisplayX(series_->xOf(std::max<qint64>(0, marker_position_), by_time_));
+  const double x = toDisplayX(extent_ ? (by_time_ ? marker_at_->second : marker_at_->first)
+                                      : series_->xOf(std::max<qint64>(0, marker_position_), by_time_));
   const QRectF plot = chart()->plotArea();
   const QPointF px = chart()->mapToPosition(QPointF(x, 0), lines_[0]);
   marker_->setLine(px.x(), plot.top(), px.x(), plot.bottom());
@@ -110,9 +178,10 @@ void FragmentationChart::resizeEvent(QResizeEvent* event) {
 }
 
 void FragmentationChart::mousePressEvent(QMouseEvent* event) {
-  if (series_ && event->button() == Qt::LeftButton && chart()->plotArea().contains(event->position())) {
+  if ((series_ || extent_) && event->button() == Qt::LeftButton && chart()->plotArea().contains(event->position())) {
     const double x = chart()->mapToValue(event->position(), lines_[0]).x();
-    emit positionClicked(series_->positionAt(by_time_ ? x * 1e6 : x, by_time_));
+    if (extent_) emit xClicked(by_time_ ? x * 1e6 : x);
+    else emit positionClicked(series_->positionAt(by_time_ ? x * 1e6 : x, by_time_));
     return;
   }
   QChartView::mousePressEvent(event);

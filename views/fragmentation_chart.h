@@ -3,6 +3,11 @@
 // index) and the same visible range (legend on top, so that the plot spans about the timeline's width): reserved − allocated, external fragmentation and the largest
 // free block (MB). Each range is re-decimated from the series' pyramids (about two points per
 // pixel column). A vertical line marks the event the segment map shows.
+//
+// A trace read on demand (a file past the whole-file budget) gives its extent instead
+// (setOnDemand): the chart asks for each window's lines with frameRequested and draws the frame
+// handed to setFrame (computed by the app off the GUI thread; the previous one stays drawn until it
+// comes); a click says where (xClicked) and the app finds the event.
 
 #include <QChartView>
 #include <QGraphicsLineItem>
@@ -10,6 +15,7 @@
 #include <QValueAxis>
 #include <memory>
 
+#include "core/analysis/fragmentation_frame.h"
 #include "core/analysis/fragmentation_series.h"
 
 namespace sawtooth::views {
@@ -21,6 +27,14 @@ class FragmentationChart : public QChartView {
 
   void setSeries(std::shared_ptr<const FragmentationSeries> series);
   const std::shared_ptr<const FragmentationSeries>& series() const { return series_; }
+  void setOnDemand(const FragmentationExtent& extent);
+  bool onDemand() const { return extent_.has_value(); }
+  // The frame asked for; one for a window no longer shown is dropped.
+  void setFrame(FragmentationFrame frame);
+  const FragmentationFrame* frame() const { return frame_ ? &*frame_ : nullptr; }
+  // On demand: the marker at an allocator event and its time (the app knows both).
+  void setMarkerAt(qint64 position, double t_ns);
+  std::optional<std::pair<double, double>> markerAt() const { return marker_at_; }
   void setXAxisByTime(bool by_time);
   bool xAxisByTime() const { return by_time_; }
   // The visible range in data units (ns or index), as the timeline's windowChanged gives it.
@@ -34,6 +48,9 @@ class FragmentationChart : public QChartView {
  signals:
   // A click on the chart: the allocator event there.
   void positionClicked(qint64 position);
+  // On demand: a click at x (data units), and a window to draw.
+  void xClicked(double x);
+  void frameRequested(sawtooth::FragmentationRequest request);
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
@@ -44,7 +61,13 @@ class FragmentationChart : public QChartView {
   void placeMarker();
   double toDisplayX(double x) const { return by_time_ ? x / 1e6 : x; }
 
+  FragmentationRequest currentRequest() const;
   std::shared_ptr<const FragmentationSeries> series_;
+  std::optional<FragmentationExtent> extent_;
+  std::optional<FragmentationFrame> frame_;
+  std::optional<FragmentationRequest> pending_;
+  uint64_t next_request_ = 0;
+  std::optional<std::pair<double, double>> marker_at_;  // on demand: position, time
   QLineSeries* lines_[FragmentationSeries::kLines] = {};
   QValueAxis* x_ = nullptr;
   QValueAxis* y_ = nullptr;

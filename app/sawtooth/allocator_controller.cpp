@@ -153,7 +153,7 @@ void AllocatorController::syncWithTimeline() {
                               views_.timeline->mapFromScene(plot.topRight()).x());
     views_.band->setWindow(w.lo(), w.hi(), views_.timeline->xAxisByTime());
   }
-  if (!views_.timeline || !views_.fragmentation->series()) return;
+  if (!views_.timeline || (!views_.fragmentation->series() && !views_.fragmentation->onDemand())) return;
   if (views_.fragmentation->xAxisByTime() != views_.timeline->xAxisByTime())
     views_.fragmentation->setXAxisByTime(views_.timeline->xAxisByTime());
   const ZoomWindow& w = views_.timeline->window();

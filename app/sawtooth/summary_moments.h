@@ -3,7 +3,8 @@
 // moment — the device's peak when the file opens, then the allocator event the user scrubs to —
 // replayed from the summaries' nearest stored allocator state (core/analysis/summary_moment.h) in
 // a job, and the three views handed what it gives. As AllocatorController's maps, moments coalesce
-// rather than queue: while one is computed only the newest request waits.
+// rather than queue: while one is computed only the newest request waits. The fragmentation chart
+// of the device is drawn from the summaries a window at a time; a click on it moves the moment.
 
 #include <QObject>
 #include <QString>
@@ -13,6 +14,8 @@
 #include "app/sawtooth/job_runner.h"
 #include "app/sawtooth/summary_timeline.h"
 #include "views/allocator_state_view.h"
+#include "views/fragmentation_chart.h"
+#include "views/timeline_chart.h"
 #include "views/live_bytes_view.h"
 #include "views/modules_view.h"
 
@@ -25,6 +28,8 @@ class SummaryMoments : public QObject {
     views::AllocatorStateView* state = nullptr;
     views::LiveBytesView* live = nullptr;
     views::ModulesView* modules = nullptr;
+    views::FragmentationChart* fragmentation = nullptr;  // under the timeline, on its x axis and zoom
+    views::TimelineChart* timeline = nullptr;
   };
   SummaryMoments(JobRunner& jobs, QString slot_prefix, Views views, QObject* parent);
 
@@ -38,6 +43,9 @@ class SummaryMoments : public QObject {
  private:
   QString slot() const { return slot_prefix_ + QStringLiteral(" moment"); }
   void startNext();
+  void showFragmentation();
+  void requestFragmentation(const FragmentationRequest& request);
+  void fragmentationClicked(double x);
 
   JobRunner& jobs_;
   QString slot_prefix_;
@@ -47,6 +55,7 @@ class SummaryMoments : public QObject {
   DeviceId device_ = 0;
   std::optional<std::optional<qint64>> pending_;  // a request waiting: a position, or the peak
   bool running_ = false;
+  std::optional<std::pair<qint64, double>> marker_;  // the last moment's event and time
 };
 
 }  // namespace sawtooth::app

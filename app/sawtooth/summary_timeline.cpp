@@ -64,6 +64,24 @@ Result<TimelineFrame> SummaryTimeline::frame(const TimelineRequest& request) {
   return frameOf(*model_, request);
 }
 
+Result<std::optional<FragmentationExtent>> SummaryTimeline::fragmentationExtent(DeviceId device) {
+  std::lock_guard lock(mutex_);
+  source_->setQueryDeadline(kQuerySeconds);
+  return sawtooth::fragmentationExtent(*model_, device);
+}
+
+Result<FragmentationFrame> SummaryTimeline::fragmentation(const FragmentationRequest& request, const Trace* tables) {
+  std::lock_guard lock(mutex_);
+  source_->setQueryDeadline(kQuerySeconds);
+  return fragmentationFrame(*model_, request, tables);
+}
+
+Result<int64_t> SummaryTimeline::fragmentationPositionAt(DeviceId device, double x, bool by_time) {
+  std::lock_guard lock(mutex_);
+  source_->setQueryDeadline(kQuerySeconds);
+  return sawtooth::fragmentationPositionAt(*model_, device, x, by_time);
+}
+
 Result<SummaryMoment> SummaryTimeline::moment(const Trace& tables, DeviceId device, std::optional<int64_t> position,
                                               Progress& progress) {
   std::lock_guard lock(moment_mutex_);

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "core/analysis/fragmentation_frame.h"
 #include "core/analysis/summary_module_costs.h"
 #include "core/analysis/summary_moment.h"
 #include "core/analysis/summary_report.h"
@@ -44,6 +45,13 @@ class SummaryTimeline {
   // Re-reads how far each series goes (a growing recording) and makes the overview.
   Result<TimelineOverview> refresh();
   Result<TimelineFrame> frame(const TimelineRequest& request);
+  // The fragmentation chart of a device (core/analysis/fragmentation_frame.h), on the timeline's
+  // connection: its extent (nothing: the summaries keep no fragmentation for it), a window's
+  // lines (exact at event level given the tables: core/analysis/fragmentation_frame.h), and the
+  // allocator event a click at x names.
+  Result<std::optional<FragmentationExtent>> fragmentationExtent(DeviceId device);
+  Result<FragmentationFrame> fragmentation(const FragmentationRequest& request, const Trace* tables);
+  Result<int64_t> fragmentationPositionAt(DeviceId device, double x, bool by_time);
   // One moment of a device (core/analysis/summary_moment.h), replayed on a connection of its own so
   // that the timeline's frames never wait for it; `tables` names what the events point to.
   Result<SummaryMoment> moment(const Trace& tables, DeviceId device, std::optional<int64_t> position, Progress& progress);

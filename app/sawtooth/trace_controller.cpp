@@ -20,7 +20,9 @@ TraceController::TraceController(JobRunner& jobs, views::TraceTab* tab)
       allocator_(new AllocatorController(
           jobs, slot("allocator"), {tab->timeline(), tab->allocatorView(), tab->fragmentationChart(), tab->liveBytesView(),
                                    tab->modulesView(), tab->moduleBand()}, this)),
-      moments_(new SummaryMoments(jobs, slot("moments"), {tab->allocatorView(), tab->liveBytesView(), tab->modulesView()},
+      moments_(new SummaryMoments(jobs, slot("moments"),
+                                  {tab->allocatorView(), tab->liveBytesView(), tab->modulesView(), tab->fragmentationChart(),
+                                   tab->timeline()},
                                   this)) {
   source_ = tab_->path();
   connect(tab_, &views::TraceTab::cancelRequested, this, &TraceController::cancelLoading);

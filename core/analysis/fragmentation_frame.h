@@ -6,7 +6,10 @@
 // file opens, then for each window about two points per pixel column, computed off the GUI thread.
 // Each column is the envelope of the events in it down to a leaf of 128 allocator events: the
 // deepest zoom draws a leaf's envelope across the columns it covers (the values between are the
-// allocator's state, which the events alone do not give). Plain values: they cross threads by copy.
+// allocator's state, which the events alone do not give), unless the trace's tables are given:
+// then a window of fewer than 42 allocator events a column is replayed from the nearest allocator
+// state the summaries store (at most 65,536 events before it) and drawn exactly as the trace read
+// whole draws it. Plain values: they cross threads by copy.
 
 #include <array>
 #include <cstdint>
@@ -49,7 +52,9 @@ struct FragmentationFrame {
 // Nothing when the device has no fragmentation series (no allocator state replayed, or a file
 // written before the summaries kept them).
 Result<std::optional<FragmentationExtent>> fragmentationExtent(TimelineModel& model, DeviceId device);
-Result<FragmentationFrame> fragmentationFrame(TimelineModel& model, const FragmentationRequest& request);
+// `tables`: the trace without its events (its allocator settings), for the exact replay at event level.
+Result<FragmentationFrame> fragmentationFrame(TimelineModel& model, const FragmentationRequest& request,
+                                              const Trace* tables = nullptr);
 // The allocator event at or before x on the chart's axis (-1: before the first).
 Result<int64_t> fragmentationPositionAt(TimelineModel& model, DeviceId device, double x, bool by_time);
 

@@ -2,6 +2,8 @@
 // reading the events table, the other views loading behind it (or not, for a file past the
 // whole-file budget), zoom at event level reading only the window's events.
 
+#include <algorithm>
+
 #include <QFile>
 #include <QFileInfo>
 #include <QLineSeries>
@@ -521,6 +523,46 @@ class SummaryOpenTest : public QObject {
       QVERIFY(QFileInfo(png).size() > 0);
       QVERIFY(!tab->report());
     }
+  }
+
+  void aBigFilesFragmentationIsDrawnFromItsSummaries() {
+    // A snapshot with the allocator's segments, as a .sawtooth past the budget: the fragmentation
+    // chart under the timeline comes from the summaries a window at a time, follows the zoom, and a
+    // click on it moves the allocator view to that event.
+    auto snapshot = loadTrace(SAWTOOTH_TEST_DATA "/h200_allocator_expandable.pickle");
+    QVERIFY(snapshot.ok());
+    const QString path = dir_.filePath(QStringLiteral("fragmented.sawtooth"));
+    QFile::remove(path);
+    QVERIFY(writeNative(*snapshot, path.toStdString()));
+    auto history = AllocatorHistory::build(*snapshot, 0);
+    QVERIFY(history.ok());
+    const auto& largest = history->series().largest_free_block.values;
+    const int64_t top = *std::max_element(largest.begin(), largest.end());
+    saveWholeFileBudget(1024);
+    MainWindow w(QString(), dir_.path());
+    auto* tab = w.openFile(path);
+    QTRY_VERIFY_WITH_TIMEOUT(tab->state() == views::TraceTab::State::Summaries, 20000);
+    views::FragmentationChart* chart = tab->fragmentationChart();
+    QTRY_VERIFY_WITH_TIMEOUT(chart->onDemand() && !chart->isHidden(), 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(chart->frame() != nullptr, 20000);
+    QVERIFY(!chart->frame()->lines[FragmentationSeries::LargestFreeBlock].empty());
+    QVERIFY(chart->line(FragmentationSeries::LargestFreeBlock)->count() > 0);
+    QVERIFY(chart->yAxis()->max() * 1e6 >= static_cast<double>(top));
+    // On the allocator-event axis, zoomed: the chart draws the timeline's window.
+    tab->timeline()->setXAxisByTime(false);
+    QTRY_VERIFY_WITH_TIMEOUT(!chart->xAxisByTime(), 10000);
+    const int64_t n = static_cast<int64_t>(largest.size());
+    tab->timeline()->zoomTo(static_cast<double>(n / 4), static_cast<double>(n / 2));
+    QTRY_VERIFY_WITH_TIMEOUT(chart->frame() && chart->frame()->request.x0 == static_cast<double>(n / 4) &&
+                                 !chart->frame()->request.by_time,
+                             20000);
+    // A click there: the allocator view moves to that event.
+    QTRY_VERIFY_WITH_TIMEOUT(w.jobs()->isIdle(), 20000);
+    const qint64 target = n / 3;
+    emit chart->xClicked(static_cast<double>(target));
+    QTRY_COMPARE_WITH_TIMEOUT(tab->allocatorView()->position(), target, 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(chart->markerAt() && chart->markerAt()->first == static_cast<double>(target), 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(w.jobs()->isIdle(), 20000);
   }
 
   void aBigFilesOutOfMemoryIsExplainedAsTheWholeTraces_data() {

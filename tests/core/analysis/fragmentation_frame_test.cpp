@@ -12,6 +12,7 @@
 
 #include "core/analysis/allocator_history.h"
 #include "core/analysis/fragmentation_frame.h"
+#include "core/analysis/fragmentation_series.h"
 #include "core/analysis/summary_source.h"
 #include "core/io/native_format.h"
 #include "core/io/native_summary_source.h"
@@ -84,6 +85,29 @@ void expectTheReplays(TimelineModel& model, const Trace& trace, DeviceId device,
           << what << (by_time ? " by time" : " by event") << ": line " << k;
       EXPECT_EQ(lo, static_cast<double>(std::min(values.start, *std::min_element(values.values.begin(), values.values.end()))))
           << what << (by_time ? " by time" : " by event") << ": line " << k;
+    }
+  }
+  // At event level, given the tables: replayed from the nearest stored state, the whole trace's
+  // drawing exactly (FragmentationSeries over the trace read whole).
+  auto whole = std::make_shared<const Trace>(trace);
+  auto replay = std::make_shared<const AllocatorHistory>(std::move(*history));
+  const FragmentationSeries in_memory(whole, replay);
+  for (bool by_time : {false, true}) {
+    for (auto [a, b, columns] : {std::tuple{n / 5, n / 5 + 300, 64}, std::tuple{int64_t{0}, std::min<int64_t>(n - 1, 500), 200},
+                                 std::tuple{std::max<int64_t>(0, n - 200), n - 1, 100}}) {
+      const double x0 = in_memory.xOf(a, by_time), x1 = in_memory.xOf(b, by_time) + 0.5;
+      FragmentationRequest request{2, device, by_time, x0, x1, columns};
+      auto frame = fragmentationFrame(model, request, &trace);
+      ASSERT_TRUE(frame.ok()) << frame.error().message;
+      for (int k = 0; k < 3; ++k) {
+        const auto want = in_memory.query(k, by_time, x0, x1, columns);
+        const auto& got = frame->lines[static_cast<size_t>(k)];
+        ASSERT_EQ(got.size(), want.size()) << what << (by_time ? " by time" : " by event") << " [" << a << ", " << b << "] line " << k;
+        for (size_t i = 0; i < want.size(); ++i) {
+          EXPECT_DOUBLE_EQ(got[i].x, want[i].x);
+          ASSERT_DOUBLE_EQ(got[i].y, want[i].y) << what << " line " << k << " point " << i;
+        }
+      }
     }
   }
   // A click: the allocator event at or before x, by event and by time.

@@ -341,13 +341,20 @@ views::LadderView* MainWindow::showLadder() {
 
 void MainWindow::refreshLadder() {
   if (!ladder_) return;
-  // The ladder reads a few measurements of each run: small enough for the GUI thread.
+  // The ladder reads a few measurements of each run: small enough for the GUI thread. A file read
+  // on demand gives them from its tables (its runs), once the tab has read them.
   std::vector<const Trace*> traces;
+  std::vector<std::shared_ptr<const Trace>> tables;
   std::vector<LadderController::Source> sources;
   for (views::TraceTab* t : traceTabs())
     if (t->state() == views::TraceTab::State::Ready) {
       traces.push_back(&t->analysis()->trace());
       sources.push_back({tabs_->tabText(tabs_->indexOf(t)), t->analysis()});
+    } else if (auto* controller = t->findChild<TraceController*>(); controller && controller->onDemand()) {
+      if (auto read = controller->onDemand()->tables) {
+        tables.push_back(read);
+        traces.push_back(read.get());
+      }
     }
   ladder_->setRungs(ladder(traces));
   // The ladder for one recording is computed off the GUI thread.

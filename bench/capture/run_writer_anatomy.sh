@@ -59,8 +59,11 @@ for spec in "${REVS[@]}"; do
   if [[ ! -d "$dir/src" ]]; then
     mkdir -p "$dir/src"
     git archive "$short" | tar -x -C "$dir/src"
+    # The same benchmark source; a revision that has the benchmark's target already keeps it.
+    mkdir -p "$dir/src/bench/capture"
+    cp bench/capture/bench_writer_anatomy.cpp "$dir/src/bench/capture/"
     cp bench/capture/bench_writer_anatomy.cpp "$dir/src/bench/"
-    cat >>"$dir/src/bench/CMakeLists.txt" <<'EOF'
+    grep -q 'sawtooth_bench_writer_anatomy' "$dir/src/bench/CMakeLists.txt" || cat >>"$dir/src/bench/CMakeLists.txt" <<'EOF'
 
 # Added by bench/capture/run_writer_anatomy.sh: the anatomy-mix benchmark on this revision's writer.
 add_executable(sawtooth_bench_writer_anatomy bench_writer_anatomy.cpp)

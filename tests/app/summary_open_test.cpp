@@ -565,6 +565,22 @@ class SummaryOpenTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(w.jobs()->isIdle(), 20000);
   }
 
+  void aBigRecordingTakesItsRungOfTheSeedsLadder() {
+    // The seed's ladder reads the runs' own measurements: a recording past the budget gives them
+    // from its tables, as one read whole does.
+    saveWholeFileBudget(1024);
+    MainWindow w(QString(), dir_.path());
+    auto* tab = w.openFile(QStringLiteral(SAWTOOTH_SAMPLES "/checkpointing.sawtooth"));
+    QTRY_VERIFY_WITH_TIMEOUT(tab->state() == views::TraceTab::State::Summaries, 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(tab->hasView(views::TraceTab::View::Peaks), 20000);
+    views::LadderView* ladder = w.showLadder();
+    bool measured = false;
+    for (const LadderRung& r : ladder->rungs())
+      if (r.workload == "checkpointing") measured = r.measured;
+    QVERIFY2(measured, qPrintable(ladder->text()));
+    QTRY_VERIFY_WITH_TIMEOUT(w.jobs()->isIdle(), 20000);
+  }
+
   void aBigFilesOutOfMemoryIsExplainedAsTheWholeTraces_data() {
     QTest::addColumn<bool>("indexed");
     QTest::newRow("from the summaries' index") << true;

@@ -116,6 +116,15 @@ Result<std::optional<FragmentationExtent>> fragmentationExtent(TimelineModel& mo
   out.points = d->allocator_points;
   out.x_min_time = static_cast<double>(d->t_first);
   out.x_max_time = std::max(static_cast<double>(d->t_last), out.x_min_time + 1);
+  // A device whose allocator holds no segment (a CPU's, a recording without segment events): no
+  // state to measure fragmentation in, as the trace read whole has no replay of it.
+  auto reserved = model.peak(device, kReserved);
+  if (!reserved) return reserved.error();
+  if (reserved->value <= 0) {
+    auto stored = model.source().segmentStoredAtOrBefore(device, INT64_MAX);
+    if (!stored) return stored.error();
+    if (!*stored) return std::optional<FragmentationExtent>();
+  }
   for (int series : kLines) {
     const SeriesRow* s = d->find(series);
     if (!s) return std::optional<FragmentationExtent>();

@@ -50,7 +50,7 @@ struct FragmentationFrame {
 };
 
 // Nothing when the device has no fragmentation series (no allocator state replayed, or a file
-// written before the summaries kept them).
+// written before the summaries kept them) or no segment ever (nothing for the allocator to fragment).
 Result<std::optional<FragmentationExtent>> fragmentationExtent(TimelineModel& model, DeviceId device);
 // `tables`: the trace without its events (its allocator settings), for the exact replay at event level.
 Result<FragmentationFrame> fragmentationFrame(TimelineModel& model, const FragmentationRequest& request,

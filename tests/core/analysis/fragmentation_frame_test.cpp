@@ -151,6 +151,31 @@ TEST(FragmentationFrame, TheSummariesSeriesAreTheAllocatorReplays) {
   }
 }
 
+TEST(FragmentationFrame, ADeviceWithoutSegmentsHasNoChartAsTheTraceReadWholeHasNone) {
+  Trace t;
+  t.devices.push_back(DeviceInfo{0});
+  for (int i = 0; i < 300; ++i) {
+    Event alloc;
+    alloc.t_ns = 2 * i;
+    alloc.addr = 0x1000 + 512 * static_cast<uint64_t>(i % 7);
+    alloc.size = 512;
+    t.events.push(alloc);
+    Event free = alloc;
+    free.t_ns = 2 * i + 1;
+    free.action = Action::FreeCompleted;
+    t.events.push(free);
+  }
+  auto source = summary::MemorySource::build(t);
+  ASSERT_TRUE(source.ok());
+  TimelineModel model(std::shared_ptr<summary::SummarySource>(std::move(*source)));
+  ASSERT_TRUE(model.refresh().ok());
+  ASSERT_TRUE(model.device(0));
+  auto extent = fragmentationExtent(model, 0);
+  ASSERT_TRUE(extent.ok()) << extent.error().message;
+  EXPECT_FALSE(extent->has_value());
+  EXPECT_FALSE(AllocatorHistory::build(t, 0).ok());  // the trace read whole: no replay, no chart
+}
+
 TEST(FragmentationFrame, AFileFromBeforeTheSeriesOpensWithoutTheChartAndAgreesWithItsEvents) {
   auto trace = loadTrace(test::dataPath("h200_allocator_expandable.pickle"));
   ASSERT_TRUE(trace.ok());

@@ -29,16 +29,15 @@ OomView::OomView(QWidget* parent)
   layout->addWidget(split, 1);
 }
 
-bool OomView::setReport(const TraceReport& report) {
+bool OomView::setReport(const TraceReport& report, std::shared_ptr<const TimelineOverview> overview) {
   if (!report.oom) return false;
   const OomReport& r = *report.oom;
-  // A file read on demand has no analysis to draw a timeline of its own from: the tab's timeline
-  // and allocator view show the moment.
-  timeline_->setVisible(report.analysis != nullptr);
-  if (report.analysis) {
-    timeline_->setAnalysis(report.analysis);
-    timeline_->setVisibleDevices({r.device});
-  }
+  // A file read on demand draws from its summaries, as the tab's timeline does.
+  const bool drawn = report.analysis || overview;
+  timeline_->setVisible(drawn);
+  if (report.analysis) timeline_->setAnalysis(report.analysis);
+  else if (overview) timeline_->setOverview(std::move(overview));
+  if (drawn) timeline_->setVisibleDevices({r.device});
   QString text = tr("<b>Out of memory on %1</b> at %2 (after allocation event %3): asked for <b>%4</b>")
                      .arg(toQString(r.device_name).toHtmlEscaped(), durationText(r.t_ns))
                      .arg(r.index)
@@ -58,10 +57,11 @@ bool OomView::setReport(const TraceReport& report) {
   headline_->setText(text);
   model_->setTable(std::make_shared<const Table>(r.blocks));
   blocks_->resizeColumnsToContents();
-  if (!report.analysis) return true;
+  if (!drawn) return true;
 
   // The timeline up to just after the failure.
-  const double x = timeline_->xOfEvent(r.event);
+  const double x = report.analysis ? timeline_->xOfEvent(r.event)
+                                   : (timeline_->xAxisByTime() ? static_cast<double>(r.t_ns) : static_cast<double>(r.index));
   const double lo = timeline_->window().boundsLo();
   timeline_->zoomTo(lo, x + std::max(1.0, (x - lo) * 0.02));
   return true;

@@ -318,7 +318,8 @@ void TraceTab::showOnDemandFigures(std::shared_ptr<const TraceReport> report) {
   if (state_ != State::Summaries || !report) return;
   on_demand_report_ = report;
   if (!hasView(View::Plan) && showAnatomyPlan(*plan_, report->plan_rows)) addView(View::Plan, plan_, tr("Plan vs count"));
-  if (!hasView(View::OutOfMemory) && oom_->setReport(*report)) addView(View::OutOfMemory, oom_, tr("Out of memory"));
+  if (!hasView(View::OutOfMemory) && oom_->setReport(*report, overview_))
+    addView(View::OutOfMemory, oom_, tr("Out of memory"));
 }
 
 QString TraceTab::summarizeOverview() const {
@@ -504,7 +505,8 @@ QGraphicsView* TraceTab::currentChart() const {
       case View::Peaks: return peaks_;
       case View::Plan: return plan_;
       case View::Precision: return precision_->chart();
-      default: return nullptr;  // the out-of-memory view draws no timeline of its own here
+      case View::OutOfMemory: return oom_->timeline()->isHidden() ? nullptr : oom_->timeline();
+      default: return nullptr;
     }
   if (state_ != State::Ready) return nullptr;
   switch (currentView()) {

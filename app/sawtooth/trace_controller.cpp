@@ -34,6 +34,15 @@ TraceController::TraceController(JobRunner& jobs, views::TraceTab* tab)
   connect(tab_, &views::TraceTab::eventQueryChanged, this, &TraceController::queryEvents);
   connect(tab_->events(), &views::EventsView::pageWanted, this, &TraceController::readEventPage);
   connect(tab_->timeline(), &views::TimelineChart::frameRequested, this, &TraceController::requestFrame);
+  connect(tab_->oomView()->timeline(), &views::TimelineChart::frameRequested, this, [this](const TimelineRequest& request) {
+    if (!timeline_) return;
+    views::TimelineChart* chart = tab_->oomView()->timeline();
+    jobs_.run<TimelineFrame>(
+        slot("oom frame"), tr("Drawing the timeline up to the out-of-memory"), chart,
+        [timeline = timeline_, request](Progress&) { return timeline->frame(request); },
+        [chart](TimelineFrame frame) { chart->setFrame(std::move(frame)); },
+        [chart](const QString& error) { chart->setFrameFailed(error); });
+  });
 }
 
 QString TraceController::slot(const char* what) const {

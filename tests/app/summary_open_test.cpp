@@ -615,7 +615,25 @@ class SummaryOpenTest : public QObject {
     QCOMPARE(oom->blocksModel()->rowCount(), int(report->oom->blocks.rowCount()));
     QVERIFY2(oom->headline().contains(QStringLiteral("Out of memory on")), qPrintable(oom->headline()));
     QVERIFY2(oom->headline().contains(QStringLiteral("on demand")), qPrintable(oom->headline()));
-    QVERIFY(oom->timeline()->isHidden());
+    // Its timeline, from the summaries, up to just after the failure.
+    QVERIFY(!oom->timeline()->isHidden());
+    QVERIFY(oom->timeline()->overview());
+    QTRY_VERIFY_WITH_TIMEOUT(oom->timeline()->frame() != nullptr, 20000);
+    const double failure = oom->timeline()->xAxisByTime() ? static_cast<double>(report->oom->t_ns)
+                                                          : static_cast<double>(report->oom->index);
+    QVERIFY(oom->timeline()->window().hi() >= failure);
+    QVERIFY(oom->timeline()->frame()->request.x1 >= failure);
+    // It exports as the chart draws it.
+    tab->showView(views::TraceTab::View::OutOfMemory);
+    {
+      const QString png = dir_.filePath(QStringLiteral("oom-timeline.png"));
+      QFile::remove(png);
+      QSignalSpy exported(&w, &MainWindow::exportFinished);
+      QVERIFY(w.exportChart(png));
+      QTRY_COMPARE_WITH_TIMEOUT(exported.count(), 1, 20000);
+      QCOMPARE(exported.at(0).at(1).toString(), QString());
+      QVERIFY(QFileInfo(png).size() > 0);
+    }
     views::AllocatorStateView* state = tab->allocatorView();
     QTRY_COMPARE_WITH_TIMEOUT(state->position(), qint64(report->oom->index), 20000);
     auto history = AllocatorHistory::build(*whole, report->oom->device);

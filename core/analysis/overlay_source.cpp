@@ -28,8 +28,9 @@ bool OverlaySource::isB(DeviceId device) { return device >= kFirstB; }
 DeviceId OverlaySource::own(DeviceId device) { return isB(device) ? device - kCompareOffset : device; }
 
 std::pair<int64_t, int64_t> OverlaySource::bWindow(int64_t t0, int64_t t1) const {
-  const int64_t lo = t0 == INT64_MIN ? t0 : warp_.inverse(t0) - 1;
-  const int64_t hi = t1 == INT64_MAX ? t1 : warp_.inverse(t1) + 1;
+  const int64_t a = warp_.inverse(t0), b = warp_.inverse(t1);
+  const int64_t lo = a == INT64_MIN ? a : a - 1;
+  const int64_t hi = b == INT64_MAX ? b : b + 1;
   return {lo, std::max(lo, hi)};
 }
 

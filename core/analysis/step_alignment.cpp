@@ -47,13 +47,19 @@ StepWarp::StepWarp(const std::vector<int64_t>& a, const std::vector<int64_t>& b)
 
 namespace {
 
+// t − a + b, held inside int64 (a time far outside any trace, a sentinel, stays where it is).
+int64_t shifted(int64_t t, int64_t a, int64_t b) {
+  const __int128 v = static_cast<__int128>(t) - a + b;
+  return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : static_cast<int64_t>(v);
+}
+
 // Piecewise linear through (from[k], to[k]), shifted with the nearest knot outside them.
 int64_t throughKnots(const std::vector<int64_t>& from, const std::vector<int64_t>& to, int64_t t) {
-  if (from.empty()) return t;
+  if (from.empty() || t == INT64_MIN || t == INT64_MAX) return t;
   auto it = std::upper_bound(from.begin(), from.end(), t);
-  if (it == from.begin()) return t - from.front() + to.front();
+  if (it == from.begin()) return shifted(t, from.front(), to.front());
   const size_t k = static_cast<size_t>(it - from.begin()) - 1;
-  if (k + 1 == from.size()) return t - from[k] + to[k];
+  if (k + 1 == from.size()) return shifted(t, from[k], to[k]);
   const double span_from = static_cast<double>(from[k + 1] - from[k]);
   const double span_to = static_cast<double>(to[k + 1] - to[k]);
   const double f = span_from > 0 ? static_cast<double>(t - from[k]) / span_from : 0;

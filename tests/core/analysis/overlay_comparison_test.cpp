@@ -167,6 +167,10 @@ TEST(StepAlignment, TheInverseTakesATimeBackOntoBsClock) {
   for (int64_t t : {900, 1000, 1050, 1100, 1200, 1300, 1400}) EXPECT_EQ(warp.inverse(warp(t)), t) << t;
   const StepWarp squeezed({0, 100}, {0, 50, 70});
   for (int64_t t : {-10, 0, 25, 50, 60, 70, 90}) EXPECT_NEAR(static_cast<double>(squeezed.inverse(squeezed(t))), t, 1) << t;
+  // The ends of the clock stay where they are (no overflow in a window asked for without bounds).
+  EXPECT_EQ(warp(INT64_MAX), INT64_MAX);
+  EXPECT_EQ(warp(INT64_MIN), INT64_MIN);
+  EXPECT_EQ(warp.inverse(INT64_MAX - 5), INT64_MAX);
   EXPECT_EQ(StepWarp()(123), 123);
   EXPECT_EQ(StepWarp().inverse(123), 123);
 }

@@ -20,6 +20,8 @@
 #include <filesystem>
 #include <string>
 
+#include "core/analysis/fragmentation_frame.h"
+#include "core/analysis/overlay_comparison.h"
 #include "core/analysis/summary_module_costs.h"
 #include "core/analysis/summary_report.h"
 #include "core/io/file_moments.h"
@@ -51,7 +53,9 @@ void removeAll(const std::string& path) {
 // The file read on demand, as one past the whole-file budget is: its summaries (built into the
 // fuzzer's own cache when it has none, or when they disagree with its events), the moment at its
 // largest peak and the views made of it, the step's module costs, what each site allocated, the
-// events table sorted by phase, and the report's pass (category peaks, the first OOM's post-mortem).
+// events table sorted by phase, the report's pass (category peaks, the first OOM's post-mortem),
+// the out-of-memory index and its post-mortem, the fragmentation chart (its extent, a frame zoomed
+// out and one at event level, replayed), and the file overlaid with itself as a comparison draws it.
 void exerciseOnDemand(const std::string& path, const sawtooth::ReadLimits& limits) {
   using namespace sawtooth;
   auto file = openFileMoments(path, limits);
@@ -62,8 +66,36 @@ void exerciseOnDemand(const std::string& path, const sawtooth::ReadLimits& limit
     TraceReport report = runFiguresReport(file->tables());
     (void)addWholeTraceFigures(report, *file->model, file->tables(), *facts);
   }
+  if (auto indexed = indexedOoms(file->model->source()); indexed && *indexed && (*indexed)->first_oom)
+    (void)oomPostMortem(*file->model, file->tables(), *(*indexed)->first_oom);
   auto device = file->largestPeakDevice();
   if (!device || !*device) return;
+  if (auto extent = fragmentationExtent(*file->model, **device); extent && *extent) {
+    for (bool by_time : {false, true}) {
+      const double lo = (*extent)->xMin(by_time), hi = (*extent)->xMax(by_time);
+      (void)fragmentationFrame(*file->model, {1, **device, by_time, lo, hi + 1, 64}, &file->tables());
+      (void)fragmentationFrame(*file->model, {2, **device, by_time, lo, lo + (hi - lo) / 64 + 1, 32}, &file->tables());
+      (void)fragmentationPositionAt(*file->model, **device, (lo + hi) / 2, by_time);
+    }
+  }
+  if (auto pages = EventPages::open(path, limits)) {
+    auto a = openFileMoments(path, limits), b = openFileMoments(path, limits);
+    if (a && b) {
+      OverlaySide sa{std::shared_ptr<summary::SummarySource>(&a->model->source(), [](summary::SummarySource*) {}),
+                     (*pages)->tables(), "a", {}};
+      OverlaySide sb{std::shared_ptr<summary::SummarySource>(&b->model->source(), [](summary::SummarySource*) {}),
+                     (*pages)->tables(), "b", {}};
+      for (Alignment alignment : {Alignment::EventIndex, Alignment::Step})
+        if (auto overlay = overlayTraces(sa, sb, alignment)) {
+          TimelineRequest request;
+          request.by_time = overlay->by_time;
+          request.x0 = overlay->model->xMin(request.by_time);
+          request.x1 = overlay->model->xMax(request.by_time);
+          request.columns = 64;
+          (void)frameOf(*overlay->model, request);
+        }
+    }
+  }
   auto moment = file->at(**device, std::nullopt);
   if (!moment) return;
   (void)liveBytesOf(file->tables(), *moment);

@@ -121,6 +121,15 @@ def native_seeds():
     with sqlite3.connect("file:resources/samples/anatomy.sawtooth?mode=ro&immutable=1", uri=True) as con:
         schema = ";\n".join(r[0] for r in con.execute("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL"))
     write("native", "rows.sql", b"\x00" + ROWS_CURRENT.encode())
+    # Segments, blocks and an out-of-memory: the allocator's state, its fragmentation series and
+    # the out-of-memory index in the summaries the reader builds.
+    write("native", "fragments.sql", b"\x00" + (ROWS.split("INSERT INTO events")[0]
+          + "INSERT INTO events VALUES(0, 1000, 0, 0, 3, 65536, 2097152, 0, 0, NULL, NULL, NULL, NULL, NULL);"
+            "INSERT INTO events VALUES(1, 2000, 0, 0, 0, 65536, 524288, 0, 1, NULL, NULL, NULL, NULL, NULL);"
+            "INSERT INTO events VALUES(2, 3000, 0, 0, 0, 589824, 524288, 0, 5, NULL, NULL, NULL, NULL, NULL);"
+            "INSERT INTO events VALUES(3, 4000, 0, 0, 2, 65536, 524288, 0, 1, NULL, NULL, NULL, NULL, NULL);"
+            "INSERT INTO events VALUES(4, 5000, 0, 0, 7, 0, 4194304, 0, 0, NULL, NULL, NULL, NULL, NULL);"
+            "INSERT INTO events VALUES(5, 6000, 0, 0, 4, 65536, 2097152, 0, 0, NULL, NULL, NULL, NULL, NULL);").encode())
     write("native", "events_view.sql",
           b"\x00DROP VIEW events_named; DROP TABLE events; CREATE VIEW events AS SELECT 0 AS seq, 1 AS t_ns, "
           b"0 AS device, 0 AS source, 0 AS action, 1 AS addr, 1 AS size, 0 AS stream, 0 AS category, NULL AS phase, "

@@ -149,6 +149,12 @@ Result<SummaryInfo> readSummaryInfo(const std::string& path, const ReadLimits& l
     info.devices.push_back(std::move(d));
   }
   if (Status st = readDeviceNames(*file, info.devices); !st) return st.error();
+  auto ooms = source->ooms(1);
+  if (!ooms) return ooms.error();
+  if (*ooms) {
+    info.oom_events = (*ooms)->count;
+    if (!(*ooms)->first.empty()) info.first_oom = (*ooms)->first.front();
+  }
   return info;
 }
 
@@ -174,9 +180,18 @@ std::string summaryInfoText(const SummaryInfo& info) {
       out += fmt::format("  steps             {}{}\n", d.steps,
                          d.peak_step ? fmt::format(", the peak in step {} ({})", *d.peak_step, formatBytes(d.peak_step_allocated)) : "");
   }
+  if (info.oom_events) {
+    out += fmt::format("\nout-of-memory events  {}", *info.oom_events);
+    if (info.first_oom)
+      out += fmt::format(" (the first: event {} on {}; `sawtooth-trace oom --summaries` explains it)",
+                         info.first_oom->second, deviceLabel(info.first_oom->first));
+    out += "\n";
+  }
   out += "\n(from the summaries: `sawtooth-trace info` without --summaries reads every event for actions, the peak in "
-         "allocator blocks and the memory-order check; `sawtooth-trace oom --summaries` looks for an out-of-memory in "
-         "bounded memory)\n";
+         "allocator blocks and the memory-order check";
+  out += info.oom_events ? ")\n"
+                         : "; these summaries keep no index of out-of-memory events: `sawtooth-trace oom --summaries` "
+                           "looks for one in bounded memory)\n";
   return out;
 }
 
@@ -215,6 +230,8 @@ std::string summaryInfoJson(const SummaryInfo& info, int indent) {
     devices.push_back(std::move(dj));
   }
   out["devices"] = devices;
+  out["oom_events"] = info.oom_events ? json(*info.oom_events) : json(nullptr);  // null: no index
+  if (info.first_oom) out["first_oom"] = {{"device", info.first_oom->first}, {"event", info.first_oom->second}};
   json meta = json::object();
   for (const auto& [k, v] : info.meta) meta[k] = v;
   out["meta"] = meta;

@@ -48,6 +48,10 @@ struct SummaryInfo {
   uint64_t events = 0;
   std::map<std::string, std::string> meta;
   std::vector<SummaryDeviceInfo> devices;
+  // From the summaries' index of out-of-memory events; nothing when they keep none (a file
+  // written before it: `oom --summaries` looks with a pass).
+  std::optional<uint64_t> oom_events;
+  std::optional<std::pair<DeviceId, uint64_t>> first_oom;  // device, event
 };
 
 // Reads `path`'s figures from its summaries (building them into the cache first when the file has

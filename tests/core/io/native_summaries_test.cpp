@@ -10,6 +10,7 @@
 #include <tuple>
 #include <filesystem>
 
+#include <fmt/format.h>
 #include <sqlite3.h>
 
 #include "core/analysis/trace_summary.h"
@@ -172,6 +173,35 @@ TEST_F(Summaries, AHandEditedEventIsFoundAndTheCacheGetsTheRightSummaries) {
   ASSERT_TRUE(again.ok());
   EXPECT_TRUE(again->check.agree());
   EXPECT_EQ(readFileBytes(path).value(), before);
+}
+
+// `info --summaries` says how many out-of-memory events the index holds and where the first is;
+// without the index it says none is kept (null in JSON), and points to `oom --summaries`.
+TEST_F(Summaries, InfoFromTheSummariesCountsTheOutOfMemoryEvents) {
+  auto trace = loadTrace(test::dataPath("oom_mlp_snapshot_protocol2.pickle.gz"));
+  ASSERT_TRUE(trace.ok());
+  uint64_t ooms = 0, first = 0;
+  for (size_t i = 0; i < trace->events.size(); ++i)
+    if (trace->events.source()[i] == Source::Allocator && trace->events.action()[i] == Action::Oom && ooms++ == 0) first = i;
+  ASSERT_GT(ooms, 0u);
+  const std::string path = test::tempPath("info-oom.sawtooth");
+  ASSERT_TRUE(writeNative(*trace, path).ok());
+  auto info = readSummaryInfo(path);
+  ASSERT_TRUE(info.ok()) << info.error().message;
+  ASSERT_TRUE(info->oom_events);
+  EXPECT_EQ(*info->oom_events, ooms);
+  ASSERT_TRUE(info->first_oom);
+  EXPECT_EQ(info->first_oom->second, first);
+  EXPECT_NE(summaryInfoText(*info).find(fmt::format("out-of-memory events  {}", ooms)), std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(summaryInfoJson(*info))["oom_events"], ooms);
+  const std::string older = test::tempPath("info-oom-older.sawtooth");
+  fs::copy_file(path, older, fs::copy_options::overwrite_existing);
+  exec(older, "DROP TABLE summary_ooms");
+  auto without = readSummaryInfo(older);
+  ASSERT_TRUE(without.ok()) << without.error().message;
+  EXPECT_FALSE(without->oom_events);
+  EXPECT_TRUE(nlohmann::json::parse(summaryInfoJson(*without))["oom_events"].is_null());
+  EXPECT_NE(summaryInfoText(*without).find("keep no index"), std::string::npos);
 }
 
 // The out-of-memory index: every OOM event of the file, in order; a file from before the index

@@ -27,12 +27,24 @@ void LadderController::setSources(std::vector<Source> sources) {
 void LadderController::compute(int index, qint64 device_memory) {
   if (index < 0 || index >= static_cast<int>(sources_.size())) return;
   view_->setReport(nullptr);
-  std::vector<std::pair<std::string, std::shared_ptr<const TraceAnalysis>>> all;
-  for (const Source& s : sources_) all.emplace_back(s.name.toStdString(), s.analysis);
   const auto chosen = static_cast<size_t>(index);
+  if (!sources_[chosen].analysis) {
+    view_->setReportError(tr("%1 is read on demand (past the whole-file budget): predicting its ladder reads every "
+                             "event. Raise Settings ▸ Reading limits to read it whole; its runs' own measurements are "
+                             "in the seed's ladder above.")
+                              .arg(sources_[chosen].name));
+    return;
+  }
+  std::vector<std::pair<std::string, std::shared_ptr<const TraceAnalysis>>> all;
+  size_t chosen_in_all = 0;
+  for (size_t i = 0; i < sources_.size(); ++i) {
+    if (!sources_[i].analysis) continue;  // read on demand: its runs are not measured against
+    if (i == chosen) chosen_in_all = all.size();
+    all.emplace_back(sources_[i].name.toStdString(), sources_[i].analysis);
+  }
   jobs_.run<std::shared_ptr<const LadderReport>>(
       QStringLiteral("ladder"), tr("Predicting the ladder"), view_,
-      [all, chosen, device_memory](Progress&) -> Result<std::shared_ptr<const LadderReport>> {
+      [all, chosen = chosen_in_all, device_memory](Progress&) -> Result<std::shared_ptr<const LadderReport>> {
         const Trace& trace = all[chosen].second->trace();
         auto input = ladderInput(trace);
         if (!input) return input.error();

@@ -20,7 +20,7 @@ class LadderController : public QObject {
  public:
   struct Source {
     QString name;  // as the tab names it
-    std::shared_ptr<const TraceAnalysis> analysis;
+    std::shared_ptr<const TraceAnalysis> analysis;  // null: read on demand (its ladder is not predicted)
   };
   LadderController(JobRunner& jobs, views::LadderView* view);
 

@@ -355,6 +355,7 @@ void MainWindow::refreshLadder() {
         tables.push_back(read);
         traces.push_back(read.get());
       }
+      sources.push_back({tabs_->tabText(tabs_->indexOf(t)), nullptr});
     }
   ladder_->setRungs(ladder(traces));
   // The ladder for one recording is computed off the GUI thread.

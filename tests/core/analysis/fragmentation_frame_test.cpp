@@ -18,6 +18,7 @@
 #include "core/io/native_summary_source.h"
 #include "core/io/summary_cache.h"
 #include "core/io/trace_loader.h"
+#include "tests/core/sqlite_edit.h"
 #include "tests/core/test_data.h"
 
 namespace sawtooth {
@@ -26,13 +27,6 @@ namespace {
 using summary::kExternalFragmentation;
 using summary::kLargestFreeBlock;
 using summary::kReservedMinusAllocated;
-
-void exec(const std::string& path, const char* sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
-  sqlite3_close(db);
-}
 
 // Every figure the chart draws from `model` against the replay of the trace read whole.
 void expectTheReplays(TimelineModel& model, const Trace& trace, DeviceId device, const std::string& what) {
@@ -181,7 +175,7 @@ TEST(FragmentationFrame, AFileFromBeforeTheSeriesOpensWithoutTheChartAndAgreesWi
   ASSERT_TRUE(trace.ok());
   const std::string path = test::tempPath("fragmentation-older.sawtooth");
   ASSERT_TRUE(writeNative(*trace, path).ok());
-  exec(path, "DELETE FROM summary_series WHERE series BETWEEN 6 AND 8; DELETE FROM summary_nodes WHERE series BETWEEN 6 AND 8");
+  test::execSql(path, "DELETE FROM summary_series WHERE series BETWEEN 6 AND 8; DELETE FROM summary_nodes WHERE series BETWEEN 6 AND 8");
   auto place = summariesOf(path);
   ASSERT_TRUE(place.ok());
   auto verdict = verifySummaries(*place);
@@ -197,7 +191,7 @@ TEST(FragmentationFrame, AFileFromBeforeTheSeriesOpensWithoutTheChartAndAgreesWi
   // One node lost of a file that has them: the check finds it.
   const std::string lost = test::tempPath("fragmentation-lost.sawtooth");
   ASSERT_TRUE(writeNative(*trace, lost).ok());
-  exec(lost, "DELETE FROM summary_nodes WHERE series = 7 AND level = 0 AND node = 1");
+  test::execSql(lost, "DELETE FROM summary_nodes WHERE series = 7 AND level = 0 AND node = 1");
   auto lost_place = summariesOf(lost);
   ASSERT_TRUE(lost_place.ok());
   auto lost_verdict = verifySummaries(*lost_place);

@@ -10,6 +10,7 @@
 #include "core/io/event_pages.h"
 #include "core/io/native_format.h"
 #include "core/io/trace_loader.h"
+#include "tests/core/sqlite_edit.h"
 #include "tests/core/test_data.h"
 
 namespace sawtooth {
@@ -210,13 +211,6 @@ TEST(EventPages, ACancelledSelectSaysSoAndAPagePastTheEndIsEmpty) {
   EXPECT_TRUE(past->index.empty());
 }
 
-void exec(const std::string& path, const char* sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
-  sqlite3_close(db);
-}
-
 // A file is data: a phase name that is not text, phase ids with a hole (when a filter reads the
 // phases' names), an event whose size is text are refused with the file and the place, never read
 // as something else.
@@ -225,7 +219,7 @@ TEST(EventPages, AHostileFileIsRefusedWithThePlace) {
   ASSERT_TRUE(trace.ok());
   const std::string blob = test::tempPath("event-pages-blob-phase.sawtooth");
   ASSERT_TRUE(writeNative(*trace, blob).ok());
-  exec(blob, "UPDATE phases SET name = x'00ff' WHERE id = 1");
+  test::execSql(blob, "UPDATE phases SET name = x'00ff' WHERE id = 1");
   auto a = EventPages::open(blob);  // the phases are read only by a filter that looks at them
   ASSERT_TRUE(a.ok()) << a.error().message;
   auto a_rows = (*a)->select(EventQuery{"optimizer*", EventColumn::Index, false});
@@ -238,7 +232,7 @@ TEST(EventPages, AHostileFileIsRefusedWithThePlace) {
 
   const std::string hole = test::tempPath("event-pages-hole.sawtooth");
   ASSERT_TRUE(writeNative(*trace, hole).ok());
-  exec(hole, "UPDATE phases SET id = 1000 WHERE id = 2");
+  test::execSql(hole, "UPDATE phases SET id = 1000 WHERE id = 2");
   auto b = EventPages::open(hole);
   ASSERT_TRUE(b.ok()) << b.error().message;
   auto b_rows = (*b)->select(EventQuery{"phase:x", EventColumn::Index, false});
@@ -247,7 +241,7 @@ TEST(EventPages, AHostileFileIsRefusedWithThePlace) {
 
   const std::string text = test::tempPath("event-pages-text-size.sawtooth");
   ASSERT_TRUE(writeNative(*trace, text).ok());
-  exec(text, "UPDATE events SET size = 'lots' WHERE seq = 200");
+  test::execSql(text, "UPDATE events SET size = 'lots' WHERE seq = 200");
   auto c = EventPages::open(text);
   ASSERT_TRUE(c.ok()) << c.error().message;
   auto rows = (*c)->select(EventQuery{"alloc", EventColumn::Index, false});

@@ -23,6 +23,7 @@
 #include "core/io/summary_cache.h"
 #include "core/io/summary_json.h"
 #include "core/io/trace_loader.h"
+#include "tests/core/sqlite_edit.h"
 #include "tests/core/test_data.h"
 
 namespace sawtooth {
@@ -41,13 +42,6 @@ class Summaries : public ::testing::Test {
   void TearDown() override { unsetenv("SAWTOOTH_CACHE_DIR"); }
   std::string cache_;
 };
-
-void exec(const std::string& path, const char* sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
-  sqlite3_close(db);
-}
 
 std::string infoOf(const std::string& path) {
   auto t = loadTrace(path);
@@ -157,7 +151,7 @@ TEST_F(Summaries, AHandEditedEventIsFoundAndTheCacheGetsTheRightSummaries) {
   ASSERT_TRUE(trace.ok());
   const std::string path = test::tempPath("edited.sawtooth");
   ASSERT_TRUE(writeNative(*trace, path).ok());
-  exec(path, "UPDATE events SET size = size + 4096 WHERE seq = 100");
+  test::execSql(path, "UPDATE events SET size = size + 4096 WHERE seq = 100");
   const auto before = readFileBytes(path).value();
   // The quick check cannot see it (counts agree); the thorough one does.
   auto found = findSummaries(path);
@@ -196,7 +190,7 @@ TEST_F(Summaries, InfoFromTheSummariesCountsTheOutOfMemoryEvents) {
   EXPECT_EQ(nlohmann::json::parse(summaryInfoJson(*info))["oom_events"], ooms);
   const std::string older = test::tempPath("info-oom-older.sawtooth");
   fs::copy_file(path, older, fs::copy_options::overwrite_existing);
-  exec(older, "DROP TABLE summary_ooms");
+  test::execSql(older, "DROP TABLE summary_ooms");
   auto without = readSummaryInfo(older);
   ASSERT_TRUE(without.ok()) << without.error().message;
   EXPECT_FALSE(without->oom_events);
@@ -243,7 +237,7 @@ TEST_F(Summaries, TheOutOfMemoryIndexHoldsEveryOomEvent) {
   // Lost a row: the thorough check says so, and the cache gets the whole index.
   const std::string lost = test::tempPath("oom-index-lost.sawtooth");
   fs::copy_file(path, lost, fs::copy_options::overwrite_existing);
-  exec(lost, "DELETE FROM summary_ooms");
+  test::execSql(lost, "DELETE FROM summary_ooms");
   auto found = findSummaries(lost);
   ASSERT_TRUE(found.ok() && found->has_value());
   auto verdict = verifySummaries(**found);
@@ -262,7 +256,7 @@ TEST_F(Summaries, TheOutOfMemoryIndexHoldsEveryOomEvent) {
   // Written before the index: no index, and its summaries still agree with its events.
   const std::string older = test::tempPath("oom-index-older.sawtooth");
   fs::copy_file(path, older, fs::copy_options::overwrite_existing);
-  exec(older, "DROP TABLE summary_ooms");
+  test::execSql(older, "DROP TABLE summary_ooms");
   auto none = open(older)->ooms(100);
   ASSERT_TRUE(none.ok()) << none.error().message;
   EXPECT_FALSE(none->has_value());
@@ -276,7 +270,7 @@ TEST_F(Summaries, TheOutOfMemoryIndexHoldsEveryOomEvent) {
   // A hostile row is refused with the file and what is wrong.
   const std::string hostile = test::tempPath("oom-index-hostile.sawtooth");
   fs::copy_file(path, hostile, fs::copy_options::overwrite_existing);
-  exec(hostile, "INSERT INTO summary_ooms VALUES(70000, -5)");
+  test::execSql(hostile, "INSERT INTO summary_ooms VALUES(70000, -5)");
   auto refused = open(hostile)->ooms(100);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().message.find("summary_ooms"), std::string::npos) << refused.error().message;
@@ -287,7 +281,7 @@ TEST_F(Summaries, EventsAddedOrRemovedBehindTheSummariesAreSeenAtOnce) {
   ASSERT_TRUE(trace.ok());
   const std::string path = test::tempPath("cut.sawtooth");
   ASSERT_TRUE(writeNative(*trace, path).ok());
-  exec(path, "DELETE FROM events WHERE seq = (SELECT max(seq) FROM events)");
+  test::execSql(path, "DELETE FROM events WHERE seq = (SELECT max(seq) FROM events)");
   std::string why;
   auto found = findSummaries(path, &why);
   ASSERT_TRUE(found.ok());

@@ -7,7 +7,6 @@
 
 #include "core/analysis/allocator_baseline.h"
 #include "core/analysis/allocator_machine.h"
-#include "core/util/wrapping.h"
 
 namespace sawtooth {
 namespace {
@@ -112,9 +111,9 @@ class HistoryBuilder {
   }
 
   void push(AllocatorSeries& s, bool as_start) {
-    const int64_t allocated = machine_.allocatedBytes(), largest = machine_.largestFreeBlock();
-    const int64_t values[] = {allocated, wrappingSub(machine_.reserved(), allocated), machine_.internalWaste(),
-                              wrappingSub(machine_.freeBytes(), largest), largest};
+    const AllocatorMachine::Fragmentation f = machine_.fragmentation();
+    const int64_t values[] = {machine_.allocatedBytes(), f.reserved_minus_allocated, machine_.internalWaste(), f.external,
+                              f.largest_free};
     auto series = all(s);
     for (size_t i = 0; i < series.size(); ++i) {
       if (as_start) series[i]->start = values[i];

@@ -72,6 +72,11 @@ int64_t AllocatorMachine::largestFreeBlock() const {
   return largest;
 }
 
+AllocatorMachine::Fragmentation AllocatorMachine::fragmentation() const {
+  const int64_t largest = largestFreeBlock();
+  return {wrappingSub(reserved_, allocated_), wrappingSub(free_, largest), largest};
+}
+
 int64_t AllocatorMachine::poolLargestFree(size_t i) const {
   const auto& sizes = groups_[i].free_sizes;
   return sizes.empty() ? 0 : sizes.rbegin()->first;

@@ -36,6 +36,13 @@ class AllocatorMachine {
   int64_t internalWaste() const { return allocated_ - allocated_requested_; }
   int64_t freeBytes() const { return free_; }
   int64_t largestFreeBlock() const;
+  // The fragmentation figures now (allocator_history.h's series; the summaries keep the same).
+  struct Fragmentation {
+    int64_t reserved_minus_allocated = 0;
+    int64_t external = 0;  // free bytes outside the largest free block
+    int64_t largest_free = 0;
+  };
+  Fragmentation fragmentation() const;
   struct PoolKey {
     bool small_pool = false;
     uint64_t stream = 0;

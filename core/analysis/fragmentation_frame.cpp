@@ -5,7 +5,6 @@
 
 #include "core/analysis/allocator_machine.h"
 #include "core/analysis/allocator_rules.h"
-#include "core/util/wrapping.h"
 
 namespace sawtooth {
 namespace {
@@ -17,8 +16,8 @@ constexpr int64_t kExactPerColumn = 42;  // below this, the timeline reads the e
 constexpr uint64_t kSeqsPerRead = 65536;
 
 std::array<int64_t, kFragmentationLines> valuesOf(const AllocatorMachine& m) {
-  const int64_t largest = m.largestFreeBlock();
-  return {wrappingSub(m.reserved(), m.allocatedBytes()), wrappingSub(m.freeBytes(), largest), largest};
+  const AllocatorMachine::Fragmentation f = m.fragmentation();
+  return {f.reserved_minus_allocated, f.external, f.largest_free};
 }
 
 // A window's points drawn as FragmentationSeries::query draws the trace read whole: the value in

@@ -87,12 +87,11 @@ struct SummaryBuilder::Waiting {
 
 namespace {
 
-// The fragmentation series' values in the machine's state, as allocator_history.cpp counts them.
+// The fragmentation series' values in the machine's state.
 std::array<std::pair<int, int64_t>, 3> fragmentationOf(const AllocatorMachine& m) {
-  const int64_t largest = m.largestFreeBlock();
-  return {{{kReservedMinusAllocated, wrappingSub(m.reserved(), m.allocatedBytes())},
-           {kExternalFragmentation, wrappingSub(m.freeBytes(), largest)},
-           {kLargestFreeBlock, largest}}};
+  const AllocatorMachine::Fragmentation f = m.fragmentation();
+  return {{{kReservedMinusAllocated, f.reserved_minus_allocated}, {kExternalFragmentation, f.external},
+           {kLargestFreeBlock, f.largest_free}}};
 }
 
 }  // namespace

@@ -9,6 +9,7 @@ std::string_view name(BlockRole kind) {
     case BlockRole::WeightCast: return "weight casts";
     case BlockRole::LowPrecisionGrad: return "low-precision gradients";
     case BlockRole::InputCast: return "input casts";
+    case BlockRole::UpCast: return "fp32 copies of 2-byte inputs";
     case BlockRole::Recomputed: return "recomputed activations";
     case BlockRole::RngState: return "checkpoint RNG states";
     case BlockRole::GatheredParameter: return "gathered parameters";

@@ -30,8 +30,9 @@ enum class BlockRole : uint8_t {
   RngState = 12,          // the random-number state a checkpoint keeps to replay its block
   GatheredParameter = 13, // full sharding: a block's parameters gathered for its forward/backward
   CollectiveBuffer = 14,  // gradients on their way to their owners (reduce-scatter)
+  UpCast = 15,            // autocast's 4-byte copy of a float32-list op's 2-byte input, while the op runs
 };
-inline constexpr int kBlockRoleCount = 15;
+inline constexpr int kBlockRoleCount = 16;
 std::string_view name(BlockRole kind);
 inline BlockRole roleOf(Category c) { return static_cast<BlockRole>(c); }
 

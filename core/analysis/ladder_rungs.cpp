@@ -6,6 +6,7 @@
 #include <map>
 #include <queue>
 #include <set>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "core/util/format_bytes.h"
@@ -614,6 +615,29 @@ class AliveInputs {
   std::multiset<int64_t> sizes_;
 };
 
+// The blocks the rung has made 2-byte and forward has not freed, by their recorded size. Autocast
+// casts a 2-byte input of a float32-list op up to 4 bytes while the op runs (and transformers' loss
+// does so itself with .float(), a no-op in an fp32 run): a copy beside the op's output that the
+// recording cannot show. The op's input is told by size: the float32-list ops that make a block of
+// the batch's size (layer_norm, softmax, log_softmax under cross_entropy) make it in their input's
+// shape, so the input is a block of that size still alive; where none was made 2-byte (a residual
+// stream that type promotion keeps fp32) there is nothing to cast.
+class LoweredAlive {
+ public:
+  void made(uint32_t block, int64_t bytes) { alive_[bytes].push_back(block); }
+  void freed(uint32_t block, int64_t bytes) {
+    auto it = alive_.find(bytes);
+    if (it == alive_.end()) return;
+    auto& v = it->second;
+    if (auto b = std::find(v.begin(), v.end(), block); b != v.end()) v.erase(b);
+    if (v.empty()) alive_.erase(it);
+  }
+  bool any(int64_t bytes) const { return alive_.count(bytes) != 0; }
+
+ private:
+  std::unordered_map<int64_t, std::vector<uint32_t>> alive_;
+};
+
 // unnamed_fp32: the blocks of ops the stacks do not name kept 4-byte (the range's other end).
 RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unnamed_fp32) {
   RungProgram r;
@@ -647,17 +671,33 @@ RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unna
   };
   // The data the first layer reads: the largest input alive when a forward starts.
   int64_t casts_total = 0, halved_total = 0, input_cast = 0, input_casts_total = 0, gradient_bytes = 0;
-  size_t weights = 0;
+  int64_t upcasts_total = 0;
+  size_t weights = 0, upcasts = 0;
+  LoweredAlive lowered;
+  auto forwardOp = [&](const LadderOp& op) {
+    const LadderBlock& blk = in.blocks[op.block];
+    if (!op.alloc) {
+      lowered.freed(op.block, blk.bytes);
+      e.free(op.block);
+      return;
+    }
+    uint32_t up = UINT32_MAX;
+    if (scaled[op.block] && blk.autocast == AutocastOp::Float32 && lowered.any(blk.bytes)) {
+      up = e.program.alloc(blk.bytes, BlockRole::UpCast, true);
+      upcasts_total += blk.bytes;
+      ++upcasts;
+    }
+    const bool low = lowers(op.block);
+    e.alloc(op.block, low ? half(blk.bytes) : blk.bytes);
+    if (low) halved_total += blk.bytes - half(blk.bytes), lowered.made(op.block, blk.bytes);
+    if (up != UINT32_MAX) e.program.free(up);
+  };
   uint32_t pos = 0;
   AliveInputs inputs(in);
   for (const MicroStep& m : in.micro_steps) {
     for (; pos < m.forward_begin; ++pos) e.replay(in.ops[pos]);
     if (!m.hasBackward()) {
-      for (; pos < m.end; ++pos) {
-        const LadderOp& op = in.ops[pos];
-        if (op.alloc) e.alloc(op.block, lowers(op.block) ? half(in.blocks[op.block].bytes) : in.blocks[op.block].bytes);
-        else e.free(op.block);
-      }
+      for (; pos < m.end; ++pos) forwardOp(in.ops[pos]);
       continue;
     }
     // The gradients this backward makes, in order; those made after the last saved activation
@@ -688,17 +728,7 @@ RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unna
       input_cast = half(largest_input);
       input_casts_total += input_cast;
     }
-    for (; pos < m.backward_begin; ++pos) {
-      const LadderOp& op = in.ops[pos];
-      if (op.alloc) {
-        const int64_t b = in.blocks[op.block].bytes;
-        const bool low = lowers(op.block);
-        e.alloc(op.block, low ? half(b) : b);
-        if (low) halved_total += b - half(b);
-      } else {
-        e.free(op.block);
-      }
-    }
+    for (; pos < m.backward_begin; ++pos) forwardOp(in.ops[pos]);
     gradient_bytes = std::max(gradient_bytes, made_gradients);
     for (uint32_t c : unsaved) e.program.free(c);  // the cast cache empties when forward's autocast region ends
     // The layer's backward step makes the 2-byte gradient; autocast's cast of the weight is an op of
@@ -751,8 +781,10 @@ RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unna
   const size_t passes = std::max<size_t>(1, in.micro_steps.size());
   // Each weight's copy reads 4 bytes an element and writes 2; its gradient's cast back reads 2 and
   // writes 4; so does the input's copy in forward.
-  r.cast_traffic = (6 * casts_total + 3 * input_casts_total) / static_cast<int64_t>(passes);
+  // An up-cast reads 2 bytes an element and writes 4: 1.5 times its 4-byte size.
+  r.cast_traffic = (6 * casts_total + 3 * input_casts_total + 3 * upcasts_total / 2) / static_cast<int64_t>(passes);
   r.gradient_bytes = gradient_bytes;
+  const auto per_pass = [&](int64_t b) { return bytesText(b / static_cast<int64_t>(passes)); };
   r.reasoning.push_back(fmt::format(
       "activations, their gradients and temporaries (the blocks that scale with the batch) become 2-byte: {} less "
       "allocated per forward + backward",
@@ -768,7 +800,11 @@ RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unna
       "and the first layer's input copy released): only then is the fp32 gradient made and the 2-byte one freed");
   if (input_cast > 0)
     r.reasoning.push_back(fmt::format("the first layer saves a 2-byte copy of the input ({})", bytesText(input_cast)));
-  const auto per_pass = [&](int64_t b) { return bytesText(b / static_cast<int64_t>(passes)); };
+  if (upcasts > 0)
+    r.reasoning.push_back(fmt::format(
+        "a float32-list op given a 2-byte input (the loss's log_softmax on a Linear's logits) reads a 4-byte copy of "
+        "it, beside its output while it runs: {} such op{} per forward, {} of copies (an fp32 run makes none)",
+        upcasts / passes, upcasts / passes == 1 ? "" : "s", per_pass(upcasts_total)));
   if (in.stacks) {
     r.reasoning.push_back(fmt::format(
         "stay 4-byte: what ops on autocast's float32 list make (layer_norm, softmax, log_softmax, cross_entropy, ...: "
@@ -791,7 +827,7 @@ RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unna
         "Python stack names the line, not the op: a float32-list op called without a torch.nn.functional frame "
         "(torch.pow in a hand-written GELU, rsqrt, exp, mean) makes its result 4-byte and type promotion keeps "
         "the rest of that expression 4-byte; so does an fp32 weight or buffer used directly (RMSNorm's weight, "
-        "rotary's cos and sin) or an explicit .float(); each fp32 op's 2-byte input is cast up while it runs, and "
+        "rotary's cos and sin) or an explicit .float() that no float32-list op reads; "
         "a lower-precision op given a 4-byte input saves its own 2-byte copy of it (every such op: autocast caches "
         "only the weights' casts): where they do, the peak is higher than predicted, up to the peak with all of "
         "them (and their gradients) 4-byte; blocks made in nn.Linear or nn.Conv code are 2-byte whatever their input",

@@ -62,10 +62,11 @@ void exerciseOnDemand(const std::string& path, const sawtooth::ReadLimits& limit
   if (!file) return;
   if (auto sorted = file->pages->select(EventQuery{"", EventColumn::Phase, true}))
     (void)file->pages->page(*sorted, 0, 64);
-  if (auto facts = wholeTraceFacts(file->model->source(), file->tables())) {
+  if (auto facts = wholeTraceFacts(file->model->source(), file->tables())) {  // from the indexes where they are
     TraceReport report = runFiguresReport(file->tables());
     (void)addWholeTraceFigures(report, *file->model, file->tables(), *facts);
   }
+  (void)wholeTraceFactsByPass(file->model->source(), file->tables());
   if (auto indexed = indexedOoms(file->model->source()); indexed && *indexed && (*indexed)->first_oom)
     (void)oomPostMortem(*file->model, file->tables(), *(*indexed)->first_oom);
   auto device = file->largestPeakDevice();

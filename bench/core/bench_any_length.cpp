@@ -19,8 +19,9 @@
 //   BM_MomentScrub        the same at random allocator events of that device: the slowest;
 //   BM_SiteTotals         what each site of that device allocated over the file (a comparison's
 //                         totals): one pass over every event;
-//   BM_WholeTraceFacts    the report's pass (core/analysis/summary_report.h): each device's category
-//                         peaks and the first out-of-memory, one pass over every allocator event;
+//   BM_WholeTraceFacts    the report's facts (core/analysis/summary_report.h): each device's category
+//                         peaks and the first out-of-memory, by one pass over every allocator
+//                         event (/0) and from the summaries' indexes (/1);
 //   BM_Upgrade            (with --upgrade) the same recording written as format 1 then converted.
 // The recordings are made on first use in $SAWTOOTH_BENCH_DATA (default build/bench-data):
 // about 40 B an event (25 M: 1 GB; 250 M: 10 GB) — delete them after. Sizes from
@@ -599,15 +600,18 @@ void BM_SiteTotals(benchmark::State& state) {
   state.counters["events"] = static_cast<double>(state.range(0));
 }
 
-// The report's pass: each device's category peaks (the plan against the count) and the first
-// out-of-memory, over every allocator event of every device.
+// The report's facts: each device's category peaks (the plan against the count) and the first
+// out-of-memory, by the pass over every allocator event of every device (second argument 0) or
+// from the summaries' indexes (1).
 void BM_WholeTraceFacts(benchmark::State& state) {
   const std::string path = recording(state.range(0));
   MomentSource m = openMoments(path);
   size_t devices = 0;
+  const bool indexed = state.range(1) != 0;
   for (auto _ : state) {
     const auto t0 = Clock::now();
-    auto facts = wholeTraceFacts(m.file.model->source(), m.file.tables());
+    auto facts = indexed ? wholeTraceFacts(m.file.model->source(), m.file.tables())
+                         : wholeTraceFactsByPass(m.file.model->source(), m.file.tables());
     if (!facts) return state.SkipWithError(facts.error().message.c_str());
     state.SetIterationTime(std::chrono::duration<double>(Clock::now() - t0).count());
     devices = facts->category_peaks.size();
@@ -641,7 +645,7 @@ void registerAll() {
     benchmark::RegisterBenchmark("BM_EventsSortBySize", BM_EventsSortBySize)->Arg(n)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("BM_MomentAtPeak", BM_MomentAtPeak)->Arg(n)->UseManualTime()->Iterations(3)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("BM_SiteTotals", BM_SiteTotals)->Arg(n)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark("BM_WholeTraceFacts", BM_WholeTraceFacts)->Arg(n)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("BM_WholeTraceFacts", BM_WholeTraceFacts)->Args({n, 0})->Args({n, 1})->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("BM_MomentScrub", BM_MomentScrub)->Arg(n)->UseManualTime()->Iterations(20)->Unit(benchmark::kMillisecond);
     if (std::getenv("ANY_LENGTH_UPGRADE"))
       benchmark::RegisterBenchmark("BM_Upgrade", BM_Upgrade)->Arg(n)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);

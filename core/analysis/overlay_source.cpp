@@ -171,4 +171,8 @@ Result<std::optional<std::string>> OverlaySource::phaseName(uint32_t) { return n
 
 Result<std::optional<SummarySource::Ooms>> OverlaySource::ooms(size_t) { return notDrawn("an out-of-memory"); }
 
+Result<std::optional<std::vector<CategoryPeaksRow>>> OverlaySource::categoryPeaks() {
+  return notDrawn("a category's peak");
+}
+
 }  // namespace sawtooth::summary

@@ -41,6 +41,7 @@ class OverlaySource : public SummarySource {
   Status moduleCalls(int64_t t0, int64_t t1, size_t max, std::vector<ModuleCall>& out) override;
   Result<std::optional<std::string>> phaseName(uint32_t id) override;
   Result<std::optional<Ooms>> ooms(size_t max) override;
+  Result<std::optional<std::vector<CategoryPeaksRow>>> categoryPeaks() override;
 
  private:
   OverlaySource(std::shared_ptr<SummarySource> a, std::shared_ptr<SummarySource> b, StepWarp b_time, uint64_t a_events)

@@ -127,6 +127,15 @@ struct SummaryBuilder::Device {
   int64_t allocated = 0, reserved = 0;
   std::array<int64_t, kCategoryCount> live{};
   bool categorised = false;
+  // Each category's peak: the most live bytes at the start and at the points older than the recent
+  // ones (final: a category learnt late moves bytes only from a recent point on), and the live
+  // bytes at each recent point (aligned with `recent`) with their most, recomputed when a late
+  // category moved bytes among them. A category learnt for an older point makes the peaks inexact.
+  std::array<int64_t, kCategoryCount> peaks_sealed{};
+  std::deque<std::array<int64_t, kCategoryCount>> recent_live;
+  std::array<int64_t, kCategoryCount> recent_peaks{};
+  bool recent_peaks_stale = false;
+  bool peaks_exact = true;
   std::array<std::optional<AxisPyramid>, kAxisCount> axes;
   std::array<int64_t, kAxisCount> axis_last_t;  // clamped time of each axis' last point
   std::array<std::optional<PyramidBuilder>, kSeriesSlots> series;  // by series id
@@ -192,6 +201,7 @@ void SummaryBuilder::setBaseline(DeviceId id, int64_t allocated, int64_t reserve
   d.reserved = d.reserved_start = reserved;
   d.live = {};
   d.live[0] = allocated;
+  d.peaks_sealed = d.live;
 }
 
 void SummaryBuilder::setAllocatorStart(DeviceId id, const AllocatorState& state, const AllocatorSettings& settings) {
@@ -210,6 +220,7 @@ SummaryBuilder::Device& SummaryBuilder::device(DeviceId id) {
   d->allocated = d->allocated_start;
   d->reserved = d->reserved_start;
   d->live[0] = d->allocated_start;
+  d->peaks_sealed = d->live;
   d->series_start[kAllocated] = d->allocated_start;
   d->series_start[kReserved] = d->reserved_start;
   d->series_start[kAllocatedCounter] = d->allocated_start;
@@ -430,8 +441,13 @@ Status SummaryBuilder::add(uint64_t seq, const Event& e) {
         a.row.end_point = p + 1;
       }
       d.recent.push_back(seq);
+      d.recent_live.push_back(d.live);
+      for (size_t k = 0; k < kCategoryCount; ++k) d.recent_peaks[k] = std::max(d.recent_peaks[k], d.live[k]);
       if (d.recent.size() > options_.recent_points) {
+        for (size_t k = 0; k < kCategoryCount; ++k)
+          d.peaks_sealed[k] = std::max(d.peaks_sealed[k], d.recent_live.front()[k]);
         d.recent.pop_front();
+        d.recent_live.pop_front();
         ++d.recent_first;
       }
       break;
@@ -629,6 +645,13 @@ Status SummaryBuilder::recategorise(uint64_t seq, DeviceId id, Action action, in
   const int64_t bytes = wrappingMul(sign, size);
   d.live[static_cast<size_t>(from)] = wrappingSub(d.live[static_cast<size_t>(from)], bytes);
   d.live[static_cast<size_t>(to)] = wrappingAdd(d.live[static_cast<size_t>(to)], bytes);
+  if (*p < d.recent_first) d.peaks_exact = false;
+  for (size_t i = static_cast<size_t>(std::max<int64_t>(0, *p - d.recent_first)); i < d.recent_live.size(); ++i) {
+    auto& at = d.recent_live[i];
+    at[static_cast<size_t>(from)] = wrappingSub(at[static_cast<size_t>(from)], bytes);
+    at[static_cast<size_t>(to)] = wrappingAdd(at[static_cast<size_t>(to)], bytes);
+  }
+  d.recent_peaks_stale = true;
   if (Status st = shiftLayers(d, *p, q, from, to, bytes); !st) return st;
   for (auto& a : d.active)
     if (a.row.peak_point >= *p) {
@@ -691,6 +714,7 @@ Status SummaryBuilder::flush() {
       const auto& seqs = d.waiting_seqs[static_cast<size_t>(axis)];
       if (!seqs.empty()) failed = store_.putAxis(AxisRow{id, axis, 0, d.sealed_t[static_cast<size_t>(axis)], *seqs.begin()});
     }
+    if (failed && d.points() > 0) failed = store_.putCategoryPeaks(categoryPeaks(d));
     for (const auto& a : d.active) {
       if (!failed) break;
       if (a.row.peak_point < 0) continue;
@@ -706,6 +730,18 @@ Status SummaryBuilder::flush() {
   return Ok{};
 }
 
+CategoryPeaksRow SummaryBuilder::categoryPeaks(Device& d) {
+  if (d.recent_peaks_stale) {
+    d.recent_peaks = d.peaks_sealed;
+    for (const auto& at : d.recent_live)
+      for (size_t k = 0; k < kCategoryCount; ++k) d.recent_peaks[k] = std::max(d.recent_peaks[k], at[k]);
+    d.recent_peaks_stale = false;
+  }
+  CategoryPeaksRow row{d.id, d.peaks_exact, d.categorised, {}};
+  for (size_t k = 0; k < kCategoryCount; ++k) row.peak[k] = std::max(d.peaks_sealed[k], d.recent_peaks[k]);
+  return row;
+}
+
 Status SummaryBuilder::finish() {
   if (Status st = sealWaiting(frontier_t_, true); !st) return st;
   for (auto& [id, d] : devices_) {
@@ -719,7 +755,7 @@ Status SummaryBuilder::finish() {
 size_t SummaryBuilder::bytesResident() const {
   size_t bytes = 0;
   for (const auto& [id, d] : devices_) {
-    bytes += d->recent.size() * sizeof(uint64_t) + d->waiting.size() * 64 +
+    bytes += d->recent.size() * (sizeof(uint64_t) + sizeof(d->live)) + d->waiting.size() * 64 +
              kSeriesSlots * (kLeafPoints * 8 + kMaxLevels * kFanout * sizeof(NodeValues));
   }
   return bytes;

@@ -12,6 +12,7 @@
 //   - per phase and per step and device: the peak of allocated bytes, where (point, event, time),
 //     reserved then and at most, and the live bytes per category at the peak;
 //   - an index from event numbers to times (chunks of 4,096 events), and the out-of-memory events;
+//   - each category's peak over the whole trace, per device;
 //   - the allocator's state every 65,536 allocator events of a device (its segments and blocks),
 //     from which the segment map at any event replays a bounded stretch.
 // The same rules as the finished trace's series (core/analysis/series.h): allocatedSign /
@@ -132,6 +133,17 @@ struct IndexRow {
   bool operator==(const IndexRow&) const = default;
 };
 
+// Each category's most live bytes on a device over the whole trace (the plan against the count
+// needs them). Not exact where a category was learnt for an event older than the builder keeps in
+// memory (BuilderOptions::recent_points): a reader then counts them with a pass over the events.
+struct CategoryPeaksRow {
+  DeviceId device = 0;
+  bool exact = true;
+  bool categorised = false;  // some allocator event has a category other than unknown
+  std::array<int64_t, kCategoryCount> peak{};
+  bool operator==(const CategoryPeaksRow&) const = default;
+};
+
 // An allocator event as a leaf's recomputation needs it.
 struct LeafEvent {
   uint64_t seq = 0;
@@ -152,6 +164,8 @@ class SummaryStore {
   virtual Status putIndex(const IndexRow& row) = 0;
   // An out-of-memory event of a device.
   virtual Status putOom(DeviceId device, uint64_t seq) = 0;
+  // A device's category peaks so far (written again at each flush).
+  virtual Status putCategoryPeaks(const CategoryPeaksRow& row) = 0;
   virtual Status putCheckpoint(DeviceId device, int64_t position, uint64_t seq, const AllocatorState& state) = 0;
 
   // For categories learnt late (rare; the recent points are in memory):
@@ -223,6 +237,7 @@ class SummaryBuilder {
   Status point(Device& d, int axis, uint64_t seq, int64_t t, std::span<const std::pair<int, int64_t>> values);
   Status sealWaiting(int64_t frontier, bool everything);
   Status categorise(Device& d);
+  CategoryPeaksRow categoryPeaks(Device& d);
   Status shiftLayers(Device& d, int64_t from, int64_t to, Category a, Category b, int64_t bytes);
   Result<NodeValues> recomputeLeaf(Device& d, int series, int64_t leaf);
   Result<int64_t> pointOf(Device& d, uint64_t seq);

@@ -39,6 +39,11 @@ Status MemoryStore::putOom(DeviceId device, uint64_t seq) {
   return Ok{};
 }
 
+Status MemoryStore::putCategoryPeaks(const CategoryPeaksRow& row) {
+  category_peaks[row.device] = row;
+  return Ok{};
+}
+
 Status MemoryStore::putCheckpoint(DeviceId device, int64_t position, uint64_t seq, const AllocatorState& state) {
   checkpoints[{device, position}] = {seq, state};
   return Ok{};

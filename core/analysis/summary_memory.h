@@ -25,6 +25,7 @@ class MemoryStore : public SummaryStore {
   std::map<SpanKey, SpanRow> spans;
   std::map<int64_t, IndexRow> index;
   std::vector<std::pair<DeviceId, uint64_t>> ooms;  // in file order
+  std::map<DeviceId, CategoryPeaksRow> category_peaks;
   std::map<CheckpointKey, std::pair<uint64_t, AllocatorState>> checkpoints;
 
   Status putSeries(const SeriesRow& row) override;
@@ -34,6 +35,7 @@ class MemoryStore : public SummaryStore {
   Status putSpan(const SpanRow& row) override;
   Status putIndex(const IndexRow& row) override;
   Status putOom(DeviceId device, uint64_t seq) override;
+  Status putCategoryPeaks(const CategoryPeaksRow& row) override;
   Status putCheckpoint(DeviceId device, int64_t position, uint64_t seq, const AllocatorState& state) override;
   Result<NodeValues> node(DeviceId device, int series, int level, int64_t node) override;
   Result<AxisNode> axisNode(DeviceId device, int axis, int level, int64_t node) override;

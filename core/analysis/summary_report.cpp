@@ -66,7 +66,33 @@ Result<std::optional<WholeTraceFacts>> indexedOoms(summary::SummarySource& sourc
   return std::optional<WholeTraceFacts>(std::move(facts));
 }
 
+Result<std::optional<WholeTraceFacts>> indexedFacts(summary::SummarySource& source) {
+  auto facts = indexedOoms(source);
+  if (!facts) return facts.error();
+  if (!*facts) return std::optional<WholeTraceFacts>();
+  auto rows = source.categoryPeaks();
+  if (!rows) return rows.error();
+  if (!*rows) return std::optional<WholeTraceFacts>();
+  for (const summary::CategoryPeaksRow& row : **rows) {
+    if (!row.exact) return std::optional<WholeTraceFacts>();
+    CategoryPeaks& peaks = (*facts)->category_peaks[row.device];
+    peaks.peak = row.peak;
+    peaks.any_categorised = row.categorised;
+  }
+  return facts;
+}
+
 Result<WholeTraceFacts> wholeTraceFacts(summary::SummarySource& source, const Trace& tables, Progress* progress) {
+  auto indexed = indexedFacts(source);
+  if (!indexed) return indexed.error();
+  if (*indexed) {
+    if (progress) progress->report(1, 1);
+    return std::move(**indexed);
+  }
+  return wholeTraceFactsByPass(source, tables, progress);
+}
+
+Result<WholeTraceFacts> wholeTraceFactsByPass(summary::SummarySource& source, const Trace& tables, Progress* progress) {
   auto count = source.eventCount();
   if (!count) return count.error();
   WholeTraceFacts facts;

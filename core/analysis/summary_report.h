@@ -28,8 +28,16 @@ struct WholeTraceFacts {
 };
 
 // `tables`: the trace without its events (the devices' baselines count as unknown, as in memory).
+// From the summaries' indexes where they hold them (indexedFacts), otherwise by the pass.
 Result<WholeTraceFacts> wholeTraceFacts(summary::SummarySource& source, const Trace& tables,
                                         Progress* progress = nullptr);
+// The pass over every allocator event.
+Result<WholeTraceFacts> wholeTraceFactsByPass(summary::SummarySource& source, const Trace& tables,
+                                              Progress* progress = nullptr);
+// The facts from the summaries alone: the out-of-memory index and each device's category peaks;
+// nothing where either is missing or a device's peaks are not exact (a file written before the
+// summaries kept them, or a category learnt too late to keep them).
+Result<std::optional<WholeTraceFacts>> indexedFacts(summary::SummarySource& source);
 
 // The out-of-memory events from the summaries' index (no pass over the events): the first and how
 // many (facts without category peaks); nothing when the summaries keep no index (a file written

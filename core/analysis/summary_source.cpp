@@ -164,6 +164,12 @@ Result<std::optional<SummarySource::Ooms>> MemorySource::ooms(size_t max) {
   return std::optional<Ooms>(std::move(out));
 }
 
+Result<std::optional<std::vector<CategoryPeaksRow>>> MemorySource::categoryPeaks() {
+  std::vector<CategoryPeaksRow> rows;
+  for (const auto& [device, row] : store_.category_peaks) rows.push_back(row);
+  return std::optional<std::vector<CategoryPeaksRow>>(std::move(rows));
+}
+
 Result<uint64_t> MemorySource::eventCount() { return static_cast<uint64_t>(trace_.events.size()); }
 
 }  // namespace sawtooth::summary

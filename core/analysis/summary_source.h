@@ -82,6 +82,9 @@ class SummarySource {
     uint64_t count = 0;
   };
   virtual Result<std::optional<Ooms>> ooms(size_t max) = 0;
+  // Each device's category peaks (a row per device with allocator events); nothing when the
+  // summaries keep none (a file written before they did).
+  virtual Result<std::optional<std::vector<CategoryPeaksRow>>> categoryPeaks() = 0;
 };
 
 // The summaries of a trace in memory: built from its events once (as a file would hold them).
@@ -108,6 +111,7 @@ class MemorySource : public SummarySource {
   Status moduleCalls(int64_t t0, int64_t t1, size_t max, std::vector<ModuleCall>& out) override;
   Result<std::optional<std::string>> phaseName(uint32_t id) override;
   Result<std::optional<Ooms>> ooms(size_t max) override;
+  Result<std::optional<std::vector<CategoryPeaksRow>>> categoryPeaks() override;
 
   const MemoryStore& store() const { return store_; }
   size_t bytesResident() const { return store_.bytesResident(); }

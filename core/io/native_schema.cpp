@@ -118,6 +118,17 @@ constexpr std::array kSummarySpans{
 // after format 3 first shipped: a format 3 file without it is searched by a pass.
 constexpr std::array kSummaryOoms{Column{"device", Integer, kNotNull, false, kSummaries},
                                   Column{"seq", Integer, kNotNull, false, kSummaries}};
+// Each category's peak per device over the whole trace, for the plan against the count without a
+// pass over the events (`exact` 0: a category was learnt too late to keep them; a reader counts).
+// Added after format 3 first shipped, as summary_ooms.
+constexpr std::array kSummaryCategoryPeaks{
+    Column{"device", Integer, kNotNull, false, kSummaries},        Column{"exact", Integer, kNotNull, false, kSummaries},
+    Column{"categorised", Integer, kNotNull, false, kSummaries},   Column{"peak_unknown", Integer, kNotNull, false, kSummaries},
+    Column{"peak_parameter", Integer, kNotNull, false, kSummaries}, Column{"peak_gradient", Integer, kNotNull, false, kSummaries},
+    Column{"peak_optimizer_state", Integer, kNotNull, false, kSummaries},
+    Column{"peak_input", Integer, kNotNull, false, kSummaries},     Column{"peak_activation", Integer, kNotNull, false, kSummaries},
+    Column{"peak_temporary", Integer, kNotNull, false, kSummaries},
+    Column{"peak_autograd_detail", Integer, kNotNull, false, kSummaries}};
 constexpr std::array kSummaryEventIndex{
     Column{"chunk", Integer, false, kKey, kSummaries}, Column{"first_seq", Integer, kNotNull, false, kSummaries},
     Column{"last_seq", Integer, kNotNull, false, kSummaries}, Column{"t_min", Integer, kNotNull, false, kSummaries},
@@ -168,6 +179,7 @@ constexpr std::array kTables{
     Table{"summary_spans", kSummarySpans, "PRIMARY KEY(device, kind, id)", true},
     Table{"summary_event_index", kSummaryEventIndex},
     Table{"summary_ooms", kSummaryOoms, "PRIMARY KEY(device, seq)", true},
+    Table{"summary_category_peaks", kSummaryCategoryPeaks, "PRIMARY KEY(device)", true},
     Table{"summary_checkpoints", kSummaryCheckpoints, "PRIMARY KEY(device, position)", true},
     Table{"summary_checkpoint_segments", kSummaryCheckpointSegments, "PRIMARY KEY(device, position, address)", true},
     // A block outside the segments (segment NULL) may share its address with one inside (an allocation

@@ -147,7 +147,10 @@ class CheckingStore : public SummaryStore {
   // A format 3 file from before the out-of-memory index, or the fragmentation series, is checked
   // without them.
   CheckingStore(sql::Database& db, SummaryCheck& check)
-      : db_(db), check_(check), has_ooms_(db.hasTable("summary_ooms")) {}
+      : db_(db),
+        check_(check),
+        has_ooms_(db.hasTable("summary_ooms")),
+        has_category_peaks_(db.hasTable("summary_category_peaks")) {}
 
   Status prepare() {
     auto fragmentation = single(db_, fmt::format("SELECT count(*) FROM summary_series WHERE series BETWEEN {} AND {}",
@@ -170,6 +173,9 @@ class CheckingStore : public SummaryStore {
          "summary_spans WHERE device = ? AND kind = ? AND id = ?"},
         {&index_, "SELECT first_seq, last_seq, t_min, t_max FROM summary_event_index WHERE chunk = ?"},
         {has_ooms_ ? &oom_ : nullptr, "SELECT 0 FROM summary_ooms WHERE device = ? AND seq = ?"},
+        {has_category_peaks_ ? &category_peaks_statement_ : nullptr,
+         "SELECT exact, categorised, peak_unknown, peak_parameter, peak_gradient, peak_optimizer_state, peak_input, "
+         "peak_activation, peak_temporary, peak_autograd_detail FROM summary_category_peaks WHERE device = ?"},
         {&checkpoint_, "SELECT seq, (SELECT count(*) FROM summary_checkpoint_segments s WHERE s.device = c.device AND "
                        "s.position = c.position), (SELECT count(*) FROM summary_checkpoint_blocks b WHERE b.device = "
                        "c.device AND b.position = c.position) FROM summary_checkpoints c WHERE device = ? AND position = ?"},
@@ -183,12 +189,21 @@ class CheckingStore : public SummaryStore {
     return Ok{};
   }
 
-  // Rows the file holds beyond those the events give.
+  // Rows the file holds beyond those the events give; the category peaks (written again at each
+  // flush) as the events leave them.
   Status countExtra() {
+    for (const auto& [device, r] : category_peaks_) {
+      std::vector<int64_t> want{r.exact ? 1 : 0, r.categorised ? 1 : 0};
+      want.insert(want.end(), r.peak.begin(), r.peak.end());
+      category_peaks_statement_.bind(1, int64_t{device});
+      if (Status st = compare(category_peaks_statement_, want, fmt::format("the category peaks of device {}", device)); !st)
+        return st;
+    }
     const std::pair<const char*, size_t> tables[] = {
         {"summary_series", series_rows_},        {"summary_axes", axis_rows_},     {"summary_axis_nodes", axis_node_rows_},
         {"summary_nodes", node_rows_},           {"summary_spans", span_rows_},    {"summary_event_index", index_rows_},
-        {"summary_checkpoints", checkpoint_rows_},    {has_ooms_ ? "summary_ooms" : nullptr, oom_rows_}};
+        {"summary_checkpoints", checkpoint_rows_},    {has_ooms_ ? "summary_ooms" : nullptr, oom_rows_},
+        {has_category_peaks_ ? "summary_category_peaks" : nullptr, category_peaks_.size()}};
     for (const auto& [table, expected] : tables) {
       if (!table) continue;
       auto n = single(db_, fmt::format("SELECT count(*) FROM {}", table), 0);
@@ -248,6 +263,10 @@ class CheckingStore : public SummaryStore {
     ++oom_rows_;
     oom_.bind(1, int64_t{device}).bind(2, static_cast<int64_t>(seq));
     return compare(oom_, {0}, fmt::format("out-of-memory event {} of device {}", seq, device));
+  }
+  Status putCategoryPeaks(const CategoryPeaksRow& row) override {
+    if (has_category_peaks_) category_peaks_[row.device] = row;
+    return Ok{};
   }
   Status putCheckpoint(DeviceId device, int64_t position, uint64_t seq, const AllocatorState& state) override {
     ++checkpoint_rows_;
@@ -309,9 +328,10 @@ class CheckingStore : public SummaryStore {
 
   sql::Database& db_;
   SummaryCheck& check_;
-  bool has_ooms_ = false;
+  bool has_ooms_ = false, has_category_peaks_ = false;
   bool has_fragmentation_ = true;
-  sql::Statement series_, axis_, axis_node_, node_, span_, index_, oom_, checkpoint_;
+  std::map<DeviceId, CategoryPeaksRow> category_peaks_;  // the last row of each device
+  sql::Statement series_, axis_, axis_node_, node_, span_, index_, oom_, category_peaks_statement_, checkpoint_;
   size_t series_rows_ = 0, axis_rows_ = 0, axis_node_rows_ = 0, node_rows_ = 0, span_rows_ = 0, index_rows_ = 0,
          oom_rows_ = 0, checkpoint_rows_ = 0;
 };
@@ -327,12 +347,18 @@ const std::vector<std::string>& summaryTables() {
   return tables;
 }
 
+const std::vector<std::string>& laterSummaryTables() {
+  static const std::vector<std::string> tables{"summary_ooms", "summary_category_peaks"};
+  return tables;
+}
+
 Result<uint64_t> rebuildSummaries(sql::Database& events, sql::Database& summaries, const RebuildOptions& options,
                                   Progress* progress) {
   for (const std::string& table : summaryTables())
     if (Status st = summaries.exec(fmt::format("DELETE FROM {}", table)); !st) return st.error();
-  if (summaries.hasTable("summary_ooms"))
-    if (Status st = summaries.exec("DELETE FROM summary_ooms"); !st) return st.error();
+  for (const std::string& table : laterSummaryTables())
+    if (summaries.hasTable(table))
+      if (Status st = summaries.exec(fmt::format("DELETE FROM {}", table)); !st) return st.error();
   auto store = SqlSummaryStore::create(summaries, events);
   if (!store) return store.error();
   BuilderOptions builder_options;

@@ -49,8 +49,10 @@ Result<SummaryCheck> checkSummaries(sql::Database& events, sql::Database& summar
                                     Progress* progress);
 
 // The summary tables' names (io/native_schema.h), for creating and emptying them: those every file
-// of format 3 holds. summary_ooms, added later, is not among them (a file without it is read, and
-// searched by a pass; its summaries written again gain it).
+// of format 3 holds.
 const std::vector<std::string>& summaryTables();
+// The summary tables added after format 3 first shipped (summary_ooms, summary_category_peaks): a
+// file may lack them; writing its summaries again creates them.
+const std::vector<std::string>& laterSummaryTables();
 
 }  // namespace sawtooth::native

@@ -516,6 +516,29 @@ Result<std::optional<SummarySource::Ooms>> FileSummarySource::ooms(size_t max) {
   return std::optional<Ooms>(std::move(out));
 }
 
+Result<std::optional<std::vector<summary::CategoryPeaksRow>>> FileSummarySource::categoryPeaks() {
+  using Rows = std::vector<summary::CategoryPeaksRow>;
+  sql::Database& db = summaryDb();
+  if (!db.hasTable("summary_category_peaks")) return std::optional<Rows>();
+  auto st = db.prepare(
+      "SELECT device, exact, categorised, peak_unknown, peak_parameter, peak_gradient, peak_optimizer_state, peak_input, "
+      "peak_activation, peak_temporary, peak_autograd_detail FROM summary_category_peaks ORDER BY device LIMIT 65537");
+  if (!st) return st.error();
+  Rows rows;
+  while (st->step()) {
+    const int64_t device = st->int64(0), exact = st->int64(1), categorised = st->int64(2);
+    if (device < INT16_MIN || device > INT16_MAX || (exact != 0 && exact != 1) || (categorised != 0 && categorised != 1))
+      return Error{fmt::format("{}: summary_category_peaks holds device {} with exact {} and categorised {}, which no "
+                               "trace has",
+                               db.path(), device, exact, categorised)};
+    summary::CategoryPeaksRow row{static_cast<DeviceId>(device), exact == 1, categorised == 1, {}};
+    for (int c = 0; c < kCategoryCount; ++c) row.peak[static_cast<size_t>(c)] = st->int64(3 + c);
+    rows.push_back(row);
+  }
+  if (Status s = done(*st); !s) return s.error();
+  return std::optional<Rows>(std::move(rows));
+}
+
 Result<uint64_t> FileSummarySource::eventCount() {
   uint64_t n = 0;
   if (count_.step() && !count_.isNull(0)) n = static_cast<uint64_t>(count_.int64(0)) + 1;

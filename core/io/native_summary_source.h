@@ -37,6 +37,7 @@ class FileSummarySource : public summary::SummarySource {
   Status moduleCalls(int64_t t0, int64_t t1, size_t max, std::vector<ModuleCall>& out) override;
   Result<std::optional<std::string>> phaseName(uint32_t id) override;
   Result<std::optional<Ooms>> ooms(size_t max) override;
+  Result<std::optional<std::vector<summary::CategoryPeaksRow>>> categoryPeaks() override;
 
   // How many spans of a kind a device has (one count over the table's key, not a read of the rows).
   Result<int64_t> spanCount(DeviceId device, summary::SpanKind kind);

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/io/native_schema.h"
+#include "core/io/native_summaries.h"
 
 namespace sawtooth::native {
 namespace {
@@ -31,10 +32,11 @@ std::string shiftSpanSql() {
 }  // namespace
 
 Result<std::unique_ptr<SqlSummaryStore>> SqlSummaryStore::create(sql::Database& db, sql::Database& events) {
-  // A file (or a cache) of format 3 from before the out-of-memory index gains it when its summaries
+  // A file (or a cache) of format 3 from before the tables added later gains them when its summaries
   // are written again.
-  if (!db.hasTable("summary_ooms"))
-    if (Status st = db.exec(createTableSql(*findTable("summary_ooms"))); !st) return st.error();
+  for (const std::string& table : laterSummaryTables())
+    if (!db.hasTable(table))
+      if (Status st = db.exec(createTableSql(*findTable(table))); !st) return st.error();
   auto store = std::unique_ptr<SqlSummaryStore>(new SqlSummaryStore(db));
   struct Prep {
     sql::Statement* target;
@@ -50,6 +52,7 @@ Result<std::unique_ptr<SqlSummaryStore>> SqlSummaryStore::create(sql::Database& 
        "INSERT OR REPLACE INTO summary_spans VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
       {&store->index_, "INSERT OR REPLACE INTO summary_event_index VALUES(?, ?, ?, ?, ?)"},
       {&store->oom_, "INSERT OR REPLACE INTO summary_ooms VALUES(?, ?)"},
+      {&store->category_peaks_, "INSERT OR REPLACE INTO summary_category_peaks VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
       {&store->checkpoint_, "INSERT OR REPLACE INTO summary_checkpoints VALUES(?, ?, ?)"},
       {&store->checkpoint_segment_,
        "INSERT OR REPLACE INTO summary_checkpoint_segments VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
@@ -142,6 +145,12 @@ Status SqlSummaryStore::putIndex(const IndexRow& r) {
 
 Status SqlSummaryStore::putOom(DeviceId device, uint64_t seq) {
   return oom_.bind(1, int64_t{device}).bind(2, asInt(seq)).run();
+}
+
+Status SqlSummaryStore::putCategoryPeaks(const summary::CategoryPeaksRow& row) {
+  category_peaks_.bind(1, int64_t{row.device}).bind(2, int64_t{row.exact}).bind(3, int64_t{row.categorised});
+  for (int c = 0; c < kCategoryCount; ++c) category_peaks_.bind(4 + c, row.peak[static_cast<size_t>(c)]);
+  return category_peaks_.run();
 }
 
 Status SqlSummaryStore::putCheckpoint(DeviceId device, int64_t position, uint64_t seq, const AllocatorState& state) {

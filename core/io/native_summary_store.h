@@ -24,6 +24,7 @@ class SqlSummaryStore : public summary::SummaryStore {
   Status putSpan(const summary::SpanRow& row) override;
   Status putIndex(const summary::IndexRow& row) override;
   Status putOom(DeviceId device, uint64_t seq) override;
+  Status putCategoryPeaks(const summary::CategoryPeaksRow& row) override;
   Status putCheckpoint(DeviceId device, int64_t position, uint64_t seq, const AllocatorState& state) override;
   Result<summary::NodeValues> node(DeviceId device, int series, int level, int64_t node) override;
   Result<summary::AxisNode> axisNode(DeviceId device, int axis, int level, int64_t node) override;
@@ -38,7 +39,7 @@ class SqlSummaryStore : public summary::SummaryStore {
  private:
   explicit SqlSummaryStore(sql::Database& db) : db_(db) {}
   sql::Database& db_;
-  sql::Statement series_, axis_, axis_node_, node_, span_, index_, oom_, checkpoint_, checkpoint_segment_,
+  sql::Statement series_, axis_, axis_node_, node_, span_, index_, oom_, category_peaks_, checkpoint_, checkpoint_segment_,
       checkpoint_block_, read_node_, read_axis_node_, shift_nodes_, shift_span_, leaf_events_;
 };
 

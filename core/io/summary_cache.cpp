@@ -107,7 +107,8 @@ Status createSummaryTables(sql::Database& db) {
   std::string sql;
   for (const std::string& name : native::summaryTables())
     if (!db.hasTable(name)) sql += native::createTableSql(*native::findTable(name));
-  if (!db.hasTable("summary_ooms")) sql += native::createTableSql(*native::findTable("summary_ooms"));
+  for (const std::string& name : native::laterSummaryTables())
+    if (!db.hasTable(name)) sql += native::createTableSql(*native::findTable(name));
   return sql.empty() ? Status(Ok{}) : db.exec(sql);
 }
 

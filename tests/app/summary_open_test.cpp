@@ -143,11 +143,20 @@ class SummaryOpenTest : public QObject {
   }
 
   void aBigFilesPassThatCannotReadItsEventsSaysSo() {
-    // Past the budget, the pass for the plan and the out-of-memory meets the damaged page: said
-    // under the notice; the timeline stays.
+    // Past the budget, the pass for the plan and the out-of-memory (a file whose summaries keep no
+    // category peaks: written before they did) meets the damaged page: said under the notice; the
+    // timeline stays.
+    const QString older = dir_.filePath(QStringLiteral("damaged-older.sawtooth"));
+    QFile::remove(older);
+    QVERIFY(QFile::copy(damaged_, older));
+    {
+      auto db = sql::Database::open(older.toStdString(), sql::Database::Mode::Create);
+      QVERIFY(db.ok());
+      QVERIFY(db->exec("DROP TABLE summary_category_peaks").ok());
+    }
     saveWholeFileBudget(1024);
     MainWindow w(QString(), dir_.path());
-    auto* tab = w.openFile(damaged_);
+    auto* tab = w.openFile(older);
     QTRY_VERIFY_WITH_TIMEOUT(tab->state() == views::TraceTab::State::Summaries, 20000);
     QTRY_VERIFY_WITH_TIMEOUT(tab->figuresPassText().contains(QStringLiteral("which failed")), 30000);
     QVERIFY2(tab->figuresPassText().contains(QStringLiteral("malformed")), qPrintable(tab->figuresPassText()));
@@ -472,7 +481,7 @@ class SummaryOpenTest : public QObject {
     QCOMPARE(tab->liveBytesView()->liveBytes()->total, liveBytesAt(*whole, live->device, to).total);
     QTRY_COMPARE_WITH_TIMEOUT(state->headline()->text(),
                               QString::fromStdString(segmentMapAt(*whole, *history, to).headline), 20000);
-    // The plan against the count, from one pass over the events in the background: the whole
+    // The plan against the count, from the summaries' category peaks in the background: the whole
     // trace's figures.
     QTRY_VERIFY_WITH_TIMEOUT(tab->hasView(views::TraceTab::View::Plan), 30000);
     const auto report = buildTraceReport(std::make_shared<const TraceAnalysis>(std::make_shared<const Trace>(*whole)));

@@ -309,6 +309,17 @@ TEST(SummaryBuilder, CategoriesLearntLateGiveTheFinalSummaries) {
     }
     EXPECT_EQ(got.nodes.size(), want.nodes.size());
     for (const auto& [key, row] : want.spans) EXPECT_EQ(got.spans.at(key).at_peak, row.at_peak) << std::get<2>(key);
+    // Each category's peak: exact while every category is learnt for a point the builder still
+    // keeps; otherwise said to be inexact (a reader counts them).
+    ASSERT_EQ(got.category_peaks.count(0), 1u);
+    const CategoryPeaksRow& peaks = got.category_peaks.at(0);
+    if (recent > latest) {
+      EXPECT_TRUE(peaks.exact) << seed;
+      EXPECT_EQ(peaks, want.category_peaks.at(0)) << seed;
+      EXPECT_EQ(peaks.peak, categoryPeaks(final_trace, 0).peak) << seed;
+    } else {
+      EXPECT_FALSE(peaks.exact) << seed;
+    }
   }
 }
 

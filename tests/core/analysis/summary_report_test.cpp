@@ -241,7 +241,7 @@ TEST(SummaryReport, TheOutOfMemoryIndexFindsWhatThePassFinds) {
     auto indexed = indexedOoms(f.model->source());
     ASSERT_TRUE(indexed.ok()) << indexed.error().message;
     ASSERT_TRUE(indexed->has_value());
-    auto counted = wholeTraceFacts(f.model->source(), *f.pages->tables());
+    auto counted = wholeTraceFactsByPass(f.model->source(), *f.pages->tables());
     ASSERT_TRUE(counted.ok());
     EXPECT_EQ((*indexed)->ooms, counted->ooms);
     ASSERT_EQ((*indexed)->first_oom.has_value(), counted->first_oom.has_value());
@@ -258,12 +258,42 @@ TEST(SummaryReport, TheOutOfMemoryIndexFindsWhatThePassFinds) {
   }
 }
 
+// The summaries' indexes give every fact the pass counts (each device's category peaks, the OOMs),
+// from a file and from memory, so the plan against the count needs no pass; where the category
+// peaks are missing (a file from before them) the facts come from the pass.
+TEST(SummaryReport, TheIndexesGiveWhatThePassCounts) {
+  for (const char* name : {"oom_mlp_snapshot_protocol2.pickle.gz", "h200_allocator_oom.pickle", "anatomy_adam_snapshot.pickle",
+                           "anatomy_adam_profiler_trace.json.gz"}) {
+    SCOPED_TRACE(name);
+    OnDemandFile f = openOnDemand(test::dataPath(name), std::string("facts-") + name);
+    ASSERT_TRUE(f.model);
+    auto indexed = indexedFacts(f.model->source());
+    ASSERT_TRUE(indexed.ok()) << indexed.error().message;
+    ASSERT_TRUE(indexed->has_value());
+    auto counted = wholeTraceFactsByPass(f.model->source(), *f.pages->tables());
+    ASSERT_TRUE(counted.ok()) << counted.error().message;
+    ASSERT_EQ((*indexed)->category_peaks.size(), counted->category_peaks.size());
+    for (const auto& [device, peaks] : counted->category_peaks) {
+      ASSERT_TRUE((*indexed)->category_peaks.count(device)) << device;
+      EXPECT_EQ((*indexed)->category_peaks.at(device).peak, peaks.peak) << device;
+      EXPECT_EQ((*indexed)->category_peaks.at(device).any_categorised, peaks.any_categorised) << device;
+    }
+    EXPECT_EQ((*indexed)->ooms, counted->ooms);
+    auto memory = summary::MemorySource::build(*f.whole);
+    ASSERT_TRUE(memory.ok());
+    auto from_memory = indexedFacts(**memory);
+    ASSERT_TRUE(from_memory.ok() && from_memory->has_value());
+    for (const auto& [device, peaks] : counted->category_peaks)
+      EXPECT_EQ((*from_memory)->category_peaks.at(device).peak, peaks.peak) << device;
+  }
+}
+
 TEST(SummaryReport, ACancelledPassSaysSo) {
   OnDemandFile f = openOnDemand(test::dataPath("oom_mlp_snapshot_protocol2.pickle.gz"), "oom-cancel");
   ASSERT_TRUE(f.model);
   std::atomic<bool> cancel{true};
   Progress progress({}, &cancel);
-  auto facts = wholeTraceFacts(f.model->source(), *f.pages->tables(), &progress);
+  auto facts = wholeTraceFactsByPass(f.model->source(), *f.pages->tables(), &progress);
   ASSERT_FALSE(facts.ok());
   EXPECT_EQ(facts.error().message, "cancelled");
 }

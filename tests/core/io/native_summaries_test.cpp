@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include "core/analysis/category_series.h"
 #include "core/analysis/trace_summary.h"
 #include "core/io/file_bytes.h"
 #include "core/analysis/summary_source.h"
@@ -274,6 +275,73 @@ TEST_F(Summaries, TheOutOfMemoryIndexHoldsEveryOomEvent) {
   auto refused = open(hostile)->ooms(100);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().message.find("summary_ooms"), std::string::npos) << refused.error().message;
+}
+
+// Each device's category peaks: as categoryPeaks counts them on the trace read whole; a file from
+// before them (the table dropped) reads without them and checks as agreeing; an edited peak is
+// found out and the cache gets the right one; a hostile row is refused with the file and table.
+TEST_F(Summaries, TheCategoryPeaksAreTheWholeTracesAndAnEditIsFoundOut) {
+  auto trace = loadTrace(test::dataPath("anatomy_adam_snapshot.pickle"));
+  ASSERT_TRUE(trace.ok());
+  const std::string path = test::tempPath("category-peaks.sawtooth");
+  ASSERT_TRUE(writeNative(*trace, path).ok());
+  auto whole = loadTrace(path);
+  ASSERT_TRUE(whole.ok());
+  auto open = [](const std::string& p) {
+    auto place = summariesOf(p);
+    EXPECT_TRUE(place.ok()) << place.error().message;
+    auto source = native::FileSummarySource::open(*place);
+    EXPECT_TRUE(source.ok()) << source.error().message;
+    return std::move(*source);
+  };
+  auto rows = open(path)->categoryPeaks();
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  ASSERT_TRUE(rows->has_value());
+  ASSERT_EQ((*rows)->size(), 1u);
+  const summary::CategoryPeaksRow& row = (**rows)[0];
+  const CategoryPeaks want = categoryPeaks(*whole, row.device);
+  EXPECT_TRUE(row.exact);
+  EXPECT_EQ(row.peak, want.peak);
+  EXPECT_EQ(row.categorised, want.any_categorised);
+
+  const std::string edited = test::tempPath("category-peaks-edited.sawtooth");
+  fs::copy_file(path, edited, fs::copy_options::overwrite_existing);
+  test::execSql(edited, "UPDATE summary_category_peaks SET peak_activation = peak_activation + 512");
+  auto found = findSummaries(edited);
+  ASSERT_TRUE(found.ok() && found->has_value());
+  auto verdict = verifySummaries(**found);
+  ASSERT_TRUE(verdict.ok()) << verdict.error().message;
+  EXPECT_FALSE(verdict->check.agree());
+  ASSERT_FALSE(verdict->check.first_differences.empty());
+  EXPECT_NE(verdict->check.first_differences[0].find("category peaks"), std::string::npos)
+      << verdict->check.first_differences[0];
+  ASSERT_TRUE(verdict->rebuilt);
+  auto rebuilt = native::FileSummarySource::open(*verdict->rebuilt);
+  ASSERT_TRUE(rebuilt.ok());
+  auto again = (*rebuilt)->categoryPeaks();
+  ASSERT_TRUE(again.ok() && again->has_value());
+  ASSERT_EQ((*again)->size(), 1u);
+  EXPECT_EQ((**again)[0].peak, want.peak);
+
+  const std::string older = test::tempPath("category-peaks-older.sawtooth");
+  fs::copy_file(path, older, fs::copy_options::overwrite_existing);
+  test::execSql(older, "DROP TABLE summary_category_peaks");
+  auto none = open(older)->categoryPeaks();
+  ASSERT_TRUE(none.ok()) << none.error().message;
+  EXPECT_FALSE(none->has_value());
+  auto older_found = findSummaries(older);
+  ASSERT_TRUE(older_found.ok() && older_found->has_value());
+  auto older_verdict = verifySummaries(**older_found);
+  ASSERT_TRUE(older_verdict.ok()) << older_verdict.error().message;
+  EXPECT_TRUE(older_verdict->check.agree())
+      << (older_verdict->check.first_differences.empty() ? "" : older_verdict->check.first_differences[0]);
+
+  const std::string hostile = test::tempPath("category-peaks-hostile.sawtooth");
+  fs::copy_file(path, hostile, fs::copy_options::overwrite_existing);
+  test::execSql(hostile, "UPDATE summary_category_peaks SET exact = 7");
+  auto refused = open(hostile)->categoryPeaks();
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("summary_category_peaks"), std::string::npos) << refused.error().message;
 }
 
 TEST_F(Summaries, EventsAddedOrRemovedBehindTheSummariesAreSeenAtOnce) {

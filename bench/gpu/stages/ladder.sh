@@ -11,6 +11,8 @@
 #                     max_memory_allocated; skipped with fewer than 2 GPUs: about 2 minutes
 #   ladder            the three, then ladder_report
 #   ladder_report     $R/ladder/report.md and report.json (bench/gpu/ladder/ladder_report.py)
+#   ladder_keep       moves the recordings out of the results' tarball to $OUT/recordings/, each file
+#                     on its own (what comes back is limited per file), for re-predicting them offline
 # Success: every row of report.md within its bound (peaks 2 % exact rules, 5 % bf16 and foreign,
 # step time 10 %), the last line "N rows, 0 past a bound, 0 missing".
 # Dry run of the logic on a machine without a GPU (no transformers needed):
@@ -116,6 +118,12 @@ stage_ladder_ddp() {
 
 stage_ladder_report() {
   python3 $LADDER/ladder_report.py "$R/ladder" --out "$R/ladder/report.md" --json "$R/ladder/report.json"
+}
+
+stage_ladder_keep() {
+  mkdir -p "$OUT/recordings"
+  mv "$R"/ladder/*.sawtooth "$OUT/recordings/" 2>/dev/null
+  ls -l "$OUT/recordings" | tail -n +2 | awk '{print $5, $9}'
 }
 
 stage_ladder() {

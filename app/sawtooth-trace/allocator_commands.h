@@ -67,6 +67,7 @@ struct LadderCommandOptions {
   std::vector<std::string> measured;
   int shard_devices = 0;
   bool json = false;
+  bool no_source = false;
 };
 void addLadderCommand(CLI::App& app, LadderCommandOptions& options);
 int runLadderCommand(const LadderCommandOptions& options, const ReadLimits& limits);

@@ -1,4 +1,5 @@
 #include <iostream>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -7,6 +8,7 @@
 #include "core/analysis/ladder_measured.h"
 #include "core/io/ladder_json.h"
 #include "core/io/read_limits.h"
+#include "core/io/source_lines.h"
 #include "core/io/trace_loader.h"
 
 namespace sawtooth::cli {
@@ -36,6 +38,9 @@ void addLadderCommand(CLI::App& app, LadderCommandOptions& o) {
   o.command->add_option("--shard-devices", o.shard_devices, "devices for the sharding rungs (default: the run's world size, or 2)")
       ->check(CLI::Range(2, 4096));
   o.command->add_flag("--json", o.json, "print one JSON object");
+  o.command->add_flag("--no-source", o.no_source,
+                      "do not read the Python lines the recording's stacks name (by default the bf16 rung reads them, "
+                      "where they exist on this machine, to tell which ops stay 4-byte)");
 }
 
 int runLadderCommand(const LadderCommandOptions& o, const ReadLimits& limits) {
@@ -51,6 +56,9 @@ int runLadderCommand(const LadderCommandOptions& o, const ReadLimits& limits) {
   options.shard_devices = o.shard_devices;
   LadderSelection selection;
   selection.run = o.run;
+  auto sources = std::make_shared<SourceLines>();
+  if (!o.no_source)
+    selection.source = [sources](std::string_view file, uint32_t line) { return sources->line(file, line); };
   if (!o.device.empty()) {
     if (o.device == "cpu") {
       selection.device = kCpuDevice;

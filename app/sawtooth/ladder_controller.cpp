@@ -4,6 +4,7 @@
 
 #include "core/analysis/ladder.h"
 #include "core/analysis/ladder_measured.h"
+#include "core/io/source_lines.h"
 
 namespace sawtooth::app {
 
@@ -46,7 +47,10 @@ void LadderController::compute(int index, qint64 device_memory) {
       QStringLiteral("ladder"), tr("Predicting the ladder"), view_,
       [all, chosen = chosen_in_all, device_memory](Progress&) -> Result<std::shared_ptr<const LadderReport>> {
         const Trace& trace = all[chosen].second->trace();
-        auto input = ladderInput(trace);
+        SourceLines sources;
+        LadderSelection selection;
+        selection.source = [&sources](std::string_view file, uint32_t line) { return sources.line(file, line); };
+        auto input = ladderInput(trace, selection);
         if (!input) return input.error();
         LadderOptions options;
         options.device_memory = device_memory;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -238,12 +239,25 @@ void fillKernels(LadderInput& in, const Trace& trace) {
   in.kernels = kt;
 }
 
+// A file of the installed torch package (what follows the last site-packages/ or dist-packages/):
+// /opt/torch/.venv/.../site-packages/transformers/x.py is not.
+bool isTorchFile(std::string_view file) {
+  for (const std::string_view packages : {std::string_view("packages/"), std::string_view("packages\\")})
+    if (const size_t at = file.rfind(packages); at != std::string_view::npos) {
+      const std::string_view rest = file.substr(at + packages.size());
+      return rest.starts_with("torch/") || rest.starts_with("torch\\");
+    }
+  return false;
+}
+
 // The op that made a block, for autocast: the innermost torch.nn.functional frame of its stack.
 class AutocastOps {
  public:
-  explicit AutocastOps(const StackTable& stacks) : stacks_(stacks) {}
+  AutocastOps(const StackTable& stacks, const SourceLineReader& source, LadderInput& in)
+      : stacks_(stacks), source_(source), in_(in) {}
   struct Facts {
     AutocastOp op = AutocastOp::Unknown;
+    bool by_source = false;
     bool cached = false;
     uint32_t code = 0;
     uint16_t depth = 0;
@@ -276,11 +290,41 @@ class AutocastOps {
       }
       facts.cached |= isCacheFile(frame.file);
     }
+    if (!op_found && !frames.empty()) bySource(stacks_.frame(frames.front()), facts);
     return known_[stack] = facts;
   }
 
  private:
+  // The innermost frame is the program's line that called the op (a C++ op has no frame of its own),
+  // unless it is PyTorch's: torch/_tensor.py's reflected operators (1 / x, 2 ** x) are on the list.
+  void bySource(const FrameView& inner, Facts& facts) {
+    if (isTorchFile(inner.file)) {
+      if (inner.file.ends_with("_tensor.py") &&
+          (inner.name == "__rpow__" || inner.name == "__rdiv__" || inner.name == "__rtruediv__"))
+        facts.op = AutocastOp::Float32;
+      return;
+    }
+    if (!source_ || inner.line <= 0) return;
+    std::string key(inner.file);
+    key.append(1, ':').append(std::to_string(inner.line));
+    auto [it, fresh] = lines_.try_emplace(std::move(key), AutocastOp::Unknown);
+    if (fresh) {
+      const auto text = source_(inner.file, static_cast<uint32_t>(inner.line));
+      if (!text) {
+        ++in_.source_lines_unread;
+      } else if ((it->second = autocastOpOfSourceLine(*text)) == AutocastOp::Float32) {
+        const size_t slash = inner.file.find_last_of("/\\");
+        in_.fp32_source_lines.push_back(
+            fmt::format("{}:{}", slash == std::string_view::npos ? inner.file : inner.file.substr(slash + 1), inner.line));
+      }
+    }
+    if (it->second == AutocastOp::Float32) facts.op = AutocastOp::Float32, facts.by_source = true;
+  }
+
   const StackTable& stacks_;
+  const SourceLineReader& source_;
+  LadderInput& in_;
+  std::unordered_map<std::string, AutocastOp, KeyedHash> lines_;  // "file:line" -> what its source says
   std::unordered_map<uint32_t, Facts> known_;
   std::unordered_map<std::string, uint32_t, KeyedHash> codes_;  // a frame's file and function -> its code id
 };
@@ -338,6 +382,37 @@ AutocastOp autocastOpOfFunctional(std::string_view function) {
                                                   "feature_alpha_dropout"};
   if (std::find(std::begin(kFloat32), std::end(kFloat32), function) != std::end(kFloat32)) return AutocastOp::Float32;
   if (std::find(std::begin(kDropout), std::end(kDropout), function) != std::end(kDropout)) return AutocastOp::Dropout;
+  return AutocastOp::Unknown;
+}
+
+AutocastOp autocastOpOfSourceLine(std::string_view line) {
+  if (const size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  // Casts to float32: x.float(), .to(torch.float32), dtype=torch.float (which is float32).
+  if (line.find(".float()") != std::string_view::npos) return AutocastOp::Float32;
+  for (size_t at = line.find("torch.float"); at != std::string_view::npos; at = line.find("torch.float", at + 1)) {
+    const std::string_view rest = line.substr(at + 11);
+    if (rest.starts_with("32") || rest.empty() || !word(rest.front())) return AutocastOp::Float32;
+  }
+  if (line.find("**") != std::string_view::npos) return AutocastOp::Float32;  // __pow__
+  // PyTorch's "CUDA ops that can autocast to float32" called as x.op( or torch.op( (not math.exp():
+  // a Python number's).
+  static constexpr std::string_view kOps[] = {
+      "pow", "rsqrt", "exp", "expm1", "log", "log1p", "log2", "log10", "reciprocal", "softplus", "cumsum",
+      "cumprod", "prod", "sum", "norm", "erfinv", "acos", "asin", "cosh", "sinh", "tan", "dist", "cdist",
+      "pdist", "renorm", "cosine_similarity", "layer_norm", "group_norm", "softmax", "log_softmax", "softmin"};
+  for (size_t dot = line.find('.'); dot != std::string_view::npos; dot = line.find('.', dot + 1)) {
+    size_t end = dot + 1;
+    while (end < line.size() && word(line[end])) ++end;
+    if (end >= line.size() || line[end] != '(') continue;
+    const std::string_view op = line.substr(dot + 1, end - dot - 1);
+    if (std::find(std::begin(kOps), std::end(kOps), op) == std::end(kOps)) continue;
+    size_t begin = dot;
+    while (begin > 0 && word(line[begin - 1])) --begin;
+    const std::string_view owner = line.substr(begin, dot - begin);
+    if (owner == "math" || owner == "np" || owner == "numpy") continue;
+    return AutocastOp::Float32;
+  }
   return AutocastOp::Unknown;
 }
 
@@ -445,7 +520,7 @@ Result<LadderInput> ladderInput(const Trace& trace, const LadderSelection& selec
   bool any_segment_event = false, started = false, ended = false;
   std::vector<LadderBlock> blocks;
   std::vector<LadderOp> ops;
-  AutocastOps autocast_ops(trace.stacks);
+  AutocastOps autocast_ops(trace.stacks, selection.source, in);
   for (size_t i = 0; i < ev.size() && !ended; ++i) {
     if (ev.device()[i] != in.device || !counts(ev, i, w)) continue;
     const Action a = ev.action()[i];
@@ -487,6 +562,7 @@ Result<LadderInput> ladderInput(const Trace& trace, const LadderSelection& selec
       if (ev.stack()[i] != kNoStack) {
         const auto facts = autocast_ops.of(ev.stack()[i]);
         b.autocast = facts.op;
+        b.fp32_by_source = facts.by_source;
         b.cached = facts.cached;
         b.code = facts.code;
         b.depth = facts.depth;

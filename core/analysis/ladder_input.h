@@ -6,6 +6,7 @@
 // timing. A small plain struct: ladderInput() fills it from a Trace, tests fill it by hand.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -45,6 +46,16 @@ enum class AutocastOp : uint8_t {
 std::string_view name(AutocastOp op);
 // The op autocast sees in a torch.nn.functional function's name ("layer_norm" -> Float32).
 AutocastOp autocastOpOfFunctional(std::string_view function);
+// What a line of the program's source says of the blocks it makes where no torch.nn.functional
+// frame names the op (a hand-written GELU's torch.pow, an RMSNorm's rsqrt, transformers' loss's
+// .float()): Float32 when it calls an op on autocast's float32 list as a tensor method or torch
+// function, or casts to float32 itself; what type promotion makes from that on the same line stays
+// 4-byte too. Unknown otherwise.
+AutocastOp autocastOpOfSourceLine(std::string_view line);
+
+// A line of a Python file, as the program's stack names it: nullopt where the file cannot be read
+// here. Empty: no source is read.
+using SourceLineReader = std::function<std::optional<std::string>(std::string_view file, uint32_t line)>;
 
 struct LadderBlock {
   int64_t bytes = 0;  // as recorded: the request (a CUDA block rounds it up: LadderInput::roundedBytes)
@@ -53,6 +64,8 @@ struct LadderBlock {
   int32_t alloc_op = -1;  // its alloc in LadderInput::ops; -1: alive when the run began
   int32_t free_op = -1;   // its free in LadderInput::ops; -1: still alive when the run ended
   AutocastOp autocast = AutocastOp::Unknown;
+  // Float32 by its line of source (autocastOpOfSourceLine), not by a torch.nn.functional frame.
+  bool fp32_by_source = false;
   // Made inside a cache's code (a frame in a file whose name says cache: transformers'
   // cache_utils.py, a KV cache): stored in an object that outlives the op, such as the
   // past_key_values every layer is handed, not only saved for backward.
@@ -154,6 +167,10 @@ struct LadderInput {
   std::string matmul_precision;    // "highest", "high", ... when recorded
   bool already_checkpointed = false;
   bool stacks = false;  // whether the run's allocations in forward have Python stacks
+  // The lines of source that made blocks Float32 ("activations.py:66"), in the order first met,
+  // and how many lines were looked up and could not be read.
+  std::vector<std::string> fp32_source_lines;
+  size_t source_lines_unread = 0;
 
   int64_t roundedBytes(int64_t bytes) const { return cuda ? roundSize(bytes, allocator) : bytes; }
 };
@@ -164,6 +181,7 @@ struct LadderInput {
 struct LadderSelection {
   std::string run;
   std::optional<DeviceId> device;
+  SourceLineReader source;
 };
 
 // Fails, naming the run or device, when the selection is not in the trace or the run has no

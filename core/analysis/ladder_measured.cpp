@@ -48,7 +48,7 @@ std::vector<MeasuredRung> measuredRungs(const LadderInput& base, const Trace& tr
   if (auto it = trace.meta.find(std::string(meta::kRung)); it != trace.meta.end() && trace_rung.empty())
     trace_rung = it->second;
   auto measure = [&](const std::string& run_name, const std::string& row, const std::string& source) {
-    auto in = ladderInput(trace, LadderSelection{run_name, base.device});
+    auto in = ladderInput(trace, LadderSelection{run_name, base.device, {}});
     if (!in) return;
     MeasuredRung m;
     m.row = row;

@@ -655,11 +655,11 @@ RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unna
          (unnamed_fp32 && in.blocks[b].autocast == AutocastOp::Unknown)))
       fp32_sizes.insert(in.blocks[b].bytes);
   if (promoted.stream_bytes > 0) fp32_sizes.insert(promoted.stream_bytes);  // the stream's gradient
-  int64_t kept_fp32 = 0, kept_masks = 0, kept_backward = 0, halved_unknown_forward = 0;
+  int64_t kept_fp32 = 0, kept_by_source = 0, kept_masks = 0, kept_backward = 0, halved_unknown_forward = 0;
   auto lowers = [&](uint32_t id) {
     const LadderBlock& blk = in.blocks[id];
     if (!scaled[id]) return false;
-    if (blk.autocast == AutocastOp::Float32) return kept_fp32 += blk.bytes, false;
+    if (blk.autocast == AutocastOp::Float32) return (blk.fp32_by_source ? kept_by_source : kept_fp32) += blk.bytes, false;
     if (promoted.keep[id]) return false;
     if (blk.autocast == AutocastOp::BoolMask) return kept_masks += blk.bytes, false;
     if (blk.born == StepPart::Backward && fp32_sizes.count(blk.bytes)) return kept_backward += blk.bytes, false;
@@ -674,6 +674,8 @@ RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unna
   int64_t upcasts_total = 0;
   size_t weights = 0, upcasts = 0;
   LoweredAlive lowered;
+  bool previous_by_source = false;
+  uint32_t previous_code = 0;
   auto forwardOp = [&](const LadderOp& op) {
     const LadderBlock& blk = in.blocks[op.block];
     if (!op.alloc) {
@@ -682,7 +684,12 @@ RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unna
       return;
     }
     uint32_t up = UINT32_MAX;
-    if (scaled[op.block] && blk.autocast == AutocastOp::Float32 && lowered.any(blk.bytes)) {
+    // A line of source read as Float32 makes many blocks (a hand-written GELU: one expression); only
+    // its float32-list op casts, once: the first of the line's blocks in a row.
+    const bool line_continues = blk.fp32_by_source && previous_by_source && blk.code == previous_code;
+    previous_by_source = blk.fp32_by_source;
+    previous_code = blk.code;
+    if (scaled[op.block] && blk.autocast == AutocastOp::Float32 && !line_continues && lowered.any(blk.bytes)) {
       up = e.program.alloc(blk.bytes, BlockRole::UpCast, true);
       upcasts_total += blk.bytes;
       ++upcasts;
@@ -811,6 +818,17 @@ RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unna
         "the torch.nn.functional call in the block's stack), {} per forward, and in backward, whose blocks have no "
         "stack, the blocks of those sizes (their gradients), {} per backward",
         per_pass(kept_fp32), per_pass(kept_backward)));
+    if (!in.fp32_source_lines.empty()) {
+      std::string lines;
+      for (size_t i = 0; i < in.fp32_source_lines.size() && i < 4; ++i)
+        lines += (i ? ", " : "") + in.fp32_source_lines[i];
+      if (in.fp32_source_lines.size() > 4) lines += fmt::format(" and {} more", in.fp32_source_lines.size() - 4);
+      r.reasoning.push_back(fmt::format(
+          "stay 4-byte, by the program's source (the lines its stacks name, read on this machine): what a line that "
+          "calls a float32-list op with no torch.nn.functional frame (torch.pow, rsqrt, exp, ...) or casts to "
+          "float32 makes, taken whole (type promotion keeps the rest of the expression 4-byte): {} per forward ({})",
+          per_pass(kept_by_source), lines));
+    }
     if (kept_masks > 0)
       r.reasoning.push_back(fmt::format("dropout's masks (a byte an element) do not change: {} per forward",
                                         per_pass(kept_masks)));
@@ -823,7 +841,7 @@ RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unna
           "({} per forward), with their gradients",
           per_pass(promoted.prologue), bytesText(promoted.stream_bytes), per_pass(promoted.residual)));
     r.reasoning.push_back(fmt::format(
-        "uncertain, not in a recording: {} per forward made by ops the stacks do not name are taken as 2-byte. A "
+        "uncertain, not in a recording: {} per forward made by ops the stacks do not name are taken as 2-byte{}. A "
         "Python stack names the line, not the op: a float32-list op called without a torch.nn.functional frame "
         "(torch.pow in a hand-written GELU, rsqrt, exp, mean) makes its result 4-byte and type promotion keeps "
         "the rest of that expression 4-byte; so does an fp32 weight or buffer used directly (RMSNorm's weight, "
@@ -831,7 +849,10 @@ RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unna
         "a lower-precision op given a 4-byte input saves its own 2-byte copy of it (every such op: autocast caches "
         "only the weights' casts): where they do, the peak is higher than predicted, up to the peak with all of "
         "them (and their gradients) 4-byte; blocks made in nn.Linear or nn.Conv code are 2-byte whatever their input",
-        per_pass(halved_unknown_forward)));
+        per_pass(halved_unknown_forward),
+        in.source_lines_unread > 0
+            ? fmt::format(" ({} of the lines they name could not be read here to tell)", in.source_lines_unread)
+            : std::string()));
   } else {
     r.reasoning.push_back(
         "uncertain: the recording has no Python stacks (a C++ program, or stacks off), so the ops autocast runs in "

@@ -11,8 +11,8 @@
 #                     max_memory_allocated; skipped with fewer than 2 GPUs: about 2 minutes
 #   ladder            the three, then ladder_report
 #   ladder_report     $R/ladder/report.md and report.json (bench/gpu/ladder/ladder_report.py)
-#   ladder_keep       moves the recordings out of the results' tarball to $OUT/recordings/, each file
-#                     on its own (what comes back is limited per file), for re-predicting them offline
+#   ladder_keep       moves the recordings out of the results' tarball to $OUT/recordings/, a tarball a
+#                     program (what comes back is limited per file and in count), for re-predicting offline
 # Success: every row of report.md within its bound (peaks 2 % exact rules, 5 % bf16 and foreign,
 # step time 10 %), the last line "N rows, 0 past a bound, 0 missing".
 # Dry run of the logic on a machine without a GPU (no transformers needed):
@@ -121,8 +121,17 @@ stage_ladder_report() {
 }
 
 stage_ladder_keep() {
+  # One tarball per program (few files come back, each at most 16 MiB): foreign-gpt2*, foreign-llama*, the rest.
   mkdir -p "$OUT/recordings"
-  mv "$R"/ladder/*.sawtooth "$OUT/recordings/" 2>/dev/null
+  local group files
+  for group in foreign-gpt2 foreign-llama other; do
+    if [ $group = other ]; then
+      files=$(cd "$R/ladder" && ls *.sawtooth 2>/dev/null | grep -v '^foreign-')
+    else
+      files=$(cd "$R/ladder" && ls $group.sawtooth $group-*.sawtooth 2>/dev/null)
+    fi
+    [ -n "$files" ] && (cd "$R/ladder" && tar -czf "$OUT/recordings/$group.tgz" $files && rm -f $files)
+  done
   ls -l "$OUT/recordings" | tail -n +2 | awk '{print $5, $9}'
 }
 

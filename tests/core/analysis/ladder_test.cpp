@@ -222,7 +222,7 @@ TEST(LadderInput, AnOptimizerStepInsideAnotherIsOneStep) {
 }
 
 TEST(LadderInput, UnknownRunIsAnError) {
-  auto in = ladderInput(chainOfBlocks(), LadderSelection{"nope", std::nullopt});
+  auto in = ladderInput(chainOfBlocks(), LadderSelection{"nope", std::nullopt, {}});
   ASSERT_FALSE(in.ok());
   EXPECT_NE(in.error().message.find("no run named 'nope'"), std::string::npos);
   EXPECT_NE(in.error().message.find("base"), std::string::npos);
@@ -564,6 +564,89 @@ TEST(LadderRungs, AutocastKeepsWhatFloat32OpsMakeAndDropoutMasks) {
   const std::string why = fmt::format("{}", fmt::join(r.reasoning, "\n"));
   EXPECT_NE(why.find("stay 4-byte"), std::string::npos) << why;
   EXPECT_NE(why.find("uncertain"), std::string::npos) << why;
+}
+
+// A line with no torch.nn.functional frame tells autocast's op by what it calls: transformers'
+// GPT-2 GELU (torch.pow: fp32, and type promotion keeps the rest of the line fp32) was taken as
+// 2-byte, 0.9 GB under the H200's measured bf16 peak.
+TEST(LadderInput, SourceLinesThatCallAFloat32OpOrCastToFloat32) {
+  EXPECT_EQ(autocastOpOfSourceLine(
+                "        return 0.5 * input * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (input + 0.044715 * "
+                "torch.pow(input, 3.0))))"),
+            AutocastOp::Float32);
+  EXPECT_EQ(autocastOpOfSourceLine("    hidden_states = hidden_states * torch.rsqrt(variance + self.eps)"),
+            AutocastOp::Float32);
+  EXPECT_EQ(autocastOpOfSourceLine("    variance = hidden_states.pow(2).mean(-1, keepdim=True)"), AutocastOp::Float32);
+  EXPECT_EQ(autocastOpOfSourceLine("    logits = logits.float()"), AutocastOp::Float32);
+  EXPECT_EQ(autocastOpOfSourceLine("    h = h.to(torch.float32)"), AutocastOp::Float32);
+  EXPECT_EQ(autocastOpOfSourceLine("    h = h.to(dtype=torch.float)"), AutocastOp::Float32);
+  EXPECT_EQ(autocastOpOfSourceLine("    y = x ** 2"), AutocastOp::Float32);
+  EXPECT_EQ(autocastOpOfSourceLine("    p = scores.softmax(dim=-1)"), AutocastOp::Float32);
+  EXPECT_EQ(autocastOpOfSourceLine("    return self.weight * hidden_states.to(input_dtype)"), AutocastOp::Unknown);
+  EXPECT_EQ(autocastOpOfSourceLine("    h = h.to(torch.float16)"), AutocastOp::Unknown);
+  EXPECT_EQ(autocastOpOfSourceLine("    y = x * math.exp(2.0) + math.log(3)"), AutocastOp::Unknown);
+  EXPECT_EQ(autocastOpOfSourceLine("    h = self.act(self.fc(x))  # torch.pow(x, 3) was slower"), AutocastOp::Unknown);
+  EXPECT_EQ(autocastOpOfSourceLine("    total = sum(sizes)"), AutocastOp::Unknown);
+}
+
+// The same step as stepWithAutocastOps, but x made on a line of the program (no functional frame).
+const std::string kActivations = "/opt/torch/.venv/lib/python3.12/site-packages/transformers/activations.py";
+Trace stepWithAGeluLine() {
+  StepBuilder b;
+  b.before(50, Category::Parameter);
+  b.phase("forward");
+  // A venv under /opt/torch: transformers' file, not PyTorch's.
+  const uint64_t x = b.aIn(100, Category::Activation, {{"forward", kActivations}, {"forward", "/work/model.py"}});
+  const uint64_t n = b.a(100, Category::Activation, "layer_norm");
+  const uint64_t m = b.a(24, Category::Activation, "dropout");
+  const uint64_t d = b.a(96, Category::Activation, "dropout");
+  const uint64_t L = b.a(1);
+  b.phase("backward");
+  const uint64_t g = b.a(100, Category::Temporary);
+  b.f(d);
+  b.f(m);
+  b.a(20, Category::Gradient);
+  b.f(g);
+  b.f(n);
+  b.f(x);
+  b.phase("after");
+  b.f(L);
+  return b.trace();
+}
+
+TEST(LadderRungs, AutocastKeepsWhatALineCallingAFloat32OpMakes) {
+  const Trace t = stepWithAGeluLine();
+  const LadderInput blind = inputOf(t);
+  EXPECT_EQ(blind.blocks[1].autocast, AutocastOp::Unknown);
+  const int64_t halved = peakUnits(autocastRung(blind, LowPrecision::BFloat16), blind);
+  EXPECT_EQ(halved, 50 + 10 + 50 + 100 + 24 + 48 + 1 + 100);
+
+  std::vector<std::string> asked;
+  LadderSelection read;
+  read.source = [&asked](std::string_view file, uint32_t line) -> std::optional<std::string> {
+    asked.push_back(fmt::format("{}:{}", file, line));
+    if (file == kActivations) return std::string("    return 0.5 * x * (1.0 + torch.tanh(torch.pow(x, 3.0)))");
+    return std::nullopt;
+  };
+  auto in = ladderInput(t, read);
+  ASSERT_TRUE(in.ok());
+  EXPECT_EQ(in->blocks[1].autocast, AutocastOp::Float32);
+  EXPECT_TRUE(in->blocks[1].fp32_by_source);
+  EXPECT_EQ(in->fp32_source_lines, std::vector<std::string>{"activations.py:1"});
+  EXPECT_EQ(asked, std::vector<std::string>{kActivations + ":1"});  // once a line; functional frames need none
+  const RungProgram r = autocastRung(*in, LowPrecision::BFloat16);
+  EXPECT_EQ(peakUnits(r, *in), halved + 50);  // x stays 4-byte
+  const std::string why = fmt::format("{}", fmt::join(r.reasoning, "\n"));
+  EXPECT_NE(why.find("by the program's source"), std::string::npos) << why;
+  EXPECT_NE(why.find("activations.py:1"), std::string::npos) << why;
+
+  LadderSelection unreadable;
+  unreadable.source = [](std::string_view, uint32_t) -> std::optional<std::string> { return std::nullopt; };
+  auto missing = ladderInput(t, unreadable);
+  ASSERT_TRUE(missing.ok());
+  EXPECT_EQ(missing->source_lines_unread, 1u);
+  const std::string unread = fmt::format("{}", fmt::join(autocastRung(*missing, LowPrecision::BFloat16).reasoning, "\n"));
+  EXPECT_NE(unread.find("could not be read here"), std::string::npos) << unread;
 }
 
 TEST(LadderRungs, AutocastWithoutStacksHalvesEveryActivationAndSaysSo) {
@@ -964,7 +1047,7 @@ LadderReport sampleLadder(const std::string& name, const std::string& run = "") 
   auto t = loadTrace(path);
   EXPECT_TRUE(t.ok()) << path;
   if (!t.ok()) return {};
-  auto in = ladderInput(*t, LadderSelection{run, std::nullopt});
+  auto in = ladderInput(*t, LadderSelection{run, std::nullopt, {}});
   EXPECT_TRUE(in.ok()) << (in.ok() ? "" : in.error().message);
   if (!in.ok()) return {};
   LadderReport rep = predictLadder(*in);

@@ -15,9 +15,19 @@ std::vector<std::string> readLines(const std::string& path) {
   const auto size = std::filesystem::file_size(path, ec);
   if (ec || size > kMaxSourceFileBytes) return lines;
   std::ifstream in(path, std::ios::binary);
-  for (std::string l; std::getline(in, l);) {
-    if (!l.empty() && l.back() == '\r') l.pop_back();
-    lines.push_back(std::move(l));
+  // Its size and one byte more: a file grown since is not read.
+  std::string text(static_cast<size_t>(size) + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  const auto got = static_cast<size_t>(in.gcount());
+  if (got > size) return lines;
+  text.resize(got);
+  for (size_t begin = 0; begin < text.size();) {
+    size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(begin, end - begin);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(std::move(line));
+    begin = end + 1;
   }
   return lines;
 }
@@ -27,8 +37,9 @@ std::vector<std::string> readLines(const std::string& path) {
 std::optional<std::string> SourceLines::line(std::string_view file, uint32_t line) {
   auto it = files_.find(std::string(file));
   if (it == files_.end()) {
-    if (files_.size() >= kMaxSourceFiles) return std::nullopt;
+    if (files_.size() >= kMaxSourceFiles || bytes_ >= kMaxSourceBytes) return std::nullopt;
     it = files_.emplace(std::string(file), readLines(std::string(file))).first;
+    for (const std::string& l : it->second) bytes_ += l.size() + 1;
   }
   if (line == 0 || line > it->second.size()) return std::nullopt;
   return it->second[line - 1];

@@ -1,7 +1,8 @@
 #pragma once
 // Lines of the Python files a recording's stacks name, read on this machine for the ladder's bf16
 // rung (which ops a line calls). A file is data: only regular files named *.py, each at most
-// kMaxSourceFileBytes, at most kMaxSourceFiles of them kept; a file that cannot be read says nothing.
+// kMaxSourceFileBytes, at most kMaxSourceFiles of them and kMaxSourceBytes in all kept; a file that
+// cannot be read says nothing.
 
 #include <cstddef>
 #include <cstdint>
@@ -15,6 +16,7 @@ namespace sawtooth {
 
 inline constexpr size_t kMaxSourceFileBytes = 8u << 20;
 inline constexpr size_t kMaxSourceFiles = 512;
+inline constexpr size_t kMaxSourceBytes = 64u << 20;
 
 class SourceLines {
  public:
@@ -25,6 +27,7 @@ class SourceLines {
  private:
   // A file's lines; empty for a file that could not be read (remembered, not retried).
   std::unordered_map<std::string, std::vector<std::string>> files_;
+  size_t bytes_ = 0;  // the lines kept, in all
 };
 
 }  // namespace sawtooth

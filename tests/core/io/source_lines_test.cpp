@@ -48,5 +48,19 @@ TEST(SourceLines, ReadsNothingButBoundedPythonFiles) {
   EXPECT_EQ(lines.line("<frozen importlib._bootstrap>", 1), std::nullopt);
 }
 
+// However many files a recording names, what is kept stays bounded.
+TEST(SourceLines, KeepsAtMostTheBoundInAll) {
+  const std::string half(kMaxSourceFileBytes / 2, 'x');
+  SourceLines lines;
+  size_t read = 0;
+  for (size_t i = 0; i < 2 * kMaxSourceBytes / half.size(); ++i) {
+    const auto py = scratch("part" + std::to_string(i) + ".py");
+    std::ofstream(py) << half << "\n";
+    if (lines.line(py.string(), 1)) ++read;
+    std::filesystem::remove(py);
+  }
+  EXPECT_EQ(read, kMaxSourceBytes / (half.size() + 1) + 1);
+}
+
 }  // namespace
 }  // namespace sawtooth

@@ -239,15 +239,18 @@ void fillKernels(LadderInput& in, const Trace& trace) {
   in.kernels = kt;
 }
 
-// A file of the installed torch package (what follows the last site-packages/ or dist-packages/):
-// /opt/torch/.venv/.../site-packages/transformers/x.py is not.
-bool isTorchFile(std::string_view file) {
+// What follows the last site-packages/ (or dist-packages/) of a path: the file within its package
+// ("torch/nn/functional.py"); the whole path where there is none.
+std::string_view withinPackages(std::string_view file) {
   for (const std::string_view packages : {std::string_view("packages/"), std::string_view("packages\\")})
-    if (const size_t at = file.rfind(packages); at != std::string_view::npos) {
-      const std::string_view rest = file.substr(at + packages.size());
-      return rest.starts_with("torch/") || rest.starts_with("torch\\");
-    }
-  return false;
+    if (const size_t at = file.rfind(packages); at != std::string_view::npos) file = file.substr(at + packages.size());
+  return file;
+}
+
+// A file of the installed torch package: /opt/torch/.venv/.../site-packages/transformers/x.py is not.
+bool isTorchFile(std::string_view file) {
+  const std::string_view rest = withinPackages(file);
+  return rest.size() != file.size() && (rest.starts_with("torch/") || rest.starts_with("torch\\"));
 }
 
 // The op that made a block, for autocast: the innermost torch.nn.functional frame of its stack.
@@ -349,10 +352,7 @@ bool isCacheFile(std::string_view file) {
   const size_t slash = file.find_last_of("/\\");
   const std::string_view base = slash == std::string_view::npos ? file : file.substr(slash + 1);
   // PyTorch's own caches (torch/_inductor/codecache.py runs compiled code) hold no tensors of a model.
-  // The package a file belongs to: what follows the last site-packages/ (or dist-packages/).
-  std::string_view dir = file.substr(0, file.size() - base.size());
-  for (const std::string_view packages : {std::string_view("packages/"), std::string_view("packages\\")})
-    if (const size_t at = dir.rfind(packages); at != std::string_view::npos) dir = dir.substr(at + packages.size());
+  const std::string_view dir = withinPackages(file.substr(0, file.size() - base.size()));
   if (dir.starts_with("torch/") || dir.starts_with("torch\\") || dir.find("torch/_inductor") != std::string_view::npos ||
       dir.find("torch/_dynamo") != std::string_view::npos)
     return false;

@@ -11,6 +11,7 @@
 
 #include "core/analysis/experiment_results.h"
 #include "core/analysis/ladder_blocks.h"
+#include "core/analysis/python_line.h"
 #include "core/util/keyed_hash.h"
 
 namespace sawtooth {
@@ -261,6 +262,10 @@ class AutocastOps {
   struct Facts {
     AutocastOp op = AutocastOp::Unknown;
     bool by_source = false;
+    // By source: the line (an id, 1 up) and how many of the blocks one run of it makes come before
+    // its float32-list op and keep their input's dtype (-1: the line is taken whole).
+    uint32_t line = 0;
+    int before_float32 = -1;
     bool cached = false;
     uint32_t code = 0;
     uint16_t depth = 0;
@@ -310,24 +315,36 @@ class AutocastOps {
     if (!source_ || inner.line <= 0) return;
     std::string key(inner.file);
     key.append(1, ':').append(std::to_string(inner.line));
-    auto [it, fresh] = lines_.try_emplace(std::move(key), AutocastOp::Unknown);
+    auto [it, fresh] = lines_.try_emplace(std::move(key), Line{});
     if (fresh) {
+      it->second.id = static_cast<uint32_t>(lines_.size());
       const auto text = source_(inner.file, static_cast<uint32_t>(inner.line));
       if (!text) {
         ++in_.source_lines_unread;
-      } else if ((it->second = autocastOpOfSourceLine(*text)) == AutocastOp::Float32) {
+      } else if ((it->second.op = autocastOpOfSourceLine(*text)) == AutocastOp::Float32) {
+        it->second.before_float32 = blocksBeforeFloat32Op(*text).value_or(-1);
         const size_t slash = inner.file.find_last_of("/\\");
         in_.fp32_source_lines.push_back(
             fmt::format("{}:{}", slash == std::string_view::npos ? inner.file : inner.file.substr(slash + 1), inner.line));
       }
     }
-    if (it->second == AutocastOp::Float32) facts.op = AutocastOp::Float32, facts.by_source = true;
+    if (it->second.op == AutocastOp::Float32) {
+      facts.op = AutocastOp::Float32;
+      facts.by_source = true;
+      facts.line = it->second.id;
+      facts.before_float32 = it->second.before_float32;
+    }
   }
 
+  struct Line {
+    AutocastOp op = AutocastOp::Unknown;
+    uint32_t id = 0;
+    int before_float32 = -1;
+  };
   const StackTable& stacks_;
   const SourceLineReader& source_;
   LadderInput& in_;
-  std::unordered_map<std::string, AutocastOp, KeyedHash> lines_;  // "file:line" -> what its source says
+  std::unordered_map<std::string, Line, KeyedHash> lines_;  // "file:line" -> what its source says
   std::unordered_map<uint32_t, Facts> known_;
   std::unordered_map<std::string, uint32_t, KeyedHash> codes_;  // a frame's file and function -> its code id
 };
@@ -395,18 +412,13 @@ AutocastOp autocastOpOfSourceLine(std::string_view line) {
     if (rest.starts_with("32") || rest.empty() || !word(rest.front())) return AutocastOp::Float32;
   }
   if (line.find("**") != std::string_view::npos) return AutocastOp::Float32;  // __pow__
-  // PyTorch's "CUDA ops that can autocast to float32" called as x.op( or torch.op( (not math.exp():
-  // a Python number's).
-  static constexpr std::string_view kOps[] = {
-      "pow", "rsqrt", "exp", "expm1", "log", "log1p", "log2", "log10", "reciprocal", "softplus", "cumsum",
-      "cumprod", "prod", "sum", "norm", "erfinv", "acos", "asin", "cosh", "sinh", "tan", "dist", "cdist",
-      "pdist", "renorm", "cosine_similarity", "layer_norm", "group_norm", "softmax", "log_softmax", "softmin"};
+  // An op on autocast's float32 list called as x.op( or torch.op( (not math.exp(): a Python number's).
   for (size_t dot = line.find('.'); dot != std::string_view::npos; dot = line.find('.', dot + 1)) {
     size_t end = dot + 1;
     while (end < line.size() && word(line[end])) ++end;
     if (end >= line.size() || line[end] != '(') continue;
     const std::string_view op = line.substr(dot + 1, end - dot - 1);
-    if (std::find(std::begin(kOps), std::end(kOps), op) == std::end(kOps)) continue;
+    if (!isFloat32ListOp(op)) continue;
     size_t begin = dot;
     while (begin > 0 && word(line[begin - 1])) --begin;
     const std::string_view owner = line.substr(begin, dot - begin);
@@ -521,6 +533,8 @@ Result<LadderInput> ladderInput(const Trace& trace, const LadderSelection& selec
   std::vector<LadderBlock> blocks;
   std::vector<LadderOp> ops;
   AutocastOps autocast_ops(trace.stacks, selection.source, in);
+  uint32_t previous_line = 0;  // the line (AutocastOps' id) of the previous block made, 0: none read
+  int line_position = 0;       // which of that line's run of blocks it was
   for (size_t i = 0; i < ev.size() && !ended; ++i) {
     if (ev.device()[i] != in.device || !counts(ev, i, w)) continue;
     const Action a = ev.action()[i];
@@ -559,15 +573,25 @@ Result<LadderInput> ladderInput(const Trace& trace, const LadderSelection& selec
       b.bytes = ev.sizes()[i];
       b.category = ev.category()[i];
       b.born = partOf(trace, ev.phase()[i]);
+      uint32_t line = 0;
       if (ev.stack()[i] != kNoStack) {
         const auto facts = autocast_ops.of(ev.stack()[i]);
+        line = facts.line;
         b.autocast = facts.op;
         b.fp32_by_source = facts.by_source;
+        // One run of a line read as fp32 makes its blocks one after another: those Python evaluates
+        // before the float32-list op keep their input's dtype.
+        line_position = facts.line != 0 && facts.line == previous_line ? line_position + 1 : 0;
+        if (facts.by_source && facts.before_float32 >= 0 && line_position < facts.before_float32) {
+          b.autocast = AutocastOp::Unknown;
+          b.fp32_by_source = false;
+        }
         b.cached = facts.cached;
         b.code = facts.code;
         b.depth = facts.depth;
         if (b.born == StepPart::Forward) in.stacks = true;
       }
+      previous_line = line;
       b.alloc_op = static_cast<int32_t>(ops.size());
       live[ev.addr()[i]] = static_cast<uint32_t>(blocks.size());
       ops.push_back(LadderOp{static_cast<uint32_t>(blocks.size()), true, b.born, ev.tNs()[i]});

@@ -11,6 +11,7 @@
 #include "core/analysis/ladder_blocks.h"
 #include "core/analysis/ladder_measured.h"
 #include "core/analysis/ladder_rungs.h"
+#include "core/analysis/python_line.h"
 #include "core/io/ladder_json.h"
 #include "core/io/trace_loader.h"
 
@@ -625,7 +626,7 @@ TEST(LadderRungs, AutocastKeepsWhatALineCallingAFloat32OpMakes) {
   LadderSelection read;
   read.source = [&asked](std::string_view file, uint32_t line) -> std::optional<std::string> {
     asked.push_back(fmt::format("{}:{}", file, line));
-    if (file == kActivations) return std::string("    return 0.5 * x * (1.0 + torch.tanh(torch.pow(x, 3.0)))");
+    if (file == kActivations) return std::string("    return torch.tanh(torch.pow(x, 3.0))");
     return std::nullopt;
   };
   auto in = ladderInput(t, read);
@@ -647,6 +648,61 @@ TEST(LadderRungs, AutocastKeepsWhatALineCallingAFloat32OpMakes) {
   EXPECT_EQ(missing->source_lines_unread, 1u);
   const std::string unread = fmt::format("{}", fmt::join(autocastRung(*missing, LowPrecision::BFloat16).reasoning, "\n"));
   EXPECT_NE(unread.find("could not be read here"), std::string::npos) << unread;
+}
+
+// Python evaluates `0.5 * input` before `torch.pow(...)`: that block never sees pow's fp32 result.
+TEST(LadderInput, BlocksALineMakesBeforeItsFloat32Op) {
+  EXPECT_EQ(blocksBeforeFloat32Op(
+                "        return 0.5 * input * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (input + 0.044715 * "
+                "torch.pow(input, 3.0))))"),
+            1);
+  EXPECT_EQ(blocksBeforeFloat32Op("    hidden_states = hidden_states * torch.rsqrt(variance + self.variance_epsilon)"),
+            1);
+  EXPECT_EQ(blocksBeforeFloat32Op("    variance = hidden_states.pow(2).mean(-1, keepdim=True)"), 0);
+  EXPECT_EQ(blocksBeforeFloat32Op("    logits = logits.float()"), 0);
+  EXPECT_EQ(blocksBeforeFloat32Op("    h = h.view(b, s, d).to(torch.float32)"), 0);  // a view allocates nothing
+  EXPECT_EQ(blocksBeforeFloat32Op("    out = torch.exp(-x[:, 0]) * scale"), 1);
+  EXPECT_EQ(blocksBeforeFloat32Op("    y = x ** 2"), 0);
+  EXPECT_EQ(blocksBeforeFloat32Op("    p = F.softmax(s / 8, dim=-1)"), 1);
+  // Not read with confidence: a call of the program's own code, no float32 op, not an expression.
+  EXPECT_EQ(blocksBeforeFloat32Op("    q_embed = (q * cos) + (rotate_half(q) * sin)"), std::nullopt);
+  EXPECT_EQ(blocksBeforeFloat32Op("    h = self.act(self.fc(x)).pow(2)"), std::nullopt);
+  EXPECT_EQ(blocksBeforeFloat32Op("    return 0.5 * x * (1 + torch.tanh(x))"), std::nullopt);
+  EXPECT_EQ(blocksBeforeFloat32Op("    if x.sum() > 0:"), std::nullopt);
+  EXPECT_EQ(blocksBeforeFloat32Op("    y = x.pow(2"), std::nullopt);
+  EXPECT_EQ(blocksBeforeFloat32Op(""), std::nullopt);
+}
+
+// Two runs of one such line (two layers): each run's first block stays as the input is, the
+// second is 4-byte.
+TEST(LadderRungs, AutocastKeepsTheBlocksALineMakesBeforeItsFloat32OpAsTheInputIs) {
+  StepBuilder b;
+  b.before(50, Category::Parameter);
+  b.phase("forward");
+  std::vector<uint64_t> made;
+  for (int layer = 0; layer < 2; ++layer) {
+    made.push_back(b.a(100, Category::Activation, "linear", "/venv/lib/python3.12/site-packages/torch/nn/modules/linear.py"));
+    made.push_back(b.aIn(100, Category::Activation, {{"forward", kActivations}}));
+    made.push_back(b.aIn(100, Category::Activation, {{"forward", kActivations}}));
+  }
+  const uint64_t L = b.a(1);
+  b.phase("backward");
+  for (auto it = made.rbegin(); it != made.rend(); ++it) b.f(*it);
+  b.phase("after");
+  b.f(L);
+  LadderSelection read;
+  read.source = [](std::string_view file, uint32_t) -> std::optional<std::string> {
+    if (file == kActivations) return std::string("        return 0.5 * input * torch.pow(input, 3.0)");
+    return std::nullopt;
+  };
+  auto in = ladderInput(b.trace(), read);
+  ASSERT_TRUE(in.ok());
+  // Blocks: the parameter, then per layer the Linear's output, the line's first and second block.
+  for (int layer = 0; layer < 2; ++layer) {
+    EXPECT_EQ(in->blocks[2 + 3 * layer].autocast, AutocastOp::Unknown) << layer;
+    EXPECT_EQ(in->blocks[3 + 3 * layer].autocast, AutocastOp::Float32) << layer;
+    EXPECT_TRUE(in->blocks[3 + 3 * layer].fp32_by_source) << layer;
+  }
 }
 
 TEST(LadderRungs, AutocastWithoutStacksHalvesEveryActivationAndSaysSo) {

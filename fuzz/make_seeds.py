@@ -174,6 +174,19 @@ def hostile():
     return module
 
 
+def python_line_seeds():
+    """Lines of transformers' models the ladder's bf16 rung reads (activations.py, modeling_llama.py)."""
+    lines = {
+        "gelu.py.txt": "        return 0.5 * input * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (input + 0.044715 * torch.pow(input, 3.0))))",
+        "rmsnorm.py.txt": "        hidden_states = hidden_states * torch.rsqrt(variance + self.variance_epsilon)",
+        "upcast.py.txt": "    logits = logits.float()",
+        "rotary.py.txt": "    q_embed = (q * cos) + (rotate_half(q) * sin)  # rotary",
+        "mixed.py.txt": "    p = F.softmax(s / 8, dim=-1).to(torch.float32)[:, 0] ** 2 - x.view(b, -1).sum(dim=1, keepdim=True)",
+    }
+    for name, line in lines.items():
+        write("python_line", name, line.encode())
+
+
 def structure_seeds():
     """Structure the fuzzers never made on their own (issue 28): keys built to collide, a few bytes
     that stand for many events or frames, memo keys far past the memo, numbers that do not fit."""
@@ -240,6 +253,7 @@ def main():
     native_seeds()
     memory_timeline_seeds()
     jax_profile_seeds()
+    python_line_seeds()
     structure_seeds()
     for target in sorted(os.listdir(OUT)):
         files = os.listdir(os.path.join(OUT, target))

@@ -132,7 +132,18 @@ class Evaluator {
     return of(Value::Tensor);
   }
 
+  // Nesting (parentheses, calls, unary minus) is bounded: a hostile line of 16 kB of '(' must not
+  // exhaust the stack.
+  static constexpr int kMaxDepth = 64;
+  struct Nest {
+    explicit Nest(int& depth) : depth_(depth) { ++depth_; }
+    ~Nest() { --depth_; }
+    int& depth_;
+  };
+
   Value expr() {
+    Nest nest(depth_);
+    if (depth_ > kMaxDepth) return fail();
     Value v = term();
     while (!failed && peek().kind == Token::Op && (peek().text == "+" || peek().text == "-")) {
       ++pos_;
@@ -152,6 +163,8 @@ class Evaluator {
     return v;
   }
   Value unary() {
+    Nest nest(depth_);
+    if (depth_ > kMaxDepth) return fail();
     if (takeOp("-")) {
       Value v = unary();
       if (v.kind == Value::Tensor) allocs.push_back(false);
@@ -284,6 +297,7 @@ class Evaluator {
 
   const std::vector<Token>& t_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace

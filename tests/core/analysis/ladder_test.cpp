@@ -671,6 +671,10 @@ TEST(LadderInput, BlocksALineMakesBeforeItsFloat32Op) {
   EXPECT_EQ(blocksBeforeFloat32Op("    if x.sum() > 0:"), std::nullopt);
   EXPECT_EQ(blocksBeforeFloat32Op("    y = x.pow(2"), std::nullopt);
   EXPECT_EQ(blocksBeforeFloat32Op(""), std::nullopt);
+  // A file is data: nesting past the bound is not read (the parser recurses once a level).
+  EXPECT_EQ(blocksBeforeFloat32Op("y = " + std::string(16384, '(') + "x.pow(2)" + std::string(16384, ')')), std::nullopt);
+  EXPECT_EQ(blocksBeforeFloat32Op("y = " + std::string(16384, '-') + "x.pow(2)"), std::nullopt);
+  EXPECT_EQ(blocksBeforeFloat32Op("y = " + std::string(8, '(') + "x.pow(2)" + std::string(8, ')')), 0);
 }
 
 // Two runs of one such line (two layers): each run's first block stays as the input is, the

@@ -530,11 +530,13 @@ TEST(LadderRungs, AutocastCastsWeightsAndHalvesActivations) {
 // A forward whose stacks name the ops: a block of an unnamed op (x), a layer norm's output (kept
 // fp32 by autocast), dropout's bool mask and output; in backward a block of the layer norm's size
 // (its gradient: fp32 too) and a weight's gradient.
-Trace stepWithAutocastOps(bool stacks) {
+// With `x_file`, x is made on line 1 of that file (no functional frame).
+Trace stepWithAutocastOps(bool stacks, const std::string& x_file = "") {
   StepBuilder b;
   b.before(50, Category::Parameter);
   b.phase("forward");
-  const uint64_t x = b.a(100, Category::Activation);
+  const uint64_t x = x_file.empty() ? b.a(100, Category::Activation)
+                                    : b.aIn(100, Category::Activation, {{"forward", x_file}, {"forward", "/work/model.py"}});
   const uint64_t n = stacks ? b.a(100, Category::Activation, "layer_norm") : b.a(100, Category::Activation);
   const uint64_t m = stacks ? b.a(24, Category::Activation, "dropout") : b.a(24, Category::Activation);
   const uint64_t d = stacks ? b.a(96, Category::Activation, "dropout") : b.a(96, Category::Activation);
@@ -590,33 +592,12 @@ TEST(LadderInput, SourceLinesThatCallAFloat32OpOrCastToFloat32) {
   EXPECT_EQ(autocastOpOfSourceLine("    total = sum(sizes)"), AutocastOp::Unknown);
 }
 
-// The same step as stepWithAutocastOps, but x made on a line of the program (no functional frame).
+// The same step as stepWithAutocastOps, but x made on a line of transformers' code in a venv under
+// /opt/torch (not PyTorch's file).
 const std::string kActivations = "/opt/torch/.venv/lib/python3.12/site-packages/transformers/activations.py";
-Trace stepWithAGeluLine() {
-  StepBuilder b;
-  b.before(50, Category::Parameter);
-  b.phase("forward");
-  // A venv under /opt/torch: transformers' file, not PyTorch's.
-  const uint64_t x = b.aIn(100, Category::Activation, {{"forward", kActivations}, {"forward", "/work/model.py"}});
-  const uint64_t n = b.a(100, Category::Activation, "layer_norm");
-  const uint64_t m = b.a(24, Category::Activation, "dropout");
-  const uint64_t d = b.a(96, Category::Activation, "dropout");
-  const uint64_t L = b.a(1);
-  b.phase("backward");
-  const uint64_t g = b.a(100, Category::Temporary);
-  b.f(d);
-  b.f(m);
-  b.a(20, Category::Gradient);
-  b.f(g);
-  b.f(n);
-  b.f(x);
-  b.phase("after");
-  b.f(L);
-  return b.trace();
-}
 
 TEST(LadderRungs, AutocastKeepsWhatALineCallingAFloat32OpMakes) {
-  const Trace t = stepWithAGeluLine();
+  const Trace t = stepWithAutocastOps(true, kActivations);
   const LadderInput blind = inputOf(t);
   EXPECT_EQ(blind.blocks[1].autocast, AutocastOp::Unknown);
   const int64_t halved = peakUnits(autocastRung(blind, LowPrecision::BFloat16), blind);

@@ -411,7 +411,13 @@ AutocastOp autocastOpOfSourceLine(std::string_view line) {
     const std::string_view rest = line.substr(at + 11);
     if (rest.starts_with("32") || rest.empty() || !word(rest.front())) return AutocastOp::Float32;
   }
-  if (line.find("**") != std::string_view::npos) return AutocastOp::Float32;  // __pow__
+  // x ** 2 (__pow__); not f(x, **kwargs) or {**a}: unpacking follows '(', ',' or '{'.
+  for (size_t at = line.find("**"); at != std::string_view::npos; at = line.find("**", at + 2)) {
+    size_t before = at;
+    while (before > 0 && (line[before - 1] == ' ' || line[before - 1] == '\t')) --before;
+    if (before > 0 && line[before - 1] != '(' && line[before - 1] != ',' && line[before - 1] != '{')
+      return AutocastOp::Float32;
+  }
   // An op on autocast's float32 list called as x.op( or torch.op( (not math.exp(): a Python number's).
   for (size_t dot = line.find('.'); dot != std::string_view::npos; dot = line.find('.', dot + 1)) {
     size_t end = dot + 1;

@@ -590,6 +590,9 @@ TEST(LadderInput, SourceLinesThatCallAFloat32OpOrCastToFloat32) {
   EXPECT_EQ(autocastOpOfSourceLine("    y = x * math.exp(2.0) + math.log(3)"), AutocastOp::Unknown);
   EXPECT_EQ(autocastOpOfSourceLine("    h = self.act(self.fc(x))  # torch.pow(x, 3) was slower"), AutocastOp::Unknown);
   EXPECT_EQ(autocastOpOfSourceLine("    total = sum(sizes)"), AutocastOp::Unknown);
+  EXPECT_EQ(autocastOpOfSourceLine("    out = self.proj(x, **kwargs) + x"), AutocastOp::Unknown);
+  EXPECT_EQ(autocastOpOfSourceLine("    out = f(**kwargs)"), AutocastOp::Unknown);
+  EXPECT_EQ(autocastOpOfSourceLine("    cfg = {**base, 'lr': 1}"), AutocastOp::Unknown);
 }
 
 // The same step as stepWithAutocastOps, but x made on a line of transformers' code in a venv under

@@ -52,6 +52,41 @@ std::string infoOf(const std::string& path) {
   return j.dump();
 }
 
+// A copy of `path` named `name`, edited by `sql`.
+std::string editedCopy(const std::string& path, const std::string& name, const std::string& sql) {
+  const std::string copy = test::tempPath(name);
+  fs::copy_file(path, copy, fs::copy_options::overwrite_existing);
+  test::execSql(copy, sql.c_str());
+  return copy;
+}
+
+// The thorough check of an edited file: it disagrees, its first difference names `what`, and the
+// cache gets summaries rebuilt from the events (where to read them; nullopt after a failure).
+std::optional<SummaryPlace> foundOutAndRebuilt(const std::string& edited, const std::string& what) {
+  auto found = findSummaries(edited);
+  EXPECT_TRUE(found.ok() && found->has_value()) << "no summaries in " << edited;
+  if (!found.ok() || !found->has_value()) return std::nullopt;
+  auto verdict = verifySummaries(**found);
+  EXPECT_TRUE(verdict.ok()) << (verdict.ok() ? "" : verdict.error().message);
+  if (!verdict.ok()) return std::nullopt;
+  EXPECT_FALSE(verdict->check.agree());
+  EXPECT_FALSE(verdict->check.first_differences.empty());
+  if (!verdict->check.first_differences.empty())
+    EXPECT_NE(verdict->check.first_differences[0].find(what), std::string::npos) << verdict->check.first_differences[0];
+  EXPECT_TRUE(verdict->rebuilt);
+  return verdict->rebuilt;
+}
+
+// A file written before a summaries' table (the table dropped): its summaries agree with its events.
+void expectAgrees(const std::string& older) {
+  auto found = findSummaries(older);
+  ASSERT_TRUE(found.ok() && found->has_value());
+  auto verdict = verifySummaries(**found);
+  ASSERT_TRUE(verdict.ok()) << verdict.error().message;
+  EXPECT_TRUE(verdict->check.agree())
+      << (verdict->check.first_differences.empty() ? "" : verdict->check.first_differences[0]);
+}
+
 TEST_F(Summaries, EveryFixtureConvertedHoldsTheSummariesItsEventsGive) {
   for (const char* fixture : {"anatomy_adam_snapshot.pickle", "oom_mlp_snapshot_protocol2.pickle.gz",
                               "anatomy_adam_profiler_trace.json.gz", "h200_allocator_expandable.pickle",
@@ -236,42 +271,24 @@ TEST_F(Summaries, TheOutOfMemoryIndexHoldsEveryOomEvent) {
   EXPECT_EQ((*in_memory)->first, want);
 
   // Lost a row: the thorough check says so, and the cache gets the whole index.
-  const std::string lost = test::tempPath("oom-index-lost.sawtooth");
-  fs::copy_file(path, lost, fs::copy_options::overwrite_existing);
-  test::execSql(lost, "DELETE FROM summary_ooms");
-  auto found = findSummaries(lost);
-  ASSERT_TRUE(found.ok() && found->has_value());
-  auto verdict = verifySummaries(**found);
-  ASSERT_TRUE(verdict.ok()) << verdict.error().message;
-  EXPECT_FALSE(verdict->check.agree());
-  ASSERT_FALSE(verdict->check.first_differences.empty());
-  EXPECT_NE(verdict->check.first_differences[0].find("out-of-memory"), std::string::npos)
-      << verdict->check.first_differences[0];
-  ASSERT_TRUE(verdict->rebuilt);
-  auto rebuilt = native::FileSummarySource::open(*verdict->rebuilt);
+  const auto rebuilt_place =
+      foundOutAndRebuilt(editedCopy(path, "oom-index-lost.sawtooth", "DELETE FROM summary_ooms"), "out-of-memory");
+  ASSERT_TRUE(rebuilt_place);
+  auto rebuilt = native::FileSummarySource::open(*rebuilt_place);
   ASSERT_TRUE(rebuilt.ok());
   auto again = (*rebuilt)->ooms(100);
   ASSERT_TRUE(again.ok() && again->has_value());
   EXPECT_EQ((*again)->first, want);
 
   // Written before the index: no index, and its summaries still agree with its events.
-  const std::string older = test::tempPath("oom-index-older.sawtooth");
-  fs::copy_file(path, older, fs::copy_options::overwrite_existing);
-  test::execSql(older, "DROP TABLE summary_ooms");
+  const std::string older = editedCopy(path, "oom-index-older.sawtooth", "DROP TABLE summary_ooms");
   auto none = open(older)->ooms(100);
   ASSERT_TRUE(none.ok()) << none.error().message;
   EXPECT_FALSE(none->has_value());
-  auto older_found = findSummaries(older);
-  ASSERT_TRUE(older_found.ok() && older_found->has_value());
-  auto older_verdict = verifySummaries(**older_found);
-  ASSERT_TRUE(older_verdict.ok()) << older_verdict.error().message;
-  EXPECT_TRUE(older_verdict->check.agree())
-      << (older_verdict->check.first_differences.empty() ? "" : older_verdict->check.first_differences[0]);
+  expectAgrees(older);
 
   // A hostile row is refused with the file and what is wrong.
-  const std::string hostile = test::tempPath("oom-index-hostile.sawtooth");
-  fs::copy_file(path, hostile, fs::copy_options::overwrite_existing);
-  test::execSql(hostile, "INSERT INTO summary_ooms VALUES(70000, -5)");
+  const std::string hostile = editedCopy(path, "oom-index-hostile.sawtooth", "INSERT INTO summary_ooms VALUES(70000, -5)");
   auto refused = open(hostile)->ooms(100);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().message.find("summary_ooms"), std::string::npos) << refused.error().message;
@@ -304,41 +321,24 @@ TEST_F(Summaries, TheCategoryPeaksAreTheWholeTracesAndAnEditIsFoundOut) {
   EXPECT_EQ(row.peak, want.peak);
   EXPECT_EQ(row.categorised, want.any_categorised);
 
-  const std::string edited = test::tempPath("category-peaks-edited.sawtooth");
-  fs::copy_file(path, edited, fs::copy_options::overwrite_existing);
-  test::execSql(edited, "UPDATE summary_category_peaks SET peak_activation = peak_activation + 512");
-  auto found = findSummaries(edited);
-  ASSERT_TRUE(found.ok() && found->has_value());
-  auto verdict = verifySummaries(**found);
-  ASSERT_TRUE(verdict.ok()) << verdict.error().message;
-  EXPECT_FALSE(verdict->check.agree());
-  ASSERT_FALSE(verdict->check.first_differences.empty());
-  EXPECT_NE(verdict->check.first_differences[0].find("category peaks"), std::string::npos)
-      << verdict->check.first_differences[0];
-  ASSERT_TRUE(verdict->rebuilt);
-  auto rebuilt = native::FileSummarySource::open(*verdict->rebuilt);
+  const auto rebuilt_place = foundOutAndRebuilt(
+      editedCopy(path, "category-peaks-edited.sawtooth", "UPDATE summary_category_peaks SET peak_activation = peak_activation + 512"),
+      "category peaks");
+  ASSERT_TRUE(rebuilt_place);
+  auto rebuilt = native::FileSummarySource::open(*rebuilt_place);
   ASSERT_TRUE(rebuilt.ok());
   auto again = (*rebuilt)->categoryPeaks();
   ASSERT_TRUE(again.ok() && again->has_value());
   ASSERT_EQ((*again)->size(), 1u);
   EXPECT_EQ((**again)[0].peak, want.peak);
 
-  const std::string older = test::tempPath("category-peaks-older.sawtooth");
-  fs::copy_file(path, older, fs::copy_options::overwrite_existing);
-  test::execSql(older, "DROP TABLE summary_category_peaks");
+  const std::string older = editedCopy(path, "category-peaks-older.sawtooth", "DROP TABLE summary_category_peaks");
   auto none = open(older)->categoryPeaks();
   ASSERT_TRUE(none.ok()) << none.error().message;
   EXPECT_FALSE(none->has_value());
-  auto older_found = findSummaries(older);
-  ASSERT_TRUE(older_found.ok() && older_found->has_value());
-  auto older_verdict = verifySummaries(**older_found);
-  ASSERT_TRUE(older_verdict.ok()) << older_verdict.error().message;
-  EXPECT_TRUE(older_verdict->check.agree())
-      << (older_verdict->check.first_differences.empty() ? "" : older_verdict->check.first_differences[0]);
+  expectAgrees(older);
 
-  const std::string hostile = test::tempPath("category-peaks-hostile.sawtooth");
-  fs::copy_file(path, hostile, fs::copy_options::overwrite_existing);
-  test::execSql(hostile, "UPDATE summary_category_peaks SET exact = 7");
+  const std::string hostile = editedCopy(path, "category-peaks-hostile.sawtooth", "UPDATE summary_category_peaks SET exact = 7");
   auto refused = open(hostile)->categoryPeaks();
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().message.find("summary_category_peaks"), std::string::npos) << refused.error().message;

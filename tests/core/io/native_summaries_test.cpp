@@ -71,8 +71,9 @@ std::optional<SummaryPlace> foundOutAndRebuilt(const std::string& edited, const 
   if (!verdict.ok()) return std::nullopt;
   EXPECT_FALSE(verdict->check.agree());
   EXPECT_FALSE(verdict->check.first_differences.empty());
-  if (!verdict->check.first_differences.empty())
+  if (!verdict->check.first_differences.empty()) {
     EXPECT_NE(verdict->check.first_differences[0].find(what), std::string::npos) << verdict->check.first_differences[0];
+  }
   EXPECT_TRUE(verdict->rebuilt);
   return verdict->rebuilt;
 }

@@ -278,7 +278,10 @@ LadderReport predictLadder(const LadderInput& in, const LadderOptions& options) 
             ". Uncertain: how fast the 2-byte GEMMs run (the datasheet ratio at one efficiency for TF32 and BF16/FP16 "
             "tensor cores) and how near the casts come to the bandwidth (a step of many small weights, slower)";
       } else {
-        row.time_basis = in.cuda ? "not predicted: no throughput table for " + in.device_name
+        row.time_basis = in.cuda ? (in.device_name.empty()
+                                        ? std::string("not predicted: the recording does not name its GPU (recordings of "
+                                                      "programs made before 2026-12-05 lack it; record again)")
+                                        : "not predicted: no throughput table for " + in.device_name)
                                  : "not predicted on the CPU: bf16 speed depends on the CPU's bf16 support (AMX, AVX-512 "
                                    "BF16), not on the bytes";
       }

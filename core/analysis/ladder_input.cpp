@@ -266,6 +266,7 @@ class AutocastOps {
     // its float32-list op and keep their input's dtype (-1: the line is taken whole).
     uint32_t line = 0;
     int before_float32 = -1;
+    bool saves_input = false;  // the float32-list op keeps its input for backward
     bool cached = false;
     uint32_t code = 0;
     uint16_t depth = 0;
@@ -288,6 +289,7 @@ class AutocastOps {
       if (!op_found &&
           (frame.file.ends_with("torch/nn/functional.py") || frame.file.ends_with("torch\\nn\\functional.py"))) {
         facts.op = autocastOpOfFunctional(frame.name);
+        facts.saves_input = facts.op == AutocastOp::Float32 && float32OpSavesItsInput(frame.name);
         op_found = true;
       } else if (!op_found && (frame.file.ends_with("torch/nn/modules/linear.py") ||
                                frame.file.ends_with("torch/nn/modules/conv.py") ||
@@ -323,16 +325,20 @@ class AutocastOps {
         ++in_.source_lines_unread;
       } else if ((it->second.op = autocastOpOfSourceLine(*text)) == AutocastOp::Float32) {
         it->second.before_float32 = blocksBeforeFloat32Op(*text).value_or(-1);
+        const auto first = firstFloat32Op(*text);
+        it->second.saves_input = first && float32OpSavesItsInput(*first);
         const size_t slash = inner.file.find_last_of("/\\");
         in_.fp32_source_lines.push_back(
             fmt::format("{}:{}", slash == std::string_view::npos ? inner.file : inner.file.substr(slash + 1), inner.line));
       }
     }
+    if (it->second.op == AutocastOp::LowPrecision) facts.op = AutocastOp::LowPrecision;
     if (it->second.op == AutocastOp::Float32) {
       facts.op = AutocastOp::Float32;
       facts.by_source = true;
       facts.line = it->second.id;
       facts.before_float32 = it->second.before_float32;
+      facts.saves_input = it->second.saves_input;
     }
   }
 
@@ -340,6 +346,7 @@ class AutocastOps {
     AutocastOp op = AutocastOp::Unknown;
     uint32_t id = 0;
     int before_float32 = -1;
+    bool saves_input = false;
   };
   const StackTable& stacks_;
   const SourceLineReader& source_;
@@ -418,12 +425,34 @@ AutocastOp autocastOpOfSourceLine(std::string_view line) {
     if (before > 0 && line[before - 1] != '(' && line[before - 1] != ',' && line[before - 1] != '{')
       return AutocastOp::Float32;
   }
-  // An op on autocast's float32 list called as x.op( or torch.op( (not math.exp(): a Python number's).
+  // An fp32 parameter of the module as an operand of arithmetic (RMSNorm's `self.weight * h`):
+  // autocast casts only the inputs of the ops on its lists, so type promotion makes the result 4-byte.
+  for (const std::string_view parameter : {std::string_view("self.weight"), std::string_view("self.bias")}) {
+    for (size_t at = line.find(parameter); at != std::string_view::npos; at = line.find(parameter, at + 1)) {
+      const size_t after = at + parameter.size();
+      if ((at > 0 && (word(line[at - 1]) || line[at - 1] == '.')) ||
+          (after < line.size() && (word(line[after]) || line[after] == '.' || line[after] == '(' || line[after] == '[')))
+        continue;
+      size_t before = at;
+      while (before > 0 && (line[before - 1] == ' ' || line[before - 1] == '\t')) --before;
+      size_t next = after;
+      while (next < line.size() && (line[next] == ' ' || line[next] == '\t')) ++next;
+      auto arithmetic = [](char c) { return c == '*' || c == '+' || c == '-' || c == '/'; };
+      const bool unpacked = before >= 2 && line[before - 1] == '*' && line[before - 2] == '*';
+      if ((before > 0 && arithmetic(line[before - 1]) && !unpacked) || (next < line.size() && arithmetic(line[next])))
+        return AutocastOp::Float32;
+    }
+  }
+  // An op on autocast's float32 list called as x.op( or torch.op( (not math.exp(): a Python number's);
+  // a linear layer written as a call (transformers' Conv1D: torch.addmm(self.bias, x, self.weight)) is
+  // on the lower-precision list.
+  bool linear = false;
   for (size_t dot = line.find('.'); dot != std::string_view::npos; dot = line.find('.', dot + 1)) {
     size_t end = dot + 1;
     while (end < line.size() && word(line[end])) ++end;
     if (end >= line.size() || line[end] != '(') continue;
     const std::string_view op = line.substr(dot + 1, end - dot - 1);
+    linear |= op == "addmm" || op == "linear";
     if (!isFloat32ListOp(op)) continue;
     size_t begin = dot;
     while (begin > 0 && word(line[begin - 1])) --begin;
@@ -431,7 +460,7 @@ AutocastOp autocastOpOfSourceLine(std::string_view line) {
     if (owner == "math" || owner == "np" || owner == "numpy") continue;
     return AutocastOp::Float32;
   }
-  return AutocastOp::Unknown;
+  return linear ? AutocastOp::LowPrecision : AutocastOp::Unknown;
 }
 
 std::string_view name(StepPart part) {
@@ -585,12 +614,14 @@ Result<LadderInput> ladderInput(const Trace& trace, const LadderSelection& selec
         line = facts.line;
         b.autocast = facts.op;
         b.fp32_by_source = facts.by_source;
+        b.float32_saves_input = facts.saves_input;
         // One run of a line read as fp32 makes its blocks one after another: those Python evaluates
         // before the float32-list op keep their input's dtype.
         line_position = facts.line != 0 && facts.line == previous_line ? line_position + 1 : 0;
         if (facts.by_source && facts.before_float32 >= 0 && line_position < facts.before_float32) {
           b.autocast = AutocastOp::Unknown;
           b.fp32_by_source = false;
+          b.float32_saves_input = false;
         }
         b.cached = facts.cached;
         b.code = facts.code;

@@ -40,7 +40,8 @@ enum class AutocastOp : uint8_t {
   Dropout,   // made by dropout: its output follows its input's dtype, its mask is bool
   BoolMask,  // dropout's mask (a byte an element, a quarter of the fp32 output it masks): unchanged
   // Made by a layer on autocast's lower-precision list, told by its module's code in the stack
-  // (torch/nn/modules/linear.py, conv.py): 2-byte whatever its input.
+  // (torch/nn/modules/linear.py, conv.py) or by its line of source (torch.addmm, F.linear): 2-byte
+  // whatever its input, and given a 4-byte input it saves its own 2-byte copy of it.
   LowPrecision,
 };
 std::string_view name(AutocastOp op);
@@ -49,8 +50,9 @@ AutocastOp autocastOpOfFunctional(std::string_view function);
 // What a line of the program's source says of the blocks it makes where no torch.nn.functional
 // frame names the op (a hand-written GELU's torch.pow, an RMSNorm's rsqrt, transformers' loss's
 // .float()): Float32 when it calls an op on autocast's float32 list as a tensor method or torch
-// function, or casts to float32 itself; what type promotion makes from that on the same line stays
-// 4-byte too. Unknown otherwise.
+// function, casts to float32 itself, or uses the module's fp32 parameter (self.weight, self.bias) in
+// arithmetic; what type promotion makes from that on the same line stays 4-byte too. LowPrecision
+// when it calls a linear layer's op (torch.addmm, F.linear: transformers' Conv1D). Unknown otherwise.
 AutocastOp autocastOpOfSourceLine(std::string_view line);
 
 // A line of a Python file, as the program's stack names it: nullopt where the file cannot be read
@@ -66,6 +68,9 @@ struct LadderBlock {
   AutocastOp autocast = AutocastOp::Unknown;
   // Float32 by its line of source (autocastOpOfSourceLine), not by a torch.nn.functional frame.
   bool fp32_by_source = false;
+  // Made by a float32-list op that keeps its input for backward (pow, layer_norm): given a 2-byte
+  // input, it keeps the 4-byte copy autocast made of it instead.
+  bool float32_saves_input = false;
   // Made inside a cache's code (a frame in a file whose name says cache: transformers'
   // cache_utils.py, a KV cache): stored in an object that outlives the op, such as the
   // past_key_values every layer is handed, not only saved for backward.

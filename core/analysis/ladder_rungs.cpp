@@ -84,6 +84,11 @@ uint32_t nodeEnd(const LadderInput& in, uint32_t q, uint32_t end) {
 
 std::string bytesText(int64_t b) { return formatBytes(b); }
 
+// Made by the same code: the same function at the same depth of the stack (a block's residual sum
+// and its norm's lines are both a `forward` of the same file, one frame apart). Blocks without a
+// stack are no code's.
+bool sameCode(const LadderBlock& a, const LadderBlock& b) { return a.code != 0 && a.code == b.code && a.depth == b.depth; }
+
 int64_t sumWhere(const LadderInput& in, const std::vector<bool>& scaled, bool want_scaled, bool only_fb) {
   int64_t s = 0;
   for (uint32_t b = 0; b < in.blocks.size(); ++b)
@@ -615,14 +620,15 @@ class AliveInputs {
   std::multiset<int64_t> sizes_;
 };
 
-// The blocks the rung has made 2-byte and forward has not freed, by their recorded size. Autocast
-// casts a 2-byte input of a float32-list op up to 4 bytes while the op runs (and transformers' loss
-// does so itself with .float(), a no-op in an fp32 run): a copy beside the op's output that the
-// recording cannot show. The op's input is told by size: the float32-list ops that make a block of
-// the batch's size (layer_norm, softmax, log_softmax under cross_entropy) make it in their input's
-// shape, so the input is a block of that size still alive; where none was made 2-byte (a residual
-// stream that type promotion keeps fp32) there is nothing to cast.
-class LoweredAlive {
+// The blocks forward has made and not freed, by their recorded size. Autocast casts a 2-byte input
+// of a float32-list op up to 4 bytes while the op runs (and transformers' loss does so itself with
+// .float(), a no-op in an fp32 run): a copy beside the op's output that the recording cannot show.
+// The op's input is told by size: the float32-list ops that make a block of the batch's size
+// (layer_norm, softmax, log_softmax under cross_entropy, pow) make it in their input's shape, so the
+// input is the latest block of that size still alive, made by other code than the op's own line (a
+// GELU's `0.5 * input` comes before its torch.pow); where that one is 4-byte (a residual stream
+// that type promotion keeps fp32, an RMSNorm's own cast) there is nothing to cast.
+class AliveBySize {
  public:
   void made(uint32_t block, int64_t bytes) { alive_[bytes].push_back(block); }
   void freed(uint32_t block, int64_t bytes) {
@@ -632,11 +638,58 @@ class LoweredAlive {
     if (auto b = std::find(v.begin(), v.end(), block); b != v.end()) v.erase(b);
     if (v.empty()) alive_.erase(it);
   }
-  bool any(int64_t bytes) const { return alive_.count(bytes) != 0; }
+  // The latest of that size made by other code than `op`'s (UINT32_MAX: none).
+  uint32_t inputOf(const LadderBlock& op, const LadderInput& in) const {
+    auto it = alive_.find(op.bytes);
+    if (it == alive_.end()) return UINT32_MAX;
+    for (auto b = it->second.rbegin(); b != it->second.rend(); ++b)
+      if (!sameCode(in.blocks[*b], op)) return *b;
+    return UINT32_MAX;
+  }
 
  private:
   std::unordered_map<int64_t, std::vector<uint32_t>> alive_;
 };
+
+// A linear layer autocast runs in 2 bytes (nn.Linear, nn.Conv, torch.addmm) casts a 4-byte input to
+// a 2-byte copy and saves that copy for backward, not the input: autocast caches only the weights'
+// casts, so every layer reading the same 4-byte tensor (q, k and v projections of an RMSNorm's fp32
+// output, Conv1D after layer_norm) makes and keeps its own, and the 4-byte tensor goes once the last
+// of them has read it. A recording does not name a layer's input: it is taken as the most recent
+// block forward made and has not freed, outside linear layers — of the op that made it, its largest
+// (layer_norm makes its output, then its mean and rstd). An input the fp32 run freed in forward was
+// not saved (it needs no gradient): nothing is kept for it.
+struct LinearInputs {
+  std::unordered_map<uint32_t, uint32_t> input_of;     // a layer's op -> the 4-byte block it reads
+  std::unordered_map<uint32_t, uint32_t> last_reader;  // that block -> its last reader's op
+};
+template <class KeptFourByte>
+LinearInputs linearInputs(const LadderInput& in, const MicroStep& m, const std::vector<bool>& scaled,
+                          const KeptFourByte& kept_four_byte) {
+  LinearInputs out;
+  std::vector<uint32_t> made;  // forward's blocks outside linear layers, in order
+  for (uint32_t q = m.forward_begin; q < m.backward_begin; ++q) {
+    const LadderOp& op = in.ops[q];
+    if (!op.alloc || !scaled[op.block]) continue;
+    const LadderBlock& b = in.blocks[op.block];
+    if (b.autocast != AutocastOp::LowPrecision) {
+      if (b.autocast != AutocastOp::BoolMask) made.push_back(op.block);
+      continue;
+    }
+    while (!made.empty() && !survives(in.blocks[made.back()], q)) made.pop_back();
+    if (made.empty()) continue;
+    uint32_t input = made.back();
+    for (size_t i = made.size() - 1, seen = 0; i > 0 && seen < 8; --i, ++seen) {
+      const LadderBlock& x = in.blocks[made[i - 1]];
+      if (!sameCode(x, in.blocks[made.back()])) break;
+      if (survives(x, q) && x.bytes > in.blocks[input].bytes) input = made[i - 1];
+    }
+    if (!kept_four_byte(input) || !survives(in.blocks[input], m.backward_begin)) continue;
+    out.input_of[q] = input;
+    out.last_reader[input] = q;
+  }
+  return out;
+}
 
 // unnamed_fp32: the blocks of ops the stacks do not name kept 4-byte (the range's other end).
 RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unnamed_fp32) {
@@ -656,6 +709,13 @@ RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unna
       fp32_sizes.insert(in.blocks[b].bytes);
   if (promoted.stream_bytes > 0) fp32_sizes.insert(promoted.stream_bytes);  // the stream's gradient
   int64_t kept_fp32 = 0, kept_by_source = 0, kept_masks = 0, kept_backward = 0, halved_unknown_forward = 0;
+  // What the rung keeps 4-byte, without counting it (lowers() below counts).
+  auto kept_four_byte = [&](uint32_t id) {
+    const LadderBlock& blk = in.blocks[id];
+    if (!scaled[id] || blk.autocast == AutocastOp::BoolMask) return false;
+    if (blk.autocast == AutocastOp::Float32 || promoted.keep[id]) return true;
+    return unnamed_fp32 && inForward(blk.born) && blk.autocast == AutocastOp::Unknown;
+  };
   auto lowers = [&](uint32_t id) {
     const LadderBlock& blk = in.blocks[id];
     if (!scaled[id]) return false;
@@ -673,13 +733,42 @@ RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unna
   int64_t casts_total = 0, halved_total = 0, input_cast = 0, input_casts_total = 0, gradient_bytes = 0;
   int64_t upcasts_total = 0;
   size_t weights = 0, upcasts = 0;
-  LoweredAlive lowered;
+  AliveBySize alive_by_size;
+  std::vector<bool> lowered(in.blocks.size(), false);
   bool previous_by_source = false;
   uint32_t previous_code = 0;
-  auto forwardOp = [&](const LadderOp& op) {
+  // This micro-step's linear layers given a 4-byte input, and their copies, freed where the fp32 run
+  // freed the input (its earliest reader's backward: the one that held it last).
+  LinearInputs linear_inputs;
+  std::map<uint32_t, std::vector<uint32_t>> copies_freed_at;  // op position -> copies freed before it
+  int64_t linear_copies_total = 0, linear_inputs_freed = 0;
+  size_t linear_copies = 0;
+  // A float32-list op that keeps its input (a GELU's torch.pow, layer_norm) keeps autocast's 4-byte
+  // copy of a 2-byte input until backward instead; the 2-byte input then goes once the op (or its
+  // line of source) has run.
+  const MicroStep* step = nullptr;  // the micro-step whose forward runs, when it has a backward
+  uint32_t input_after_line = UINT32_MAX;
+  int64_t saved_upcasts_total = 0;
+  size_t saved_upcasts = 0;
+  auto forwardOp = [&](uint32_t q) {
+    const LadderOp& op = in.ops[q];
     const LadderBlock& blk = in.blocks[op.block];
+    if (op.alloc && input_after_line != UINT32_MAX &&
+        !(blk.fp32_by_source && previous_by_source && blk.code == previous_code)) {
+      e.free(input_after_line);
+      alive_by_size.freed(input_after_line, in.blocks[input_after_line].bytes);
+      input_after_line = UINT32_MAX;
+    }
+    if (auto it = linear_inputs.input_of.find(q); it != linear_inputs.input_of.end()) {
+      const LadderBlock& x = in.blocks[it->second];
+      const uint32_t copy = e.program.alloc(half(x.bytes), BlockRole::InputCast, true);
+      copies_freed_at[x.free_op < 0 ? static_cast<uint32_t>(in.ops.size()) : static_cast<uint32_t>(x.free_op)]
+          .push_back(copy);
+      linear_copies_total += half(x.bytes);
+      ++linear_copies;
+    }
     if (!op.alloc) {
-      lowered.freed(op.block, blk.bytes);
+      alive_by_size.freed(op.block, blk.bytes);
       e.free(op.block);
       return;
     }
@@ -689,24 +778,54 @@ RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unna
     const bool line_continues = blk.fp32_by_source && previous_by_source && blk.code == previous_code;
     previous_by_source = blk.fp32_by_source;
     previous_code = blk.code;
-    if (scaled[op.block] && blk.autocast == AutocastOp::Float32 && !line_continues && lowered.any(blk.bytes)) {
+    bool up_saved = false;
+    const uint32_t input = scaled[op.block] && blk.autocast == AutocastOp::Float32 && !line_continues
+                               ? alive_by_size.inputOf(blk, in)
+                               : UINT32_MAX;
+    if (input != UINT32_MAX && lowered[input]) {
       up = e.program.alloc(blk.bytes, BlockRole::UpCast, true);
       upcasts_total += blk.bytes;
       ++upcasts;
+      const LadderBlock& x = in.blocks[input];
+      if (step && blk.float32_saves_input && survives(x, step->backward_begin)) {
+        up_saved = true;
+        copies_freed_at[x.free_op < 0 ? static_cast<uint32_t>(in.ops.size()) : static_cast<uint32_t>(x.free_op)]
+            .push_back(up);
+        saved_upcasts_total += blk.bytes;
+        ++saved_upcasts;
+        input_after_line = input;
+      }
     }
     const bool low = lowers(op.block);
     e.alloc(op.block, low ? half(blk.bytes) : blk.bytes);
-    if (low) halved_total += blk.bytes - half(blk.bytes), lowered.made(op.block, blk.bytes);
-    if (up != UINT32_MAX) e.program.free(up);
+    if (low) halved_total += blk.bytes - half(blk.bytes), lowered[op.block] = true;
+    if (scaled[op.block]) alive_by_size.made(op.block, blk.bytes);
+    if (up != UINT32_MAX && !up_saved) e.program.free(up);
+    if (auto it = linear_inputs.input_of.find(q); it != linear_inputs.input_of.end() &&
+                                                  linear_inputs.last_reader[it->second] == q && e.alive(it->second)) {
+      e.free(it->second);  // its readers keep their copies: nothing else holds it for backward
+      alive_by_size.freed(it->second, in.blocks[it->second].bytes);
+      linear_inputs_freed += in.blocks[it->second].bytes;
+    }
+  };
+  auto freeCopiesAt = [&](uint32_t q) {
+    if (auto it = copies_freed_at.find(q); it != copies_freed_at.end()) {
+      for (uint32_t c : it->second) e.program.free(c);
+      copies_freed_at.erase(it);
+    }
   };
   uint32_t pos = 0;
   AliveInputs inputs(in);
   for (const MicroStep& m : in.micro_steps) {
     for (; pos < m.forward_begin; ++pos) e.replay(in.ops[pos]);
     if (!m.hasBackward()) {
-      for (; pos < m.end; ++pos) forwardOp(in.ops[pos]);
+      linear_inputs = {};
+      step = nullptr;
+      for (; pos < m.end; ++pos) forwardOp(pos);
       continue;
     }
+    linear_inputs = linearInputs(in, m, scaled, kept_four_byte);
+    step = &m;
     // The gradients this backward makes, in order; those made after the last saved activation
     // is freed belong to layers that saved no weight (their input needs no gradient).
     std::vector<uint32_t> grads;
@@ -735,7 +854,12 @@ RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unna
       input_cast = half(largest_input);
       input_casts_total += input_cast;
     }
-    for (; pos < m.backward_begin; ++pos) forwardOp(in.ops[pos]);
+    for (; pos < m.backward_begin; ++pos) forwardOp(pos);
+    if (input_after_line != UINT32_MAX) {
+      e.free(input_after_line);
+      alive_by_size.freed(input_after_line, in.blocks[input_after_line].bytes);
+      input_after_line = UINT32_MAX;
+    }
     gradient_bytes = std::max(gradient_bytes, made_gradients);
     for (uint32_t c : unsaved) e.program.free(c);  // the cast cache empties when forward's autocast region ends
     // The layer's backward step makes the 2-byte gradient; autocast's cast of the weight is an op of
@@ -763,6 +887,7 @@ RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unna
     };
     for (; pos < m.end; ++pos) {
       runCastBacks(pos);
+      freeCopiesAt(pos);
       const LadderOp& op = in.ops[pos];
       const int64_t b = in.blocks[op.block].bytes;
       if (!op.alloc) {
@@ -780,6 +905,9 @@ RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unna
       if (low) halved_total += b - half(b);
     }
     runCastBacks(m.end);
+    for (const auto& [q, copies] : copies_freed_at)
+      for (uint32_t c : copies) e.program.free(c);
+    copies_freed_at.clear();
     for (const auto& [q, c] : cast_of) e.program.free(c);
     if (input_copy != UINT32_MAX) e.program.free(input_copy);
   }
@@ -789,7 +917,8 @@ RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unna
   // Each weight's copy reads 4 bytes an element and writes 2; its gradient's cast back reads 2 and
   // writes 4; so does the input's copy in forward.
   // An up-cast reads 2 bytes an element and writes 4: 1.5 times its 4-byte size.
-  r.cast_traffic = (6 * casts_total + 3 * input_casts_total + 3 * upcasts_total / 2) / static_cast<int64_t>(passes);
+  r.cast_traffic = (6 * casts_total + 3 * (input_casts_total + linear_copies_total) + 3 * upcasts_total / 2) /
+                   static_cast<int64_t>(passes);
   r.gradient_bytes = gradient_bytes;
   const auto per_pass = [&](int64_t b) { return bytesText(b / static_cast<int64_t>(passes)); };
   r.reasoning.push_back(fmt::format(
@@ -807,11 +936,26 @@ RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unna
       "and the first layer's input copy released): only then is the fp32 gradient made and the 2-byte one freed");
   if (input_cast > 0)
     r.reasoning.push_back(fmt::format("the first layer saves a 2-byte copy of the input ({})", bytesText(input_cast)));
+  if (linear_copies > 0)
+    r.reasoning.push_back(fmt::format(
+        "a linear layer given a 4-byte input (the output of a norm, a GELU or a line that type promotion keeps "
+        "fp32) saves its own 2-byte copy of it for backward, not the input (autocast caches only the weights' casts): "
+        "{} such layer{} per forward, {} of copies, and the 4-byte inputs ({}) go once their last reader has run. "
+        "Uncertain: a layer's input is taken as the most recent tensor made before it; a layer that reads an older "
+        "one (Llama's up_proj reads the norm's output after gate_proj and its activation ran) is not seen",
+        linear_copies / passes, linear_copies / passes == 1 ? "" : "s", per_pass(linear_copies_total),
+        per_pass(linear_inputs_freed)));
   if (upcasts > 0)
     r.reasoning.push_back(fmt::format(
         "a float32-list op given a 2-byte input (the loss's log_softmax on a Linear's logits) reads a 4-byte copy of "
         "it, beside its output while it runs: {} such op{} per forward, {} of copies (an fp32 run makes none)",
         upcasts / passes, upcasts / passes == 1 ? "" : "s", per_pass(upcasts_total)));
+  if (saved_upcasts > 0)
+    r.reasoning.push_back(fmt::format(
+        "of those, {} per forward keep their input for backward (a GELU's torch.pow, layer_norm): they keep the "
+        "4-byte copy ({} per forward) until backward instead of the 2-byte input, which goes once its line has run. "
+        "Uncertain: where another op of a later line also keeps the 2-byte input, it stays too",
+        saved_upcasts / passes, per_pass(saved_upcasts_total)));
   if (in.stacks) {
     r.reasoning.push_back(fmt::format(
         "stay 4-byte: what ops on autocast's float32 list make (layer_norm, softmax, log_softmax, cross_entropy, ...: "
@@ -844,10 +988,10 @@ RungProgram autocastProgram(const LadderInput& in, LowPrecision dtype, bool unna
         "uncertain, not in a recording: {} per forward made by ops the stacks do not name are taken as 2-byte{}. A "
         "Python stack names the line, not the op: a float32-list op called without a torch.nn.functional frame "
         "(torch.pow in a hand-written GELU, rsqrt, exp, mean) makes its result 4-byte and type promotion keeps "
-        "the rest of that expression 4-byte; so does an fp32 weight or buffer used directly (RMSNorm's weight, "
-        "rotary's cos and sin) or an explicit .float() that no float32-list op reads; "
-        "a lower-precision op given a 4-byte input saves its own 2-byte copy of it (every such op: autocast caches "
-        "only the weights' casts): where they do, the peak is higher than predicted, up to the peak with all of "
+        "the rest of that expression 4-byte; so does an fp32 buffer or tensor used directly (rotary's cos and sin, "
+        "handed from another module) or an explicit .float() that no float32-list op reads; "
+        "a lower-precision op other than a linear layer (attention, matmul) given a 4-byte input saves its own "
+        "2-byte copy of it: where they do, the peak is higher than predicted, up to the peak with all of "
         "them (and their gradients) 4-byte; blocks made in nn.Linear or nn.Conv code are 2-byte whatever their input",
         per_pass(halved_unknown_forward),
         in.source_lines_unread > 0
@@ -879,7 +1023,7 @@ RungProgram autocastRung(const LadderInput& in, LowPrecision dtype) {
     r.range_why =
         "low end: the ops the stacks do not name run in 2 bytes; high end: they, and their gradients, stay 4-byte "
         "(float32-list ops without a torch.nn.functional frame and what type promotion keeps 4-byte after them, an "
-        "fp32 weight or buffer used directly, .float()): a recording has no dtypes, and its stacks name lines, not "
+        "fp32 buffer used directly, .float()): a recording has no dtypes, and its stacks name lines, not "
         "ops";
   }
   return r;

@@ -90,7 +90,13 @@ class Evaluator {
  public:
   explicit Evaluator(const std::vector<Token>& t) : t_(t) {}
   std::vector<bool> allocs;
+  std::string first_float32;  // the first float32-list op's name
   bool failed = false;
+
+  void made(bool float32_op, std::string_view op) {
+    allocs.push_back(float32_op);
+    if (float32_op && first_float32.empty()) first_float32 = op;
+  }
 
   std::optional<Value> statement() {
     // `return EXPR`, `NAME = EXPR`, `a, b = EXPR`, `self.x = EXPR`: the expression after the
@@ -128,7 +134,7 @@ class Evaluator {
     if (a.kind == Value::Space || b.kind == Value::Space || a.kind == Value::Object || b.kind == Value::Object)
       return fail();
     if (a.kind != Value::Tensor && b.kind != Value::Tensor) return {};
-    allocs.push_back(float32_op);
+    made(float32_op, "pow");
     return of(Value::Tensor);
   }
 
@@ -215,7 +221,7 @@ class Evaluator {
           } else if (v.attr.empty()) {
             return fail();
           } else {
-            allocs.push_back(isFloat32ListOp(v.attr));
+            made(isFloat32ListOp(v.attr), v.attr);
             v = of(Value::Tensor);
           }
         } else if (v.object_method) {
@@ -223,9 +229,9 @@ class Evaluator {
         } else if (v.kind == Value::Tensor && v.bound_to_tensor) {
           const std::string_view method = v.attr;
           if (method == "float" || (method == "to" && float32_arg)) {
-            allocs.push_back(true);
+            made(true, "float");
           } else if (isFloat32ListOp(method)) {
-            allocs.push_back(true);
+            made(true, method);
           } else if (!isViewMethod(method)) {
             allocs.push_back(false);
           }
@@ -311,6 +317,24 @@ bool isFloat32ListOp(std::string_view name) {
       "pdist", "renorm", "cosine_similarity", "layer_norm", "group_norm", "softmax", "log_softmax", "softmin",
       "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "kl_div", "normalize"};
   return std::find(std::begin(kOps), std::end(kOps), name) != std::end(kOps);
+}
+
+bool float32OpSavesItsInput(std::string_view name) {
+  // Their backward formulas read the input (derivatives.yaml: pow's `self`, layer_norm's `input`);
+  // exp, rsqrt, softmax, log_softmax read their result, sum and cumsum nothing.
+  static constexpr std::string_view kOps[] = {"pow", "log", "log1p", "log2", "log10", "acos", "asin", "cosh",
+                                              "sinh", "softplus", "norm", "dist", "cdist", "pdist", "prod",
+                                              "cumprod", "renorm", "erfinv", "layer_norm", "group_norm", "normalize",
+                                              "mse_loss", "l1_loss", "kl_div", "cosine_similarity"};
+  return std::find(std::begin(kOps), std::end(kOps), name) != std::end(kOps);
+}
+
+std::optional<std::string> firstFloat32Op(std::string_view line) {
+  const auto tokens = tokenize(line);
+  if (!tokens || tokens->size() < 2) return std::nullopt;
+  Evaluator e(*tokens);
+  if (!e.statement() || e.first_float32.empty()) return std::nullopt;
+  return e.first_float32;
 }
 
 std::optional<int> blocksBeforeFloat32Op(std::string_view line) {

@@ -45,6 +45,29 @@ stage_anylength_h200() {
   rm -rf "$OUT/cache"
 }
 
+#   anylength_app   the anatomy workload recorded for 100,000 timed steps, then that file opened in
+#                   the app (its MainWindow offscreen, bench/gui/timeline_open.cpp) three times: first
+#                   paint, peak RSS, 1 % zooms and the GUI thread's longest stall (targets 0.5 s, 300 MB,
+#                   100 ms, 50 ms). Needs .gpu-app (scripts/make-gpu-app.sh: the benchmark and its Qt,
+#                   built on Debian 12) carried beside .gpu-deps. About 4 minutes on one H200.
+stage_anylength_app() {
+  uptime
+  local app=/tmp/sawtooth-gpu-app
+  rm -rf "$app" && mkdir -p "$app" && tar xJf .gpu-app/app.tar.xz -C "$app"
+  export SAWTOOTH_CACHE_DIR=$OUT/cache
+  recorder_run "$ANYLENGTH_STEPS" all 0
+  local big="$R/long-$ANYLENGTH_STEPS-all-gpu0.sawtooth"
+  ls -l "$big" | tee "$R/app-open-size.txt"
+  sync
+  for i in 1 2 3; do
+    echo "## round $i"
+    HOME=$app/home QT_QPA_PLATFORM=offscreen LD_LIBRARY_PATH=$app/app/lib QT_PLUGIN_PATH=$app/app/plugins \
+      timeout 300 "$app/app/sawtooth_timeline_open" "$big" 2>&1 | grep -v "^QFont\|propagateSizeHints" | head -40
+  done | tee "$R/app-open.txt"
+  rm -f "$R"/long-*.sawtooth "$R"/long-*.sawtooth-wal "$R"/long-*.sawtooth-shm "$R"/long-*.spec
+  rm -rf "$OUT/cache"
+}
+
 #   anylength_moments  the anatomy workload recorded for 100,000 timed steps (and 20,000 for a diff),
 #                   then what the app's allocator, live bytes and modules views and `segments`,
 #                   `modules` and `diff` read of it from its summaries (--summaries: the nearest stored

@@ -158,6 +158,13 @@ class Shim:
         except Exception as e:  # e.g. the cudaMallocAsync backend has no history
             self.ch.notice("warning", f"PyTorch's CUDA allocator is not recorded ({type(e).__name__}: {e}); driver "
                                       "allocations and device memory still are")
+        try:  # the ladder's step-time rows look its throughput up by name; CUDA is initialised here
+            index = torch._C._cuda_getDevice()
+            props = torch.cuda.get_device_properties(index)
+            self.ch.meta({"device_name": str(props.name), "device_total_bytes": str(int(props.total_memory)),
+                          "device_index": str(index), "device_compute_capability": f"{props.major}.{props.minor}"})
+        except Exception as e:
+            self.guard.report("reading the device's name", e)
         if self.cpu is not None and self.options.get("cpu", "auto") == "auto":
             self.cpu_stop_pending = True  # at the next step boundary: not inside the operator that started CUDA
         self._reclaim_cupti()  # from Kineto's CPU-only session, for the allocations before that boundary

@@ -531,12 +531,12 @@ TEST(LadderRungs, AutocastCastsWeightsAndHalvesActivations) {
 // fp32 by autocast), dropout's bool mask and output; in backward a block of the layer norm's size
 // (its gradient: fp32 too) and a weight's gradient.
 // With `x_file`, x is made on line 1 of that file (no functional frame).
-Trace stepWithAutocastOps(bool stacks, const std::string& x_file = "") {
+Trace stepWithAutocastOps(bool stacks, const std::string& x_file = "", int64_t x_units = 100) {
   StepBuilder b;
   b.before(50, Category::Parameter);
   b.phase("forward");
-  const uint64_t x = x_file.empty() ? b.a(100, Category::Activation)
-                                    : b.aIn(100, Category::Activation, {{"forward", x_file}, {"forward", "/work/model.py"}});
+  const uint64_t x = x_file.empty() ? b.a(x_units, Category::Activation)
+                                    : b.aIn(x_units, Category::Activation, {{"forward", x_file}, {"forward", "/work/model.py"}});
   const uint64_t n = stacks ? b.a(100, Category::Activation, "layer_norm") : b.a(100, Category::Activation);
   const uint64_t m = stacks ? b.a(24, Category::Activation, "dropout") : b.a(24, Category::Activation);
   const uint64_t d = stacks ? b.a(96, Category::Activation, "dropout") : b.a(96, Category::Activation);
@@ -561,9 +561,10 @@ TEST(LadderRungs, AutocastKeepsWhatFloat32OpsMakeAndDropoutMasks) {
   EXPECT_EQ(in.blocks[3].autocast, AutocastOp::BoolMask);
   EXPECT_EQ(in.blocks[4].autocast, AutocastOp::Dropout);
   const RungProgram r = autocastRung(in, LowPrecision::BFloat16);
-  // 50 parameters + the weight's 10-unit copy + x at half (50) + the layer norm's 100 + the mask's
-  // 24 + dropout's output at half (48) + L (1), then backward's 100 (the layer norm's size: fp32).
-  EXPECT_EQ(peakUnits(r, in), 50 + 10 + 50 + 100 + 24 + 48 + 1 + 100);
+  // 50 parameters + the weight's 10-unit copy + the layer norm's 4-byte copy of x (100: layer_norm
+  // keeps its input for backward, and so the copy instead of x) + its output 100 + the mask's 24 +
+  // dropout's output at half (48) + L (1), then backward's 100 (the layer norm's size: fp32).
+  EXPECT_EQ(peakUnits(r, in), 50 + 10 + 100 + 100 + 24 + 48 + 1 + 100);
   const std::string why = fmt::format("{}", fmt::join(r.reasoning, "\n"));
   EXPECT_NE(why.find("stay 4-byte"), std::string::npos) << why;
   EXPECT_NE(why.find("uncertain"), std::string::npos) << why;
@@ -585,7 +586,17 @@ TEST(LadderInput, SourceLinesThatCallAFloat32OpOrCastToFloat32) {
   EXPECT_EQ(autocastOpOfSourceLine("    h = h.to(dtype=torch.float)"), AutocastOp::Float32);
   EXPECT_EQ(autocastOpOfSourceLine("    y = x ** 2"), AutocastOp::Float32);
   EXPECT_EQ(autocastOpOfSourceLine("    p = scores.softmax(dim=-1)"), AutocastOp::Float32);
-  EXPECT_EQ(autocastOpOfSourceLine("    return self.weight * hidden_states.to(input_dtype)"), AutocastOp::Unknown);
+  // The module's fp32 parameter in arithmetic: type promotion (Llama's RMSNorm returns fp32).
+  EXPECT_EQ(autocastOpOfSourceLine("    return self.weight * hidden_states.to(input_dtype)"), AutocastOp::Float32);
+  EXPECT_EQ(autocastOpOfSourceLine("    return (x - mean) / std * self.weight + self.bias"), AutocastOp::Float32);
+  EXPECT_EQ(autocastOpOfSourceLine("    w = self.weight"), AutocastOp::Unknown);
+  EXPECT_EQ(autocastOpOfSourceLine("    y = f(self.weight, x) + self.weights_scale"), AutocastOp::Unknown);
+  EXPECT_EQ(autocastOpOfSourceLine("    y = self.weight.t() @ x"), AutocastOp::Unknown);
+  // A linear layer written as a call: on the lower-precision list (transformers' Conv1D).
+  EXPECT_EQ(autocastOpOfSourceLine("        x = torch.addmm(self.bias, x.view(-1, x.size(-1)), self.weight)"),
+            AutocastOp::LowPrecision);
+  EXPECT_EQ(autocastOpOfSourceLine("    return F.linear(x, self.w, self.b)"), AutocastOp::LowPrecision);
+  EXPECT_EQ(autocastOpOfSourceLine("    return F.linear(x, self.w).float()"), AutocastOp::Float32);
   EXPECT_EQ(autocastOpOfSourceLine("    h = h.to(torch.float16)"), AutocastOp::Unknown);
   EXPECT_EQ(autocastOpOfSourceLine("    y = x * math.exp(2.0) + math.log(3)"), AutocastOp::Unknown);
   EXPECT_EQ(autocastOpOfSourceLine("    h = self.act(self.fc(x))  # torch.pow(x, 3) was slower"), AutocastOp::Unknown);
@@ -598,13 +609,20 @@ TEST(LadderInput, SourceLinesThatCallAFloat32OpOrCastToFloat32) {
 // The same step as stepWithAutocastOps, but x made on a line of transformers' code in a venv under
 // /opt/torch (not PyTorch's file).
 const std::string kActivations = "/opt/torch/.venv/lib/python3.12/site-packages/transformers/activations.py";
+const std::string kLlama = "/opt/torch/.venv/lib/python3.12/site-packages/transformers/models/llama/modeling_llama.py";
 
 TEST(LadderRungs, AutocastKeepsWhatALineCallingAFloat32OpMakes) {
   const Trace t = stepWithAutocastOps(true, kActivations);
   const LadderInput blind = inputOf(t);
   EXPECT_EQ(blind.blocks[1].autocast, AutocastOp::Unknown);
-  const int64_t halved = peakUnits(autocastRung(blind, LowPrecision::BFloat16), blind);
-  EXPECT_EQ(halved, 50 + 10 + 50 + 100 + 24 + 48 + 1 + 100);
+  const RungProgram blind_rung = autocastRung(blind, LowPrecision::BFloat16);
+  // x taken as 2-byte: layer_norm keeps a 4-byte copy of it (100) for backward instead.
+  EXPECT_EQ(peakUnits(blind_rung, blind), 50 + 10 + 100 + 100 + 24 + 48 + 1 + 100);
+  auto upcasts = [](const RungProgram& p) {
+    return std::count_if(p.program.blocks().begin(), p.program.blocks().end(),
+                         [](const auto& blk) { return blk.kind == BlockRole::UpCast; });
+  };
+  EXPECT_EQ(upcasts(blind_rung), 1);
 
   std::vector<std::string> asked;
   LadderSelection read;
@@ -620,7 +638,9 @@ TEST(LadderRungs, AutocastKeepsWhatALineCallingAFloat32OpMakes) {
   EXPECT_EQ(in->fp32_source_lines, std::vector<std::string>{"activations.py:1"});
   EXPECT_EQ(asked, std::vector<std::string>{kActivations + ":1"});  // once a line; functional frames need none
   const RungProgram r = autocastRung(*in, LowPrecision::BFloat16);
-  EXPECT_EQ(peakUnits(r, *in), halved + 50);  // x stays 4-byte
+  // x stays 4-byte, itself saved: layer_norm reads it as it is, with no copy (the same peak here).
+  EXPECT_EQ(peakUnits(r, *in), 50 + 10 + 100 + 100 + 24 + 48 + 1 + 100);
+  EXPECT_EQ(upcasts(r), 0);
   const std::string why = fmt::format("{}", fmt::join(r.reasoning, "\n"));
   EXPECT_NE(why.find("by the program's source"), std::string::npos) << why;
   EXPECT_NE(why.find("activations.py:1"), std::string::npos) << why;
@@ -659,6 +679,106 @@ TEST(LadderInput, BlocksALineMakesBeforeItsFloat32Op) {
   EXPECT_EQ(blocksBeforeFloat32Op("y = " + std::string(16384, '(') + "x.pow(2)" + std::string(16384, ')')), std::nullopt);
   EXPECT_EQ(blocksBeforeFloat32Op("y = " + std::string(16384, '-') + "x.pow(2)"), std::nullopt);
   EXPECT_EQ(blocksBeforeFloat32Op("y = " + std::string(8, '(') + "x.pow(2)" + std::string(8, ')')), 0);
+}
+
+// Which float32-list op a line calls first tells whether the copy autocast makes of a 2-byte input is
+// kept for backward (pow and layer_norm read their input there; softmax and exp their result).
+TEST(PythonLine, TheFirstFloat32OpAndWhetherItKeepsItsInput) {
+  EXPECT_EQ(firstFloat32Op("        return 0.5 * input * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (input + "
+                           "0.044715 * torch.pow(input, 3.0))))"),
+            "pow");
+  EXPECT_EQ(firstFloat32Op("    y = x ** 2"), "pow");
+  EXPECT_EQ(firstFloat32Op("    h = h.view(b, s, d).to(torch.float32).exp()"), "float");
+  EXPECT_EQ(firstFloat32Op("    p = F.softmax(s / 8, dim=-1)"), "softmax");
+  EXPECT_EQ(firstFloat32Op("    y = x * 2 + 1"), std::nullopt);
+  EXPECT_EQ(firstFloat32Op("    q_embed = (q * cos) + (rotate_half(q) * sin)"), std::nullopt);
+  EXPECT_TRUE(float32OpSavesItsInput("pow"));
+  EXPECT_TRUE(float32OpSavesItsInput("layer_norm"));
+  EXPECT_TRUE(float32OpSavesItsInput("log"));
+  EXPECT_FALSE(float32OpSavesItsInput("softmax"));
+  EXPECT_FALSE(float32OpSavesItsInput("exp"));
+  EXPECT_FALSE(float32OpSavesItsInput("float"));
+}
+
+// Llama's attention: RMSNorm returns fp32 (`self.weight * h`: its fp32 weight promotes) and three
+// nn.Linear read it. Under autocast each saves its own 2-byte copy of that input for backward (only
+// the weights' casts are cached), and nothing keeps the 4-byte output once the last has read it. The
+// H200's bf16 Llama was 0.40 GB over a prediction that kept one 2-byte input for all three.
+Trace normIntoThreeLinears() {
+  const std::string linear = "/venv/lib/python3.12/site-packages/torch/nn/modules/linear.py";
+  StepBuilder b;
+  b.before(50, Category::Parameter);
+  b.phase("forward");
+  const uint64_t x = b.aIn(100, Category::Activation, {{"forward", kLlama}});
+  std::vector<uint64_t> outs;
+  for (int i = 0; i < 3; ++i) outs.push_back(b.aIn(40, Category::Activation, {{"forward", linear}, {"forward", "/work/attn.py"}}));
+  const uint64_t L = b.a(1);
+  b.phase("backward");
+  for (auto it = outs.rbegin(); it != outs.rend(); ++it) b.f(*it);
+  b.a(20, Category::Gradient);
+  b.f(x);
+  b.phase("after");
+  b.f(L);
+  return b.trace();
+}
+
+TEST(LadderRungs, AutocastGivesEachLinearReadingA4ByteInputItsOwnSavedCopy) {
+  LadderSelection read;
+  read.source = [](std::string_view file, uint32_t) -> std::optional<std::string> {
+    if (file == kLlama) return std::string("        return self.weight * hidden_states.to(input_dtype)");
+    return std::nullopt;
+  };
+  auto in = ladderInput(normIntoThreeLinears(), read);
+  ASSERT_TRUE(in.ok());
+  ASSERT_EQ(in->blocks[1].autocast, AutocastOp::Float32);
+  ASSERT_EQ(in->blocks[2].autocast, AutocastOp::LowPrecision);
+  const RungProgram r = autocastRung(*in, LowPrecision::BFloat16);
+  // 50 parameters + the weight's 10-unit copy + x (100, fp32) + three copies of x (50 each) beside
+  // the three outputs at half (20 each): 370 when the third is made; then x goes (one copy of x for
+  // all three, the rule before, gave 50 + 10 + 100 + 60 = 220).
+  EXPECT_EQ(peakUnits(r, *in), 50 + 10 + 100 + 3 * (50 + 20));
+  const std::string why = fmt::format("{}", fmt::join(r.reasoning, "\n"));
+  EXPECT_NE(why.find("saves its own 2-byte copy of it for backward"), std::string::npos) << why;
+  EXPECT_NE(why.find("3 such layers per forward"), std::string::npos) << why;
+}
+
+// GPT-2's GELU on a Linear's 2-byte output h: the line's torch.pow casts h to a 4-byte copy and keeps
+// that copy for backward (pow reads its input there), not h, which goes once the line has run. The
+// H200's bf16 GPT-2 was 0.3 GB over a prediction that dropped the copy when pow had run.
+TEST(LadderRungs, AutocastKeepsTheCopyAFloat32OpThatReadsItsInputInBackwardMade) {
+  const std::string linear = "/venv/lib/python3.12/site-packages/torch/nn/modules/linear.py";
+  StepBuilder b;
+  b.before(50, Category::Parameter);
+  b.phase("forward");
+  const uint64_t h = b.aIn(100, Category::Activation, {{"forward", linear}, {"forward", "/work/mlp.py"}});
+  const uint64_t half_h = b.aIn(100, Category::Activation, {{"forward", kActivations}, {"forward", "/work/mlp.py"}});
+  const uint64_t p = b.aIn(100, Category::Activation, {{"forward", kActivations}, {"forward", "/work/mlp.py"}});
+  const uint64_t next = b.aIn(30, Category::Activation, {{"forward", "/work/mlp.py"}});
+  const uint64_t L = b.a(1);
+  b.phase("backward");
+  for (uint64_t a : {next, p, half_h}) b.f(a);
+  const uint64_t ws = b.a(300, Category::Temporary);  // a size forward never made: kept whole
+  b.f(ws);
+  b.a(20, Category::Gradient);
+  b.f(h);
+  b.phase("after");
+  b.f(L);
+  LadderSelection read;
+  read.source = [](std::string_view file, uint32_t) -> std::optional<std::string> {
+    if (file == kActivations) return std::string("        return 0.5 * input * torch.pow(input, 3.0)");
+    return std::nullopt;
+  };
+  auto in = ladderInput(b.trace(), read);
+  ASSERT_TRUE(in.ok());
+  ASSERT_TRUE(in->blocks[3].float32_saves_input);
+  const RungProgram r = autocastRung(*in, LowPrecision::BFloat16);
+  // Forward: 50 + the weight's copy (10) + h (50) + 0.5 * h (50) + pow's 4-byte copy of h (100) + its
+  // output (100) = 360, then h goes. Backward's workspace (300) meets the parameters, the weight's
+  // copy, pow's copy and the loss: 461. Dropping the copy once pow had run and keeping h (the rule
+  // before) gave 411 there.
+  EXPECT_EQ(peakUnits(r, *in), 50 + 10 + 100 + 1 + 300);
+  const std::string why = fmt::format("{}", fmt::join(r.reasoning, "\n"));
+  EXPECT_NE(why.find("keep their input for backward"), std::string::npos) << why;
 }
 
 // Two runs of one such line (two layers): each run's first block stays as the input is, the
@@ -740,8 +860,10 @@ TEST(LadderRungs, AutocastKeepsTheResidualStreamFp32ByTypePromotion) {
   const RungProgram r = autocastRung(in, LowPrecision::BFloat16);
   // 50 parameters, the weight's 10-unit copy, e (100), 3 × (h at half, 20, + r, 100), L (1); backward:
   // the stream's gradient g (100, fp32 like its tensor) and the weight's 2-byte gradient (10).
-  // Halving e, each r and g (the rule before) gave 381.
-  EXPECT_EQ(peakUnits(r, in), 50 + 10 + 100 + 3 * (20 + 100) + 1 + 100 + 10);
+  // Halving e, each r and g (the rule before) gave 381. Each block's Linear reads the 4-byte stream
+  // itself here (no norm between), so it saves a 2-byte copy of it (50) and the stream it read is not
+  // kept: 3 × (50 + 20) + the last r (100) stay for backward.
+  EXPECT_EQ(peakUnits(r, in), 50 + 10 + 3 * (50 + 20) + 100 + 1 + 100 + 10);
   const std::string why = fmt::format("{}", fmt::join(r.reasoning, "\n"));
   EXPECT_NE(why.find("type promotion"), std::string::npos) << why;
   // A stream that starts from a Linear's output is 2-byte: e, each r and g halve.
@@ -1007,7 +1129,8 @@ TEST(Ladder, RowsSayTheRangeARecordingLeavesOpen) {
 // bf16: the high end keeps 4-byte what the stacks do not name (x here), and its gradient; what a
 // float32-list op made (n) is 4-byte at both ends, what nn.Linear's code made 2-byte at both.
 TEST(Ladder, Bf16RangeKeepsWhatTheStacksDoNotNameFp32AtItsHighEnd) {
-  const LadderInput with = inputOf(stepWithAutocastOps(true));
+  // x of its own size: not the layer norm's input, which would keep a 4-byte copy of x at the low end.
+  const LadderInput with = inputOf(stepWithAutocastOps(true, "", 120));
   const LadderReport with_report = predictLadder(with);  // the row points into it
   const LadderRow* bf16 = with_report.row("bf16");
   ASSERT_TRUE(bf16->peak_low && bf16->peak_high);

@@ -15,5 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)autocastOpOfSourceLine(line);
   if (const auto before = blocksBeforeFloat32Op(line); before && (*before < 0 || static_cast<size_t>(*before) > size))
     std::abort();  // each block is an op of the line: never more than its bytes
+  if (const auto op = firstFloat32Op(line); op && (op->empty() || op->size() > size))
+    std::abort();  // a name the line spells ("float" for .to(torch.float32), "pow" for **)
   return 0;
 }

@@ -25,6 +25,9 @@
 #                                     running in both
 #                        - python-cupti, -sampler, -phases, -modules: Python stacks, that part alone
 #                                     vs the same recording without it
+#                        - python-nocupti: --cupti off, Python stacks with modules (and whatever runs
+#                                     without CUPTI) vs PyTorch's history alone: like for like, as the
+#                                     history records no driver allocations or device memory
 #                      alternate_report.py summarises each ($R/modules/overhead.md); then
 #                      bench/capture/shim/module_hooks_bench.py: the hooks' cost per module call, the
 #                      former bodies beside the current and two empty hooks ($R/modules/hooks.md).
@@ -76,6 +79,9 @@ stage_module_overhead() {
         set -- -- $py $train --alternate ours,plain --pause-parts ${name#python-} ;;
       modules) set -- --stacks none --modules on -- $py $train --alternate ours,plain --pause-parts modules ;;
       python) set -- -- $py $train --alternate ours,history ;;
+      # Python stacks and modules without CUPTI (PyTorch's history has no driver allocations or
+      # device memory either): the issue's like-for-like comparison.
+      python-nocupti) set -- --cupti off -- $py $train --alternate ours,history ;;
     esac
     timeout 300 $REC --quiet --out "$R/modules/alt-$name.sawtooth" --force "$@" --json "$R/modules/alt-$name.json" \
       > "$R/modules/alt-$name.stdout" 2> "$R/modules/alt-$name.stderr"

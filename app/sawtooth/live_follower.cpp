@@ -44,6 +44,13 @@ int LiveFollower::files() const {
   return static_cast<int>(std::count_if(sources_.begin(), sources_.end(), [](const Source& s) { return !s.dropped; }));
 }
 
+std::vector<LiveFollower::Followed> LiveFollower::followed() const {
+  std::vector<Followed> out;
+  for (size_t i = 0; i < sources_.size(); ++i)
+    if (!sources_[i].dropped) out.push_back(Followed{sources_[i].path, sources_[i].label, i});
+  return out;
+}
+
 LiveFollower::~LiveFollower() { stop(); }
 
 void LiveFollower::start(int interval_ms) {

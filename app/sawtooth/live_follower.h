@@ -28,7 +28,9 @@ class LiveFollower : public QObject {
   Q_OBJECT
  public:
   // The live timeline holds about 32 bytes an event; past this many it stops growing (the whole
-  // recording opens when it ends) instead of taking the machine's memory during a long run.
+  // recording opens when it ends) instead of taking the machine's memory during a long run. Only
+  // files without summaries are drawn from it that long: once every file's summaries draw the
+  // chart (LiveRecordingTab), it holds no more rows.
   static constexpr uint64_t kDefaultMaxEvents = 20'000'000;
 
   LiveFollower(QString path, JobRunner* jobs, QObject* parent = nullptr);
@@ -44,6 +46,14 @@ class LiveFollower : public QObject {
   // all, the recorder says so and it is followed again).
   void addAnnouncedFile(const QString& path, const QString& label);
   int files() const;
+  // The files followed (those dropped left out), in the order they came; `source` numbers a file
+  // as its devices' ids in the timeline do (core/analysis/live_sources.h).
+  struct Followed {
+    QString path;
+    std::string label;
+    size_t source = 0;
+  };
+  std::vector<Followed> followed() const;
   // Stops polling; a poll in flight is dropped.
   void stop();
 

@@ -16,6 +16,7 @@ LiveRecordingTab::LiveRecordingTab(const QString& path, JobRunner* jobs, QWidget
       follower_(new LiveFollower(path, jobs, this)),
       chart_(new views::TimelineChart(this)),
       jobs_(jobs),
+      several_(std::make_shared<MultiSummaryTimeline>()),
       status_(new QLabel(tr("Waiting for the recorder's first events…"), this)),
       stop_(new QPushButton(tr("Stop"), this)),
       console_(new views::ConsoleView(this)),
@@ -67,12 +68,13 @@ LiveRecordingTab::LiveRecordingTab(const QString& path, JobRunner* jobs, QWidget
   pollSummaries();
 }
 
-bool LiveRecordingTab::fromSummaries() const {
-  return summaries_ && overview_ && !overview_->devices.empty() && follower_->files() == 1;
-}
+bool LiveRecordingTab::fromSummaries() const { return overview_ && !overview_->devices.empty(); }
+
+bool LiveRecordingTab::fromOneFile() const { return fromSummaries() && summary_files_ == QStringList{path()}; }
 
 std::optional<LiveHandover> LiveRecordingTab::handover() const {
-  if (!fromSummaries()) return std::nullopt;
+  // The finished trace of several files is another file (the ranks merged): it opens on its own.
+  if (!fromOneFile() || follower_->files() != 1) return std::nullopt;
   return LiveHandover{summaries_, chart_->window()};
 }
 
@@ -92,39 +94,71 @@ void LiveRecordingTab::requestFrame(const TimelineRequest& request) {
   }
   jobs_->run<TimelineFrame>(
       QStringLiteral("live frame: ") + path(), tr("Drawing the recording's timeline"), this,
-      [timeline = summaries_, request](Progress&) { return timeline->frame(request); },
+      [one = fromOneFile() ? summaries_ : nullptr, several = several_, request](Progress&) {
+        return one ? one->frame(request) : several->frame(request);
+      },
       [this](TimelineFrame frame) { chart_->setFrame(std::move(frame)); },
       [this](const QString& error) { chart_->setFrameFailed(error); });
 }
 
+namespace {
+
+struct Polled {
+  std::shared_ptr<SummaryTimeline> timeline;  // the one file's (null: several files')
+  TimelineOverview overview;
+  double ms = 0;
+};
+
+Result<Polled> pollFile(std::shared_ptr<SummaryTimeline> timeline, const std::string& path) {
+  QElapsedTimer clock;
+  clock.start();
+  if (!timeline) {
+    auto opened = SummaryTimeline::openGrowing(path, ReadLimits{});
+    if (!opened) return opened.error();  // not yet: the recorder has not made its tables
+    timeline = std::move(*opened);
+  }
+  auto overview = timeline->refresh();
+  if (!overview) return overview.error();
+  return Polled{std::move(timeline), std::move(*overview), clock.nsecsElapsed() / 1e6};
+}
+
+Result<Polled> pollFiles(MultiSummaryTimeline& several, const std::vector<MultiSummaryTimeline::File>& files) {
+  QElapsedTimer clock;
+  clock.start();
+  if (Status st = several.follow(files); !st) return st.error();  // a file without its tables yet
+  auto overview = several.refresh();
+  if (!overview) return overview.error();
+  return Polled{nullptr, std::move(*overview), clock.nsecsElapsed() / 1e6};
+}
+
+}  // namespace
+
 void LiveRecordingTab::pollSummaries() {
   if (summary_in_flight_ || !jobs_) return;
   summary_in_flight_ = true;
-  struct Polled {
-    std::shared_ptr<SummaryTimeline> timeline;
-    TimelineOverview overview;
-    double ms = 0;
-  };
+  std::vector<MultiSummaryTimeline::File> files;
+  QStringList paths;
+  for (const LiveFollower::Followed& f : follower_->followed()) {
+    files.push_back({f.path.toStdString(), f.label, f.source});
+    paths << f.path;
+  }
+  const bool one = paths == QStringList{path()};
   jobs_->run<Polled>(
       QStringLiteral("live summaries: ") + path(), tr("Following %1").arg(path()), this,
-      [timeline = summaries_, file = path().toStdString()](Progress&) -> Result<Polled> {
-        QElapsedTimer clock;
-        clock.start();
-        auto t = timeline;
-        if (!t) {
-          auto opened = SummaryTimeline::openGrowing(file, ReadLimits{});
-          if (!opened) return opened.error();  // not yet: the recorder has not made its tables
-          t = std::move(*opened);
-        }
-        auto overview = t->refresh();
-        if (!overview) return overview.error();
-        return Polled{std::move(t), std::move(*overview), clock.nsecsElapsed() / 1e6};
+      [one, files, timeline = summaries_, several = several_](Progress&) -> Result<Polled> {
+        return one ? pollFile(timeline, files.front().path) : pollFiles(*several, files);
       },
-      [this](Polled polled) {
+      [this, paths](Polled polled) {
         summary_in_flight_ = false;
+        QStringList followed;
+        for (const LiveFollower::Followed& f : follower_->followed()) followed << f.path;
+        if (paths != followed) return;  // a file came or went while it read: the next poll reads them
         const bool was = fromSummaries();
-        const bool grew = !overview_ || polled.overview.events != overview_->events;
-        summaries_ = std::move(polled.timeline);
+        // Drawn once, the summaries go on drawing (the rows stopped there).
+        if (was && polled.overview.devices.empty()) return;
+        const bool grew = !overview_ || polled.overview.events != overview_->events || paths != summary_files_;
+        if (polled.timeline) summaries_ = std::move(polled.timeline);
+        summary_files_ = paths;
         overview_ = std::make_shared<const TimelineOverview>(std::move(polled.overview));
         last_summary_ms_ = polled.ms;
         if (!fromSummaries()) return;
@@ -169,8 +203,11 @@ void LiveRecordingTab::updateStatus() {
   if (fromSummaries()) {
     const QLocale locale;
     const double seconds = (overview_->x_max_time - overview_->x_min_time) / 1e9;
-    status_->setText(tr("Recording %1 — %2 events, %3 s · %4 · from the file's summaries (refresh %5 ms)")
-                         .arg(QFileInfo(follower_->path()).fileName(),
+    const QString name = QFileInfo(follower_->path()).fileName();
+    const bool several = summary_files_.size() > 1;
+    status_->setText((several ? tr("Recording %1 — %2 events, %3 s · %4 · from the files' summaries (refresh %5 ms)")
+                              : tr("Recording %1 — %2 events, %3 s · %4 · from the file's summaries (refresh %5 ms)"))
+                         .arg(several ? tr("%1 (%2 files)").arg(name).arg(summary_files_.size()) : name,
                               locale.toString(static_cast<qulonglong>(overview_->events)), QString::number(seconds, 'f', 1),
                               chart_->followsLatest() ? tr("following the live edge") : tr("zoom kept (End: follow)"),
                               QString::number(last_summary_ms_, 'f', 2)));

@@ -11,6 +11,8 @@
 #include <QTemporaryDir>
 #include <QLocale>
 #include <QtTest>
+#include <map>
+#include <set>
 
 #include "app/sawtooth/appearance.h"
 #include "app/sawtooth/headless_export.h"
@@ -272,11 +274,10 @@ class MainWindowTest : public QObject {
     auto* live = w.followRecording(dir.filePath(QStringLiteral("train.rank1.sawtooth")));
     QVERIFY(live);
     QCOMPARE(live->follower()->files(), 2);
-    const LiveTimeline& timeline = live->follower()->timeline();
-    QTRY_COMPARE_WITH_TIMEOUT(timeline.events(), uint64_t{150}, 10000);
+    // Drawn from the rows or, once both files' summaries open, from those: a device per rank.
+    QTRY_COMPARE_WITH_TIMEOUT(live->eventsShown(), uint64_t{150}, 10000);
     QStringList labels;
-    for (const LiveTimeline::Device& d : timeline.devices())
-      if (!d.allocated.empty()) labels << QString::fromStdString(d.label);
+    for (const auto& d : live->chart()->overview()->devices) labels << QString::fromStdString(d.name).section(u' ', 0, 1);
     labels.sort();
     QCOMPARE(labels, (QStringList{QStringLiteral("rank 0"), QStringLiteral("rank 1")}));
     // Both recorders let go: the tab becomes the opened rank's trace.
@@ -285,6 +286,114 @@ class MainWindowTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(qobject_cast<TraceTab*>(w.tabs()->widget(0)) != nullptr, 10000);
     QVERIFY(w.tabs()->tabToolTip(0).contains(QStringLiteral("rank1")) ||
             qobject_cast<TraceTab*>(w.tabs()->widget(0))->path().contains(QStringLiteral("rank1")));
+  }
+
+  // The ranks' files each hold their summaries: the chart draws from them, as for one file, and
+  // the timeline grows past the rows' limit (issue 25: the 20 M-event live limit goes away).
+  void rankFilesBeingRecordedDrawFromTheirSummariesPastTheRowsLimit() {
+    QTemporaryDir dir;
+    auto source = loadTrace(data("anatomy_adam_snapshot.pickle").toStdString());
+    QVERIFY(source.ok());
+    const size_t all = source->events.size();
+    std::vector<std::unique_ptr<NativeWriter>> writers;
+    for (size_t rank : {0, 1}) {
+      const QString path = dir.filePath(QStringLiteral("train.rank%1.sawtooth").arg(rank));
+      auto writer = NativeWriter::create(path.toStdString(), OutputClaim::Existing::Refuse,
+                                         NativeWriterOptions{.recording = true});
+      QVERIFY(writer.ok());
+      QVERIFY((*writer)->beginBatch());
+      for (const DeviceInfo& d : source->devices) QVERIFY((*writer)->writeDevice(d));
+      QVERIFY((*writer)->appendEventsAt(source->events, 0, 50 + 50 * rank, 0));
+      QVERIFY((*writer)->commitBatch());
+      writers.push_back(std::move(*writer));
+    }
+
+    app::MainWindow w{QString()};
+    w.resize(1000, 700);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto* live = w.followRecording(dir.filePath(QStringLiteral("train.rank1.sawtooth")));
+    QVERIFY(live);
+    live->follower()->setMaxEvents(20);  // the rows stop at 20 events; the summaries do not
+    QTRY_VERIFY_WITH_TIMEOUT(live->fromSummaries() && live->eventsShown() == 150, 10000);
+    QVERIFY(!live->summaries());  // not one file's
+    QVERIFY(!live->handover());   // the finished recording is another file (the ranks merged)
+    const auto overview = live->chart()->overview();
+    QVERIFY(overview);
+    std::map<std::string, std::set<DeviceId>> by_rank;  // each file's devices, named after it
+    std::set<DeviceId> ids;
+    for (const auto& d : overview->devices) {
+      by_rank[d.name.substr(0, d.name.find(" · "))].insert(d.device);
+      ids.insert(d.device);
+    }
+    QCOMPARE(ids.size(), overview->devices.size());
+    QCOMPARE(by_rank.size(), size_t{2});
+    QVERIFY(by_rank.count("rank 0") && by_rank.count("rank 1"));
+    QVERIFY2(live->statusText().contains(QStringLiteral("2 files")), qPrintable(live->statusText()));
+
+    // The chart's frame over both files' devices has the lines of both.
+    auto drawsBoth = [&] {
+      const TimelineFrame* frame = live->chart()->frame();
+      if (!frame || live->chart()->frameComputing()) return false;
+      std::set<std::string> ranks;
+      for (const auto& line : frame->lines)
+        for (const auto& [rank, devices] : by_rank)
+          if (!line.points.empty() && devices.count(line.device)) ranks.insert(rank);
+      return ranks.size() == 2;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(drawsBoth(), 10000);
+
+    // Both ranks go on: the timeline grows with them, the rows stay where they stopped.
+    for (size_t rank : {0, 1}) {
+      QVERIFY(writers[rank]->beginBatch());
+      QVERIFY(writers[rank]->appendEventsAt(source->events, 50 + 50 * rank, all, 50 + 50 * rank));
+      QVERIFY(writers[rank]->commitBatch());
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(live->eventsShown(), uint64_t{2 * all}, 10000);
+    QVERIFY(live->follower()->timeline().events() <= 20);
+    QVERIFY2(live->statusText().contains(QLocale().toString(qulonglong(2 * all))), qPrintable(live->statusText()));
+    for (auto& writer : writers) QVERIFY(writer->finish());
+    writers.clear();
+    QTRY_VERIFY_WITH_TIMEOUT(qobject_cast<TraceTab*>(w.tabs()->widget(0)) != nullptr, 10000);
+  }
+
+  // A file that joins a recording already drawn from its summaries (a process of the program
+  // starts writing its own) is drawn from the moment its summaries open; until then the chart goes
+  // on with the first file's (the rows stopped when the summaries drew: falling back to them froze
+  // the chart).
+  void aFileJoiningARecordingDrawnFromSummariesIsDrawnFromItsOwn() {
+    QTemporaryDir dir;
+    auto source = loadTrace(data("anatomy_adam_snapshot.pickle").toStdString());
+    QVERIFY(source.ok());
+    auto record = [&](const QString& path, size_t events) -> std::unique_ptr<NativeWriter> {
+      auto writer = NativeWriter::create(path.toStdString(), OutputClaim::Existing::Refuse,
+                                         NativeWriterOptions{.recording = true});
+      if (!writer.ok() || !(*writer)->beginBatch()) return nullptr;
+      for (const DeviceInfo& d : source->devices)
+        if (!(*writer)->writeDevice(d)) return nullptr;
+      if (!(*writer)->appendEventsAt(source->events, 0, events, 0) || !(*writer)->commitBatch()) return nullptr;
+      return std::move(*writer);
+    };
+    const QString first = dir.filePath(QStringLiteral("run.sawtooth"));
+    const QString second = dir.filePath(QStringLiteral("run.pid1234.sawtooth"));
+    auto writer = record(first, 100);
+    QVERIFY(writer);
+    app::MainWindow w{QString()};
+    auto* live = w.followRecording(first);
+    QVERIFY(live);
+    QTRY_VERIFY_WITH_TIMEOUT(live->summaries() != nullptr && live->eventsShown() == 100, 10000);
+    live->addFile(second, -1, 1234);  // not written yet
+    QTest::qWait(600);                // a few polls
+    QVERIFY(live->fromSummaries());
+    QCOMPARE(live->eventsShown(), uint64_t{100});
+    auto joined = record(second, 50);
+    QVERIFY(joined);
+    QTRY_VERIFY_WITH_TIMEOUT(live->eventsShown() == 150 && !live->summaries(), 10000);
+    QStringList files;
+    for (const auto& d : live->chart()->overview()->devices) files << QString::fromStdString(d.name).section(u' ', 0, 1);
+    QVERIFY2(files.contains(QStringLiteral("pid 1234")), qPrintable(files.join(u',')));
+    QVERIFY(writer->finish());
+    QVERIFY(joined->finish());
   }
 
   // On a 1600-pixel screen the window grew to 1,654–1,760 px while a recording ran (its status line

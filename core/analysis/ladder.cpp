@@ -109,6 +109,27 @@ std::string peakPart(const LadderInput& in, const ProgramPeak& peak, const Ladde
   return "";
 }
 
+// A kernel other than a matrix product is bound by memory bandwidth: it writes the tensor it
+// allocates and reads inputs of about its size, some two (an elementwise op of two tensors, a
+// backward op reading the incoming gradient and a saved input): about three bytes moved for each
+// byte allocated.
+constexpr double kBytesMovedPerAllocated = 3;
+
+// What a program allocates over its run: bytes and allocations (about one an operator).
+struct ProgramTraffic {
+  double bytes = 0;
+  double allocations = 0;
+};
+ProgramTraffic trafficOf(const MemoryProgram& program) {
+  ProgramTraffic t;
+  for (const MemoryProgram::Op& op : program.ops())
+    if (op.alloc) {
+      t.bytes += static_cast<double>(program.blocks()[op.block].bytes);
+      t.allocations += 1;
+    }
+  return t;
+}
+
 double hostFloorMs(const LadderInput& in) {
   size_t ops = 0;
   for (const MicroStep& m : in.micro_steps) ops += m.end - m.forward_begin;
@@ -242,6 +263,7 @@ LadderReport predictLadder(const LadderInput& in, const LadderOptions& options) 
       if (tp) {
         const double base_rate = tf32 ? tp->tf32 * kTensorCoreEfficiency : tp->fp32 * kSimtEfficiency;
         const double r = base_rate / (tp->bf16 * kTensorCoreEfficiency);
+        bool casts_in_bytes = false;
         if (in.kernels && in.kernels->busy_ms_per_step > 0) {
           const double mm = in.kernels->matmul_ms_per_step, other = std::max(0.0, in.kernels->busy_ms_per_step - mm);
           row.step_ms = std::max(0.0, *T - mm * (1 - r) - other * 0.5);
@@ -250,20 +272,47 @@ LadderReport predictLadder(const LadderInput& in, const LadderOptions& options) 
               "products reach ({:.3g}×), the other kernels ({:.3g} ms) moving half the bytes, the rest of the step unchanged",
               mm, in.device_name, tf32 ? "TF32" : "FP32", bf16 ? "BF16" : "FP16", 1 / r, other);
         } else {
-          row.step_ms = *T - (fwd + bwd) * (1 - r);
+          // No kernel records: forward and backward split into the bandwidth-bound kernels, timed
+          // from the bytes the step allocates (the recorded ones, and the rung's), and matrix
+          // products, the rest; then the host's own launch time as the floor: eager PyTorch cannot
+          // finish a step faster than it launches it, and autocast adds an op a cast.
+          casts_in_bytes = true;
+          const double units = std::max(1.0, static_cast<double>(in.micro_steps.size()) / per_unit);
+          const ProgramTraffic was = trafficOf(base.rung.program), now = trafficOf(b.rung.program);
+          const double per_ms = tp->hbm * 1e9 * kCopyEfficiency;  // bytes a millisecond
+          const double moved_was = kBytesMovedPerAllocated * was.bytes / units / per_ms;
+          const double moved_now = kBytesMovedPerAllocated * now.bytes / units / per_ms;
+          const double gemm = std::max(0.0, fwd + bwd - moved_was);
+          const double gpu = *T - (fwd + bwd) + gemm * r + moved_now;
+          const double extra_ops = std::max(0.0, (now.allocations - was.allocations) / units);
+          const double host = in.timing->host_ms > 0 ? in.timing->host_ms + extra_ops * kEagerOpOverheadMs : 0;
+          row.step_ms = std::max(gpu, host);
           row.time_basis = fmt::format(
-              "forward and backward taken as matrix products sped up by the {} datasheet ratio {} → {} at the efficiency "
-              "such products reach ({:.3g}×): an upper bound on the gain (record with --kernels on to split GEMMs from the "
-              "rest)",
-              in.device_name, tf32 ? "TF32" : "FP32", bf16 ? "BF16" : "FP16", 1 / r);
+              "no kernel records (--kernels on would time them): forward and backward ({:.3g} ms) split into "
+              "bandwidth-bound kernels, {} bytes moved for each byte allocated ({} a step, {:.3g} ms at {:.0f} % of "
+              "{} TB/s), and matrix products, the rest ({:.3g} ms); under autocast the products sped up by the {} "
+              "datasheet ratio {} → {} at the efficiency such products reach ({:.3g}×) and the step's allocations "
+              "({} a step, autocast's casts and fp32 copies included) moved as before ({:.3g} ms): {:.3g} ms on the GPU",
+              fwd + bwd, kBytesMovedPerAllocated, formatBytes(static_cast<int64_t>(was.bytes / units)), moved_was,
+              100 * kCopyEfficiency, tp->hbm, gemm, in.device_name, tf32 ? "TF32" : "FP32", bf16 ? "BF16" : "FP16", 1 / r,
+              formatBytes(static_cast<int64_t>(now.bytes / units)), moved_now, gpu);
+          if (host > 0)
+            row.time_basis += fmt::format(
+                "; the host launches the step in {:.3g} ms (its forward, backward and optimizer phases, medians) "
+                "plus {:.0f} more operators autocast adds at {:.0f} µs each: {:.3g} ms, {}",
+                in.timing->host_ms, extra_ops, kEagerOpOverheadMs * 1000, host,
+                host > gpu ? "the step's time (the host, not the GPU, bounds it)" : "under the GPU's");
+          else
+            row.time_basis += "; the host's own launch time is not in the recording (no phases), so not a floor here";
         }
         // What autocast adds: its casts, and fp16's loss scaler, are copies bound by memory bandwidth,
         // of bytes the rewrite knows. The 2-byte GEMMs leave them exposed.
         const double per_ms = tp->hbm * 1e9 * kCopyEfficiency;  // bytes a millisecond
-        const double cast_ms = static_cast<double>(b.rung.cast_traffic) * per_unit / per_ms;
+        const double cast_ms = casts_in_bytes ? 0 : static_cast<double>(b.rung.cast_traffic) * per_unit / per_ms;
         const double scaler_ms = bf16 ? 0 : 2 * static_cast<double>(b.rung.gradient_bytes) / per_ms;
         *row.step_ms += cast_ms + scaler_ms;
-        row.time_basis += fmt::format(
+        if (!casts_in_bytes)
+          row.time_basis += fmt::format(
             "; plus autocast's casts ({} a step read and written: each weight's 2-byte copy, its gradient cast back, "
             "the input's copy) at {:.0f} % of the {} TB/s of memory bandwidth: {:.3g} ms",
             formatBytes(static_cast<int64_t>(static_cast<double>(b.rung.cast_traffic) * per_unit)), 100 * kCopyEfficiency,
@@ -277,6 +326,11 @@ LadderReport predictLadder(const LadderInput& in, const LadderOptions& options) 
         row.time_basis +=
             ". Uncertain: how fast the 2-byte GEMMs run (the datasheet ratio at one efficiency for TF32 and BF16/FP16 "
             "tensor cores) and how near the casts come to the bandwidth (a step of many small weights, slower)";
+        if (casts_in_bytes)
+          row.time_basis +=
+              "; without kernel records also how many bytes each allocated one moves (an op of many small tensors "
+              "stays further from the bandwidth) and how much of the host's phases was waiting on a full launch queue "
+              "(a GPU-bound run's host phases are longer than its launching)";
       } else {
         row.time_basis = in.cuda ? (in.device_name.empty()
                                         ? std::string("not predicted: the recording does not name its GPU (recordings of "

@@ -179,6 +179,8 @@ void fillTiming(LadderInput& in, const Trace& trace, const Run* run) {
     // host keeps pace); the rest of the step is forward and backward, backward taken as twice
     // forward (two matrix products for each one of forward).
     t.optimizer_ms = has_opt ? std::min(median(opt), 0.25 * t.median_ms) : 0;
+    if (in.cuda && !fwd.empty() && !bwd.empty())
+      t.host_ms = (median(fwd) + median(bwd)) * micro_per_unit + (has_opt ? median(opt) : 0);
     const double fb = std::max(0.0, t.median_ms - t.optimizer_ms);
     t.forward_ms = fb / 3;
     t.backward_ms = 2 * fb / 3;

@@ -126,6 +126,10 @@ struct LadderTiming {
   // assumed (on a GPU the phases are the host's launch times: backward taken as twice forward).
   double forward_ms = 0, backward_ms = 0, optimizer_ms = 0, other_ms = 0;
   double collective_ms = 0;  // the recorded all-reduce / broadcast phases of a step (data parallel)
+  // On a GPU: the host's own forward, backward and optimizer phases of a step (medians), the time
+  // it takes to launch the step's work. Its own cost where the GPU lets it run ahead; more where a
+  // full launch queue makes it wait for the GPU. 0 when the phases were not recorded.
+  double host_ms = 0;
   bool parts_measured = false;
   std::string parts_source;
 };

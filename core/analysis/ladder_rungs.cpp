@@ -233,7 +233,11 @@ RungProgram batchRung(const LadderInput& in, int k, bool accumulate) {
   return r;
 }
 
-RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form) {
+namespace {
+
+// hold_before_cache: the saved tensors a block recomputes before its first cache write stay to the
+// end of the backward (the high end of the range the recording leaves).
+RungProgram checkpointProgram(const LadderInput& in, int every, CheckpointForm form, bool hold_before_cache) {
   RungProgram r;
   const bool reentrant = form == CheckpointForm::Reentrant;
   if (!in.repeated.found()) {
@@ -250,6 +254,11 @@ RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form
   Emitter e(in, scaled);
   const bool cpu = !in.cuda;
   int64_t dropped_bytes = 0, recompute_allocated = 0, kept_cached = 0, largest_internal = 0, early_freed = 0;
+  // Saved tensors a block recomputes before its first cache write: the recomputed entry the cache
+  // holds to the end of backward keeps the recomputed graph that made it, and with it those of them
+  // its write depends on (which ones is data flow, not in a recording).
+  int64_t before_cache_write = 0;
+  std::set<uint32_t> held_by_entry_graph;  // those blocks (recorded ids), with hold_before_cache
   int64_t largest_kept_to_end = 0;  // non-reentrant: the largest recomputed tensor kept to its step's end
   std::unordered_set<int64_t> parameter_sizes;
   for (const LadderBlock& b : in.blocks)
@@ -350,6 +359,9 @@ RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form
       const uint32_t stop = reentrant ? b.span.end : b.last_internal_op + 1;
       std::vector<uint32_t> temps;
       std::set<uint32_t> rebound;
+      int64_t saved_so_far = 0;
+      std::vector<uint32_t> saved_before;
+      bool wrote_cache = false;
       for (uint32_t q = b.span.begin; q < stop; ++q) {
         const LadderOp& op = in.ops[q];
         const uint32_t id = op.block;
@@ -360,6 +372,12 @@ RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form
           // finds the entry forward stored and makes old and new together, twice the block.
           const bool appended = internal && in.blocks[id].cached;
           const int64_t bytes = in.blocks[id].bytes * (appended ? 2 : 1);
+          if (appended && !wrote_cache) {
+            before_cache_write += saved_so_far;
+            wrote_cache = true;
+            if (hold_before_cache) held_by_entry_graph.insert(saved_before.begin(), saved_before.end());
+          }
+          if (internal && !appended && !wrote_cache) saved_so_far += bytes, saved_before.push_back(id);
           const uint32_t p =
               e.program.alloc(bytes, internal ? BlockRole::Recomputed : BlockRole::Temporary, scaled[id]);
           recompute_allocated += bytes;
@@ -419,11 +437,12 @@ RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form
       for (size_t c : it->second) recompute(c);
     for (uint32_t q = m.backward_begin; q < m.end; ++q) {
       const LadderOp& op = in.ops[q];
-      const bool held_by_cache = !op.alloc && in.blocks[op.block].cached && internal_owner.count(op.block);
+      const bool held_by_cache = !op.alloc && internal_owner.count(op.block) &&
+                                 (in.blocks[op.block].cached || held_by_entry_graph.count(op.block));
       if (!held_by_cache) e.replay(op);
       if (auto it = early_free.find(q); it != early_free.end())
         for (uint32_t id : it->second)
-          if (e.alive(id)) e.free(id);
+          if (e.alive(id) && !held_by_entry_graph.count(id)) e.free(id);
       if (!op.alloc)
         if (auto it = internal_owner.find(op.block); it != internal_owner.end()) {
           Block& b = ck[it->second];
@@ -532,7 +551,44 @@ RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form
     r.range_why += std::string(r.range_why.empty() ? "" : "; ") +
                    "a cache that replaces its entry on recomputation instead of appending to it (one forward's entries)";
   }
+  if (before_cache_write > 0 && hold_before_cache) {
+    r.reasoning.push_back(fmt::format(
+        "kept to the end of backward: the tensors a block saves before its cache write ({} per forward). The "
+        "recomputed cache entry is made by the recomputed ops and keeps their graph (its grad_fn) while the cache "
+        "holds it, and that graph keeps what it saved on the way to the write (the Llama-style model's input norm, "
+        "read by the key and value projections), where without the cache each would go in its block's backward. "
+        "Uncertain: which of them the write depends on is the program's data flow, not in a recording (the range's "
+        "low end frees them all as the recorded backward did)",
+        bytesText(before_cache_write / static_cast<int64_t>(std::max<size_t>(1, fraction_n)))));
+  }
   return r;
+}
+
+bool writesACache(const LadderInput& in) {
+  for (const LadderBlock& b : in.blocks)
+    if (b.cached) return true;
+  return false;
+}
+
+}  // namespace
+
+RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form) {
+  if (!writesACache(in)) return checkpointProgram(in, every, form, false);
+  RungProgram held = checkpointProgram(in, every, form, true);
+  if (!held.applicable) return held;
+  // The low end: each saved tensor freed where the recorded backward freed it.
+  const RungProgram freed = checkpointProgram(in, every, form, false);
+  const auto peakOf = [&](const MemoryProgram& p) {
+    const ProgramPeak k = programPeak(p, in);
+    return in.cuda ? k.block_bytes : k.bytes;
+  };
+  if (const int64_t lower = peakOf(held.program) - peakOf(freed.program); lower > 0) {
+    held.may_be_lower_by += lower;
+    held.range_why += std::string(held.range_why.empty() ? "" : "; ") +
+                      "the saved tensors before a block's cache write that the write does not depend on, freed in "
+                      "their block's backward";
+  }
+  return held;
 }
 
 namespace {

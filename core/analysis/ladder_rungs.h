@@ -17,7 +17,8 @@
 //   has run, and made again when backward reaches the block (after the next block's backward has
 //   freed the block's output and everything born after it) — non-reentrant up to the last saved
 //   tensor (PyTorch's early stop), reentrant the whole block, whose output it then holds until the
-//   block's backward ends.
+//   block's backward ends. A block that writes a cache (transformers' KV cache) writes a recomputed
+//   entry whose graph keeps what the block saved before the write to the end of backward.
 // - autocast (bf16/fp16): batch-scaled blocks become 2-byte; each weight gets a 2-byte copy in
 //   forward, kept until its gradient is made (not kept when its layer's gradient comes after every
 //   saved activation is gone: the first layer, whose input needs no gradient); the layer's backward

@@ -1,5 +1,7 @@
 #include "app/sawtooth/summary_timeline.h"
 
+#include <cstdint>
+
 #include "core/io/native_summary_source.h"
 #include "core/io/summary_cache.h"
 
@@ -64,22 +66,41 @@ Result<TimelineFrame> SummaryTimeline::frame(const TimelineRequest& request) {
   return frameOf(*model_, request);
 }
 
+Result<TimelineModel*> SummaryTimeline::fragmentationModel() {
+  if (!fragmentation_model_) {
+    auto source = native::FileSummarySource::open(place_, limits_);
+    if (!source) return source.error();
+    fragmentation_source_ = std::move(*source);
+    fragmentation_model_ = std::make_unique<TimelineModel>(fragmentation_source_);
+    fragmentation_events_ = UINT64_MAX;
+  }
+  fragmentation_source_->setQueryDeadline(kQuerySeconds);
+  if (const uint64_t now = events_.load(); now != fragmentation_events_) {
+    if (Status st = fragmentation_model_->refresh(); !st) return st.error();  // a recording that grew since
+    fragmentation_events_ = now;
+  }
+  return fragmentation_model_.get();
+}
+
 Result<std::optional<FragmentationExtent>> SummaryTimeline::fragmentationExtent(DeviceId device) {
-  std::lock_guard lock(mutex_);
-  source_->setQueryDeadline(kQuerySeconds);
-  return sawtooth::fragmentationExtent(*model_, device);
+  std::lock_guard lock(fragmentation_mutex_);
+  auto model = fragmentationModel();
+  if (!model) return model.error();
+  return sawtooth::fragmentationExtent(**model, device);
 }
 
 Result<FragmentationFrame> SummaryTimeline::fragmentation(const FragmentationRequest& request, const Trace* tables) {
-  std::lock_guard lock(mutex_);
-  source_->setQueryDeadline(kQuerySeconds);
-  return fragmentationFrame(*model_, request, tables);
+  std::lock_guard lock(fragmentation_mutex_);
+  auto model = fragmentationModel();
+  if (!model) return model.error();
+  return fragmentationFrame(**model, request, tables);
 }
 
 Result<int64_t> SummaryTimeline::fragmentationPositionAt(DeviceId device, double x, bool by_time) {
-  std::lock_guard lock(mutex_);
-  source_->setQueryDeadline(kQuerySeconds);
-  return sawtooth::fragmentationPositionAt(*model_, device, x, by_time);
+  std::lock_guard lock(fragmentation_mutex_);
+  auto model = fragmentationModel();
+  if (!model) return model.error();
+  return sawtooth::fragmentationPositionAt(**model, device, x, by_time);
 }
 
 Result<SummaryMoment> SummaryTimeline::moment(const Trace& tables, DeviceId device, std::optional<int64_t> position,

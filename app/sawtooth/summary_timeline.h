@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <atomic>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -45,10 +46,11 @@ class SummaryTimeline {
   // Re-reads how far each series goes (a growing recording) and makes the overview.
   Result<TimelineOverview> refresh();
   Result<TimelineFrame> frame(const TimelineRequest& request);
-  // The fragmentation chart of a device (core/analysis/fragmentation_frame.h), on the timeline's
-  // connection: its extent (nothing: the summaries keep no fragmentation for it), a window's
-  // lines (exact at event level given the tables: core/analysis/fragmentation_frame.h), and the
-  // allocator event a click at x names.
+  // The fragmentation chart of a device (core/analysis/fragmentation_frame.h), on a connection of
+  // its own (at event level a window replays the allocator from the file's events, which the
+  // timeline's frames of the same zoom must not wait for): its extent (nothing: the summaries keep
+  // no fragmentation for it), a window's lines (exact at event level given the tables:
+  // core/analysis/fragmentation_frame.h), and the allocator event a click at x names.
   Result<std::optional<FragmentationExtent>> fragmentationExtent(DeviceId device);
   Result<FragmentationFrame> fragmentation(const FragmentationRequest& request, const Trace* tables);
   Result<int64_t> fragmentationPositionAt(DeviceId device, double x, bool by_time);
@@ -71,7 +73,7 @@ class SummaryTimeline {
   // The summaries on a connection of their own (a comparison's overlay reads them beside the tab).
   Result<std::shared_ptr<native::FileSummarySource>> openSource() const;
   // Events the summaries cover.
-  uint64_t events() const { return events_; }
+  uint64_t events() const { return events_.load(); }
   // Why the summaries come from the cache (empty when from the file itself).
   const std::string& cachedBecause() const { return why_cached_; }
 
@@ -86,7 +88,13 @@ class SummaryTimeline {
   std::shared_ptr<native::FileSummarySource> moment_source_;  // opened at the first moment
   std::unique_ptr<TimelineModel> moment_model_;
   StepCosts step_costs_;  // the last step's, under moment_mutex_
-  uint64_t events_ = 0;
+  std::mutex fragmentation_mutex_;
+  std::shared_ptr<native::FileSummarySource> fragmentation_source_;  // opened at the first request
+  std::unique_ptr<TimelineModel> fragmentation_model_;
+  uint64_t fragmentation_events_ = 0;  // events_ when fragmentation_model_ was last refreshed
+  // Under fragmentation_mutex_: the fragmentation's model, refreshed when the timeline's has grown.
+  Result<TimelineModel*> fragmentationModel();
+  std::atomic<uint64_t> events_ = 0;
   std::string why_cached_;
 };
 

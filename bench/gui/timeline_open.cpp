@@ -5,10 +5,11 @@
 // stall throughout (a 1 ms timer's largest gap, and the GUI thread's CPU time in one event at most
 // — as bench/gui/gui_stall.cpp measures it). Prints Markdown rows.
 //
-//   QT_QPA_PLATFORM=offscreen sawtooth_timeline_open FILE [ZOOMS]
+//   QT_QPA_PLATFORM=offscreen sawtooth_timeline_open FILE [ZOOMS] [WHOLE_FILE_BUDGET]
 //
 // Settings are a scratch organisation's: the whole-file budget is the default (2 GiB estimated), so
-// a file past it opens from its summaries alone, as a user's would.
+// a file past it opens from its summaries alone, as a user's would. WHOLE_FILE_BUDGET ("1M") sets
+// it lower: a small recording (a real GPU run's devices and series) then opens from its summaries too.
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -138,7 +139,7 @@ bool waitFor(F done) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: sawtooth_timeline_open FILE [ZOOMS]\n");
+    std::fprintf(stderr, "usage: sawtooth_timeline_open FILE [ZOOMS] [WHOLE_FILE_BUDGET]\n");
     return 2;
   }
   TimedApplication app(argc, argv);
@@ -148,6 +149,7 @@ int main(int argc, char** argv) {
   QSettings().clear();
   // No samples opened at first start beside the file measured (they would load at the same time).
   QSettings().setValue(QStringLiteral("firstStartDone"), true);
+  if (argc > 3) QSettings().setValue(QStringLiteral("limits/whole_file_budget"), QString::fromLocal8Bit(argv[3]));
   const QString path = QString::fromLocal8Bit(argv[1]);
   const int zooms = argc > 2 ? std::atoi(argv[2]) : 20;
 

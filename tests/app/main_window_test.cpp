@@ -85,6 +85,24 @@ QString writeStandInRecorder(const QTemporaryDir& dir, bool cuda) {
   return script;
 }
 
+// Two ranks' files being recorded in `dir` (train.rank0.sawtooth, train.rank1.sawtooth), rank r
+// holding the first 50 + 50 r events of `source` in one committed batch; the writers are returned
+// open (the recording goes on). Fewer than two when one could not be written.
+std::vector<std::unique_ptr<NativeWriter>> rankFilesBeingRecorded(const QTemporaryDir& dir, const Trace& source) {
+  std::vector<std::unique_ptr<NativeWriter>> writers;
+  for (size_t rank : {0, 1}) {
+    const QString path = dir.filePath(QStringLiteral("train.rank%1.sawtooth").arg(rank));
+    auto writer =
+        NativeWriter::create(path.toStdString(), OutputClaim::Existing::Refuse, NativeWriterOptions{.recording = true});
+    if (!writer.ok() || !(*writer)->beginBatch()) return writers;
+    for (const DeviceInfo& d : source.devices)
+      if (!(*writer)->writeDevice(d)) return writers;
+    if (!(*writer)->appendEventsAt(source.events, 0, 50 + 50 * rank, 0) || !(*writer)->commitBatch()) return writers;
+    writers.push_back(std::move(*writer));
+  }
+  return writers;
+}
+
 }  // namespace
 
 class MainWindowTest : public QObject {
@@ -253,18 +271,8 @@ class MainWindowTest : public QObject {
     QTemporaryDir dir;
     auto source = loadTrace(data("anatomy_adam_snapshot.pickle").toStdString());
     QVERIFY(source.ok());
-    std::vector<std::unique_ptr<NativeWriter>> writers;
-    for (int rank : {0, 1}) {
-      const QString path = dir.filePath(QStringLiteral("train.rank%1.sawtooth").arg(rank));
-      auto writer = NativeWriter::create(path.toStdString(), OutputClaim::Existing::Refuse,
-                                         NativeWriterOptions{.recording = true});
-      QVERIFY(writer.ok());
-      QVERIFY((*writer)->beginBatch());
-      for (const DeviceInfo& d : source->devices) QVERIFY((*writer)->writeDevice(d));
-      QVERIFY((*writer)->appendEventsAt(source->events, 0, 50 + 50 * static_cast<size_t>(rank), 0));
-      QVERIFY((*writer)->commitBatch());
-      writers.push_back(std::move(*writer));
-    }
+    std::vector<std::unique_ptr<NativeWriter>> writers = rankFilesBeingRecorded(dir, *source);
+    QCOMPARE(writers.size(), size_t{2});
     // A finished file of the same name pattern is not a recording: it is not followed.
     QFile done(dir.filePath(QStringLiteral("train.rank7.sawtooth")));
     QVERIFY(done.open(QIODevice::WriteOnly));
@@ -295,18 +303,8 @@ class MainWindowTest : public QObject {
     auto source = loadTrace(data("anatomy_adam_snapshot.pickle").toStdString());
     QVERIFY(source.ok());
     const size_t all = source->events.size();
-    std::vector<std::unique_ptr<NativeWriter>> writers;
-    for (size_t rank : {0, 1}) {
-      const QString path = dir.filePath(QStringLiteral("train.rank%1.sawtooth").arg(rank));
-      auto writer = NativeWriter::create(path.toStdString(), OutputClaim::Existing::Refuse,
-                                         NativeWriterOptions{.recording = true});
-      QVERIFY(writer.ok());
-      QVERIFY((*writer)->beginBatch());
-      for (const DeviceInfo& d : source->devices) QVERIFY((*writer)->writeDevice(d));
-      QVERIFY((*writer)->appendEventsAt(source->events, 0, 50 + 50 * rank, 0));
-      QVERIFY((*writer)->commitBatch());
-      writers.push_back(std::move(*writer));
-    }
+    std::vector<std::unique_ptr<NativeWriter>> writers = rankFilesBeingRecorded(dir, *source);
+    QCOMPARE(writers.size(), size_t{2});
 
     app::MainWindow w{QString()};
     w.resize(1000, 700);

@@ -1,6 +1,7 @@
 #include "core/analysis/ladder_input.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -82,6 +83,31 @@ bool isMatmulKernel(std::string_view name) {
   return false;
 }
 
+// A recorded program's batch, from its command line (the shim records it as `process_argv`, a JSON
+// list): the value of the first option of these names, "--batch 8" or "--batch=8". The names a
+// training script's batch option mostly has (argparse, transformers' TrainingArguments); a script
+// whose batch is not an option has none.
+std::optional<std::pair<int64_t, std::string>> batchFromArgv(const std::string& argv_json) {
+  const auto argv = nlohmann::json::parse(argv_json, nullptr, false);
+  if (!argv.is_array()) return std::nullopt;
+  static constexpr std::string_view kNames[] = {"--batch", "--batch-size", "--batch_size", "--micro-batch-size",
+                                                "--micro_batch_size", "--per_device_train_batch_size",
+                                                "--per-device-train-batch-size"};
+  for (size_t i = 0; i < argv.size(); ++i) {
+    if (!argv[i].is_string()) continue;
+    const std::string& arg = argv[i].get_ref<const std::string&>();
+    for (std::string_view name : kNames) {
+      std::optional<std::string> value;
+      if (arg == name && i + 1 < argv.size() && argv[i + 1].is_string()) value = argv[i + 1].get<std::string>();
+      else if (arg.size() > name.size() && arg.starts_with(name) && arg[name.size()] == '=') value = arg.substr(name.size() + 1);
+      if (!value) continue;
+      if (auto n = parseInt(*value); n && *n > 0) return std::pair{*n, std::string(name)};
+      return std::nullopt;  // the option is there, its value is not a count
+    }
+  }
+  return std::nullopt;
+}
+
 void fillConfig(LadderInput& in, const Run* run) {
   if (!run) return;
   in.config = run->config;
@@ -91,6 +117,12 @@ void fillConfig(LadderInput& in, const Run* run) {
         in.batch = *n;
         in.batch_key = key;
         break;
+      }
+  if (!in.batch)
+    if (auto argv = run->configValue("process_argv"))
+      if (auto found = batchFromArgv(*argv)) {
+        in.batch = found->first;
+        in.batch_key = found->second;  // "--batch": an option of the program, not a configuration key
       }
   if (auto v = run->configValue("world_size")) in.world_size = static_cast<int>(std::max<int64_t>(1, parseInt(*v).value_or(1)));
   if (auto v = run->configValue("rank")) in.rank = static_cast<int>(parseInt(*v).value_or(0));

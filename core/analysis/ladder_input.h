@@ -169,7 +169,7 @@ struct LadderInput {
   // and whether it already checkpoints or accumulates.
   std::vector<std::pair<std::string, std::string>> config;
   std::optional<int64_t> batch;
-  std::string batch_key;  // the configuration key the batch came from
+  std::string batch_key;  // the configuration key the batch came from, or the program's option ("--batch")
   int world_size = 1;
   int rank = 0;
   std::string autocast;            // "" (off) or the dtype the run already autocasts to

@@ -78,7 +78,10 @@ std::vector<std::string> ladderSummary(const LadderReport& rep) {
                             rep.cuda ? "allocator blocks, as max_memory_allocated counts" : "bytes"));
   if (rep.device_memory > 0)
     out.push_back(fmt::format("What fits is judged against {} ({}).", formatBytes(rep.device_memory), rep.device_memory_source));
-  if (rep.batch) out.push_back(fmt::format("The recorded batch: {} (its '{}').", *rep.batch, rep.batch_key));
+  if (rep.batch)
+    out.push_back(rep.batch_key.starts_with("--")
+                      ? fmt::format("The recorded batch: {} (the program's {} option).", *rep.batch, rep.batch_key)
+                      : fmt::format("The recorded batch: {} (its '{}').", *rep.batch, rep.batch_key));
   out.push_back("Repeated blocks: " + rep.blocks_source);
   out.push_back("Step time: " + rep.time_source + (rep.parts_source.empty() ? "" : "; its parts: " + rep.parts_source));
   out.push_back(fmt::format("Diagnosis: {} — start with: {}", rep.diagnosis.verdict, rep.diagnosis.start_with));

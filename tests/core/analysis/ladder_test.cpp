@@ -184,6 +184,41 @@ TEST(LadderInput, TheRunIsItsBlocksAndOps) {
   EXPECT_EQ(in.repeated.forward[0][1].begin, 2u);
 }
 
+// A recorded program's run has no batch key (a workload's has): its command line may name it. The
+// ladder then says the largest batch that fits in samples ("fits at batch 104"), not only as a
+// multiple of the recorded one.
+TEST(LadderInput, AProgramsBatchComesFromItsCommandLine) {
+  const auto batchOf = [](const char* argv) -> std::optional<std::pair<int64_t, std::string>> {
+    Trace t = chainOfBlocks(true);
+    t.runs[0].config.emplace_back("process_argv", argv);
+    const LadderInput in = inputOf(t);
+    if (!in.batch) return std::nullopt;
+    return std::pair{*in.batch, in.batch_key};
+  };
+  const auto gpt2 = batchOf(R"(["python3","train.py","--model","gpt2","--batch","8","--seq","512"])");
+  ASSERT_TRUE(gpt2);
+  EXPECT_EQ(*gpt2, (std::pair<int64_t, std::string>{8, "--batch"}));
+  EXPECT_EQ(batchOf(R"(["run.py","--per_device_train_batch_size=16"])"),
+            (std::pair<int64_t, std::string>{16, "--per_device_train_batch_size"}));
+  EXPECT_FALSE(batchOf(R"(["t.py","--batch-size","many"])"));  // not a count
+  EXPECT_FALSE(batchOf(R"(["t.py","--batches","4"])"));         // another option
+  EXPECT_FALSE(batchOf(R"(["t.py","--batch"])"));               // no value
+  EXPECT_FALSE(batchOf("not json"));
+  // The run's own key comes first.
+  Trace t = chainOfBlocks(true);
+  t.runs[0].config.emplace_back("batch", "32");
+  t.runs[0].config.emplace_back("process_argv", R"(["t.py","--batch","8"])");
+  EXPECT_EQ(inputOf(t).batch, 32);
+
+  Trace program = chainOfBlocks(true);
+  program.runs[0].config.emplace_back("process_argv", R"(["python3","train.py","--batch","8"])");
+  const LadderReport rep = predictLadder(inputOf(program));
+  const std::vector<std::string> summary = ladderSummary(rep);
+  EXPECT_NE(std::find(summary.begin(), summary.end(), "The recorded batch: 8 (the program's --batch option)."), summary.end())
+      << fmt::format("{}", fmt::join(summary, "\n"));
+  ASSERT_TRUE(rep.row("baseline")->max_batch);
+}
+
 // The blocks alive when the run begins come first, in the order they were made: not in the order
 // of the table that holds them by address (keyed per process, so it differs from run to run).
 TEST(LadderInput, BlocksAliveAtTheStartComeInTheOrderTheyWereMade) {

@@ -252,6 +252,7 @@ LadderReport predictLadder(const LadderInput& in, const LadderOptions& options) 
         "it with sawtooth-record --rung compile";
     rep.rows.push_back(std::move(row));
   }
+  const ProgramTraffic base_traffic = trafficOf(base.rung.program);
   for (LowPrecision dtype : {LowPrecision::BFloat16, LowPrecision::Float16}) {
     const bool bf16 = dtype == LowPrecision::BFloat16;
     const Built b = build(autocastRung(in, dtype), in);
@@ -263,6 +264,7 @@ LadderReport predictLadder(const LadderInput& in, const LadderOptions& options) 
       if (tp) {
         const double base_rate = tf32 ? tp->tf32 * kTensorCoreEfficiency : tp->fp32 * kSimtEfficiency;
         const double r = base_rate / (tp->bf16 * kTensorCoreEfficiency);
+        const double per_ms = tp->hbm * 1e9 * kCopyEfficiency;  // bytes a millisecond
         bool casts_in_bytes = false;
         if (in.kernels && in.kernels->busy_ms_per_step > 0) {
           const double mm = in.kernels->matmul_ms_per_step, other = std::max(0.0, in.kernels->busy_ms_per_step - mm);
@@ -278,8 +280,8 @@ LadderReport predictLadder(const LadderInput& in, const LadderOptions& options) 
           // finish a step faster than it launches it, and autocast adds an op a cast.
           casts_in_bytes = true;
           const double units = std::max(1.0, static_cast<double>(in.micro_steps.size()) / per_unit);
-          const ProgramTraffic was = trafficOf(base.rung.program), now = trafficOf(b.rung.program);
-          const double per_ms = tp->hbm * 1e9 * kCopyEfficiency;  // bytes a millisecond
+          const ProgramTraffic& was = base_traffic;
+          const ProgramTraffic now = trafficOf(b.rung.program);
           const double moved_was = kBytesMovedPerAllocated * was.bytes / units / per_ms;
           const double moved_now = kBytesMovedPerAllocated * now.bytes / units / per_ms;
           const double gemm = std::max(0.0, fwd + bwd - moved_was);
@@ -307,7 +309,6 @@ LadderReport predictLadder(const LadderInput& in, const LadderOptions& options) 
         }
         // What autocast adds: its casts, and fp16's loss scaler, are copies bound by memory bandwidth,
         // of bytes the rewrite knows. The 2-byte GEMMs leave them exposed.
-        const double per_ms = tp->hbm * 1e9 * kCopyEfficiency;  // bytes a millisecond
         const double cast_ms = casts_in_bytes ? 0 : static_cast<double>(b.rung.cast_traffic) * per_unit / per_ms;
         const double scaler_ms = bf16 ? 0 : 2 * static_cast<double>(b.rung.gradient_bytes) / per_ms;
         *row.step_ms += cast_ms + scaler_ms;

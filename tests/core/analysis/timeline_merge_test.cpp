@@ -21,25 +21,26 @@ TimelineOverview::Device device(DeviceId id, const char* name, int64_t peak) {
 
 // Rank 0 (the first file: its ids kept) with cpu and cuda:0; rank 1 with cuda:0, its id remapped
 // as the rows of a second file are (live_sources.h).
+TimelinePart rankPart(std::string label, std::vector<TimelineOverview::Device> devices, double x_min_time,
+                      double x_max_time, uint64_t events, int64_t max_value, std::vector<std::string> phase_names) {
+  TimelinePart part;
+  part.label = std::move(label);
+  part.overview.devices = std::move(devices);
+  part.overview.x_min_time = x_min_time;
+  part.overview.x_max_time = x_max_time;
+  part.overview.x_max_index = static_cast<double>(events);
+  part.overview.events = events;
+  part.overview.max_value = max_value;
+  part.overview.phase_names = std::move(phase_names);
+  return part;
+}
+
 std::vector<TimelinePart> twoRanks() {
   LiveSourceMap map;
-  std::vector<TimelinePart> parts(2);
-  parts[0].label = "rank 0";
-  parts[0].overview.devices = {device(-1, "cpu", 10), device(0, "cuda:0", 100)};
-  parts[0].overview.x_min_time = 1000;
-  parts[0].overview.x_max_time = 5000;
-  parts[0].overview.x_max_index = 40;
-  parts[0].overview.events = 40;
-  parts[0].overview.max_value = 120;
-  parts[0].overview.phase_names = {"forward", "backward"};
-  parts[1].label = "rank 1";
-  parts[1].overview.devices = {device(0, "cuda:0", 300)};
-  parts[1].overview.x_min_time = 800;
-  parts[1].overview.x_max_time = 4000;
-  parts[1].overview.x_max_index = 60;
-  parts[1].overview.events = 60;
-  parts[1].overview.max_value = 350;
-  parts[1].overview.phase_names = {"backward", "optimizer"};
+  std::vector<TimelinePart> parts;
+  parts.push_back(rankPart("rank 0", {device(-1, "cpu", 10), device(0, "cuda:0", 100)}, 1000, 5000, 40, 120,
+                           {"forward", "backward"}));
+  parts.push_back(rankPart("rank 1", {device(0, "cuda:0", 300)}, 800, 4000, 60, 350, {"backward", "optimizer"}));
   for (size_t source = 0; source < parts.size(); ++source)
     for (const auto& d : parts[source].overview.devices)
       parts[source].ids.emplace_back(d.device, map.idOf(source, d.device));

@@ -1,5 +1,8 @@
 #include "views/fragmentation_chart.h"
 
+#include <array>
+#include <optional>
+
 #include <QMouseEvent>
 #include <QPen>
 
@@ -82,7 +85,7 @@ FragmentationRequest FragmentationChart::currentRequest() const {
   r.by_time = by_time_;
   r.x0 = lo_;
   r.x1 = hi_;
-  r.columns = std::max(16, static_cast<int>(chart()->plotArea().width()));
+  r.columns = std::max(16, static_cast<int>(chart()->size().width()));
   return r;
 }
 
@@ -127,15 +130,18 @@ void FragmentationChart::setMarker(qint64 position) {
 }
 
 void FragmentationChart::refresh() {
-  const int columns = std::max(16, static_cast<int>(chart()->plotArea().width()));
+  // The chart's width, not the plot's (which follows the axes' labels): one frame a window.
+  const int columns = std::max(16, static_cast<int>(chart()->size().width()));
+  // Each series emptied before the range changes and filled after: Qt outlines every point a series
+  // holds on each change of either, so the points are outlined once, not twice.
+  std::array<std::optional<QList<QPointF>>, FragmentationSeries::kLines> points;
   if (extent_) {
     // The frame of this window, once it comes (the last one stays drawn meanwhile).
     const FragmentationRequest want = currentRequest();
     if (frame_ && frame_->request.sameWindow(want)) {
       for (int i = 0; i < FragmentationSeries::kLines; ++i) {
-        QList<QPointF> points;
-        for (const LodPoint& p : frame_->lines[static_cast<size_t>(i)]) points.append({toDisplayX(p.x), p.y / kBytesPerUnit});
-        lines_[i]->replace(points);
+        auto& line = points[static_cast<size_t>(i)].emplace();
+        for (const LodPoint& p : frame_->lines[static_cast<size_t>(i)]) line.append({toDisplayX(p.x), p.y / kBytesPerUnit});
       }
     } else if (!pending_ || !pending_->sameWindow(want)) {
       pending_ = want;
@@ -144,18 +150,20 @@ void FragmentationChart::refresh() {
     }
   } else {
     for (int i = 0; i < FragmentationSeries::kLines; ++i) {
-      QList<QPointF> points;
+      auto& line = points[static_cast<size_t>(i)].emplace();
       if (series_)
-        for (const LodPoint& p : series_->query(i, by_time_, lo_, hi_, columns))
-          points.append({toDisplayX(p.x), p.y / kBytesPerUnit});
-      lines_[i]->replace(points);
+        for (const LodPoint& p : series_->query(i, by_time_, lo_, hi_, columns)) line.append({toDisplayX(p.x), p.y / kBytesPerUnit});
     }
   }
+  for (int i = 0; i < FragmentationSeries::kLines; ++i)
+    if (points[static_cast<size_t>(i)]) lines_[i]->clear();
   // The timeline's ticks (1, 2 or 5 × 10^k, whole event numbers), not Qt's five at any value; set
   // before the range, so that a new range never meets an old range's interval (a tick per event
   // of a million).
   if (hi_ > lo_) applyTicks(x_, toDisplayX(lo_), toDisplayX(hi_), std::max(2, columns / 110), !by_time_);
   x_->setRange(toDisplayX(lo_), toDisplayX(hi_));
+  for (int i = 0; i < FragmentationSeries::kLines; ++i)
+    if (points[static_cast<size_t>(i)]) lines_[i]->replace(*points[static_cast<size_t>(i)]);
   placeMarker();
 }
 

@@ -36,8 +36,20 @@ TimelineChart::TimelineChart(QWidget* parent) : QChartView(parent) {
   status_->setStyleSheet(QStringLiteral("QLabel { background: rgba(255, 248, 225, 220); color: #5d4037; padding: 2px 6px; "
                                         "border: 1px solid #d7ccc8; border-radius: 3px; }"));
   status_->hide();
-  connect(c, &QChart::plotAreaChanged, this, [this] { refresh(); });
+  // The plot moves and narrows with its axes' labels after most redraws. A trace read whole is drawn
+  // again at the plot's own columns (at once); from the summaries, Qt maps the points it holds again
+  // itself, so only what is placed in pixels follows, unless the chart's width changed.
+  connect(c, &QChart::plotAreaChanged, this,
+          [this] { !analysis_ && drawn_columns_ == frameColumns() ? placeOverlays() : refresh(); });
 }
+
+int TimelineChart::frameColumns() const {
+  // The chart's width, not the plot's: a plot a few pixels narrower (wider y labels) would otherwise
+  // ask for a frame of its own after each zoom, computed off the GUI thread and outlined once more.
+  return std::max(16, static_cast<int>(chart()->size().width()));
+}
+
+int TimelineChart::plotColumns() const { return std::max(16, static_cast<int>(chart()->plotArea().width())); }
 
 TimelineChart::~TimelineChart() = default;
 
@@ -435,7 +447,7 @@ void TimelineChart::applyWindow() {
 }
 
 int TimelineChart::pointBudget() const {
-  const int columns = std::max(16, static_cast<int>(chart()->plotArea().width()));
+  const int columns = analysis_ ? plotColumns() : frameColumns();
   return columns * 2;
 }
 
@@ -455,7 +467,7 @@ void TimelineChart::refresh() {
   if (lines_.empty() && plans_.empty()) return;
   QElapsedTimer clock;
   clock.start();
-  const int columns = std::max(16, static_cast<int>(chart()->plotArea().width()));
+  const int columns = plotColumns();
   const double x0 = window_.lo(), x1 = window_.hi();
   std::vector<std::vector<LodPoint>> line_points(lines_.size());
   for (size_t i = 0; i < lines_.size(); ++i) {
@@ -478,9 +490,7 @@ void TimelineChart::refresh() {
     for (size_t c = 0; c < kCategoryCount; ++c) layer_tops.emplace_back(&layers_[i + c], std::move(stack.top[c]));
   }
   fitAndDraw(line_points, layer_x, layer_tops, columns);
-  const QRectF plot = chart()->plotArea();
-  bands_->update(*analysis_, referenceDevice(), window_, by_time_, plot);
-  bands_->hideLabelsOver(markers_->labelRects());
+  placeOverlays();
   qCDebug(lcTimeline) << "refreshed" << columns << "columns in" << clock.elapsed() << "ms";
 }
 
@@ -489,7 +499,7 @@ TimelineRequest TimelineChart::currentRequest() const {
   r.by_time = by_time_;
   r.x0 = window_.lo();
   r.x1 = window_.hi();
-  r.columns = std::max(16, static_cast<int>(chart()->plotArea().width()));
+  r.columns = frameColumns();
   r.stacked = stacked_ && !layers_.empty();
   r.bands = bands_->isVisible();
   r.devices.assign(drawn_devices_.begin(), drawn_devices_.end());
@@ -507,10 +517,7 @@ void TimelineChart::refreshFromFrame() {
       emit frameRequested(request);
       if (!pending_ || pending_->id != request.id) return;  // answered at once (and drawn)
       status_->setText(tr("Computing this window from the file's summaries…"));
-      status_->adjustSize();
-      const QRectF plot = chart()->plotArea();
-      status_->move(mapFromScene(chart()->mapToScene(plot.topRight())).x() - status_->width() - 6,
-                    mapFromScene(chart()->mapToScene(plot.topLeft())).y() + 6);
+      placeStatus();
       status_->show();
     }
   }
@@ -531,11 +538,29 @@ void TimelineChart::refreshFromFrame() {
       }
   }
   fitAndDraw(line_points, layer_x, layer_tops, want.columns);
-  const QRectF plot = chart()->plotArea();
-  static const std::vector<TimelineFrame::Band> kNone;
-  bands_->update(frame_ ? frame_->bands : kNone, window_, plot);
-  bands_->hideLabelsOver(markers_->labelRects());
+  placeOverlays();
   (void)x0, (void)x1;
+}
+
+void TimelineChart::placeOverlays() {
+  if (analysis_ ? lines_.empty() && plans_.empty() : !overview_ || lines_.empty()) return;
+  const QRectF plot = chart()->plotArea();
+  markers_->place(plot, [this](double x, double bytes) { return chartPosition(x, bytes); });
+  if (analysis_) {
+    bands_->update(*analysis_, referenceDevice(), window_, by_time_, plot);
+  } else {
+    static const std::vector<TimelineFrame::Band> kNone;
+    bands_->update(frame_ ? frame_->bands : kNone, window_, plot);
+  }
+  bands_->hideLabelsOver(markers_->labelRects());
+  if (status_->isVisible()) placeStatus();
+}
+
+void TimelineChart::placeStatus() {
+  status_->adjustSize();
+  const QRectF plot = chart()->plotArea();
+  status_->move(mapFromScene(chart()->mapToScene(plot.topRight())).x() - status_->width() - 6,
+                mapFromScene(chart()->mapToScene(plot.topLeft())).y() + 6);
 }
 
 void TimelineChart::fitAndDraw(std::vector<std::vector<LodPoint>>& line_points, const std::vector<double>& layer_x,
@@ -594,7 +619,7 @@ void TimelineChart::fitAndDraw(std::vector<std::vector<LodPoint>>& line_points, 
   for (auto& [series, plan] : plans_)
     series->replace(QList<QPointF>{{toDisplayX(x0), plan.bytes / unit}, {toDisplayX(x1), plan.bytes / unit}});
   axis_y_->setTitleText(yTitle());
-  markers_->place(chart()->plotArea(), [this](double x, double bytes) { return chartPosition(x, bytes); });
+  drawn_columns_ = columns;
 }
 
 QString TimelineChart::yTitle() const {

@@ -169,6 +169,11 @@ class TimelineChart : public QChartView {
   void updateFrameMarkers(bool several);
   // The frame mode's refresh: the frame for the window drawn, or asked for.
   void refreshFromFrame();
+  int frameColumns() const;  // columns a window is computed in from the summaries
+  int plotColumns() const;   // and from a trace read whole: the plot's pixels
+  // Markers, bands and the status label: in pixels, placed again when the plot moves.
+  void placeOverlays();
+  void placeStatus();
   TimelineRequest currentRequest() const;
   void fitAndDraw(std::vector<std::vector<LodPoint>>& line_points, const std::vector<double>& layer_x,
                   std::vector<std::pair<const StackLayer*, std::vector<double>>>& layer_tops, int columns);
@@ -197,6 +202,7 @@ class TimelineChart : public QChartView {
   std::optional<TimelineFrame> frame_;
   std::optional<TimelineRequest> pending_;
   uint64_t next_request_ = 0;
+  int drawn_columns_ = -1;  // the columns of the window drawn last
   bool follows_latest_ = true;
   bool rebuilt_by_time_ = false;
   bool window_from_summaries_ = false;  // the window was last set over an overview

@@ -121,6 +121,35 @@ class TimelineFramesTest : public QObject {
     QVERIFY(chart.statusText().contains(QStringLiteral("disk I/O error")));
   }
 
+  void oneFrameAZoomWhenTheLabelsMoveThePlot() {
+    // The plot narrows and widens by a few pixels with the axes' labels (here the x axis' last one,
+    // "2" or "351", overhangs its right edge). Each zoom asks for one frame, not another for a plot a
+    // few pixels narrower once Qt has laid the new labels out (each would be computed and drawn again).
+    Frames frames(anatomy_->sharedTrace());
+    TimelineChart chart;
+    chart.resize(1000, 600);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    int asked = 0;
+    QObject::connect(&chart, &TimelineChart::frameRequested, &chart, [&](const TimelineRequest& r) {
+      ++asked;
+      chart.setFrame(frames.frame(r));
+    });
+    chart.setOverview(frames.overview());
+    QTest::qWait(50);
+    const QRectF plot = chart.chart()->plotArea();
+    bool moved = false;
+    for (auto [lo, hi] : {std::pair{0.0, 2.0}, {0.0, 351.0}, {10.0, 12.0}, {0.0, 351.0}, {150.0, 152.0}, {0.0, 351.0}}) {
+      const int before = asked;
+      chart.zoomTo(lo, hi);
+      QTest::qWait(50);  // the layout of the new labels
+      moved = moved || chart.chart()->plotArea().width() != plot.width();
+      QCOMPARE(asked, before + 1);
+      QVERIFY(!chart.frameComputing());
+    }
+    QVERIFY2(moved, "the labels never moved the plot: the case is not tested");
+  }
+
   void theTraceInMemoryTakesOverWithTheZoomKept() {
     Frames frames(anatomy_->sharedTrace());
     TimelineChart chart;

@@ -20,10 +20,12 @@
 #include <QTimer>
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <ctime>
 #include <random>
 #include <sys/resource.h>
 
+#include "app/sawtooth/job_runner.h"
 #include "app/sawtooth/main_window.h"
 #include "app/sawtooth/reading_limits.h"
 
@@ -67,20 +69,25 @@ class TimedApplication : public QApplication {
     const int type = event->type();
     QElapsedTimer wall;
     wall.start();
+    during_.clear();
     const bool r = QApplication::notify(receiver, event);
     const double cpu = threadCpuMs() - t0;
+    for (const QString& slot : during_) slowest_delivery_[slot] = std::max(slowest_delivery_[slot], cpu);
     if (cpu > longest_) {
       longest_ = cpu;
       longest_what_ = QStringLiteral("event type %1 to a %2%3, %4 ms wall")
                           .arg(type)
                           .arg(QString::fromLatin1(cls), name.isEmpty() ? QString() : QStringLiteral(" \"%1\"").arg(name))
                           .arg(static_cast<double>(wall.nsecsElapsed()) / 1e6, 0, 'f', 0);
+      if (!during_.isEmpty()) longest_what_ += QStringLiteral(", delivering ") + during_.join(QStringLiteral(", "));
     }
     --depth_;
     return r;
   }
   double longest_ = 0;
   QString longest_what_;  // the event that took longest_: its type, receiver's class and name, wall time
+  QStringList during_;    // the jobs whose results the event being handled delivered
+  std::map<QString, double> slowest_delivery_;  // job slot -> the GUI thread's CPU (ms) in its slowest delivery
 
  private:
   int depth_ = 0;
@@ -175,6 +182,9 @@ int main(int argc, char** argv) {
   // run beside the file measured, on the same cores.
   waitFor([&] { return w.workloadPanel()->findChild<QProcess*>() == nullptr; });
   QCoreApplication::processEvents();
+  QObject::connect(w.jobs(), &sawtooth::app::JobRunner::jobFinished, &app, [&app](quint64, const QString& slot, bool delivered) {
+    if (delivered) app.during_.append(slot);
+  });
   StallProbe probe;
   app.longest_ = 0;  // the window's own first layout and paint are not the file's
   const double rss_before = peakRssMb();
@@ -273,6 +283,8 @@ int main(int argc, char** argv) {
               "drawn at %.0f ms, painted %.0f ms later.\n",
               qPrintable(what_open), qPrintable(app.longest_what_), slowest_zoom_ms, slowest_zoom_drawn_ms,
               slowest_zoom_ms - slowest_zoom_drawn_ms);
-  std::printf("\n%s\n", qPrintable(tab->otherViewsText()));
+  std::printf("\nThe GUI thread's CPU in the slowest delivery of each job's result (ms):");
+  for (const auto& [slot, ms] : app.slowest_delivery_) std::printf(" %s %.0f;", qPrintable(slot.section(QLatin1Char(' '), 1)), ms);
+  std::printf("\n\n%s\n", qPrintable(tab->otherViewsText()));
   return 0;
 }

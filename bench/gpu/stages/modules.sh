@@ -28,6 +28,7 @@
 #                        - python-nocupti: --cupti off, Python stacks with modules (and whatever runs
 #                                     without CUPTI) vs PyTorch's history alone: like for like, as the
 #                                     history records no driver allocations or device memory
+#                        - python-nocupti-nomodules: the same with --modules off
 #                      alternate_report.py summarises each ($R/modules/overhead.md); then
 #                      bench/capture/shim/module_hooks_bench.py: the hooks' cost per module call, the
 #                      former bodies beside the current and two empty hooks ($R/modules/hooks.md).
@@ -82,6 +83,8 @@ stage_module_overhead() {
       # Python stacks and modules without CUPTI (PyTorch's history has no driver allocations or
       # device memory either): the issue's like-for-like comparison.
       python-nocupti) set -- --cupti off -- $py $train --alternate ours,history ;;
+      # The same without module tracking: what the modules cost of the difference.
+      python-nocupti-nomodules) set -- --cupti off --modules off -- $py $train --alternate ours,history ;;
     esac
     timeout 300 $REC --quiet --out "$R/modules/alt-$name.sawtooth" --force "$@" --json "$R/modules/alt-$name.json" \
       > "$R/modules/alt-$name.stdout" 2> "$R/modules/alt-$name.stderr"

@@ -182,6 +182,10 @@ void TimelineChart::setLinesEndAtLastPoint(bool end) {
 }
 
 void TimelineChart::setPlanLines(std::vector<PlanLine> lines) {
+  // The same lines again (none, for most traces) leave the chart as it is: a rebuild makes every
+  // series anew.
+  auto same = [](const PlanLine& a, const PlanLine& b) { return a.label == b.label && a.bytes == b.bytes && a.legend == b.legend; };
+  if (std::equal(lines.begin(), lines.end(), plan_lines_.begin(), plan_lines_.end(), same)) return;
   plan_lines_ = std::move(lines);
   rebuild();
 }

@@ -177,17 +177,24 @@ std::optional<TraceController::OnDemand> TraceController::onDemand() const {
 }
 
 void TraceController::openEventPages() {
-  jobs_.run<std::shared_ptr<const EventPages>>(
+  struct Paged {
+    std::shared_ptr<const EventPages> pages;
+    std::shared_ptr<const TraceReport> runs;  // the runs' figures: a pass over every step and phase row
+  };
+  jobs_.run<Paged>(
       slot("pages"), tr("Opening the events table of %1").arg(tab_->title()), tab_,
-      [path = source_.toStdString(), limits = readingLimitsFromSettings()](Progress&) {
-        return EventPages::open(path, limits);
+      [path = source_.toStdString(), limits = readingLimitsFromSettings()](Progress&) -> Result<Paged> {
+        auto pages = EventPages::open(path, limits);
+        if (!pages) return pages.error();
+        auto runs = std::make_shared<const TraceReport>(runFiguresReport(*(*pages)->tables()));
+        return Paged{std::move(*pages), std::move(runs)};
       },
-      [this](std::shared_ptr<const EventPages> pages) {
-        pages_ = std::move(pages);
+      [this](Paged paged) {
+        pages_ = std::move(paged.pages);
         tab_->showPagedEvents();
         queryEvents(tab_->events()->query());
         const bool moments = moment_events_ > 0 && timeline_;
-        auto runs = std::make_shared<const TraceReport>(runFiguresReport(*pages_->tables()));
+        const std::shared_ptr<const TraceReport>& runs = paged.runs;
         tab_->showOnDemandViews(moments, runs);
         if (moments) moments_->start(timeline_, pages_->tables(), moment_device_, moment_events_);
         countWholeTrace(*runs);

@@ -301,6 +301,25 @@ class TimelineChartTest : public QObject {
     QCOMPARE(chart.chart()->legend()->alignment(), Qt::AlignBottom);
   }
 
+  void thePlanLinesAgainLeaveTheSeriesAsTheyAre() {
+    // The app hands the runs' plan lines to a chart already drawn (a file opened from its summaries,
+    // once the runs' figures are in): the same lines again make no series anew, new ones do.
+    const auto report = test::sample("anatomy.sawtooth");
+    TimelineChart chart;
+    chart.resize(1000, 600);
+    chart.setAnalysis(report->analysis);
+    QLineSeries* before = chart.line(0, SeriesKind::Allocated);
+    QVERIFY(before);
+    chart.setPlanLines({});
+    QVERIFY(chart.line(0, SeriesKind::Allocated) == before);  // (not QCOMPARE: it would print a deleted series)
+    chart.setPlanLines(report->plan_lines);
+    QVERIFY(!chart.planLabels().isEmpty());
+    QLineSeries* with_plan = chart.line(0, SeriesKind::Allocated);
+    chart.setPlanLines(report->plan_lines);
+    QVERIFY(chart.line(0, SeriesKind::Allocated) == with_plan);
+    QCOMPARE(chart.planLabels().size(), static_cast<qsizetype>(report->plan_lines.size()));
+  }
+
   void manyOverlappingBandsAndDevicesAreBounded() {
     // 20,000 annotations open at once, each of its own name: a rectangle and a label each before.
     Trace t;

@@ -46,7 +46,8 @@ stage_anylength_h200() {
 }
 
 #   anylength_app   the anatomy workload recorded for 100,000 timed steps, then that file opened in
-#                   the app (its MainWindow offscreen, bench/gui/timeline_open.cpp) three times: first
+#                   the app (its MainWindow offscreen, bench/gui/timeline_open.cpp) ANYLENGTH_APP_ROUNDS
+#                   times (3 unless set): first
 #                   paint, peak RSS, 1 % zooms and the GUI thread's longest stall (targets 0.5 s, 300 MB,
 #                   100 ms, 50 ms). Needs .gpu-app (scripts/make-gpu-app.sh: the benchmark and its Qt,
 #                   built on Debian 12) carried beside .gpu-deps. About 4 minutes on one H200.
@@ -59,7 +60,7 @@ stage_anylength_app() {
   local big="$R/long-$ANYLENGTH_STEPS-all-gpu0.sawtooth"
   ls -l "$big" | tee "$R/app-open-size.txt"
   sync
-  for i in 1 2 3; do
+  for i in $(seq "${ANYLENGTH_APP_ROUNDS:-3}"); do
     echo "## round $i"
     HOME=$app/home QT_QPA_PLATFORM=offscreen LD_LIBRARY_PATH=$app/app/lib QT_PLUGIN_PATH=$app/app/plugins \
       timeout 300 "$app/app/sawtooth_timeline_open" "$big" 2>&1 | grep -v "^QFont\|propagateSizeHints" | head -40

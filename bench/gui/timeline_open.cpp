@@ -72,6 +72,8 @@ class TimedApplication : public QApplication {
     during_.clear();
     const bool r = QApplication::notify(receiver, event);
     const double cpu = threadCpuMs() - t0;
+    interval_cpu_ += cpu;
+    ++interval_events_;
     for (const QString& slot : during_) slowest_delivery_[slot] = std::max(slowest_delivery_[slot], cpu);
     if (cpu > longest_) {
       longest_ = cpu;
@@ -88,6 +90,9 @@ class TimedApplication : public QApplication {
   QString longest_what_;  // the event that took longest_: its type, receiver's class and name, wall time
   QStringList during_;    // the jobs whose results the event being handled delivered
   std::map<QString, double> slowest_delivery_;  // job slot -> the GUI thread's CPU (ms) in its slowest delivery
+  // Since the stall probe's last tick: the events handled and their CPU (ms).
+  double interval_cpu_ = 0;
+  int interval_events_ = 0;
 
  private:
   int depth_ = 0;
@@ -95,19 +100,24 @@ class TimedApplication : public QApplication {
 
 class StallProbe : public QObject {
  public:
-  StallProbe() {
+  explicit StallProbe(TimedApplication& app) {
     timer_.setTimerType(Qt::PreciseTimer);
     timer_.setInterval(1);
-    connect(&timer_, &QTimer::timeout, this, [this] {
+    connect(&timer_, &QTimer::timeout, this, [this, &app] {
       const qint64 now = clock_.nsecsElapsed();
-      if (now - last_ns_ > max_gap_ns_) max_gap_ns_ = now - last_ns_, gap_end_ns_ = now;
+      if (now - last_ns_ > max_gap_ns_)
+        max_gap_ns_ = now - last_ns_, gap_end_ns_ = now, gap_cpu_ = app.interval_cpu_, gap_events_ = app.interval_events_;
       last_ns_ = now;
+      app.interval_cpu_ = 0, app.interval_events_ = 0;
     });
     clock_.start();
     timer_.start();
   }
   double maxGapMs() const { return static_cast<double>(max_gap_ns_) / 1e6; }
   double gapEndMs() const { return static_cast<double>(gap_end_ns_) / 1e6; }  // since the probe started
+  // The longest gap's events (those that ended inside it) and their CPU in all.
+  int gapEvents() const { return gap_events_; }
+  double gapCpuMs() const { return gap_cpu_; }
 
  private:
   QTimer timer_;
@@ -115,6 +125,8 @@ class StallProbe : public QObject {
   qint64 last_ns_ = 0;
   qint64 max_gap_ns_ = 0;
   qint64 gap_end_ns_ = 0;
+  double gap_cpu_ = 0;
+  int gap_events_ = 0;
 };
 
 // A chart over the summaries draws from frames computed off the GUI thread; over a trace read whole
@@ -185,7 +197,7 @@ int main(int argc, char** argv) {
   QObject::connect(w.jobs(), &sawtooth::app::JobRunner::jobFinished, &app, [&app](quint64, const QString& slot, bool delivered) {
     if (delivered) app.during_.append(slot);
   });
-  StallProbe probe;
+  StallProbe probe(app);
   app.longest_ = 0;  // the window's own first layout and paint are not the file's
   const double rss_before = peakRssMb();
 
@@ -229,14 +241,28 @@ int main(int argc, char** argv) {
 
   // 1 % windows across the run, on the index axis, the time axis, then the index axis with the
   // live bytes stacked by category; each until its frame is drawn and painted.
+  // What the harness calls itself (a user's click or wheel would run the same in one event): timed
+  // apart, since the stall probe sees them as gaps but the event timer does not.
+  double direct_longest_cpu = 0, direct_longest_wall = 0;
+  QString direct_longest_what;
+  auto direct = [&](const char* what, const auto& call) {
+    QElapsedTimer wall;
+    wall.start();
+    const double cpu0 = threadCpuMs();
+    call();
+    const double cpu = threadCpuMs() - cpu0;
+    if (cpu > direct_longest_cpu)
+      direct_longest_cpu = cpu, direct_longest_wall = static_cast<double>(wall.nsecsElapsed()) / 1e6,
+      direct_longest_what = QString::fromLatin1(what);
+  };
   std::mt19937_64 random(25);
   std::vector<double> index_ms, time_ms, stacked_ms;
   std::vector<double> zoom_cpu_ms[3];  // the process' CPU time (every thread) per zoom: the work, whatever the load
   double slowest_zoom_ms = 0, slowest_zoom_drawn_ms = 0;  // the slowest zoom, and when its frame was drawn
   for (int pass = 0; pass < 3; ++pass) {
     const bool by_time = pass == 1;
-    tab->setXAxisByTime(by_time);
-    if (pass == 2) tab->setStackedCategories(true);
+    direct("setXAxisByTime", [&] { tab->setXAxisByTime(by_time); });
+    if (pass == 2) direct("setStackedCategories", [&] { tab->setStackedCategories(true); });
     if (!drawnAndPainted(tab->timeline())) return 1;
     const double lo = tab->timeline()->window().boundsLo(), hi = tab->timeline()->window().boundsHi();
     const double width = (hi - lo) / 100;
@@ -244,14 +270,14 @@ int main(int argc, char** argv) {
       const double at = lo + std::uniform_real_distribution<double>(0, 1)(random) * (hi - lo - width);
       since_zoom.start();
       const double cpu0 = processCpuMs();
-      tab->timeline()->zoomTo(at, at + width);
+      direct("zoomTo", [&] { tab->timeline()->zoomTo(at, at + width); });
       if (!drawnAndPainted(tab->timeline())) return 1;
       zoom_cpu_ms[pass].push_back(processCpuMs() - cpu0);
       const double ms = static_cast<double>(since_zoom.nsecsElapsed()) / 1e6;
       if (ms > slowest_zoom_ms) slowest_zoom_ms = ms, slowest_zoom_drawn_ms = drawn_ms;
       (pass == 0 ? index_ms : pass == 1 ? time_ms : stacked_ms).push_back(ms);
     }
-    tab->timeline()->resetZoom();
+    direct("resetZoom", [&] { tab->timeline()->resetZoom(); });
   }
   waitFor([&] { return w.jobs()->isIdle(); });
   auto slowest = [](const std::vector<double>& v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); };
@@ -283,6 +309,11 @@ int main(int argc, char** argv) {
               "drawn at %.0f ms, painted %.0f ms later.\n",
               qPrintable(what_open), qPrintable(app.longest_what_), slowest_zoom_ms, slowest_zoom_drawn_ms,
               slowest_zoom_ms - slowest_zoom_drawn_ms);
+  std::printf("\nThe probe's longest gap overall (%.0f ms) held %d events of %.0f ms of the GUI thread's CPU in all\n",
+              probe.maxGapMs(), probe.gapEvents(), probe.gapCpuMs());
+  std::printf("\nThe longest of the harness' own calls (zoomTo, resetZoom, setXAxisByTime, setStackedCategories; "
+              "outside any event, inside the probe's gaps): %s, %.0f ms wall / %.0f ms CPU\n",
+              qPrintable(direct_longest_what), direct_longest_wall, direct_longest_cpu);
   std::printf("\nThe GUI thread's CPU in the slowest delivery of each job's result (ms):");
   for (const auto& [slot, ms] : app.slowest_delivery_) std::printf(" %s %.0f;", qPrintable(slot.section(QLatin1Char(' '), 1)), ms);
   std::printf("\n\n%s\n", qPrintable(tab->otherViewsText()));

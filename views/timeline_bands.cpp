@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "views/band_strip_item.h"
 #include "views/qt_format.h"
 
 namespace sawtooth::views {
@@ -123,25 +124,24 @@ void TimelineBands::draw(const std::vector<Span>& spans, const QRectF& plot) {
   // Names where they fit their band and cover no name already placed (overlapping bands share the
   // plot's top edge).
   std::vector<QRectF> named;
+  if (!strip_) {
+    strip_ = new BandStripItem(chart_);
+    strip_->setZValue(kBandZ);
+  }
+  std::vector<BandStripItem::Band> columns;
+  columns.reserve(spans.size());
   for (const Span& span : spans) {
-    if (static_cast<size_t>(shown_) == rects_.size()) {
-      auto* rect = new QGraphicsRectItem(chart_);
-      rect->setZValue(kBandZ);
-      rect->setPen(Qt::NoPen);
+    if (static_cast<size_t>(shown_) == labels_.size()) {
       auto* label = new QGraphicsSimpleTextItem(chart_);
       label->setZValue(kBandZ + 0.1);
       QFont font = label->font();
       font.setPointSizeF(7.5);
       label->setFont(font);
-      rects_.push_back(rect);
       labels_.push_back(label);
     }
     QColor c = colorFor(*span.name);
     c.setAlpha(span.kind == PhaseKind::Annotation ? 28 : 36);
-    auto* rect = rects_[static_cast<size_t>(shown_)];
-    rect->setBrush(c);
-    rect->setRect(QRectF(span.px0, plot.top(), span.px1 - span.px0, plot.height()));
-    rect->show();
+    columns.push_back(BandStripItem::Band{span.px0, span.px1, c});
     auto* label = labels_[static_cast<size_t>(shown_)];
     label->setText(toQString(*span.name));
     label->setBrush(colorFor(*span.name).darker(140));
@@ -153,10 +153,8 @@ void TimelineBands::draw(const std::vector<Span>& spans, const QRectF& plot) {
     if (free) named.push_back(at);
     ++shown_;
   }
-  for (size_t i = static_cast<size_t>(shown_); i < rects_.size(); ++i) {
-    rects_[i]->hide();
-    labels_[i]->hide();
-  }
+  for (size_t i = static_cast<size_t>(shown_); i < labels_.size(); ++i) labels_[i]->hide();
+  strip_->setBands(plot, std::move(columns));
 }
 
 void TimelineBands::hideLabelsOver(const std::vector<QRectF>& rects) {

@@ -1,10 +1,9 @@
 #pragma once
-// Phase and annotation bands behind the timeline's lines: translucent rectangles with a label,
-// recomputed for each visible window (only the bands that intersect it are drawn). Where a phase
+// Phase and annotation bands behind the timeline's lines: translucent columns with a label (all
+// bands one item: views/band_strip_item.h says why), recomputed for each visible window (only the bands that intersect it are drawn). Where a phase
 // lies on the x axis is core/analysis/phase_spans.h, on the index axis of the device drawn.
 
 #include <QChart>
-#include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
 #include <set>
 #include <string>
@@ -16,6 +15,8 @@
 #include "core/analysis/zoom_window.h"
 
 namespace sawtooth::views {
+
+class BandStripItem;
 
 class TimelineBands {
  public:
@@ -51,7 +52,7 @@ class TimelineBands {
   bool visible_ = true;
   std::set<std::string> hidden_names_;
   int shown_ = 0;
-  std::vector<QGraphicsRectItem*> rects_;
+  BandStripItem* strip_ = nullptr;  // a child of chart_, made on the first draw
   std::vector<QGraphicsSimpleTextItem*> labels_;
 };
 

@@ -72,8 +72,16 @@ class TimedApplication : public QApplication {
     during_.clear();
     const bool r = QApplication::notify(receiver, event);
     const double cpu = threadCpuMs() - t0;
+    const double wall_ms = static_cast<double>(wall.nsecsElapsed()) / 1e6;
     interval_cpu_ += cpu;
     ++interval_events_;
+    interval_wall_ += wall_ms;
+    if (interval_.size() < 32)
+      interval_ << QStringLiteral("%1 to %2: %3 wall / %4 CPU")
+                       .arg(type)
+                       .arg(QString::fromLatin1(cls))
+                       .arg(wall_ms, 0, 'f', 1)
+                       .arg(cpu, 0, 'f', 1);
     for (const QString& slot : during_) slowest_delivery_[slot] = std::max(slowest_delivery_[slot], cpu);
     if (cpu > longest_) {
       longest_ = cpu;
@@ -93,6 +101,8 @@ class TimedApplication : public QApplication {
   // Since the stall probe's last tick: the events handled and their CPU (ms).
   double interval_cpu_ = 0;
   int interval_events_ = 0;
+  double interval_wall_ = 0;  // and their wall time
+  QStringList interval_;      // each event: type, receiver's class, wall and CPU (ms)
 
  private:
   int depth_ = 0;
@@ -106,9 +116,11 @@ class StallProbe : public QObject {
     connect(&timer_, &QTimer::timeout, this, [this, &app] {
       const qint64 now = clock_.nsecsElapsed();
       if (now - last_ns_ > max_gap_ns_)
-        max_gap_ns_ = now - last_ns_, gap_end_ns_ = now, gap_cpu_ = app.interval_cpu_, gap_events_ = app.interval_events_;
+        max_gap_ns_ = now - last_ns_, gap_end_ns_ = now, gap_cpu_ = app.interval_cpu_, gap_events_ = app.interval_events_,
+        gap_wall_ = app.interval_wall_, gap_list_ = app.interval_;
       last_ns_ = now;
-      app.interval_cpu_ = 0, app.interval_events_ = 0;
+      app.interval_cpu_ = 0, app.interval_events_ = 0, app.interval_wall_ = 0;
+      app.interval_.clear();
     });
     clock_.start();
     timer_.start();
@@ -118,6 +130,8 @@ class StallProbe : public QObject {
   // The longest gap's events (those that ended inside it) and their CPU in all.
   int gapEvents() const { return gap_events_; }
   double gapCpuMs() const { return gap_cpu_; }
+  double gapWallInEventsMs() const { return gap_wall_; }
+  const QStringList& gapList() const { return gap_list_; }
 
  private:
   QTimer timer_;
@@ -127,6 +141,8 @@ class StallProbe : public QObject {
   qint64 gap_end_ns_ = 0;
   double gap_cpu_ = 0;
   int gap_events_ = 0;
+  double gap_wall_ = 0;
+  QStringList gap_list_;
 };
 
 // A chart over the summaries draws from frames computed off the GUI thread; over a trace read whole
@@ -309,8 +325,10 @@ int main(int argc, char** argv) {
               "drawn at %.0f ms, painted %.0f ms later.\n",
               qPrintable(what_open), qPrintable(app.longest_what_), slowest_zoom_ms, slowest_zoom_drawn_ms,
               slowest_zoom_ms - slowest_zoom_drawn_ms);
-  std::printf("\nThe probe's longest gap overall (%.0f ms) held %d events of %.0f ms of the GUI thread's CPU in all\n",
-              probe.maxGapMs(), probe.gapEvents(), probe.gapCpuMs());
+  std::printf("\nThe probe's longest gap overall (%.0f ms) held %d events of %.0f ms of the GUI thread's CPU and %.0f ms "
+              "wall in all: %s\n",
+              probe.maxGapMs(), probe.gapEvents(), probe.gapCpuMs(), probe.gapWallInEventsMs(),
+              qPrintable(probe.gapList().join(QStringLiteral("; "))));
   std::printf("\nThe longest of the harness' own calls (zoomTo, resetZoom, setXAxisByTime, setStackedCategories; "
               "outside any event, inside the probe's gaps): %s, %.0f ms wall / %.0f ms CPU\n",
               qPrintable(direct_longest_what), direct_longest_wall, direct_longest_cpu);

@@ -50,20 +50,29 @@ stage_anylength_h200() {
 #                   times (3 unless set): first
 #                   paint, peak RSS, 1 % zooms and the GUI thread's longest stall (targets 0.5 s, 300 MB,
 #                   100 ms, 50 ms). Needs .gpu-app (scripts/make-gpu-app.sh: the benchmark and its Qt,
-#                   built on Debian 12) carried beside .gpu-deps. About 4 minutes on one H200.
+#                   built on Debian 12) carried beside .gpu-deps. With .gpu-app/baseline.xz
+#                   (make-gpu-app.sh --baseline) each round runs the baseline, then the current one.
+#                   About 4 minutes on one H200.
 stage_anylength_app() {
   uptime
   local app=/tmp/sawtooth-gpu-app
   rm -rf "$app" && mkdir -p "$app" && tar xJf .gpu-app/app.tar.xz -C "$app"
+  local builds="$app/app/sawtooth_timeline_open"
+  if [ -f .gpu-app/baseline.xz ]; then
+    xz -dc .gpu-app/baseline.xz > "$app/app/baseline" && chmod +x "$app/app/baseline"
+    builds="$app/app/baseline $builds"
+  fi
   export SAWTOOTH_CACHE_DIR=$OUT/cache
   recorder_run "$ANYLENGTH_STEPS" all 0
   local big="$R/long-$ANYLENGTH_STEPS-all-gpu0.sawtooth"
   ls -l "$big" | tee "$R/app-open-size.txt"
   sync
   for i in $(seq "${ANYLENGTH_APP_ROUNDS:-3}"); do
-    echo "## round $i"
-    HOME=$app/home QT_QPA_PLATFORM=offscreen LD_LIBRARY_PATH=$app/app/lib QT_PLUGIN_PATH=$app/app/plugins \
-      timeout 300 "$app/app/sawtooth_timeline_open" "$big" 2>&1 | grep -v "^QFont\|propagateSizeHints" | head -40
+    for build in $builds; do
+      echo "## round $i: $(basename "$build")"
+      HOME=$app/home QT_QPA_PLATFORM=offscreen LD_LIBRARY_PATH=$app/app/lib QT_PLUGIN_PATH=$app/app/plugins \
+        timeout 300 "$build" "$big" 2>&1 | grep -v "^QFont\|propagateSizeHints" | head -40
+    done
   done | tee "$R/app-open.txt"
   rm -f "$R"/long-*.sawtooth "$R"/long-*.sawtooth-wal "$R"/long-*.sawtooth-shm "$R"/long-*.spec
   rm -rf "$OUT/cache"

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/analysis/reduction_staging.h"
 #include "core/util/format_bytes.h"
 
 namespace sawtooth {
@@ -97,6 +98,58 @@ int64_t sumWhere(const LadderInput& in, const std::vector<bool>& scaled, bool wa
   return s;
 }
 
+// A backward block that is a row sum's staging buffer (reduction_staging.h): sized for `rows` rows
+// of `outputs` outputs.
+struct StagingBuffer {
+  int64_t rows = 0;
+  int64_t outputs = 0;
+};
+
+// The staging buffers among the backward blocks of a size forward never made: a block right after
+// a small gradient (the bias's, of `outputs` elements of 4 or 2 bytes) whose size is exactly the
+// buffer ATen sizes for a sum over rows, with the rows told by a batch-scaled block alive then (the
+// incoming gradient, rows × outputs elements). Nothing where the device is unknown.
+std::map<uint32_t, StagingBuffer> stagingBuffers(const LadderInput& in, const std::vector<bool>& scaled) {
+  std::map<uint32_t, StagingBuffer> out;
+  const ReductionDevice device = reductionDeviceOf(in.device_name);
+  if (!in.cuda || device.multiprocessors == 0) return out;
+  constexpr int kLookBack = 4;      // ops between the bias's gradient and the buffer
+  constexpr int kRowsFrom = 64;     // ops back to look for a block that tells the rows
+  for (uint32_t b = 0; b < in.blocks.size(); ++b) {
+    const LadderBlock& blk = in.blocks[b];
+    if (scaled[b] || blk.born != StepPart::Backward || modelState(blk.category) || blk.bytes <= kFixedUpTo ||
+        blk.alloc_op < 0 || blk.free_op < 0)
+      continue;
+    const auto at = static_cast<uint32_t>(blk.alloc_op);
+    std::optional<StagingBuffer> found;
+    for (uint32_t q = at; q-- > 0 && at - q <= kLookBack && !found;) {
+      const LadderOp& op = in.ops[q];
+      const LadderBlock& gradient = in.blocks[op.block];
+      if (!op.alloc || gradient.category != Category::Gradient) continue;
+      for (int64_t element : {4, 2}) {
+        if (gradient.bytes % element != 0) continue;
+        const int64_t outputs = gradient.bytes / element;
+        for (uint32_t r = at; r-- > 0 && at - r <= kRowsFrom && !found;) {
+          const LadderOp& seen = in.ops[r];
+          if (!seen.alloc || !scaled[seen.block]) continue;
+          const int64_t bytes = in.blocks[seen.block].bytes;
+          for (int64_t e : {4, 2}) {
+            if (bytes % (outputs * e) != 0) continue;
+            const int64_t rows = bytes / (outputs * e);
+            if (rowSumStagingBytes(rows, outputs, device) == blk.bytes) {
+              found = StagingBuffer{rows, outputs};
+              break;
+            }
+          }
+        }
+        if (found) break;
+      }
+    }
+    if (found) out[b] = *found;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<bool> batchScaledBlocks(const LadderInput& in) {
@@ -133,13 +186,25 @@ RungProgram batchRung(const LadderInput& in, int k, bool accumulate) {
   }
   const std::vector<bool> scaled = batchScaledBlocks(in);
   Emitter e(in, scaled);
-  auto bytesOf = [&](uint32_t b) { return scaled[b] ? scaledBytes(in.blocks[b].bytes, 1, k) : in.blocks[b].bytes; };
+  // A row sum's staging buffer is sized for the rows a micro-batch has (none below a thousand or so).
+  const std::map<uint32_t, StagingBuffer> staging = stagingBuffers(in, scaled);
+  const ReductionDevice device = reductionDeviceOf(in.device_name);
+  std::map<uint32_t, int64_t> staged_bytes;
+  for (const auto& [b, buffer] : staging)
+    staged_bytes[b] = rowSumStagingBytes(scaledBytes(buffer.rows, 1, k), buffer.outputs, device);
+  auto bytesOf = [&](uint32_t b) {
+    if (auto it = staged_bytes.find(b); it != staged_bytes.end()) return it->second;
+    return scaled[b] ? scaledBytes(in.blocks[b].bytes, 1, k) : in.blocks[b].bytes;
+  };
+  auto allocAs = [&](uint32_t b) {  // a buffer the micro-batch needs none of is not made
+    if (const int64_t bytes = bytesOf(b); bytes > 0) e.alloc(b, bytes);
+  };
   uint32_t pos = 0;
   size_t replicated = 0;
   for (const MicroStep& m : in.micro_steps) {
     for (; pos < m.forward_begin; ++pos) {
       const LadderOp& op = in.ops[pos];
-      if (op.alloc) e.alloc(op.block, bytesOf(op.block));
+      if (op.alloc) allocAs(op.block);
       else e.free(op.block);
     }
     const int copies = accumulate && m.hasBackward() ? k : 1;
@@ -179,7 +244,7 @@ RungProgram batchRung(const LadderInput& in, int k, bool accumulate) {
           }
           continue;
         }
-        e.alloc(op.block, bytesOf(op.block));
+        allocAs(op.block);
       }
       if (c > 0) {
         freeTransients(m.end);
@@ -190,7 +255,7 @@ RungProgram batchRung(const LadderInput& in, int k, bool accumulate) {
   }
   for (; pos < in.ops.size(); ++pos) {
     const LadderOp& op = in.ops[pos];
-    if (op.alloc) e.alloc(op.block, bytesOf(op.block));
+    if (op.alloc) allocAs(op.block);
     else e.free(op.block);
   }
   r.program = std::move(e.program);
@@ -203,9 +268,25 @@ RungProgram batchRung(const LadderInput& in, int k, bool accumulate) {
       "parameters, gradients, optimizer state and blocks of {} B or less do not change ({} allocated in forward and "
       "backward do not scale)",
       kFixedUpTo, bytesText(fixed)));
+  if (!staging.empty()) {
+    int64_t largest = 0, largest_now = 0;
+    for (const auto& [b, buffer] : staging)
+      if (in.blocks[b].bytes > largest) largest = in.blocks[b].bytes, largest_now = staged_bytes[b];
+    const StagingBuffer& any = staging.begin()->second;
+    r.reasoning.push_back(fmt::format(
+        "{} backward block(s) of a size forward never made are a row sum's staging buffer (a bias's gradient, "
+        "grad_output.sum(0): PyTorch's CUDA reduction splits a long sum across thread blocks and stages their partial "
+        "sums, a buffer sized by the rows up to a cap set by the {} multiprocessors of the {}): at {} rows a pass "
+        "instead of {}, the largest {}",
+        staging.size(), device.multiprocessors, in.device_name, scaledBytes(any.rows, 1, k), any.rows,
+        largest_now == largest ? fmt::format("stays {} (the cap)", bytesText(largest))
+        : largest_now > 0      ? fmt::format("{} instead of {}", bytesText(largest_now), bytesText(largest))
+                               : fmt::format("goes ({} recorded): a sum that short is not staged",
+                                             bytesText(largest))));
+  }
   int64_t largest_fixed_backward = 0;
   for (uint32_t b = 0; b < in.blocks.size(); ++b)
-    if (!scaled[b] && in.blocks[b].born == StepPart::Backward && !modelState(in.blocks[b].category))
+    if (!scaled[b] && !staging.count(b) && in.blocks[b].born == StepPart::Backward && !modelState(in.blocks[b].category))
       largest_fixed_backward = std::max(largest_fixed_backward, in.blocks[b].bytes);
   if (largest_fixed_backward > kFixedUpTo) {
     r.may_be_lower_by = largest_fixed_backward - scaledBytes(largest_fixed_backward, 1, k);

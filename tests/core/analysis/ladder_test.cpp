@@ -1358,10 +1358,11 @@ TEST(LadderOnH200, AccumulationPredictsTheMeasuredPeaks) {
   // Within 0.2 %: the 1 MiB block the first forward makes and never frees (a cuBLAS workspace) is
   // kept whole, as it is in the k = 2 run; halving it had made this row exact by a coincidence.
   EXPECT_LE(std::abs(peakError(rep, "accumulate:k=2")), 0.002);
-  EXPECT_LE(std::abs(peakError(rep, "accumulate:k=4")), 0.01);
-  // k = 8: cuBLAS sizes a backward workspace by the batch (64 MiB at 2048 rows, 132 MiB from
-  // 8192): the recording at k = 1 cannot show it shrinking. The prediction is high by that much.
-  EXPECT_GT(peakError(rep, "accumulate:k=8"), 0.10);
+  // Each bias gradient's sum over the rows stages its partial sums in a backward buffer sized by
+  // the rows up to the H200's cap (132 MiB from 8192 rows, 128 MiB at 4096, 64 MiB at 2048:
+  // reduction_staging.h). Kept whole, k = 4 was +0.7 % and k = 8 +13.4 %.
+  EXPECT_LE(std::abs(peakError(rep, "accumulate:k=4")), 0.002);
+  EXPECT_LE(std::abs(peakError(rep, "accumulate:k=8")), 0.003);
 }
 
 TEST(LadderOnH200, Bf16PredictsTheMeasuredPeakWithinFivePercent) {

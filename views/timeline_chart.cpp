@@ -9,6 +9,7 @@
 
 #include "views/chart_export.h"
 #include "views/qt_format.h"
+#include "views/stack_columns_item.h"
 #include "views/timeline_bands.h"
 #include "views/timeline_hover.h"
 #include "views/timeline_markers.h"
@@ -66,6 +67,8 @@ void TimelineChart::setAnalysis(std::shared_ptr<const TraceAnalysis> analysis) {
 }
 
 namespace {
+// The stacked categories: above the grid (2) and the axes (3), below Qt Charts' series items (4).
+constexpr qreal kStackZ = 3.9;
 // The same devices, lines and names: a grown recording only moves the extent and the peaks.
 bool sameShape(const TimelineOverview& a, const TimelineOverview& b) {
   if (a.devices.size() != b.devices.size() || a.phase_names != b.phase_names) return false;
@@ -243,6 +246,8 @@ void TimelineChart::rebuild() {
   for (auto* s : c->series()) c->removeSeries(s), delete s;
   lines_.clear();
   layers_.clear();
+  for (StackColumnsItem* item : stacks_) delete item;
+  stacks_.clear();
   plans_.clear();
   phase_entries_.clear();
   markers_->setMarkers({});
@@ -377,11 +382,45 @@ void TimelineChart::addCategoryStack(int16_t device, bool several) {
     fill.setAlpha(150);
     area->setBrush(fill);
     area->setPen(Qt::NoPen);
+    area->setOpacity(0.0);  // drawn by the stack's item; the series keeps the legend and the data
     chart()->addSeries(area);
     area->attachAxis(axis_x_);
     area->attachAxis(axis_y_);
     layers_.push_back(StackLayer{device, category, upper, area});
     lower = upper;
+  }
+  auto* item = new StackColumnsItem(chart());
+  item->setZValue(kStackZ);
+  stacks_.push_back(item);
+}
+
+void TimelineChart::placeStacks() {
+  QAbstractSeries* anchor = anchorSeries();
+  if (stacks_.empty() || !anchor) return;
+  // The value axes are linear: two points give the mapping of every other.
+  const QPointF p0 = chart()->mapToPosition(QPointF(0, 0), anchor), p1 = chart()->mapToPosition(QPointF(1, 1), anchor);
+  const double sx = p1.x() - p0.x(), sy = p1.y() - p0.y();
+  const QRectF plot = chart()->plotArea();
+  for (size_t s = 0; s < stacks_.size(); ++s) {
+    const size_t first = s * kCategoryCount;
+    if (first + kCategoryCount > layers_.size()) break;
+    const QList<QPointF> base = layers_[first].upper->points();
+    std::vector<double> xs;
+    xs.reserve(static_cast<size_t>(base.size()));
+    for (const QPointF& p : base) xs.push_back(p0.x() + p.x() * sx);
+    std::vector<StackColumnsItem::Layer> layers;
+    for (size_t c = 0; c < kCategoryCount; ++c) {
+      const StackLayer& layer = layers_[first + c];
+      StackColumnsItem::Layer out;
+      out.color = layer.area->brush().color();
+      out.visible = layer.area->isVisible();
+      const QList<QPointF> points = layer.upper->points();
+      out.top.reserve(xs.size());
+      for (qsizetype k = 0; k < points.size() && static_cast<size_t>(k) < xs.size(); ++k) out.top.push_back(p0.y() + points[k].y() * sy);
+      out.top.resize(xs.size(), p0.y());
+      layers.push_back(std::move(out));
+    }
+    stacks_[s]->setStack(plot, std::move(xs), p0.y(), std::move(layers));
   }
 }
 
@@ -557,6 +596,7 @@ void TimelineChart::placeOverlays() {
     bands_->update(frame_ ? frame_->bands : kNone, window_, plot);
   }
   bands_->hideLabelsOver(markers_->labelRects());
+  placeStacks();
   if (status_->isVisible()) placeStatus();
 }
 

@@ -39,6 +39,7 @@
 namespace sawtooth::views {
 
 class TimelineBands;
+class StackColumnsItem;
 class TimelineHover;
 class TimelineMarkers;
 
@@ -174,6 +175,7 @@ class TimelineChart : public QChartView {
   // Markers, bands and the status label: in pixels, placed again when the plot moves.
   void placeOverlays();
   void placeStatus();
+  void placeStacks();  // the stacked categories' pixels, from their series (stack_columns_item.h)
   TimelineRequest currentRequest() const;
   void fitAndDraw(std::vector<std::vector<LodPoint>>& line_points, const std::vector<double>& layer_x,
                   std::vector<std::pair<const StackLayer*, std::vector<double>>>& layer_tops, int columns);
@@ -229,6 +231,7 @@ class TimelineChart : public QChartView {
   int oom_markers_ = 0;
   QHash<QAbstractSeries*, std::string> phase_entries_;  // legend entries that stand for bands
   std::unique_ptr<TimelineBands> bands_;
+  std::vector<StackColumnsItem*> stacks_;  // one a stacked device, children of the chart
   std::unique_ptr<TimelineMarkers> markers_;
   std::unique_ptr<TimelineHover> hover_;
 

@@ -175,6 +175,7 @@ class TimelineChart : public QChartView {
   // Markers, bands and the status label: in pixels, placed again when the plot moves.
   void placeOverlays();
   void placeStatus();
+  void redrawForNewGeometry();  // after a resize or a move of the plot
   void placeStacks();  // the stacked categories' pixels, from their series (stack_columns_item.h)
   TimelineRequest currentRequest() const;
   void fitAndDraw(std::vector<std::vector<LodPoint>>& line_points, const std::vector<double>& layer_x,

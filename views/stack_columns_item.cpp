@@ -24,10 +24,11 @@ double StackColumnsItem::bottomOf(size_t layer, size_t point) const {
   return layer == 0 ? baseline_ : layers_[layer - 1].top[point];
 }
 
-const QImage& StackColumnsItem::image() {
-  if (!image_.isNull()) return image_;
-  const int width = std::max(1, static_cast<int>(std::ceil(plot_.width())));
-  const int height = std::max(1, static_cast<int>(std::ceil(plot_.height())));
+const QImage& StackColumnsItem::image(qreal dpr) {
+  if (!image_.isNull() && image_.devicePixelRatio() == dpr) return image_;
+  // In the target's own pixels (a high-DPI screen's, or an export's scale).
+  const int width = std::max(1, static_cast<int>(std::ceil(plot_.width() * dpr)));
+  const int height = std::max(1, static_cast<int>(std::ceil(plot_.height() * dpr)));
   image_ = QImage(width, height, QImage::Format_ARGB32_Premultiplied);
   image_.fill(Qt::transparent);
   const size_t n = xs_.size();
@@ -42,7 +43,7 @@ const QImage& StackColumnsItem::image() {
   std::vector<double> low(layers_.size()), high(layers_.size());  // pixel y: high is the smaller
   size_t k = 0;  // the segment [xs_[k], xs_[k + 1]] the column's left edge falls in
   for (int px = 0; px < width; ++px) {
-    const double x0 = left + px, x1 = x0 + 1;
+    const double x0 = left + px / dpr, x1 = x0 + 1 / dpr;
     if (x1 < xs_.front() || x0 > xs_.back()) continue;
     while (k + 2 < n && xs_[k + 1] <= x0) ++k;
     const double a = std::max(x0, xs_.front()), b = std::min(x1, xs_.back());
@@ -59,8 +60,8 @@ const QImage& StackColumnsItem::image() {
     }
     for (size_t c = 0; c < layers_.size(); ++c) {
       if (!layers_[c].visible || !(low[c] > high[c])) continue;
-      const int y0 = std::clamp(static_cast<int>(std::lround(high[c] - top)), 0, height);
-      const int y1 = std::clamp(static_cast<int>(std::lround(low[c] - top)), 0, height);
+      const int y0 = std::clamp(static_cast<int>(std::lround((high[c] - top) * dpr)), 0, height);
+      const int y1 = std::clamp(static_cast<int>(std::lround((low[c] - top) * dpr)), 0, height);
       const QRgb src = qPremultiply(layers_[c].color.rgba());
       const uint alpha = qAlpha(src);
       for (int y = y0; y < y1; ++y) {
@@ -72,6 +73,7 @@ const QImage& StackColumnsItem::image() {
       }
     }
   }
+  image_.setDevicePixelRatio(dpr);
   return image_;
 }
 
@@ -81,7 +83,12 @@ void StackColumnsItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*,
   painter->save();
   painter->setClipRect(plot_);
   if (engine && engine->type() == QPaintEngine::Raster) {
-    painter->drawImage(plot_.topLeft(), image());
+    // The target's pixels per unit: a high-DPI screen's ratio or an export's scale, whichever is larger.
+    const QTransform& to_device = painter->deviceTransform();
+    const qreal scale = std::max(std::hypot(to_device.m11(), to_device.m12()), std::hypot(to_device.m21(), to_device.m22()));
+    const qreal ratio = painter->device() ? painter->device()->devicePixelRatioF() : 1;
+    const qreal dpr = std::clamp(std::max(scale, ratio), qreal{1}, qreal{8});
+    painter->drawImage(plot_.topLeft(), image(dpr));
   } else {
     painter->setPen(Qt::NoPen);
     for (size_t c = 0; c < layers_.size(); ++c) {

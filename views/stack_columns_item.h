@@ -34,14 +34,14 @@ class StackColumnsItem : public QGraphicsItem {
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
  private:
-  const QImage& image();
+  const QImage& image(qreal device_pixel_ratio);
   double bottomOf(size_t layer, size_t point) const;
 
   QRectF plot_;
   std::vector<double> xs_;
   double baseline_ = 0;
   std::vector<Layer> layers_;
-  QImage image_;
+  QImage image_;  // at image_.devicePixelRatio(); null until painted after a change
 };
 
 }  // namespace sawtooth::views

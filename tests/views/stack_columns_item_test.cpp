@@ -128,6 +128,23 @@ class StackColumnsItemTest : public QObject {
     QCOMPARE(image.pixelColor(5, 40), QColor(Qt::white));   // left of the first point
     QCOMPARE(image.pixelColor(95, 40), QColor(Qt::white));  // right of the last
   }
+
+  void rasterColumnsAtTheTargetsPixelRatio() {
+    // A high-DPI target gets the layers in its own pixels: a top half a unit down shows as such.
+    QGraphicsScene scene(0, 0, 100, 50);
+    auto* item = new StackColumnsItem;
+    scene.addItem(item);
+    item->setStack(QRectF(0, 0, 100, 50), {0, 100}, 50, {{QColor(255, 0, 0), true, {30.5, 30.5}}});
+    QImage image(200, 100, QImage::Format_ARGB32_Premultiplied);
+    image.setDevicePixelRatio(2);
+    image.fill(Qt::white);
+    {
+      QPainter painter(&image);
+      scene.render(&painter, QRectF(0, 0, 100, 50), QRectF(0, 0, 100, 50));
+    }
+    QCOMPARE(image.pixelColor(100, 60), QColor(Qt::white));
+    QCOMPARE(image.pixelColor(100, 61), QColor(Qt::red));
+  }
 };
 
 QTEST_MAIN(StackColumnsItemTest)

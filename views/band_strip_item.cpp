@@ -27,8 +27,11 @@ const QImage& BandStripItem::image() {
   {
     QPainter p(&row);
     for (const Band& band : bands_) {
-      const int x0 = std::clamp(static_cast<int>(std::lround(band.px0 - plot_.left())), 0, width);
-      const int x1 = std::clamp(static_cast<int>(std::lround(band.px1 - plot_.left())), 0, width);
+      if (!std::isfinite(band.px0) || !std::isfinite(band.px1)) continue;
+      auto column = [&](double px) {
+        return static_cast<int>(std::lround(std::clamp(px - plot_.left(), 0.0, static_cast<double>(width))));
+      };
+      const int x0 = column(band.px0), x1 = column(band.px1);
       p.fillRect(x0, 0, std::max(1, x1 - x0), 1, band.color);
     }
   }

@@ -59,9 +59,11 @@ const QImage& StackColumnsItem::image(qreal dpr) {
       high[c] = hi, low[c] = lo;
     }
     for (size_t c = 0; c < layers_.size(); ++c) {
-      if (!layers_[c].visible || !(low[c] > high[c])) continue;
-      const int y0 = std::clamp(static_cast<int>(std::lround((high[c] - top) * dpr)), 0, height);
-      const int y1 = std::clamp(static_cast<int>(std::lround((low[c] - top) * dpr)), 0, height);
+      if (!layers_[c].visible || !(low[c] > high[c])) continue;  // (false for NaN too)
+      auto row = [&](double y) {
+        return static_cast<int>(std::lround(std::clamp((y - top) * dpr, 0.0, static_cast<double>(height))));
+      };
+      const int y0 = row(high[c]), y1 = row(low[c]);
       const QRgb src = qPremultiply(layers_[c].color.rgba());
       const uint alpha = qAlpha(src);
       for (int y = y0; y < y1; ++y) {

@@ -8,6 +8,7 @@
 #include <QPainter>
 #include <QSvgGenerator>
 #include <QtTest>
+#include <limits>
 
 #include "tests/views/view_test_data.h"
 #include "views/stack_columns_item.h"
@@ -144,6 +145,19 @@ class StackColumnsItemTest : public QObject {
     }
     QCOMPARE(image.pixelColor(100, 60), QColor(Qt::white));
     QCOMPARE(image.pixelColor(100, 61), QColor(Qt::red));
+  }
+
+  void nonFiniteValuesDrawNothingWrong() {
+    QGraphicsScene scene(0, 0, 100, 50);
+    auto* item = new StackColumnsItem;
+    scene.addItem(item);
+    const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+    item->setStack(QRectF(0, 0, 100, 50), {0, 50, 100}, 50,
+                   {{QColor(255, 0, 0), true, {nan, 30, -inf}}, {QColor(0, 0, 255), true, {inf, 1e300, nan}}});
+    QImage image(100, 50, QImage::Format_ARGB32_Premultiplied);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    scene.render(&painter, QRectF(0, 0, 100, 50), QRectF(0, 0, 100, 50));  // no crash, no sanitizer report
   }
 };
 

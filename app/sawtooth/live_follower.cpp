@@ -103,6 +103,7 @@ void LiveFollower::poll() {
           if (source.dropped) continue;
           if (batch.rows.size() > left) batch.rows.resize(left);
           left -= batch.rows.size();
+          if (index == 0) window_events_ = batch.window_events;
           if (sources_.size() > 1) source_map_.remap(index, source.label, batch.devices, batch.rows);
           timeline_.setDevices(batch.devices);
           timeline_.append(batch.rows);
@@ -114,11 +115,9 @@ void LiveFollower::poll() {
         qCDebug(lcRecorder) << "live:" << new_rows << "new events read in" << last_read_ms_ << "ms, appended in"
                        << last_append_ms_ << "ms;" << timeline_.events() << "in all";
         if (new_rows > 0 || refreshes_ == 1) emit grew();
-        if (timeline_.events() >= max_events_ && !capped_) {
-          capped_ = true;  // later polls read no rows, only whether the recording has ended
-          emit reachedLimit();
-        }
-        if (polled.more && !capped_ && timer_.isActive()) QTimer::singleShot(0, this, &LiveFollower::poll);
+        if (refilling_ && !polled.more) refilling_ = false, refilled_ = timeline_.events();
+        const bool restarted = timeline_.events() >= max_events_ && !capped_ && (onFull(), !capped_);
+        if ((polled.more || restarted) && !capped_ && timer_.isActive()) QTimer::singleShot(0, this, &LiveFollower::poll);
         const bool all_complete = std::all_of(sources_.begin(), sources_.end(),
                                               [](const Source& s) { return s.dropped || s.complete; });
         if (all_complete && !ended_) {
@@ -133,6 +132,27 @@ void LiveFollower::poll() {
         timer_.stop();  // a file that is not what Sawtooth writes will not become one
         emit failed(message);
       });
+}
+
+void LiveFollower::onFull() {
+  // One file (a distributed run's ranks are read each on its own), a window, and one that fits:
+  // caught up after the last restart with at most half the limit (however much slack the writer
+  // keeps past the window).
+  const bool one_file = files() == 1 && !sources_.front().dropped;
+  const bool fits = window_events_ > 0 && window_events_ <= max_events_ / 2 && !refilling_ &&
+                    (window_restarts_ == 0 || refilled_ <= max_events_ / 2);
+  if (!one_file || !fits) {
+    capped_ = true;  // later polls read no rows, only whether the recording has ended
+    emit reachedLimit();
+    return;
+  }
+  qCInfo(lcRecorder) << "live:" << timeline_.events() << "events held; reading" << path_ << "again from its window of the last"
+                     << window_events_ << "events";
+  sources_.front().tail = std::make_shared<LiveTail>(sources_.front().path.toStdString());
+  timeline_ = LiveTimeline{};
+  refilling_ = true;
+  ++window_restarts_;
+  emit restartedAtTheWindow(window_events_);
 }
 
 }  // namespace sawtooth::app

@@ -30,7 +30,10 @@ class LiveFollower : public QObject {
   // The live timeline holds about 32 bytes an event; past this many it stops growing (the whole
   // recording opens when it ends) instead of taking the machine's memory during a long run. Only
   // files without summaries are drawn from it that long: once every file's summaries draw the
-  // chart (LiveRecordingTab), it holds no more rows.
+  // chart (LiveRecordingTab), it holds no more rows. A recording that keeps only its last N events
+  // (--window-events: no summaries until it ends) is instead read again from its window's start
+  // when the timeline is full, as long as the window fits in half the limit: the live view then
+  // shows the recording's window, and has no length limit.
   static constexpr uint64_t kDefaultMaxEvents = 20'000'000;
 
   LiveFollower(QString path, JobRunner* jobs, QObject* parent = nullptr);
@@ -61,6 +64,8 @@ class LiveFollower : public QObject {
   void setMaxEvents(uint64_t events) { max_events_ = events; }
   // The timeline reached max events and stopped growing.
   bool capped() const { return capped_; }
+  // How many times the timeline was read again from the recording's window (see above).
+  int windowRestarts() const { return window_restarts_; }
   const QString& path() const { return path_; }
   int refreshes() const { return refreshes_; }
   // The last refresh: reading the new rows (worker thread) and appending them (GUI thread).
@@ -75,9 +80,14 @@ class LiveFollower : public QObject {
   void recordingEnded();
   // The timeline reached its event limit and stops growing (once); polling goes on for the end.
   void reachedLimit();
+  // The timeline was full and is read again from the window a recording of its last `events`
+  // events keeps (each time).
+  void restartedAtTheWindow(quint64 events);
 
  private:
   void poll();
+  // The timeline is full: read again from the recording's window if it keeps one that fits.
+  void onFull();
   // The rows the timeline may still take under the limit.
   uint64_t room() const { return max_events_ > timeline_.events() ? max_events_ - timeline_.events() : 0; }
 
@@ -101,6 +111,10 @@ class LiveFollower : public QObject {
   bool ended_ = false;
   bool capped_ = false;
   uint64_t max_events_ = kDefaultMaxEvents;
+  uint64_t window_events_ = 0;  // the first file's window.last_events (0: it keeps every event)
+  bool refilling_ = false;      // read again from the window, not caught up yet
+  uint64_t refilled_ = 0;       // the rows the window held when caught up
+  int window_restarts_ = 0;
   int refreshes_ = 0;
   double last_read_ms_ = 0;
   double last_append_ms_ = 0;

@@ -219,12 +219,15 @@ void LiveRecordingTab::updateStatus() {
   const double seconds = static_cast<double>(t.lastTime() - *t.firstTime()) / 1e9;
   const QString name = QFileInfo(follower_->path()).fileName();
   const QString what = follower_->files() > 1 ? tr("%1 (%2 files)").arg(name).arg(follower_->files()) : name;
-  status_->setText(tr("Recording %1 — %2 events, %3 s · %4 · last refresh: read %5 ms, added in %6 ms")
-                       .arg(what, locale.toString(static_cast<qulonglong>(t.events())),
-                            QString::number(seconds, 'f', 1),
-                            chart_->followsLatest() ? tr("following the live edge") : tr("zoom kept (End: follow)"),
-                            QString::number(follower_->lastReadMs(), 'f', 2),
-                            QString::number(follower_->lastAppendMs(), 'f', 2)));
+  QString text = tr("Recording %1 — %2 events, %3 s · %4 · last refresh: read %5 ms, added in %6 ms")
+                     .arg(what, locale.toString(static_cast<qulonglong>(t.events())), QString::number(seconds, 'f', 1),
+                          chart_->followsLatest() ? tr("following the live edge") : tr("zoom kept (End: follow)"),
+                          QString::number(follower_->lastReadMs(), 'f', 2),
+                          QString::number(follower_->lastAppendMs(), 'f', 2));
+  if (follower_->windowRestarts() > 0)
+    text += tr(" · the recording keeps its last events only: shown from its window's start, read again %n time(s)", "",
+               follower_->windowRestarts());
+  status_->setText(text);
 }
 
 }  // namespace sawtooth::app

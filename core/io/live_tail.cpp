@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -91,6 +93,19 @@ Result<LiveBatch> LiveTail::poll(size_t max_rows) {
   batch.ready = true;
   if (tables->count("devices"))
     if (Status st = readDevices(*db, path_, batch.devices); !st) return st.error();
+  if (tables->count("meta")) {
+    auto window = db->prepare("SELECT value FROM meta WHERE key = 'window.last_events'");
+    if (!window) return window.error();
+    if (window->step() && window->type(0) == SQLITE_TEXT) {
+      const std::string text(window->text(0).substr(0, 32));
+      char* end = nullptr;
+      errno = 0;
+      const unsigned long long n = std::strtoull(text.c_str(), &end, 10);
+      if (end != text.c_str() && *end == '\0' && errno == 0 && text.find('-') == std::string::npos)
+        batch.window_events = n;
+    }
+    if (window->failed()) return Error{window->error()};
+  }
   auto st = db->prepare("SELECT seq, t_ns, device, source, action, size FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2");
   if (!st) return st.error();
   const size_t limit = std::min(max_rows, max_rows_);

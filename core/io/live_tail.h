@@ -22,6 +22,9 @@ struct LiveBatch {
   bool more = false;      // the poll stopped at max_rows: more rows are waiting
   std::vector<LiveDevice> devices;  // every device the file lists so far
   std::vector<LiveRow> rows;        // the events committed since the previous poll, in seq order
+  // A recording that keeps only its last N events (meta window.last_events; 0: every event): the
+  // rows before its window are deleted as it goes, so the file holds about N of them at a time.
+  uint64_t window_events = 0;
 };
 
 class LiveTail {

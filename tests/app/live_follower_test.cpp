@@ -76,6 +76,70 @@ class LiveFollowerTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(follower.capped(), 10000);
     QCOMPARE(follower.timeline().events(), uint64_t{60});
   }
+
+  // A recording that keeps only its last N events (--window-events) deletes the rows before its
+  // window as it goes and has no summaries until it ends: the live timeline, full, reads it again
+  // from the window's start instead of stopping (the 20 M-event limit stopped a day's run).
+  void aWindowedRecordingIsReadAgainFromItsWindowWhenFull() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("windowed.sawtooth"));
+    std::unique_ptr<NativeWriter> writer;
+    Trace source;
+    startRecording(path, writer, source);
+    if (QTest::currentTestFailed()) return;
+    QVERIFY(source.events.size() >= 300);
+    constexpr size_t kWindow = 10, kStep = 20, kLimit = 40;
+    QVERIFY(writer->beginBatch());
+    QVERIFY(writer->setMeta("window.last_events", std::to_string(kWindow)));
+    QVERIFY(writer->deleteEventsBefore(100 - kWindow));
+    QVERIFY(writer->commitBatch());
+
+    app::JobRunner jobs;
+    app::LiveFollower follower(path, &jobs);
+    follower.setMaxEvents(kLimit);
+    int restarts = 0;
+    connect(&follower, &app::LiveFollower::restartedAtTheWindow, this, [&restarts](quint64 events) {
+      QCOMPARE(events, quint64{kWindow});
+      ++restarts;
+    });
+    follower.start(20);
+    QTRY_COMPARE_WITH_TIMEOUT(follower.timeline().events(), uint64_t{kWindow}, 10000);
+    // The recorder goes on: kStep rows a round, the window kept.
+    for (size_t end = 100 + kStep; end <= 300 && follower.windowRestarts() < 2; end += kStep) {
+      QVERIFY(writer->beginBatch());
+      QVERIFY(writer->appendEventsAt(source.events, end - kStep, end, end - kStep));
+      QVERIFY(writer->deleteEventsBefore(end - kWindow));
+      QVERIFY(writer->commitBatch());
+      const int seen = follower.refreshes();
+      QTRY_VERIFY_WITH_TIMEOUT(follower.refreshes() >= seen + 2, 10000);
+      QVERIFY(!follower.capped());
+      QVERIFY(follower.timeline().events() <= kLimit);
+    }
+    QCOMPARE(follower.windowRestarts(), 2);
+    QCOMPARE(restarts, 2);
+    // Caught up after the last restart: the window itself.
+    QTRY_COMPARE_WITH_TIMEOUT(follower.timeline().events(), uint64_t{kWindow}, 10000);
+  }
+
+  // A window larger than half the limit could not be held: the timeline stops at the limit.
+  void aWindowTooLargeForTheLimitStops() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("windowed.sawtooth"));
+    std::unique_ptr<NativeWriter> writer;
+    Trace source;
+    startRecording(path, writer, source);
+    if (QTest::currentTestFailed()) return;
+    QVERIFY(writer->beginBatch());
+    QVERIFY(writer->setMeta("window.last_events", "80"));
+    QVERIFY(writer->commitBatch());
+    app::JobRunner jobs;
+    app::LiveFollower follower(path, &jobs);
+    follower.setMaxEvents(60);
+    follower.start(20);
+    QTRY_VERIFY_WITH_TIMEOUT(follower.capped(), 10000);
+    QCOMPARE(follower.timeline().events(), uint64_t{60});
+    QCOMPARE(follower.windowRestarts(), 0);
+  }
 };
 
 QTEST_MAIN(LiveFollowerTest)

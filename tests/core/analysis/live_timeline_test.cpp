@@ -163,6 +163,28 @@ TEST(LiveTail, RefusesRowsThatAreNotWhatSawtoothWrites) {
   removeFile(path);
 }
 
+TEST(LiveTail, TellsTheWindowARecordingKeepsAndIgnoresANonsenseOne) {
+  const std::string path = test::tempPath("live_window.sawtooth");
+  removeFile(path);
+  {
+    auto writer = NativeWriter::create(path, OutputClaim::Existing::Replace, NativeWriterOptions{.recording = true});
+    ASSERT_TRUE(writer.ok());
+    ASSERT_TRUE((*writer)->finish());
+  }
+  auto db = sql::Database::open(path, sql::Database::Mode::Create);
+  ASSERT_TRUE(db.ok());
+  EXPECT_EQ(LiveTail(path).poll()->window_events, 0u);  // every event kept
+  for (const auto& [text, expected] : std::vector<std::pair<std::string, uint64_t>>{
+           {"1000000", 1000000}, {"-5", 0}, {"12x", 0}, {"", 0}, {"abc", 0}, {"99999999999999999999999", 0}}) {
+    ASSERT_TRUE(db->exec("DELETE FROM meta WHERE key = 'window.last_events'"));
+    ASSERT_TRUE(db->exec("INSERT INTO meta(key, value) VALUES('window.last_events', '" + text + "')"));
+    auto batch = LiveTail(path).poll();
+    ASSERT_TRUE(batch.ok()) << batch.error().message;
+    EXPECT_EQ(batch->window_events, expected) << text;
+  }
+  removeFile(path);
+}
+
 TEST(LiveTimeline, DevicesSeenOnlyInEventsStartAtZeroAndTimesNeverRunBackwards) {
   LiveTimeline live;
   const LiveRow rows[] = {{10, 1, Source::Allocator, Action::SegmentAlloc, 100},

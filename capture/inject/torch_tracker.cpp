@@ -131,6 +131,8 @@ class Tracker {
   std::atomic<bool> probing{false};
   // Whether torch's symbolizer may run on the sending thread (python_frames.h says why not before).
   std::atomic<bool> torch_symbolizer{false};
+  // Whether an allocation carries its module (setTagModules).
+  std::atomic<bool> tag_modules{true};
   uint64_t seen() const { return taken.load() + dropped.load(); }
 
   bool start(const char* socket_path, bool with_stacks, int interval_ms, std::string& error) {
@@ -462,6 +464,8 @@ void enqueue(Tracker& t, Pending&& p) {
 
 void setProbing(bool probing) { tracker().probing.store(probing); }
 
+void setTagModules(bool tag) { tracker().tag_modules.store(tag); }
+
 void onTraceEntry(const TraceEntry& te) {
   Tracker& t = tracker();
   if (!takes(t, t.probing.load(std::memory_order_relaxed))) return;
@@ -476,7 +480,7 @@ void onTraceEntry(const TraceEntry& te) {
   p.device = static_cast<int16_t>(te.device_);
   p.action = static_cast<uint8_t>(*action);
   p.context = te.context_;
-  p.module = moduleNow();
+  if (t.tag_modules.load(std::memory_order_relaxed)) p.module = moduleNow();
   enqueue(t, std::move(p));
 }
 
@@ -493,7 +497,7 @@ void onCpuMemory(void* ptr, int64_t size) {
   // found by its address, and gathering its stack would double the cost for nothing shown.
   if (size > 0 && t.stacks.load(std::memory_order_relaxed))
     p.context = torch::CapturedTraceback::gather(/*python=*/true, /*script=*/false, /*cpp=*/false);
-  p.module = moduleNow();
+  if (t.tag_modules.load(std::memory_order_relaxed)) p.module = moduleNow();
   enqueue(t, std::move(p));
 }
 

@@ -26,6 +26,10 @@ void useTorchSymbolizer();
 // While on, the CUDA allocator's entries are counted as idle and not sent, whether the tracker runs
 // or not: the shim's probe of whether this torch calls trackers with its history off.
 void setProbing(bool probing);
+// While off, allocations are sent without the module running where they were made (the marks
+// still go): what tagging each allocation costs, apart from the marks (an overhead measurement's
+// `module-tags` part: the trace's modules have a gap).
+void setTagModules(bool tag);
 // In a forked child: this process sends nothing.
 void forgetAfterFork();
 void onTraceEntry(const c10::CachingDeviceAllocator::TraceEntry& entry);

@@ -105,6 +105,11 @@ __attribute__((visibility("default"))) void sawtooth_tracker_probe(int probing) 
   sawtooth::tracker::setProbing(probing != 0);
 }
 
+// 0: allocations go without their module until 1 (an overhead measurement's `module-tags` part).
+__attribute__((visibility("default"))) void sawtooth_tracker_tag_modules(int tag) {
+  sawtooth::tracker::setTagModules(tag != 0);
+}
+
 __attribute__((visibility("default"))) void sawtooth_tracker_use_torch_symbolizer(void) {
   sawtooth::tracker::useTorchSymbolizer();
 }

@@ -202,6 +202,9 @@ class FakeTrackerLib:
     def sawtooth_tracker_pause(self, paused):
         self.calls.append(("pause", paused))
 
+    def sawtooth_tracker_tag_modules(self, tag):
+        self.calls.append(("tag modules", tag))
+
 
 for stacks, fires, sending, want_history in ((False, True, False, False), (False, False, False, True),
                                              (True, True, False, True), (False, True, True, False)):
@@ -263,6 +266,10 @@ for stacks, fires, sending, want_history in ((False, True, False, False), (False
           f"{what}: CUPTI alone paused {lib.calls[tracker_calls:]} {cupti_calls}")
     check(sawtooth_shim.pause_recording(parts=("sampler",)) and sawtooth_shim.resume_recording() and
           cupti_calls[-2:] == [2, 0] and len(lib.calls) == tracker_calls, f"{what}: the sampler alone {cupti_calls}")
+    # The allocations' module tags alone: the tracker goes on sending, without them, then with them.
+    check(sawtooth_shim.pause_recording(parts=("module-tags",)) and sawtooth_shim.resume_recording() and
+          lib.calls[tracker_calls:] == [("tag modules", 0), ("tag modules", 1)] and cupti_calls[-2:] == [2, 0],
+          f"{what}: module tags alone {lib.calls[tracker_calls:]}")
 sawtooth_shim._active = None
 check(not sawtooth_shim.pause_recording(), "nothing to pause before the shim is active")
 

@@ -15,6 +15,7 @@ lib.probe_start.argtypes = [ctypes.c_char_p]
 lib.probe_alloc.argtypes = [ctypes.c_ulonglong, ctypes.c_ulonglong]
 lib.probe_module_enter.argtypes = [ctypes.c_uint, ctypes.c_int]
 lib.probe_module_exit.argtypes = [ctypes.c_uint]
+lib.probe_tag_modules.argtypes = [ctypes.c_int]
 if lib.probe_start(sys.argv[2].encode()) != 0:
     sys.exit("the tracker did not start")
 FORWARD, RECOMPUTE, TRACKER_TELLS = 1, 3, 0
@@ -47,4 +48,10 @@ z = Alloc.apply(y, 0x2000)
 lib.probe_module_exit(NET)
 w = Alloc.apply(z, 0x3000)  # a loss outside any module
 w.sum().backward()
+# An overhead measurement's module-tags part: the marks go on, the allocations go untagged.
+lib.probe_tag_modules(0)
+lib.probe_module_enter(NET, FORWARD)
+lib.probe_alloc(0x4000, 8)
+lib.probe_module_exit(NET)
+lib.probe_tag_modules(1)
 lib.probe_stop()

@@ -25,6 +25,8 @@
 #                                     running in both
 #                        - python-cupti, -sampler, -phases, -modules: Python stacks, that part alone
 #                                     vs the same recording without it
+#                        - python-module-tags: Python stacks, each allocation's module tag alone (the
+#                                     wrapper and its marks running in both) vs the same without it
 #                        - python-nocupti: --cupti off, Python stacks with modules (and whatever runs
 #                                     without CUPTI) vs PyTorch's history alone: like for like, as the
 #                                     history records no driver allocations or device memory
@@ -76,7 +78,7 @@ stage_module_overhead() {
       nostacks) set -- --stacks none -- $py $train --alternate ours,plain ;;
       nostacks-modules) set -- --stacks none --modules on -- $py $train --alternate ours,plain ;;
       python-allocator) set -- -- $py $train --alternate ours,history --pause-parts allocator ;;
-      python-cupti|python-sampler|python-phases|python-modules)
+      python-cupti|python-sampler|python-phases|python-modules|python-module-tags)
         set -- -- $py $train --alternate ours,plain --pause-parts ${name#python-} ;;
       modules) set -- --stacks none --modules on -- $py $train --alternate ours,plain --pause-parts modules ;;
       python) set -- -- $py $train --alternate ours,history ;;

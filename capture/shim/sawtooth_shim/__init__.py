@@ -23,8 +23,8 @@ def pause_recording(parts=torch_hooks.PAUSABLE):
     --alternate): stops everything the recording does per step, in place, until resume_recording():
     PyTorch's CUDA allocator ("allocator", its history included), CUPTI's activities ("cupti"),
     the device memory sampler ("sampler"), phases and categories ("phases"), the module hooks
-    ("modules"); `parts` names fewer,
-    to see what each costs. The trace has a gap there, and says so. True if it paused (the native
+    ("modules"), each allocation's module tag alone, the marks going on ("module-tags"); `parts`
+    names fewer, to see what each costs. The trace has a gap there, and says so. True if it paused (the native
     tracker only)."""
     return _set_paused(True, parts)
 

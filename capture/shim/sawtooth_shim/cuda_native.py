@@ -41,6 +41,8 @@ def load(torch, library, build_file):
     lib.sawtooth_tracker_cpu_detach.restype = None
     lib.sawtooth_tracker_probe.argtypes = [ctypes.c_int]
     lib.sawtooth_tracker_probe.restype = None
+    lib.sawtooth_tracker_tag_modules.argtypes = [ctypes.c_int]
+    lib.sawtooth_tracker_tag_modules.restype = None
     lib.sawtooth_tracker_use_torch_symbolizer.restype = None
     return lib, None
 
@@ -137,6 +139,13 @@ class NativeCuda:
                 self.history.enable()
             self.paused_history = None
         return True
+
+    def tag_modules(self, on):
+        """Whether allocations carry the module running where they were made (the marks go either
+        way): pause_recording("module-tags") measures what the tagging costs apart."""
+        tag = getattr(self.lib, "sawtooth_tracker_tag_modules", None)
+        if self.started and tag is not None:
+            tag(1 if on else 0)
 
     def poll(self, final=False, force=False):
         pass

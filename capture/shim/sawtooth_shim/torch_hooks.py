@@ -22,7 +22,7 @@ from .phases import Phases
 
 # What pause() stops: all, unless a measurement names some. "cupti" is the injection library's
 # activities, "sampler" its device memory samples, "modules" the module hooks (taken off).
-PAUSABLE = ("allocator", "cupti", "sampler", "phases", "modules")
+PAUSABLE = ("allocator", "cupti", "sampler", "phases", "modules", "module-tags")
 
 
 class Shim:
@@ -203,6 +203,8 @@ class Shim:
         if self.cuda is None or not hasattr(self.cuda, "pause") or paused == (self.paused_parts is not None):
             return False
         parts = self.paused_parts if not paused else tuple(p for p in PAUSABLE if p in parts)
+        if "module-tags" in parts and hasattr(self.cuda, "tag_modules"):
+            self.cuda.tag_modules(not paused)
         if "allocator" in parts and not self.cuda.pause(paused):
             return False
         if "phases" in parts and self.phases is not None:

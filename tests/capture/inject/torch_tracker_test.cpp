@@ -347,10 +347,11 @@ TEST(TorchTracker, SaysEachAllocationsModuleAndPass) {
   EXPECT_EQ(allocation[0x2100], (P{1, kBackward}));
   EXPECT_EQ(allocation[0x1100], (P{2, kBackward}));
   EXPECT_EQ(allocation[0x2200], (P{3, kRecompute}));
+  EXPECT_EQ(allocation[0x4000], (P{wire::kNoModule, kNone}));  // tagging off (setTagModules), the marks on
   const auto enter = static_cast<uint8_t>(wire::RecordKind::ModuleEnter);
   const auto exit = static_cast<uint8_t>(wire::RecordKind::ModuleExit);
   EXPECT_EQ(marks, (std::vector<std::pair<uint8_t, uint32_t>>{{enter, 1}, {enter, 2}, {exit, 2}, {exit, 1}, {enter, 3},
-                                                               {exit, 3}}));
+                                                               {exit, 3}, {enter, 1}, {exit, 1}}));
 }
 #endif
 

@@ -35,4 +35,6 @@ __attribute__((visibility("default"))) void probe_module_enter(unsigned module, 
 
 __attribute__((visibility("default"))) void probe_module_exit(unsigned module) { sawtooth::tracker::moduleExit(module); }
 
+__attribute__((visibility("default"))) void probe_tag_modules(int tag) { sawtooth::tracker::setTagModules(tag != 0); }
+
 }  // extern "C"

@@ -116,7 +116,11 @@ void LiveFollower::poll() {
                        << last_append_ms_ << "ms;" << timeline_.events() << "in all";
         if (new_rows > 0 || refreshes_ == 1) emit grew();
         if (refilling_ && !polled.more) refilling_ = false, refilled_ = timeline_.events();
-        const bool restarted = timeline_.events() >= max_events_ && !capped_ && (onFull(), !capped_);
+        bool restarted = false;  // read again from the window: at once
+        if (timeline_.events() >= max_events_ && !capped_) {
+          onFull();
+          restarted = !capped_;
+        }
         if ((polled.more || restarted) && !capped_ && timer_.isActive()) QTimer::singleShot(0, this, &LiveFollower::poll);
         const bool all_complete = std::all_of(sources_.begin(), sources_.end(),
                                               [](const Source& s) { return s.dropped || s.complete; });

@@ -273,12 +273,19 @@ RungProgram batchRung(const LadderInput& in, int k, bool accumulate) {
     for (const auto& [b, buffer] : staging)
       if (in.blocks[b].bytes > largest) largest = in.blocks[b].bytes, largest_now = staged_bytes[b];
     const StagingBuffer& any = staging.begin()->second;
+    const auto backwards = std::count_if(in.micro_steps.begin(), in.micro_steps.end(),
+                                         [](const MicroStep& m) { return m.hasBackward(); });
+    const std::string how_many =
+        backwards > 1 && staging.size() % static_cast<size_t>(backwards) == 0
+            ? fmt::format("{} backward blocks a pass ({} in the run)", staging.size() / static_cast<size_t>(backwards),
+                          staging.size())
+            : fmt::format("{} backward block(s)", staging.size());
     r.reasoning.push_back(fmt::format(
-        "{} backward block(s) of a size forward never made are a row sum's staging buffer (a bias's gradient, "
+        "{} of a size forward never made are a row sum's staging buffer (a bias's gradient, "
         "grad_output.sum(0): PyTorch's CUDA reduction splits a long sum across thread blocks and stages their partial "
         "sums, a buffer sized by the rows up to a cap set by the {} multiprocessors of the {}): at {} rows a pass "
         "instead of {}, the largest {}",
-        staging.size(), device.multiprocessors, in.device_name, scaledBytes(any.rows, 1, k), any.rows,
+        how_many, device.multiprocessors, in.device_name, scaledBytes(any.rows, 1, k), any.rows,
         largest_now == largest ? fmt::format("stays {} (the cap)", bytesText(largest))
         : largest_now > 0      ? fmt::format("{} instead of {}", bytesText(largest_now), bytesText(largest))
                                : fmt::format("goes ({} recorded): a sum that short is not staged",

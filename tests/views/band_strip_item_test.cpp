@@ -1,31 +1,17 @@
 // The timeline's phase bands drawn as one item (views/band_strip_item.h): on a raster target one
 // image, blended as the rectangles were (later bands over earlier ones), and one rectangle a band in
 // an SVG; in the timeline, all its bands are that one item.
-#include <QBuffer>
 #include <QGraphicsScene>
 #include <QImage>
-#include <QPainter>
-#include <QSvgGenerator>
 #include <QtTest>
 
+#include "tests/views/scene_render.h"
 #include "tests/views/view_test_data.h"
 #include "views/band_strip_item.h"
 #include "views/timeline_chart.h"
 
 using namespace sawtooth;
 using namespace sawtooth::views;
-
-namespace {
-
-QImage rendered(QGraphicsScene& scene, const QSize& size) {
-  QImage image(size, QImage::Format_ARGB32_Premultiplied);
-  image.fill(Qt::white);
-  QPainter painter(&image);
-  scene.render(&painter, QRectF(QPointF(0, 0), size), QRectF(QPointF(0, 0), size));
-  return image;
-}
-
-}  // namespace
 
 class BandStripItemTest : public QObject {
   Q_OBJECT
@@ -36,7 +22,7 @@ class BandStripItemTest : public QObject {
     scene.addItem(item);
     const QColor red(255, 0, 0, 128), blue(0, 0, 255, 128);
     item->setBands(QRectF(10, 5, 80, 40), {{20, 40, red}, {30, 60, blue}});
-    const QImage image = rendered(scene, QSize(100, 50));
+    const QImage image = test::renderOnWhite(scene, QSize(100, 50));
     // Outside the plot and between the bands: the background.
     QCOMPARE(image.pixelColor(5, 20), QColor(Qt::white));
     QCOMPARE(image.pixelColor(25, 2), QColor(Qt::white));
@@ -50,7 +36,7 @@ class BandStripItemTest : public QObject {
     }
     // A change of bands is painted: none left.
     item->setBands(QRectF(10, 5, 80, 40), {});
-    QCOMPARE(rendered(scene, QSize(100, 50)).pixelColor(25, 20), QColor(Qt::white));
+    QCOMPARE(test::renderOnWhite(scene, QSize(100, 50)).pixelColor(25, 20), QColor(Qt::white));
   }
 
   void anSvgGetsOneRectangleABand() {
@@ -58,16 +44,7 @@ class BandStripItemTest : public QObject {
     auto* item = new BandStripItem;
     scene.addItem(item);
     item->setBands(QRectF(10, 5, 80, 40), {{20, 40, QColor(255, 0, 0, 128)}, {50, 60, QColor(0, 0, 255, 128)}});
-    QBuffer svg;
-    svg.open(QIODevice::WriteOnly);
-    QSvgGenerator generator;
-    generator.setOutputDevice(&svg);
-    generator.setSize(QSize(100, 50));
-    {
-      QPainter painter(&generator);
-      scene.render(&painter);
-    }
-    const QByteArray text = svg.data();
+    const QByteArray text = test::renderSvg(scene, QSize(100, 50));
     QVERIFY(!text.contains("<image"));
     QVERIFY2(text.contains("#ff0000") && text.contains("#0000ff"), text.constData());
   }

@@ -2,14 +2,12 @@
 // same picture as Qt Charts' area polygons, on a dense window and on a sparse one, and in an SVG the
 // polygons themselves.
 #include <QAreaSeries>
-#include <QBuffer>
 #include <QGraphicsScene>
 #include <QImage>
-#include <QPainter>
-#include <QSvgGenerator>
 #include <QtTest>
 #include <limits>
 
+#include "tests/views/scene_render.h"
 #include "tests/views/view_test_data.h"
 #include "views/stack_columns_item.h"
 #include "views/timeline_chart.h"
@@ -18,6 +16,15 @@ using namespace sawtooth;
 using namespace sawtooth::views;
 
 namespace {
+
+// The anatomy sample's GPU with its categories stacked.
+void showStackedAnatomy(TimelineChart& chart) {
+  chart.resize(900, 500);
+  chart.show();
+  chart.setAnalysis(test::sample("anatomy.sawtooth")->analysis);
+  chart.setVisibleDevices({0});
+  chart.setStackedCategories(true);
+}
 
 std::vector<StackColumnsItem*> stackItems(TimelineChart& chart) {
   std::vector<StackColumnsItem*> out;
@@ -48,11 +55,7 @@ class StackColumnsItemTest : public QObject {
   void oneItemADeviceAndTheAreasPaintNothing() {
     // Qt's scanline fill of 8 jagged polygons cost a zoom 100–150 ms (the header).
     TimelineChart chart;
-    chart.resize(900, 500);
-    chart.show();
-    chart.setAnalysis(test::sample("anatomy.sawtooth")->analysis);
-    chart.setVisibleDevices({0});
-    chart.setStackedCategories(true);
+    showStackedAnatomy(chart);
     QCOMPARE(stackItems(chart).size(), size_t{1});
     QVERIFY(!stackItems(chart).front()->empty());
     QCOMPARE(chart.categoryArea(0, Category::Activation)->opacity(), 0.0);
@@ -62,11 +65,7 @@ class StackColumnsItemTest : public QObject {
 
   void looksAsQtsPolygonsDenseAndSparse() {
     TimelineChart chart;
-    chart.resize(900, 500);
-    chart.show();
-    chart.setAnalysis(test::sample("anatomy.sawtooth")->analysis);
-    chart.setVisibleDevices({0});
-    chart.setStackedCategories(true);
+    showStackedAnatomy(chart);
     for (auto [lo, hi] : {std::pair{0.0, 6000.0}, std::pair{1000.0, 1100.0}}) {
       chart.zoomTo(lo, hi);
       QCoreApplication::processEvents();
@@ -94,16 +93,7 @@ class StackColumnsItemTest : public QObject {
     StackColumnsItem::Layer hidden{QColor(0, 255, 0, 150), false, {30, 20, 30}};
     StackColumnsItem::Layer high{QColor(0, 0, 255, 150), true, {20, 10, 20}};
     item->setStack(QRectF(0, 0, 100, 50), {10, 50, 90}, 45, {low, hidden, high});
-    QBuffer svg;
-    svg.open(QIODevice::WriteOnly);
-    QSvgGenerator generator;
-    generator.setOutputDevice(&svg);
-    generator.setSize(QSize(100, 50));
-    {
-      QPainter painter(&generator);
-      scene.render(&painter);
-    }
-    const QByteArray text = svg.data();
+    const QByteArray text = test::renderSvg(scene, QSize(100, 50));
     QVERIFY(!text.contains("<image"));
     QVERIFY(text.contains("#ff0000") && text.contains("#0000ff"));
     QVERIFY(!text.contains("#00ff00"));  // a hidden layer is not drawn
@@ -116,12 +106,7 @@ class StackColumnsItemTest : public QObject {
     // Two layers over x 10..90: red from the baseline (y 45) to 30, blue from 30 up to 10.
     item->setStack(QRectF(0, 0, 100, 50), {10, 90}, 45,
                    {{QColor(255, 0, 0), true, {30, 30}}, {QColor(0, 0, 255), true, {10, 10}}});
-    QImage image(100, 50, QImage::Format_ARGB32_Premultiplied);
-    image.fill(Qt::white);
-    {
-      QPainter painter(&image);
-      scene.render(&painter, QRectF(0, 0, 100, 50), QRectF(0, 0, 100, 50));
-    }
+    const QImage image = test::renderOnWhite(scene, QSize(100, 50));
     QCOMPARE(image.pixelColor(50, 40), QColor(Qt::red));
     QCOMPARE(image.pixelColor(50, 20), QColor(Qt::blue));
     QCOMPARE(image.pixelColor(50, 5), QColor(Qt::white));   // above the top
@@ -136,13 +121,7 @@ class StackColumnsItemTest : public QObject {
     auto* item = new StackColumnsItem;
     scene.addItem(item);
     item->setStack(QRectF(0, 0, 100, 50), {0, 100}, 50, {{QColor(255, 0, 0), true, {30.5, 30.5}}});
-    QImage image(200, 100, QImage::Format_ARGB32_Premultiplied);
-    image.setDevicePixelRatio(2);
-    image.fill(Qt::white);
-    {
-      QPainter painter(&image);
-      scene.render(&painter, QRectF(0, 0, 100, 50), QRectF(0, 0, 100, 50));
-    }
+    const QImage image = test::renderOnWhite(scene, QSize(100, 50), 2);
     QCOMPARE(image.pixelColor(100, 60), QColor(Qt::white));
     QCOMPARE(image.pixelColor(100, 61), QColor(Qt::red));
   }
@@ -154,10 +133,7 @@ class StackColumnsItemTest : public QObject {
     const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
     item->setStack(QRectF(0, 0, 100, 50), {0, 50, 100}, 50,
                    {{QColor(255, 0, 0), true, {nan, 30, -inf}}, {QColor(0, 0, 255), true, {inf, 1e300, nan}}});
-    QImage image(100, 50, QImage::Format_ARGB32_Premultiplied);
-    image.fill(Qt::white);
-    QPainter painter(&image);
-    scene.render(&painter, QRectF(0, 0, 100, 50), QRectF(0, 0, 100, 50));  // no crash, no sanitizer report
+    test::renderOnWhite(scene, QSize(100, 50));  // no crash, no sanitizer report
   }
 };
 

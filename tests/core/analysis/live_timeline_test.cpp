@@ -26,6 +26,16 @@ void removeFile(const std::string& path) {
   for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(path + suffix);
 }
 
+// A finished recording with no events, open for a test to write into as a hostile file would.
+Result<sql::Database> emptyRecordingToEdit(const std::string& path) {
+  {
+    auto writer = NativeWriter::create(path, OutputClaim::Existing::Replace, NativeWriterOptions{.recording = true});
+    if (!writer) return writer.error();
+    if (Status st = (*writer)->finish(); !st) return st.error();
+  }  // the writer closed before the test opens the file
+  return sql::Database::open(path, sql::Database::Mode::Create);
+}
+
 // Polls until the tail has nothing more, appending what it reads.
 size_t drain(LiveTail& tail, LiveTimeline& live, bool* complete = nullptr) {
   size_t rows = 0;
@@ -129,13 +139,8 @@ TEST(LiveTail, AFileThatIsNotATraceYetIsWaitedFor) {
 TEST(LiveTail, RefusesRowsThatAreNotWhatSawtoothWrites) {
   const std::string path = test::tempPath("live_hostile.sawtooth");
   removeFile(path);
-  {
-    auto writer = NativeWriter::create(path, OutputClaim::Existing::Replace, NativeWriterOptions{.recording = true});
-    ASSERT_TRUE(writer.ok());
-    ASSERT_TRUE((*writer)->finish());
-  }
-  auto db = sql::Database::open(path, sql::Database::Mode::Create);
-  ASSERT_TRUE(db.ok());
+  auto db = emptyRecordingToEdit(path);
+  ASSERT_TRUE(db.ok()) << db.error().message;
   ASSERT_TRUE(db->exec("INSERT INTO events(seq, t_ns, device, source, action, size) VALUES(0, 1, 'gpu', 0, 0, 16)"));
   LiveTail tail(path);
   auto text_device = tail.poll();
@@ -166,13 +171,8 @@ TEST(LiveTail, RefusesRowsThatAreNotWhatSawtoothWrites) {
 TEST(LiveTail, TellsTheWindowARecordingKeepsAndIgnoresANonsenseOne) {
   const std::string path = test::tempPath("live_window.sawtooth");
   removeFile(path);
-  {
-    auto writer = NativeWriter::create(path, OutputClaim::Existing::Replace, NativeWriterOptions{.recording = true});
-    ASSERT_TRUE(writer.ok());
-    ASSERT_TRUE((*writer)->finish());
-  }
-  auto db = sql::Database::open(path, sql::Database::Mode::Create);
-  ASSERT_TRUE(db.ok());
+  auto db = emptyRecordingToEdit(path);
+  ASSERT_TRUE(db.ok()) << db.error().message;
   EXPECT_EQ(LiveTail(path).poll()->window_events, 0u);  // every event kept
   for (const auto& [text, expected] : std::vector<std::pair<std::string, uint64_t>>{
            {"1000000", 1000000}, {"-5", 0}, {"12x", 0}, {"", 0}, {"abc", 0}, {"99999999999999999999999", 0}}) {

@@ -13,6 +13,15 @@ using namespace sawtooth;
 namespace {
 QString data(const char* name) { return QStringLiteral(SAWTOOTH_TEST_DATA "/") + QString::fromUtf8(name); }
 
+// A recording in progress in a folder of its own (a recorder's writer holding it), and the trace
+// its events come from.
+struct Recording {
+  QTemporaryDir dir;
+  QString path;
+  std::unique_ptr<NativeWriter> writer;
+  Trace source;
+};
+
 // A recording in progress at `path` (a recorder's writer holding it): the anatomy snapshot's
 // devices and its first 100 events committed.
 void startRecording(const QString& path, std::unique_ptr<NativeWriter>& writer, Trace& source) {
@@ -28,6 +37,11 @@ void startRecording(const QString& path, std::unique_ptr<NativeWriter>& writer, 
   QVERIFY(writer->appendEventsAt(source.events, 0, 100, 0));
   QVERIFY(writer->commitBatch());
 }
+
+void startRecording(Recording& r, const char* name) {
+  r.path = r.dir.filePath(QString::fromLatin1(name));
+  startRecording(r.path, r.writer, r.source);
+}
 }  // namespace
 
 class LiveFollowerTest : public QObject {
@@ -37,24 +51,21 @@ class LiveFollowerTest : public QObject {
   // poll that was reading at that moment must not add what it read past the new limit (CI saw
   // the live tab hold 100 rows after it had stopped at 0).
   void aLimitLoweredWhileAPollReadsHoldsForThatPoll() {
-    QTemporaryDir dir;
-    const QString path = dir.filePath(QStringLiteral("growing.sawtooth"));
-    std::unique_ptr<NativeWriter> writer;
-    Trace source;
-    startRecording(path, writer, source);
+    Recording r;
+    startRecording(r, "growing.sawtooth");
     if (QTest::currentTestFailed()) return;
 
     app::JobRunner jobs;
-    app::LiveFollower follower(path, &jobs);
+    app::LiveFollower follower(r.path, &jobs);
     follower.start(50);      // the first poll is on its way
     follower.setMaxEvents(0);  // and the limit drops before it lands
     QTRY_VERIFY_WITH_TIMEOUT(follower.refreshes() >= 1, 10000);
     QCOMPARE(follower.timeline().events(), uint64_t{0});
     QTRY_VERIFY_WITH_TIMEOUT(follower.capped(), 10000);
 
-    QVERIFY(writer->beginBatch());
-    QVERIFY(writer->appendEventsAt(source.events, 100, source.events.size(), 100));
-    QVERIFY(writer->commitBatch());
+    QVERIFY(r.writer->beginBatch());
+    QVERIFY(r.writer->appendEventsAt(r.source.events, 100, r.source.events.size(), 100));
+    QVERIFY(r.writer->commitBatch());
     const int seen = follower.refreshes();
     QTRY_VERIFY_WITH_TIMEOUT(follower.refreshes() >= seen + 2, 10000);
     QCOMPARE(follower.timeline().events(), uint64_t{0});
@@ -62,15 +73,12 @@ class LiveFollowerTest : public QObject {
 
   // A limit set before the first poll: the timeline takes that many rows and stops.
   void aLimitSetBeforeTheFirstPollHoldsThatManyRows() {
-    QTemporaryDir dir;
-    const QString path = dir.filePath(QStringLiteral("growing.sawtooth"));
-    std::unique_ptr<NativeWriter> writer;
-    Trace source;
-    startRecording(path, writer, source);
+    Recording r;
+    startRecording(r, "growing.sawtooth");
     if (QTest::currentTestFailed()) return;
 
     app::JobRunner jobs;
-    app::LiveFollower follower(path, &jobs);
+    app::LiveFollower follower(r.path, &jobs);
     follower.setMaxEvents(60);
     follower.start(50);
     QTRY_VERIFY_WITH_TIMEOUT(follower.capped(), 10000);
@@ -81,21 +89,18 @@ class LiveFollowerTest : public QObject {
   // window as it goes and has no summaries until it ends: the live timeline, full, reads it again
   // from the window's start instead of stopping (the 20 M-event limit stopped a day's run).
   void aWindowedRecordingIsReadAgainFromItsWindowWhenFull() {
-    QTemporaryDir dir;
-    const QString path = dir.filePath(QStringLiteral("windowed.sawtooth"));
-    std::unique_ptr<NativeWriter> writer;
-    Trace source;
-    startRecording(path, writer, source);
+    Recording r;
+    startRecording(r, "windowed.sawtooth");
     if (QTest::currentTestFailed()) return;
-    QVERIFY(source.events.size() >= 300);
+    QVERIFY(r.source.events.size() >= 300);
     constexpr size_t kWindow = 10, kStep = 20, kLimit = 40;
-    QVERIFY(writer->beginBatch());
-    QVERIFY(writer->setMeta("window.last_events", std::to_string(kWindow)));
-    QVERIFY(writer->deleteEventsBefore(100 - kWindow));
-    QVERIFY(writer->commitBatch());
+    QVERIFY(r.writer->beginBatch());
+    QVERIFY(r.writer->setMeta("window.last_events", std::to_string(kWindow)));
+    QVERIFY(r.writer->deleteEventsBefore(100 - kWindow));
+    QVERIFY(r.writer->commitBatch());
 
     app::JobRunner jobs;
-    app::LiveFollower follower(path, &jobs);
+    app::LiveFollower follower(r.path, &jobs);
     follower.setMaxEvents(kLimit);
     int restarts = 0;
     connect(&follower, &app::LiveFollower::restartedAtTheWindow, this, [&restarts](quint64 events) {
@@ -106,10 +111,10 @@ class LiveFollowerTest : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(follower.timeline().events(), uint64_t{kWindow}, 10000);
     // The recorder goes on: kStep rows a round, the window kept.
     for (size_t end = 100 + kStep; end <= 300 && follower.windowRestarts() < 2; end += kStep) {
-      QVERIFY(writer->beginBatch());
-      QVERIFY(writer->appendEventsAt(source.events, end - kStep, end, end - kStep));
-      QVERIFY(writer->deleteEventsBefore(end - kWindow));
-      QVERIFY(writer->commitBatch());
+      QVERIFY(r.writer->beginBatch());
+      QVERIFY(r.writer->appendEventsAt(r.source.events, end - kStep, end, end - kStep));
+      QVERIFY(r.writer->deleteEventsBefore(end - kWindow));
+      QVERIFY(r.writer->commitBatch());
       const int seen = follower.refreshes();
       QTRY_VERIFY_WITH_TIMEOUT(follower.refreshes() >= seen + 2, 10000);
       QVERIFY(!follower.capped());
@@ -123,17 +128,14 @@ class LiveFollowerTest : public QObject {
 
   // A window larger than half the limit could not be held: the timeline stops at the limit.
   void aWindowTooLargeForTheLimitStops() {
-    QTemporaryDir dir;
-    const QString path = dir.filePath(QStringLiteral("windowed.sawtooth"));
-    std::unique_ptr<NativeWriter> writer;
-    Trace source;
-    startRecording(path, writer, source);
+    Recording r;
+    startRecording(r, "windowed.sawtooth");
     if (QTest::currentTestFailed()) return;
-    QVERIFY(writer->beginBatch());
-    QVERIFY(writer->setMeta("window.last_events", "80"));
-    QVERIFY(writer->commitBatch());
+    QVERIFY(r.writer->beginBatch());
+    QVERIFY(r.writer->setMeta("window.last_events", "80"));
+    QVERIFY(r.writer->commitBatch());
     app::JobRunner jobs;
-    app::LiveFollower follower(path, &jobs);
+    app::LiveFollower follower(r.path, &jobs);
     follower.setMaxEvents(60);
     follower.start(20);
     QTRY_VERIFY_WITH_TIMEOUT(follower.capped(), 10000);

@@ -76,12 +76,18 @@ class TimedApplication : public QApplication {
     interval_cpu_ += cpu;
     ++interval_events_;
     interval_wall_ += wall_ms;
-    if (interval_.size() < 32)
-      interval_ << QStringLiteral("%1 to %2: %3 wall / %4 CPU")
-                       .arg(type)
-                       .arg(QString::fromLatin1(cls))
-                       .arg(wall_ms, 0, 'f', 1)
-                       .arg(cpu, 0, 'f', 1);
+    // The interval's heaviest events by wall time (a gap can hold hundreds of tiny ones).
+    if (interval_.size() < kListed || wall_ms > interval_.back().wall_ms) {
+      QString what = QStringLiteral("%1 to %2%3: %4 wall / %5 CPU")
+                         .arg(type)
+                         .arg(QString::fromLatin1(cls), name.isEmpty() ? QString() : QStringLiteral(" \"%1\"").arg(name))
+                         .arg(wall_ms, 0, 'f', 1)
+                         .arg(cpu, 0, 'f', 1);
+      if (!during_.isEmpty()) what += QStringLiteral(" delivering ") + during_.join(QStringLiteral(", "));
+      const auto at = std::find_if(interval_.begin(), interval_.end(), [&](const Listed& l) { return l.wall_ms < wall_ms; });
+      interval_.insert(at, Listed{wall_ms, what});
+      if (interval_.size() > kListed) interval_.pop_back();
+    }
     for (const QString& slot : during_) slowest_delivery_[slot] = std::max(slowest_delivery_[slot], cpu);
     if (cpu > longest_) {
       longest_ = cpu;
@@ -102,7 +108,12 @@ class TimedApplication : public QApplication {
   double interval_cpu_ = 0;
   int interval_events_ = 0;
   double interval_wall_ = 0;  // and their wall time
-  QStringList interval_;      // each event: type, receiver's class, wall and CPU (ms)
+  struct Listed {
+    double wall_ms;
+    QString what;  // type, receiver's class and name, wall and CPU (ms), the jobs it delivered
+  };
+  static constexpr size_t kListed = 12;
+  std::vector<Listed> interval_;  // the heaviest kListed, by wall time, heaviest first
 
  private:
   int depth_ = 0;
@@ -117,13 +128,18 @@ class StallProbe : public QObject {
       const qint64 now = clock_.nsecsElapsed();
       if (now - last_ns_ > max_gap_ns_)
         max_gap_ns_ = now - last_ns_, gap_end_ns_ = now, gap_cpu_ = app.interval_cpu_, gap_events_ = app.interval_events_,
-        gap_wall_ = app.interval_wall_, gap_list_ = app.interval_;
+        gap_wall_ = app.interval_wall_, gap_list_ = listed(app.interval_);
       last_ns_ = now;
       app.interval_cpu_ = 0, app.interval_events_ = 0, app.interval_wall_ = 0;
       app.interval_.clear();
     });
     clock_.start();
     timer_.start();
+  }
+  static QStringList listed(const std::vector<TimedApplication::Listed>& events) {
+    QStringList out;
+    for (const auto& e : events) out << e.what;
+    return out;
   }
   double maxGapMs() const { return static_cast<double>(max_gap_ns_) / 1e6; }
   double gapEndMs() const { return static_cast<double>(gap_end_ns_) / 1e6; }  // since the probe started
@@ -326,7 +342,7 @@ int main(int argc, char** argv) {
               qPrintable(what_open), qPrintable(app.longest_what_), slowest_zoom_ms, slowest_zoom_drawn_ms,
               slowest_zoom_ms - slowest_zoom_drawn_ms);
   std::printf("\nThe probe's longest gap overall (%.0f ms) held %d events of %.0f ms of the GUI thread's CPU and %.0f ms "
-              "wall in all: %s\n",
+              "wall in all; the heaviest by wall: %s\n",
               probe.maxGapMs(), probe.gapEvents(), probe.gapCpuMs(), probe.gapWallInEventsMs(),
               qPrintable(probe.gapList().join(QStringLiteral("; "))));
   std::printf("\nThe longest of the harness' own calls (zoomTo, resetZoom, setXAxisByTime, setStackedCategories; "

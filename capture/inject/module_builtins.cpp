@@ -1,5 +1,6 @@
 #include "capture/inject/module_builtins.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <unordered_map>
 
@@ -21,6 +22,7 @@ struct MethodDef {
 };
 constexpr int kMethO = 0x0008;
 constexpr int kMethFastcall = 0x0080;
+constexpr size_t kArgumentsOffset = size_t{1} << (8 * sizeof(size_t) - 1);  // PY_VECTORCALL_ARGUMENTS_OFFSET
 
 struct CPython {
   Object (*new_function)(MethodDef*, Object, Object) = nullptr;  // PyCFunction_NewEx
@@ -32,11 +34,26 @@ struct CPython {
   int (*list_append)(Object, Object) = nullptr;
   void (*inc_ref)(Object) = nullptr;
   void (*dec_ref)(Object) = nullptr;
+  Object (*type_from_spec)(void*) = nullptr;         // PyType_FromSpec
+  Object (*generic_alloc)(Object, Ssize) = nullptr;  // PyType_GenericAlloc
+  Object (*call)(Object, Object, Object) = nullptr;  // PyObject_Call
+  Object (*method_new)(Object, Object) = nullptr;    // PyMethod_New
+  Ssize (*tuple_size)(Object) = nullptr;
+  Object (*tuple_item)(Object, Ssize) = nullptr;     // PyTuple_GetItem: borrowed
+  Object (*dict_get)(Object, Object) = nullptr;      // PyDict_GetItem: borrowed, errors suppressed
+  Object (*vectorcall)(Object, Object const*, size_t, Object) = nullptr;  // PyObject_Vectorcall
+  Object (*generic_getattr)(Object, Object) = nullptr;                   // PyObject_GenericGetAttr
+  Object (*get_attr)(Object, Object) = nullptr;                          // PyObject_GetAttr
   Object none = nullptr;  // &_Py_NoneStruct
+  Object true_ = nullptr;  // &_Py_TrueStruct
 
   bool found() const {
     return new_function && long_from && long_as && long_as_pointer && error_occurred && clear_error && list_append &&
            inc_ref && dec_ref && none;
+  }
+  bool canWrapCalls() const {
+    return found() && type_from_spec && generic_alloc && call && method_new && tuple_size && tuple_item && dict_get &&
+           vectorcall && generic_getattr && get_attr && true_;
   }
 };
 
@@ -52,7 +69,18 @@ const CPython& cpython() {
     findPythonSymbol(a.list_append, "PyList_Append");
     findPythonSymbol(a.inc_ref, "Py_IncRef");
     findPythonSymbol(a.dec_ref, "Py_DecRef");
+    findPythonSymbol(a.type_from_spec, "PyType_FromSpec");
+    findPythonSymbol(a.generic_alloc, "PyType_GenericAlloc");
+    findPythonSymbol(a.call, "PyObject_Call");
+    findPythonSymbol(a.method_new, "PyMethod_New");
+    findPythonSymbol(a.tuple_size, "PyTuple_Size");
+    findPythonSymbol(a.tuple_item, "PyTuple_GetItem");
+    findPythonSymbol(a.dict_get, "PyDict_GetItem");
+    findPythonSymbol(a.vectorcall, "PyObject_Vectorcall");
+    findPythonSymbol(a.generic_getattr, "PyObject_GenericGetAttr");
+    findPythonSymbol(a.get_attr, "PyObject_GetAttr");
     findPythonSymbol(a.none, "_Py_NoneStruct");
+    findPythonSymbol(a.true_, "_Py_TrueStruct");
     return a;
   }();
   return api;
@@ -143,11 +171,189 @@ Object forget(Object, Object address) {
   return none();
 }
 
+// Module.__call__ in C (module_builtins.h): what it calls, all owned and kept until exit.
+struct CallWrapper {
+  Object descriptor = nullptr;  // the one instance of the type below, installed as Module.__call__
+  Object type = nullptr;        // the class it was made for
+  Object original = nullptr;    // Module.__call__ before it
+  Object fallback = nullptr;    // the shim's Python wrapper: a module not remembered yet, attribute access
+  Object flags = nullptr;       // torch.compiler's namespace ...
+  Object flag = nullptr;        // ... and the name of its flag for a graph being traced or exported
+  bool pass_through = false;    // paused, or removed under another wrapper
+};
+
+CallWrapper& callWrapper() {
+  static auto* wrapper = new CallWrapper();  // never destroyed: used until exit
+  return *wrapper;
+}
+
+void replace(Object& slot, Object value) {
+  const CPython& py = cpython();
+  py.inc_ref(value);
+  if (slot) py.dec_ref(slot);
+  slot = value;
+}
+
+// `module(...)`: CPython finds the descriptor on the class, sees it is a method descriptor and
+// calls it with the module first in `args` (no bound method made). The call is marked when the
+// module is remembered, handed to the shim's Python wrapper when not (it names the module), and
+// passed straight to the original while torch traces a graph for real (export) or the shim says
+// so. What the call raises is the program's: its NULL goes back as it came, the exit marked first
+// (the marks touch no Python state).
+Object moduleCall(Object, Object args, Object kwargs) {
+  const CPython& py = cpython();
+  const CallWrapper& w = callWrapper();
+  if (w.pass_through || py.dict_get(w.flags, w.flag) == py.true_ || py.tuple_size(args) < 1)
+    return py.call(w.original, args, kwargs);
+  const auto& map = remembered();
+  const auto it = map.find(py.tuple_item(args, 0));
+  if (it == map.end()) return py.call(w.fallback, args, kwargs);
+  const uint32_t id = it->second.id;
+  try {
+    moduleEnter(id, 0);
+  } catch (...) {
+    return py.call(w.original, args, kwargs);
+  }
+  Object result = py.call(w.original, args, kwargs);
+  try {
+    moduleExit(id);
+  } catch (...) {
+  }
+  return result;
+}
+
+// The same through the vectorcall protocol, which CPython's call of a method descriptor takes when
+// the type offers it: the arguments come as they are (the module first) and go on as they came.
+Object moduleVectorcall(Object, Object const* args, size_t nargsf, Object kwnames) {
+  const CPython& py = cpython();
+  const CallWrapper& w = callWrapper();
+  const size_t nargs = nargsf & ~kArgumentsOffset;
+  if (w.pass_through || nargs < 1 || py.dict_get(w.flags, w.flag) == py.true_)
+    return py.vectorcall(w.original, args, nargsf, kwnames);
+  const auto& map = remembered();
+  const auto it = map.find(args[0]);
+  if (it == map.end()) return py.vectorcall(w.fallback, args, nargsf, kwnames);
+  const uint32_t id = it->second.id;
+  try {
+    moduleEnter(id, 0);
+  } catch (...) {
+    return py.vectorcall(w.original, args, nargsf, kwnames);
+  }
+  Object result = py.vectorcall(w.original, args, nargsf, kwnames);
+  try {
+    moduleExit(id);
+  } catch (...) {
+  }
+  return result;
+}
+
+// Its attributes are the Python wrapper's: dynamo reads `Module.__dict__["__call__"]` to guard what
+// it traced (the wrapper, through the descriptor's __get__), its closure's cells included.
+Object moduleCallAttribute(Object self, Object name) {
+  const CPython& py = cpython();
+  if (Object own = py.generic_getattr(self, name)) return own;
+  py.clear_error();
+  return py.get_attr(callWrapper().fallback, name);
+}
+
+// `Module.__call__` and `module.__call__` (attribute access: torch.compile's OptimizedModule,
+// dynamo, inspect) see the Python wrapper, a plain function dynamo traces through as before.
+Object moduleCallGet(Object, Object instance, Object) {
+  const CPython& py = cpython();
+  const CallWrapper& w = callWrapper();
+  if (!instance || instance == py.none) {
+    py.inc_ref(w.fallback);
+    return w.fallback;
+  }
+  return py.method_new(w.fallback, instance);
+}
+
+struct TypeSlot {
+  int slot;
+  void* function;
+};
+struct MemberDef {
+  const char* name;
+  int type;
+  Ssize offset;
+  int flags;
+  const char* doc;
+};
+struct TypeSpec {
+  const char* name;
+  int basicsize;
+  int itemsize;
+  unsigned int flags;
+  TypeSlot* slots;
+};
+constexpr int kTpCall = 50, kTpDescrGet = 54, kTpDoc = 56, kTpGetattro = 58, kTpMembers = 72;  // typeslots.h
+constexpr unsigned kHaveVectorcall = 1u << 11, kMethodDescriptor = 1u << 17, kHaveVersionTag = 1u << 18;  // Py_TPFLAGS_*
+constexpr int kMemberSsize = 19, kMemberReadOnly = 1;  // structmember.h: T_PYSSIZET, READONLY
+
+// The instance: CPython's object header, then the vectorcall function CPython finds at the offset
+// the "__vectorcalloffset__" member gives.
+struct CallObject {
+  Ssize refcount;
+  Object type;
+  Object (*vectorcall)(Object, Object const*, size_t, Object);
+};
+
+MemberDef g_call_members[] = {
+    {"__vectorcalloffset__", kMemberSsize, static_cast<Ssize>(offsetof(CallObject, vectorcall)), kMemberReadOnly, nullptr},
+    {nullptr, 0, 0, 0, nullptr},
+};
+TypeSlot g_call_slots[] = {
+    {kTpCall, reinterpret_cast<void*>(&moduleCall)},
+    {kTpDescrGet, reinterpret_cast<void*>(&moduleCallGet)},
+    {kTpGetattro, reinterpret_cast<void*>(&moduleCallAttribute)},
+    {kTpMembers, g_call_members},
+    {kTpDoc, const_cast<char*>("Module.__call__ with Sawtooth's marks of each call (module attribution).")},
+    {0, nullptr},
+};
+TypeSpec g_call_spec = {"sawtooth_shim.ModuleCall", static_cast<int>(sizeof(CallObject)), 0,
+                        kHaveVectorcall | kMethodDescriptor | kHaveVersionTag, g_call_slots};
+
+// call_descriptor(cls, original, fallback, flags, flag): Module.__call__ in C for `cls`, the same
+// object every time (its callees replaced), or None where CPython's API for it is not found.
+Object callDescriptor(Object, Object const* args, Ssize count) {
+  const CPython& py = cpython();
+  if (count != 5 || !py.canWrapCalls()) return none();
+  CallWrapper& w = callWrapper();
+  if (w.descriptor && w.type != args[0]) return none();  // one class only: Module
+  if (!w.descriptor) {
+    Object type = py.type_from_spec(&g_call_spec);
+    Object descriptor = type ? py.generic_alloc(type, 0) : nullptr;
+    if (!descriptor) {
+      py.clear_error();
+      return none();
+    }
+    static_cast<CallObject*>(descriptor)->vectorcall = &moduleVectorcall;
+    w.descriptor = descriptor;  // the type stays alive through its instance
+    py.dec_ref(type);
+    replace(w.type, args[0]);
+  }
+  replace(w.original, args[1]);
+  replace(w.fallback, args[2]);
+  replace(w.flags, args[3]);
+  replace(w.flag, args[4]);
+  w.pass_through = false;
+  py.inc_ref(w.descriptor);
+  return w.descriptor;
+}
+
+// call_pass_through(flag): while true, the C Module.__call__ calls the original unmarked.
+Object callPassThrough(Object, Object flag) {
+  callWrapper().pass_through = flag == cpython().true_;
+  return none();
+}
+
 MethodDef g_methods[] = {
     {"sawtooth_module_enter", reinterpret_cast<void*>(&enter), kMethO, nullptr},
     {"sawtooth_module_exit", reinterpret_cast<void*>(&exit), kMethO, nullptr},
     {"sawtooth_module_remember", reinterpret_cast<void*>(&remember), kMethFastcall, nullptr},
     {"sawtooth_module_forget", reinterpret_cast<void*>(&forget), kMethO, nullptr},
+    {"sawtooth_module_call_descriptor", reinterpret_cast<void*>(&callDescriptor), kMethFastcall, nullptr},
+    {"sawtooth_module_call_pass_through", reinterpret_cast<void*>(&callPassThrough), kMethO, nullptr},
 };
 
 }  // namespace

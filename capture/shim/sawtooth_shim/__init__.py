@@ -6,13 +6,12 @@ the program imports torch (the shim never imports it first: a program may set it
 before it does), and nothing the shim does may break the program: every failure becomes a
 notice for the user.
 """
-import importlib.abc
-import importlib.util
 import json
 import os
 import sys
 
 from . import channel, lifecycle, torch_hooks, wire  # loaded now: our folder leaves sys.path afterwards
+from .import_watch import ImportWatcher
 
 _LAUNCHERS = ("torch.distributed.run", "torch.distributed.launch")
 _active = None  # this process's Shim, once activate() made one
@@ -64,39 +63,6 @@ def _env_int(name):
         return -1
 
 
-class _TorchWatcher(importlib.abc.MetaPathFinder):
-    """Calls back once `import torch` has finished, without importing it first."""
-
-    def __init__(self, on_import):
-        self.on_import = on_import
-
-    def find_spec(self, name, path=None, target=None):
-        if name != "torch":
-            return None
-        try:
-            sys.meta_path.remove(self)
-        except ValueError:
-            return None
-        try:
-            spec = importlib.util.find_spec("torch")
-        except Exception:  # the import system's own finders say it again, to the program
-            return None
-        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
-            return spec
-        exec_module = spec.loader.exec_module
-        on_import = self.on_import
-
-        def exec_and_report(module):
-            exec_module(module)  # the program's import: what it raises is the program's
-            on_import(module)    # guarded
-
-        try:
-            spec.loader.exec_module = exec_and_report
-        except Exception:
-            return None
-        return spec
-
-
 def activate():
     """Connects to the recorder and prepares the hooks. Nothing here reaches the program: a
     failure before the connection leaves the program unrecorded (the recorder says nothing
@@ -139,6 +105,6 @@ def activate():
         if "torch" in sys.modules:
             on_torch(sys.modules["torch"])
         else:
-            sys.meta_path.insert(0, _TorchWatcher(on_torch))
+            sys.meta_path.insert(0, ImportWatcher("torch", on_torch))
     except Exception as e:
         shim.guard.report("starting the recording shim", e)

@@ -52,8 +52,10 @@ class ModuleMarks:
     (capture/inject/module_builtins.h): enter(module) -> its id or None, exit(id),
     remember(module, id), forget(id(module)). None of them raises."""
 
-    def __init__(self, enter, exit_, remember, forget):
+    def __init__(self, enter, exit_, remember, forget, call_descriptor=None, call_pass_through=None):
         self.enter, self.exit, self.remember, self.forget = enter, exit_, remember, forget
+        # Module.__call__ in C (capture/inject/module_builtins.h), where the library has it
+        self.call_descriptor, self.call_pass_through = call_descriptor, call_pass_through
 
 
 def module_marks(library):
@@ -67,7 +69,7 @@ def module_marks(library):
     make.argtypes = [ctypes.py_object]
     make.restype = ctypes.c_int
     builtins = []
-    if make(builtins) != 0 or len(builtins) != 4:
+    if make(builtins) != 0 or len(builtins) not in (4, 6):
         return None
     return ModuleMarks(*builtins)
 

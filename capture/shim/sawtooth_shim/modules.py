@@ -11,6 +11,13 @@ wrapper with its marks (bench/results/cpu-module-hooks-2026-12-02.md; on the H20
 away. The wrapper is compiled under the guard's wrapper file name (a warning PyTorch raises inside
 forward names the program's line, as unrecorded); a traceback through a module shows its frame.
 
+With the native tracker, Module.__call__ is the library's own in C (capture/inject/module_builtins.h):
+`module(...)` is marked with no Python frame of ours, which had cost GPT-2 about 1 % of an H100 step
+with Python stacks (the wrapper's call, and its frame in every allocation's stack); a module it does
+not know yet, and every read of `Module.__call__` or `module.__call__`, go to the Python wrapper.
+From the program's first torch.compile on, the Python wrapper is Module.__call__ again (dynamo
+guards the class's dict entry of what it traced, which must be a function).
+
 With the native tracker the marks go to the tracker library (two builtins of its own per call,
 which also find the module's id: capture/inject/module_builtins.h; the allocator's callback reads
 the marks on the allocating thread, and backward finds its module through autograd's own link: see
@@ -37,12 +44,14 @@ backward does (torch.utils.checkpoint recomputing, either form) is a recompute.
 A guest's rules (guard.py): everything the wrapper does guarded, nothing of the program's kept alive (modules
 and parameters are remembered by identity while they live, and only ids and names are kept).
 """
+import sys
 import threading
 import time
 
 from . import wire
 from . import guard
 from .guard import Identities
+from .import_watch import ImportWatcher
 
 _WHAT = "tracking the program's modules"
 _MAX_MODULES = 1_000_000  # the recorder's bound too: a program that makes modules without end stops being tracked
@@ -86,6 +95,10 @@ class Modules:
         self.installed = None          # (Module.__call__ before us, our wrapper) while installed
         self.removed = False           # uninstalled while another wrapper sat on ours: ours passes through
         self.marks = None              # the tracker library's ModuleMarks (cuda_native.py), once it runs
+        self.python_call = None        # (original, our Python wrapper of it)
+        self.native_call = None        # the library's Module.__call__ in C, once made
+        self.dynamo_watched = False
+        self.compiled = False          # the program compiled: the Python wrapper only, from then on
         self.paused = False
         self.full = False
         self.hooked = Identities()     # outputs carrying a backward mark of ours (the portable path)
@@ -95,12 +108,16 @@ class Modules:
 
     # -- installation --------------------------------------------------------------------------------
     def install(self):
-        """Module.__call__ wrapped (module docstring): the program's modules are left as they are."""
+        """Module.__call__ wrapped (module docstring): the program's modules are left as they are.
+        With the tracker library, the wrapper is the library's own in C (module_builtins.h), which
+        hands a module it does not know yet to the Python one."""
         if self.installed is not None:
             return
         cls = self.torch.nn.Module
         original = cls.__dict__["__call__"]
-        wrapper = guard.module_call_wrapper(original, self)
+        if self.python_call is None or self.python_call[0] is not original:
+            self.python_call = (original, guard.module_call_wrapper(original, self))
+        wrapper = self._native_call(cls, original) or self.python_call[1]
         cls.__call__ = wrapper
         self.installed = (original, wrapper)
 
@@ -115,6 +132,60 @@ class Modules:
             cls.__call__ = installed[0]
         else:
             self.removed = True
+            if installed[1] is self.native_call:
+                self.marks.call_pass_through(True)
+
+    # -- Module.__call__ in C ---------------------------------------------------------------------------
+    def _native_call(self, cls, original):
+        """The library's Module.__call__ for `original` (module_builtins.h), or None: no library
+        (yet), a library without it, no torch.compiler flag to pass traced calls by, or a program
+        that compiles. `module(...)` runs it without a Python frame; `Module.__call__` and
+        `module.__call__` read as our Python wrapper. Dynamo traces that wrapper but guards what it
+        traced by the class's own dict entry, which must then be a function: from the program's
+        first compilation on (dynamo's start callback, before it traces anything) the Python
+        wrapper takes the C one's place for good."""
+        make = getattr(self.marks, "call_descriptor", None)
+        compiler = sys.modules.get("torch.compiler")
+        flags = getattr(compiler, "__dict__", None)
+        if self.compiled or make is None or flags is None or "_is_compiling_flag" not in flags:
+            return None
+        if not self.dynamo_watched:
+            self.dynamo_watched = True
+            dynamo = sys.modules.get("torch._dynamo")
+            if dynamo is not None:
+                self._dynamo_imported(dynamo)
+            else:
+                sys.meta_path.insert(0, ImportWatcher("torch._dynamo", self.guard.wrap(_WHAT, self._dynamo_imported)))
+            if self.compiled:
+                return None
+        descriptor = make(cls, original, self.python_call[1], flags, "_is_compiling_flag")
+        if descriptor is not None:
+            self.native_call = descriptor
+        return descriptor
+
+    def _dynamo_imported(self, dynamo):
+        """Dynamo is there: told to call us back when it starts compiling; where it cannot be, the
+        Python wrapper now."""
+        handler = getattr(dynamo, "callback_handler", None)
+        try:
+            handler.register_start_callback(self._compile_starts)
+        except Exception:
+            self._compile_starts(None)
+
+    def _compile_starts(self, _args):
+        """Dynamo starts compiling (or cannot tell us when it does): the Python wrapper in the C
+        one's place, for the rest of the run."""
+        if self.compiled:
+            return
+        self.compiled = True
+        try:  # dynamo's own call: nothing may reach it
+            installed = self.installed
+            cls = self.torch.nn.Module
+            if installed is not None and installed[1] is self.native_call and cls.__dict__.get("__call__") is installed[1]:
+                cls.__call__ = self.python_call[1]
+                self.installed = (installed[0], self.python_call[1])
+        except Exception as e:
+            self.guard.report(_WHAT, e)
 
     def call_enters(self, module):
         """A call of module begins (the wrapper, not while compiling or paused): its id and how it
@@ -161,6 +232,8 @@ class Modules:
             self.stacks.calls.clear()
         else:
             self.removed = False
+            if self.native_call is not None:
+                self.marks.call_pass_through(False)
             self.install()
 
     def use_native(self, marks):
@@ -173,6 +246,14 @@ class Modules:
             module = ref() if ref is not None else None
             if module is not None:
                 marks.remember(module, ident)
+        # The C wrapper in the Python one's place, if nobody wrapped Module.__call__ since.
+        installed = self.installed
+        cls = self.torch.nn.Module
+        if installed is not None and not self.removed and cls.__dict__.get("__call__") is installed[1]:
+            native = self._native_call(cls, installed[0])
+            if native is not None:
+                cls.__call__ = native
+                self.installed = (installed[0], native)
 
     def _remember(self, module, ident):
         ids = self.ids

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Module.__call__ in C (capture/inject/module_builtins.h), end to end on the CPU: a program
+recorded with the tracker library behaves as unrecorded and its calls are marked.
+
+- while the tracker runs, Module.__call__ is the library's (`module(...)` has no Python frame of
+  ours), and `Module.__call__` / `module.__call__` read as the shim's Python wrapper;
+- calls with many positional and keyword arguments (past any small fixed buffer) return what they
+  return unrecorded; inspect.signature of a module is the same; an exception a forward raises
+  reaches the program as it was raised;
+- pausing and resuming module tracking puts the C wrapper back;
+- those calls are recorded: the module called with many arguments once per call, by name;
+- the first torch.compile (fullgraph) puts the Python wrapper in its place for good, before dynamo
+  traces anything (dynamo guards the class's own dict entry, which must be a function), and the
+  compiled module computes what it does unrecorded.
+
+Usage: check_module_call_native.py SAWTOOTH_RECORD SAWTOOTH_TRACE PYTHON OUT_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+record, trace_tool, python, out = sys.argv[1:5]
+os.makedirs(out, exist_ok=True)
+if subprocess.run([python, "-c", "import torch"], capture_output=True).returncode != 0:
+    print(f"skipped: {python} has no torch")
+    sys.exit(77)
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+        print("FAILED:", what, flush=True)
+
+
+PROGRAM = textwrap.dedent("""
+    import inspect, json, sys
+    import torch
+    from torch import nn
+
+    class Many(nn.Module):
+        def forward(self, *xs, scale=1.0, **named):
+            return sum(xs) * scale + sum(named.values())
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Linear(4, 4)
+            self.many = Many()
+
+        def forward(self, x):
+            y = self.a(x)
+            return self.many(*[y] * 20, scale=2.0, **{f"k{i}": x for i in range(20)})
+
+    class Raises(nn.Module):
+        def forward(self, x):
+            raise ValueError("the program's own error")
+
+    def kind():
+        return type(nn.Module.__dict__["__call__"]).__name__
+
+    torch.manual_seed(0)
+    net, x = Net(), torch.randn(2, 4)
+    out = {"calls": []}
+    for _ in range(3):
+        out["calls"].append(net(x).sum().item())
+    out["kind"] = kind()
+    out["class_attribute"] = type(nn.Module.__call__).__name__
+    out["bound_attribute"] = type(net.__call__).__name__
+    out["signature"] = str(inspect.signature(net))
+    raising = Raises()
+    for _ in range(2):  # the first call names the module (the Python wrapper), the second is C's
+        try:
+            raising(x)
+        except ValueError as e:
+            out.setdefault("raised", []).append(str(e))
+    shim = sys.modules.get("sawtooth_shim")
+    modules = getattr(getattr(shim, "_active", None), "modules", None)
+    if modules is not None:
+        modules.set_paused(True)
+        out["paused_kind"] = kind()
+        modules.set_paused(False)
+    out["resumed_kind"] = kind()
+    compiled = torch.compile(net, fullgraph=True, backend="eager")
+    out["compiled"] = compiled(x).sum().item()
+    out["after_compile_kind"] = kind()
+    out["after_compile"] = net(x).sum().item()
+    print("RESULT " + json.dumps(out), flush=True)
+""")
+script = os.path.join(out, "native_call.py")
+with open(script, "w") as f:
+    f.write(PROGRAM)
+
+
+def result(r):
+    lines = [line for line in r.stdout.splitlines() if line.startswith("RESULT ")]
+    return json.loads(lines[-1][len("RESULT "):]) if lines else None
+
+
+plain = subprocess.run([python, script], capture_output=True, text=True, timeout=300)
+check(plain.returncode == 0, f"unrecorded: exit {plain.returncode}: {plain.stderr[-2000:]}")
+trace = os.path.join(out, "native_call.sawtooth")
+rec = subprocess.run([record, "--out", trace, "--force", "--", python, script], capture_output=True, text=True,
+                     timeout=300)
+check(rec.returncode == 0, f"recorded: exit {rec.returncode}: {rec.stderr[-2000:]}")
+a, b = result(plain), result(rec)
+if a is None or b is None:
+    print(f"no result: unrecorded {a}, recorded {b}")
+    sys.exit(1)
+check(b["kind"] == "ModuleCall", f"recorded, Module.__call__ is {b['kind']}, not the library's")
+check(a["kind"] == "function" and b["class_attribute"] == "function" and b["bound_attribute"] == "method",
+      f"Module.__call__ reads as a function, module.__call__ as a method: {b['class_attribute']}, {b['bound_attribute']}")
+for key in ("calls", "signature", "raised", "compiled", "after_compile"):
+    check(a[key] == b[key], f"{key}: unrecorded {a[key]!r}, recorded {b[key]!r}")
+check(b.get("paused_kind") == "function" and b["resumed_kind"] == "ModuleCall",
+      f"paused then resumed: {b.get('paused_kind')}, {b['resumed_kind']}")
+check(b["after_compile_kind"] == "function", f"after torch.compile: {b['after_compile_kind']}")
+check("failed" not in rec.stderr, f"no notice of a failure: {rec.stderr[-1500:]}")
+
+r = subprocess.run([trace_tool, "modules", trace, "--at", "end", "--json"], capture_output=True, text=True, timeout=120)
+check(r.returncode == 0, f"modules: exit {r.returncode}: {r.stderr}")
+if r.returncode == 0:
+    rows = {row["name"]: row for row in json.loads(r.stdout)["modules"]}
+    many = rows.get("Net.many", {}).get("forward", {}).get("calls", 0)
+    # 3 eager calls, the compiled call's module marked once as the compiled region, 1 after it
+    check(many >= 4, f"Net.many's forward calls recorded: {many} ({sorted(rows)})")
+    check("Raises" in rows, f"the raising module is recorded: {sorted(rows)}")
+
+if failures:
+    print(f"{len(failures)} failure(s)")
+    sys.exit(1)
+print("native module call checks passed")

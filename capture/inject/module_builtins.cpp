@@ -36,7 +36,7 @@ struct CPython {
   void (*dec_ref)(Object) = nullptr;
   Object (*type_from_spec)(void*) = nullptr;         // PyType_FromSpec
   Object (*generic_alloc)(Object, Ssize) = nullptr;  // PyType_GenericAlloc
-  Object (*call)(Object, Object, Object) = nullptr;  // PyObject_Call
+  Object (*vectorcall_call)(Object, Object, Object) = nullptr;  // PyVectorcall_Call: tp_call by the vectorcall
   Object (*method_new)(Object, Object) = nullptr;    // PyMethod_New
   Ssize (*tuple_size)(Object) = nullptr;
   Object (*tuple_item)(Object, Ssize) = nullptr;     // PyTuple_GetItem: borrowed
@@ -52,7 +52,7 @@ struct CPython {
            inc_ref && dec_ref && none;
   }
   bool canWrapCalls() const {
-    return found() && type_from_spec && generic_alloc && call && method_new && tuple_size && tuple_item && dict_get &&
+    return found() && type_from_spec && generic_alloc && vectorcall_call && method_new && tuple_size && tuple_item && dict_get &&
            vectorcall && generic_getattr && get_attr && true_;
   }
 };
@@ -71,7 +71,7 @@ const CPython& cpython() {
     findPythonSymbol(a.dec_ref, "Py_DecRef");
     findPythonSymbol(a.type_from_spec, "PyType_FromSpec");
     findPythonSymbol(a.generic_alloc, "PyType_GenericAlloc");
-    findPythonSymbol(a.call, "PyObject_Call");
+    findPythonSymbol(a.vectorcall_call, "PyVectorcall_Call");
     findPythonSymbol(a.method_new, "PyMethod_New");
     findPythonSymbol(a.tuple_size, "PyTuple_Size");
     findPythonSymbol(a.tuple_item, "PyTuple_GetItem");
@@ -195,35 +195,11 @@ void replace(Object& slot, Object value) {
 }
 
 // `module(...)`: CPython finds the descriptor on the class, sees it is a method descriptor and
-// calls it with the module first in `args` (no bound method made). The call is marked when the
-// module is remembered, handed to the shim's Python wrapper when not (it names the module), and
-// passed straight to the original while torch traces a graph for real (export) or the shim says
-// so. What the call raises is the program's: its NULL goes back as it came, the exit marked first
-// (the marks touch no Python state).
-Object moduleCall(Object, Object args, Object kwargs) {
-  const CPython& py = cpython();
-  const CallWrapper& w = callWrapper();
-  if (w.pass_through || py.dict_get(w.flags, w.flag) == py.true_ || py.tuple_size(args) < 1)
-    return py.call(w.original, args, kwargs);
-  const auto& map = remembered();
-  const auto it = map.find(py.tuple_item(args, 0));
-  if (it == map.end()) return py.call(w.fallback, args, kwargs);
-  const uint32_t id = it->second.id;
-  try {
-    moduleEnter(id, 0);
-  } catch (...) {
-    return py.call(w.original, args, kwargs);
-  }
-  Object result = py.call(w.original, args, kwargs);
-  try {
-    moduleExit(id);
-  } catch (...) {
-  }
-  return result;
-}
-
-// The same through the vectorcall protocol, which CPython's call of a method descriptor takes when
-// the type offers it: the arguments come as they are (the module first) and go on as they came.
+// calls it through its vectorcall with the module first (no bound method made); the arguments go on
+// as they came. The call is marked when the module is remembered, handed to the shim's Python
+// wrapper when not (it names the module), and passed straight to the original while torch traces a
+// graph for real (export) or the shim says so. What the call raises is the program's: its NULL goes
+// back as it came, the exit marked first (the marks touch no Python state).
 Object moduleVectorcall(Object, Object const* args, size_t nargsf, Object kwnames) {
   const CPython& py = cpython();
   const CallWrapper& w = callWrapper();
@@ -303,7 +279,7 @@ MemberDef g_call_members[] = {
     {nullptr, 0, 0, 0, nullptr},
 };
 TypeSlot g_call_slots[] = {
-    {kTpCall, reinterpret_cast<void*>(&moduleCall)},
+    {kTpCall, nullptr},  // PyVectorcall_Call, set before the type is made
     {kTpDescrGet, reinterpret_cast<void*>(&moduleCallGet)},
     {kTpGetattro, reinterpret_cast<void*>(&moduleCallAttribute)},
     {kTpMembers, g_call_members},
@@ -321,6 +297,7 @@ Object callDescriptor(Object, Object const* args, Ssize count) {
   CallWrapper& w = callWrapper();
   if (w.descriptor && w.type != args[0]) return none();  // one class only: Module
   if (!w.descriptor) {
+    g_call_slots[0].function = reinterpret_cast<void*>(py.vectorcall_call);
     Object type = py.type_from_spec(&g_call_spec);
     Object descriptor = type ? py.generic_alloc(type, 0) : nullptr;
     if (!descriptor) {

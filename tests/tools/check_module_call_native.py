@@ -21,18 +21,12 @@ import subprocess
 import sys
 import textwrap
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import recording_checks as rc  # noqa: E402
+
 record, trace_tool, python, out = sys.argv[1:5]
-os.makedirs(out, exist_ok=True)
-if subprocess.run([python, "-c", "import torch"], capture_output=True).returncode != 0:
-    print(f"skipped: {python} has no torch")
-    sys.exit(77)
-failures = []
-
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAILED:", what, flush=True)
+rc.start(out, python)
+check = rc.check
 
 
 PROGRAM = textwrap.dedent("""
@@ -89,9 +83,7 @@ PROGRAM = textwrap.dedent("""
     out["after_compile"] = net(x).sum().item()
     print("RESULT " + json.dumps(out), flush=True)
 """)
-script = os.path.join(out, "native_call.py")
-with open(script, "w") as f:
-    f.write(PROGRAM)
+script = rc.write("native_call.py", PROGRAM)
 
 
 def result(r):
@@ -128,7 +120,4 @@ if r.returncode == 0:
     check(many >= 4, f"Net.many's forward calls recorded: {many} ({sorted(rows)})")
     check("Raises" in rows, f"the raising module is recorded: {sorted(rows)}")
 
-if failures:
-    print(f"{len(failures)} failure(s)")
-    sys.exit(1)
-print("native module call checks passed")
+sys.exit(rc.finish("native module call checks passed"))

@@ -38,8 +38,6 @@ struct CPython {
   Object (*generic_alloc)(Object, Ssize) = nullptr;  // PyType_GenericAlloc
   Object (*vectorcall_call)(Object, Object, Object) = nullptr;  // PyVectorcall_Call: tp_call by the vectorcall
   Object (*method_new)(Object, Object) = nullptr;    // PyMethod_New
-  Ssize (*tuple_size)(Object) = nullptr;
-  Object (*tuple_item)(Object, Ssize) = nullptr;     // PyTuple_GetItem: borrowed
   Object (*dict_get)(Object, Object) = nullptr;      // PyDict_GetItem: borrowed, errors suppressed
   Object (*vectorcall)(Object, Object const*, size_t, Object) = nullptr;  // PyObject_Vectorcall
   Object (*generic_getattr)(Object, Object) = nullptr;                   // PyObject_GenericGetAttr
@@ -52,8 +50,7 @@ struct CPython {
            inc_ref && dec_ref && none;
   }
   bool canWrapCalls() const {
-    return found() && type_from_spec && generic_alloc && vectorcall_call && method_new && tuple_size && tuple_item && dict_get &&
-           vectorcall && generic_getattr && get_attr && true_;
+    return found() && type_from_spec && generic_alloc && vectorcall_call && method_new && dict_get && vectorcall && generic_getattr && get_attr && true_;
   }
 };
 
@@ -73,8 +70,6 @@ const CPython& cpython() {
     findPythonSymbol(a.generic_alloc, "PyType_GenericAlloc");
     findPythonSymbol(a.vectorcall_call, "PyVectorcall_Call");
     findPythonSymbol(a.method_new, "PyMethod_New");
-    findPythonSymbol(a.tuple_size, "PyTuple_Size");
-    findPythonSymbol(a.tuple_item, "PyTuple_GetItem");
     findPythonSymbol(a.dict_get, "PyDict_GetItem");
     findPythonSymbol(a.vectorcall, "PyObject_Vectorcall");
     findPythonSymbol(a.generic_getattr, "PyObject_GenericGetAttr");
@@ -223,8 +218,8 @@ Object moduleVectorcall(Object, Object const* args, size_t nargsf, Object kwname
   return result;
 }
 
-// Its attributes are the Python wrapper's: dynamo reads `Module.__dict__["__call__"]` to guard what
-// it traced (the wrapper, through the descriptor's __get__), its closure's cells included.
+// Its attributes are the Python wrapper's (its name, signature, __wrapped__ ...), for code that
+// reads `Module.__dict__["__call__"]` itself rather than through the descriptor.
 Object moduleCallAttribute(Object self, Object name) {
   const CPython& py = cpython();
   if (Object own = py.generic_getattr(self, name)) return own;

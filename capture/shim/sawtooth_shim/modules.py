@@ -232,8 +232,6 @@ class Modules:
             self.stacks.calls.clear()
         else:
             self.removed = False
-            if self.native_call is not None:
-                self.marks.call_pass_through(False)
             self.install()
 
     def use_native(self, marks):

@@ -7,6 +7,7 @@
 #include <QPen>
 
 #include "views/chart_export.h"
+#include "views/polyline_item.h"
 #include "views/timeline_style.h"
 
 namespace sawtooth::views {
@@ -34,6 +35,13 @@ FragmentationChart::FragmentationChart(QWidget* parent) : QChartView(parent) {
     lines_[i]->attachAxis(x_);
     lines_[i]->attachAxis(y_);
   }
+  lines_item_ = new PolylineItem(chart);
+  lines_item_->setZValue(4);  // where Qt Charts draws its series
+  // The plot moves with its axes' labels: what is placed in pixels follows.
+  connect(chart, &QChart::plotAreaChanged, this, [this] {
+    placeLines();
+    placeMarker();
+  });
   marker_ = new QGraphicsLineItem(chart);
   marker_->setPen(QPen(QColor(0x60, 0x60, 0x60), 1, Qt::DashLine));
   marker_->setZValue(20);
@@ -132,8 +140,6 @@ void FragmentationChart::setMarker(qint64 position) {
 void FragmentationChart::refresh() {
   // The chart's width, not the plot's (which follows the axes' labels): one frame a window.
   const int columns = std::max(16, static_cast<int>(chart()->size().width()));
-  // Each series emptied before the range changes and filled after: Qt outlines every point a series
-  // holds on each change of either, so the points are outlined once, not twice.
   std::array<std::optional<QList<QPointF>>, FragmentationSeries::kLines> points;
   if (extent_) {
     // The frame of this window, once it comes (the last one stays drawn meanwhile).
@@ -155,16 +161,31 @@ void FragmentationChart::refresh() {
         for (const LodPoint& p : series_->query(i, by_time_, lo_, hi_, columns)) line.append({toDisplayX(p.x), p.y / kBytesPerUnit});
     }
   }
-  for (int i = 0; i < FragmentationSeries::kLines; ++i)
-    if (points[static_cast<size_t>(i)]) lines_[i]->clear();
   // The timeline's ticks (1, 2 or 5 × 10^k, whole event numbers), not Qt's five at any value; set
   // before the range, so that a new range never meets an old range's interval (a tick per event
   // of a million).
   if (hi_ > lo_) applyTicks(x_, toDisplayX(lo_), toDisplayX(hi_), std::max(2, columns / 110), !by_time_);
   x_->setRange(toDisplayX(lo_), toDisplayX(hi_));
-  for (int i = 0; i < FragmentationSeries::kLines; ++i)
-    if (points[static_cast<size_t>(i)]) lines_[i]->replace(*points[static_cast<size_t>(i)]);
+  // The points stay out of the series: Qt outlines each series' whole path on every change of its
+  // points, the axes or the plot (polyline_item.h). A line without new points keeps its last ones.
+  std::vector<PolylineItem::Line> drawn = lines_item_->lines();
+  drawn.resize(FragmentationSeries::kLines);
+  for (int i = 0; i < FragmentationSeries::kLines; ++i) {
+    auto& line = drawn[static_cast<size_t>(i)];
+    line.pen = lines_[i]->pen();
+    line.visible = lines_[i]->isVisible();
+    if (points[static_cast<size_t>(i)]) line.values = std::move(*points[static_cast<size_t>(i)]);
+  }
+  lines_item_->setLines(std::move(drawn));
+  placeLines();
   placeMarker();
+}
+
+void FragmentationChart::placeLines() { lines_item_->place(*chart(), lines_[0]); }
+
+QList<QPointF> FragmentationChart::linePoints(int index) const {
+  const auto& lines = lines_item_->lines();
+  return index >= 0 && static_cast<size_t>(index) < lines.size() ? lines[static_cast<size_t>(index)].values : QList<QPointF>{};
 }
 
 void FragmentationChart::placeMarker() {

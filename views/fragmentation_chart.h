@@ -20,6 +20,8 @@
 
 namespace sawtooth::views {
 
+class PolylineItem;
+
 class FragmentationChart : public QChartView {
   Q_OBJECT
  public:
@@ -41,7 +43,9 @@ class FragmentationChart : public QChartView {
   void setWindow(double lo, double hi);
   void setMarker(qint64 position);  // -2: none
 
+  // A line's series (legend, pen; empty) and the points drawn, in the axes' units (polyline_item.h).
   QLineSeries* line(int index) const { return lines_[index]; }
+  QList<QPointF> linePoints(int index) const;
   QValueAxis* xAxis() const { return x_; }
   QValueAxis* yAxis() const { return y_; }
 
@@ -59,6 +63,7 @@ class FragmentationChart : public QChartView {
  private:
   void refresh();
   void placeMarker();
+  void placeLines();
   double toDisplayX(double x) const { return by_time_ ? x / 1e6 : x; }
 
   FragmentationRequest currentRequest() const;
@@ -72,6 +77,7 @@ class FragmentationChart : public QChartView {
   QValueAxis* x_ = nullptr;
   QValueAxis* y_ = nullptr;
   QGraphicsLineItem* marker_ = nullptr;
+  PolylineItem* lines_item_ = nullptr;  // draws lines_' points
   bool by_time_ = false;
   double lo_ = 0, hi_ = 0;
   qint64 marker_position_ = -2;

@@ -9,6 +9,7 @@
 
 #include "views/chart_export.h"
 #include "views/qt_format.h"
+#include "views/polyline_item.h"
 #include "views/stack_columns_item.h"
 #include "views/timeline_bands.h"
 #include "views/timeline_hover.h"
@@ -17,6 +18,12 @@
 #include "views/views_logging.h"
 
 namespace sawtooth::views {
+namespace {
+// The stacked categories: above the grid (2) and the axes (3), below Qt Charts' series items (4);
+// the lines where Qt Charts would draw them.
+constexpr qreal kStackZ = 3.9;
+constexpr qreal kLinesZ = 4;
+}  // namespace
 
 TimelineChart::TimelineChart(QWidget* parent) : QChartView(parent) {
   auto* c = installThemedChart(this);
@@ -27,6 +34,8 @@ TimelineChart::TimelineChart(QWidget* parent) : QChartView(parent) {
   axis_y_ = new QValueAxis(this);
   c->addAxis(axis_x_, Qt::AlignBottom);
   c->addAxis(axis_y_, Qt::AlignLeft);
+  lines_item_ = new PolylineItem(c);
+  lines_item_->setZValue(kLinesZ);
   bands_ = std::make_unique<TimelineBands>(c);
   markers_ = std::make_unique<TimelineMarkers>(c);
   hover_ = std::make_unique<TimelineHover>(this, c);
@@ -64,8 +73,6 @@ void TimelineChart::setAnalysis(std::shared_ptr<const TraceAnalysis> analysis) {
 }
 
 namespace {
-// The stacked categories: above the grid (2) and the axes (3), below Qt Charts' series items (4).
-constexpr qreal kStackZ = 3.9;
 // The same devices, lines and names: a grown recording only moves the extent and the peaks.
 bool sameShape(const TimelineOverview& a, const TimelineOverview& b) {
   if (a.devices.size() != b.devices.size() || a.phase_names != b.phase_names) return false;
@@ -242,6 +249,7 @@ void TimelineChart::rebuild() {
   QChart* c = chart();
   for (auto* s : c->series()) c->removeSeries(s), delete s;
   lines_.clear();
+  lines_item_->setLines({});
   layers_.clear();
   for (StackColumnsItem* item : stacks_) delete item;
   stacks_.clear();
@@ -383,7 +391,7 @@ void TimelineChart::addCategoryStack(int16_t device, bool several) {
     chart()->addSeries(area);
     area->attachAxis(axis_x_);
     area->attachAxis(axis_y_);
-    layers_.push_back(StackLayer{device, category, upper, area});
+    layers_.push_back(StackLayer{device, category, upper, area, {}});
     lower = upper;
   }
   auto* item = new StackColumnsItem(chart());
@@ -401,7 +409,7 @@ void TimelineChart::placeStacks() {
   for (size_t s = 0; s < stacks_.size(); ++s) {
     const size_t first = s * kCategoryCount;
     if (first + kCategoryCount > layers_.size()) break;
-    const QList<QPointF> base = layers_[first].upper->points();
+    const QList<QPointF>& base = layers_[first].top;
     std::vector<double> xs;
     xs.reserve(static_cast<size_t>(base.size()));
     for (const QPointF& p : base) xs.push_back(p0.x() + p.x() * sx);
@@ -411,7 +419,7 @@ void TimelineChart::placeStacks() {
       StackColumnsItem::Layer out;
       out.color = layer.area->brush().color();
       out.visible = layer.area->isVisible();
-      const QList<QPointF> points = layer.upper->points();
+      const QList<QPointF>& points = layer.top;
       out.top.reserve(xs.size());
       for (qsizetype k = 0; k < points.size() && static_cast<size_t>(k) < xs.size(); ++k) out.top.push_back(p0.y() + points[k].y() * sy);
       out.top.resize(xs.size(), p0.y());
@@ -521,7 +529,7 @@ void TimelineChart::refresh() {
       std::erase_if(line_points[i], [&](const LodPoint& p) { return p.x > last + column; });
     }
   }
-  std::vector<std::pair<const StackLayer*, std::vector<double>>> layer_tops;
+  std::vector<std::pair<StackLayer*, std::vector<double>>> layer_tops;
   std::vector<double> layer_x;
   for (size_t i = 0; i < layers_.size(); i += kCategoryCount) {
     const DeviceAnalysis* d = analysis_->device(layers_[i].device);
@@ -564,7 +572,7 @@ void TimelineChart::refreshFromFrame() {
   // The frame for this window, or the last one while it is computed (its points where they fall).
   const double x0 = window_.lo(), x1 = window_.hi();
   std::vector<std::vector<LodPoint>> line_points(lines_.size());
-  std::vector<std::pair<const StackLayer*, std::vector<double>>> layer_tops;
+  std::vector<std::pair<StackLayer*, std::vector<double>>> layer_tops;
   std::vector<double> layer_x;
   if (frame_) {
     for (size_t i = 0; i < lines_.size(); ++i)
@@ -593,6 +601,7 @@ void TimelineChart::placeOverlays() {
     bands_->update(frame_ ? frame_->bands : kNone, window_, plot);
   }
   bands_->hideLabelsOver(markers_->labelRects());
+  lines_item_->place(*chart(), anchorSeries());
   placeStacks();
   if (status_->isVisible()) placeStatus();
 }
@@ -605,7 +614,7 @@ void TimelineChart::placeStatus() {
 }
 
 void TimelineChart::fitAndDraw(std::vector<std::vector<LodPoint>>& line_points, const std::vector<double>& layer_x,
-                               std::vector<std::pair<const StackLayer*, std::vector<double>>>& layer_tops, int columns) {
+                               std::vector<std::pair<StackLayer*, std::vector<double>>>& layer_tops, int columns) {
   const double x0 = window_.lo(), x1 = window_.hi();
   // The visible data, in bytes, first: the y range and its unit follow from it.
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
@@ -637,12 +646,6 @@ void TimelineChart::fitAndDraw(std::vector<std::vector<LodPoint>>& line_points, 
     for (auto p = first; p != last; ++p) out.append(QPointF(toDisplayX(p->x), p->y / unit));
     return out;
   };
-  // Emptied before the axes change and filled after: each change of an axis' range makes Qt redo
-  // every series' geometry (the outline of its whole path), so a series that held its points
-  // through both ranges and the new points was stroked three times per refresh, now once.
-  for (const Line& l : lines_) l.series->clear();
-  for (const StackLayer& layer : layers_) layer.upper->clear();
-
   // Ticks before ranges: a new range never meets the old one's interval (switching from ms to
   // events would ask Qt for a tick per event first).
   applyTicks(axis_y_, y_range_.lo / unit, y_range_.hi / unit, compact_ ? 3 : 6, false);
@@ -650,12 +653,19 @@ void TimelineChart::fitAndDraw(std::vector<std::vector<LodPoint>>& line_points, 
   axis_x_->setRange(toDisplayX(x0), toDisplayX(x1));
   axis_y_->setRange(y_range_.lo / unit, y_range_.hi / unit);
 
-  for (size_t i = 0; i < lines_.size(); ++i) lines_[i].series->replace(toPoints(line_points[i]));
-  for (const auto& [layer, tops] : layer_tops) {
+  // The lines' and layers' points stay out of their series: Qt would outline each series' whole
+  // path on every change of its points, the axes or the plot (polyline_item.h).
+  std::vector<PolylineItem::Line> drawn;
+  drawn.reserve(lines_.size());
+  for (size_t i = 0; i < lines_.size(); ++i)
+    drawn.push_back({lines_[i].series->pen(), lines_[i].series->isVisible(), toPoints(line_points[i])});
+  lines_item_->setLines(std::move(drawn));
+  ++lines_drawn_;
+  for (auto& [layer, tops] : layer_tops) {
     QList<QPointF> points;
     points.reserve(static_cast<qsizetype>(tops.size()));
     for (size_t k = 0; k < tops.size() && k < layer_x.size(); ++k) points.append(QPointF(toDisplayX(layer_x[k]), tops[k] / unit));
-    layer->upper->replace(points);
+    layer->top = std::move(points);
   }
   for (auto& [series, plan] : plans_)
     series->replace(QList<QPointF>{{toDisplayX(x0), plan.bytes / unit}, {toDisplayX(x1), plan.bytes / unit}});
@@ -694,6 +704,18 @@ QLineSeries* TimelineChart::line(int16_t device, SeriesKind kind) const {
   for (const Line& l : lines_)
     if (l.device == device && l.kind == kind) return l.series;
   return nullptr;
+}
+
+QList<QPointF> TimelineChart::linePoints(int16_t device, SeriesKind kind) const {
+  for (size_t i = 0; i < lines_.size(); ++i)
+    if (lines_[i].device == device && lines_[i].kind == kind && i < lines_item_->lines().size()) return lines_item_->lines()[i].values;
+  return {};
+}
+
+QList<QPointF> TimelineChart::categoryTop(int16_t device, Category category) const {
+  for (const StackLayer& l : layers_)
+    if (l.device == device && l.category == category) return l.top;
+  return {};
 }
 
 QAreaSeries* TimelineChart::categoryArea(int16_t device, Category category) const {

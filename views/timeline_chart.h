@@ -39,6 +39,7 @@
 namespace sawtooth::views {
 
 class TimelineBands;
+class PolylineItem;
 class StackColumnsItem;
 class TimelineHover;
 class TimelineMarkers;
@@ -107,8 +108,12 @@ class TimelineChart : public QChartView {
   double xOfEvent(uint64_t event) const;
 
   // Introspection for labels, tests and exports.
+  // A line's series (its legend entry, pen and whether it is shown; empty: the points are drawn by
+  // an item of the chart's, see views/polyline_item.h) and the points drawn, in the axes' units.
   QLineSeries* line(int16_t device, SeriesKind kind) const;
+  QList<QPointF> linePoints(int16_t device, SeriesKind kind) const;
   QAreaSeries* categoryArea(int16_t device, Category category) const;
+  QList<QPointF> categoryTop(int16_t device, Category category) const;  // the layer's top, as linePoints
   QString peakLabel(int16_t device) const;
   QPointF peakPoint(int16_t device) const;   // x in data units (ns or index), y in bytes
   bool peakShown(int16_t device) const;      // the marker and its label are on the chart now
@@ -120,6 +125,7 @@ class TimelineChart : public QChartView {
   std::vector<QRectF> markerRects() const;       // every peak dot and out-of-memory triangle shown
   std::vector<QRectF> bandLabelRects() const;    // every phase name shown on its band
   int pointBudget() const;                   // points the chart may hold per line
+  uint64_t linesDrawn() const { return lines_drawn_; }  // times the lines were given new points
   ValueRange yRange() const { return y_range_; }  // bytes
   ByteUnit yUnit() const { return y_unit_; }
   QString yTitle() const;
@@ -158,8 +164,9 @@ class TimelineChart : public QChartView {
   struct StackLayer {
     int16_t device;
     Category category;
-    QLineSeries* upper;  // owned by the area
+    QLineSeries* upper;  // owned by the area; empty, drawn by the stack's item
     QAreaSeries* area;
+    QList<QPointF> top;  // the layer's top in the axes' units
   };
 
   void rebuild();
@@ -172,14 +179,14 @@ class TimelineChart : public QChartView {
   void refreshFromFrame();
   int frameColumns() const;  // columns a window is computed in from the summaries
   int plotColumns() const;   // and from a trace read whole: the plot's pixels
-  // Markers, bands and the status label: in pixels, placed again when the plot moves.
+  // Lines, stacks, markers, bands and the status label: in pixels, placed again when the plot moves.
   void placeOverlays();
   void placeStatus();
   void redrawForNewGeometry();  // after a resize or a move of the plot
-  void placeStacks();  // the stacked categories' pixels, from their series (stack_columns_item.h)
+  void placeStacks();  // the stacked categories' pixels, from their layers' tops (stack_columns_item.h)
   TimelineRequest currentRequest() const;
   void fitAndDraw(std::vector<std::vector<LodPoint>>& line_points, const std::vector<double>& layer_x,
-                  std::vector<std::pair<const StackLayer*, std::vector<double>>>& layer_tops, int columns);
+                  std::vector<std::pair<StackLayer*, std::vector<double>>>& layer_tops, int columns);
   void addPlanLines();
   void addPhaseLegend();
   void connectLegend();
@@ -206,6 +213,7 @@ class TimelineChart : public QChartView {
   std::optional<TimelineRequest> pending_;
   uint64_t next_request_ = 0;
   int drawn_columns_ = -1;  // the columns of the window drawn last
+  uint64_t lines_drawn_ = 0;
   bool follows_latest_ = true;
   bool rebuilt_by_time_ = false;
   bool window_from_summaries_ = false;  // the window was last set over an overview
@@ -233,6 +241,7 @@ class TimelineChart : public QChartView {
   QHash<QAbstractSeries*, std::string> phase_entries_;  // legend entries that stand for bands
   std::unique_ptr<TimelineBands> bands_;
   std::vector<StackColumnsItem*> stacks_;  // one a stacked device, children of the chart
+  PolylineItem* lines_item_ = nullptr;     // draws lines_, in their order; a child of the chart
   std::unique_ptr<TimelineMarkers> markers_;
   std::unique_ptr<TimelineHover> hover_;
 

@@ -83,9 +83,9 @@ bool damageEventsTable(const QString& path) {
   return f.write(QByteArray(static_cast<int>(page_size), '\xa5')) == page_size;
 }
 
-double maxY(const QLineSeries* s) {
+double maxY(const QList<QPointF>& points) {
   double m = -INFINITY;
-  for (const QPointF& p : s->points()) m = std::max(m, p.y());
+  for (const QPointF& p : points) m = std::max(m, p.y());
   return m;
 }
 
@@ -122,8 +122,8 @@ class SummaryOpenTest : public QObject {
     QVERIFY(!tab->report());
     QVERIFY2(tab->otherViewsText().contains(QStringLiteral("could not be read")), qPrintable(tab->otherViewsText()));
     QTRY_VERIFY_WITH_TIMEOUT(chart->frame() && !chart->frameComputing(), 20000);
-    QLineSeries* allocated = chart->line(0, SeriesKind::Allocated);
-    QVERIFY(allocated && allocated->count() > 0);
+    const QList<QPointF> allocated = chart->linePoints(0, SeriesKind::Allocated);
+    QVERIFY(chart->line(0, SeriesKind::Allocated) && allocated.count() > 0);
     // The whole run, drawn from the pyramids' nodes: the peak of step 37 exactly.
     QCOMPARE(maxY(allocated) * chart->yUnit().bytes, double(kPerStep * 2 * kBlock));
     QCOMPARE(chart->peakLabel(0), QStringLiteral("peak 2.10 GB"));
@@ -132,7 +132,7 @@ class SummaryOpenTest : public QObject {
     chart->zoomTo(0, 300);
     QTRY_VERIFY_WITH_TIMEOUT(!chart->frameComputing() && chart->frame()->request.x1 == 300.0, 20000);
     // Point 300 is in the last column: 301 blocks of 1 MiB live.
-    QCOMPARE(maxY(chart->line(0, SeriesKind::Allocated)) * chart->yUnit().bytes, double(301 * kBlock));
+    QCOMPARE(maxY(chart->linePoints(0, SeriesKind::Allocated)) * chart->yUnit().bytes, double(301 * kBlock));
     // The chart can be exported; the CSVs of every event cannot.
     const QString png = dir_.filePath(QStringLiteral("damaged.png"));
     QSignalSpy exported(&w, &MainWindow::exportFinished);
@@ -173,7 +173,7 @@ class SummaryOpenTest : public QObject {
                  tab->otherViewsText().contains(QStringLiteral("a page at a time")),
              qPrintable(tab->otherViewsText()));
     QTRY_VERIFY_WITH_TIMEOUT(tab->timeline()->frame() && !tab->timeline()->frameComputing(), 20000);
-    QVERIFY(tab->timeline()->line(0, SeriesKind::Allocated)->count() > 0);
+    QVERIFY(tab->timeline()->linePoints(0, SeriesKind::Allocated).count() > 0);
     // The events table reads the file a page at a time: every event listed, the rows in view read.
     views::EventsView* events = tab->events();
     QTRY_VERIFY_WITH_TIMEOUT(events->model()->paged(), 20000);
@@ -555,7 +555,7 @@ class SummaryOpenTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(chart->onDemand() && !chart->isHidden(), 20000);
     QTRY_VERIFY_WITH_TIMEOUT(chart->frame() != nullptr, 20000);
     QVERIFY(!chart->frame()->lines[FragmentationSeries::LargestFreeBlock].empty());
-    QVERIFY(chart->line(FragmentationSeries::LargestFreeBlock)->count() > 0);
+    QVERIFY(chart->linePoints(FragmentationSeries::LargestFreeBlock).count() > 0);
     QVERIFY(chart->yAxis()->max() * 1e6 >= static_cast<double>(top));
     // On the allocator-event axis, zoomed: the chart draws the timeline's window.
     tab->timeline()->setXAxisByTime(false);

@@ -255,8 +255,7 @@ class WorkloadRunTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(live->eventsShown() > first, 10000);  // it grows without reopening
     // The recorder writes summaries as it goes: the chart draws from them.
     QTRY_VERIFY_WITH_TIMEOUT(live->summaries() != nullptr, 10000);
-    QTRY_VERIFY_WITH_TIMEOUT(live->chart()->line(kCpuDevice, SeriesKind::Allocated) &&
-                                 live->chart()->line(kCpuDevice, SeriesKind::Allocated)->count() > 0,
+    QTRY_VERIFY_WITH_TIMEOUT(live->chart()->linePoints(kCpuDevice, SeriesKind::Allocated).count() > 0,
                              10000);
     QVERIFY(live->chart()->followsLatest());
     QVERIFY2(live->statusText().contains(QStringLiteral("events")), qPrintable(live->statusText()));

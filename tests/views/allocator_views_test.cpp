@@ -107,13 +107,13 @@ class AllocatorViewsTest : public QObject {
     FragmentationChart chart;
     chart.resize(900, 240);
     chart.setSeries(std::make_shared<const FragmentationSeries>(t, h));
-    for (int i = 0; i < FragmentationSeries::kLines; ++i) QVERIFY(chart.line(i)->count() > 1);
+    for (int i = 0; i < FragmentationSeries::kLines; ++i) QVERIFY(chart.linePoints(i).count() > 1);
     QCOMPARE(chart.xAxis()->min(), 0.0);
     QCOMPARE(chart.xAxis()->max(), static_cast<double>(h->events().size() - 1));
     chart.setWindow(10, 50);
     QCOMPARE(chart.xAxis()->min(), 10.0);
     QCOMPARE(chart.xAxis()->max(), 50.0);
-    for (const QPointF& p : chart.line(0)->points()) QVERIFY(p.x() >= 10 && p.x() <= 50);
+    for (const QPointF& p : chart.linePoints(0)) QVERIFY(p.x() >= 10 && p.x() <= 50);
     chart.setXAxisByTime(true);
     QVERIFY(chart.xAxis()->titleText().contains(QStringLiteral("ms")));
     QCOMPARE(chart.xAxis()->max(), static_cast<double>(t->events.tNs()[h->events().back()]) / 1e6);
@@ -152,7 +152,7 @@ class AllocatorViewsTest : public QObject {
       moved = moved || chart.chart()->plotArea().width() != plot.width();
       QCOMPARE(asked.size(), before + 1);
       QCOMPARE(chart.frame()->request.x1, hi);
-      QCOMPARE(chart.line(0)->count(), 2);
+      QCOMPARE(chart.linePoints(0).count(), 2);
     }
     QVERIFY2(moved, "the labels never moved the plot: the case is not tested");
   }

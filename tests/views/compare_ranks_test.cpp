@@ -60,14 +60,14 @@ class CompareRanksTest : public QObject {
     QVERIFY2(view.timeline()->height() > 3 * view.differences()->height(),
              qPrintable(QStringLiteral("%1 vs %2").arg(view.timeline()->height()).arg(view.differences()->height())));
     // B (352 allocator events) ends where it ended, not as a flat line to the end of A's events.
-    const QLineSeries* line_a = view.timeline()->line(0, SeriesKind::Allocated);
-    const QLineSeries* line_b = view.timeline()->line(kCompareOffset, SeriesKind::Allocated);
+    const QList<QPointF> line_a = view.timeline()->linePoints(0, SeriesKind::Allocated);
+    const QList<QPointF> line_b = view.timeline()->linePoints(kCompareOffset, SeriesKind::Allocated);
     const double x1 = view.timeline()->window().hi(), column = x1 / view.timeline()->chart()->plotArea().width();
     QVERIFY(x1 > 2000);
-    QVERIFY(line_a->points().back().x() > x1 - 2 * column);
+    QVERIFY(line_a.back().x() > x1 - 2 * column);
     const double b_end = static_cast<double>(b->devices().front()->series.allocated.size() - 1);
-    QVERIFY2(line_b->points().back().x() <= b_end + column,
-             qPrintable(QStringLiteral("B drawn to %1, its last point at %2").arg(line_b->points().back().x()).arg(b_end)));
+    QVERIFY2(line_b.back().x() <= b_end + column,
+             qPrintable(QStringLiteral("B drawn to %1, its last point at %2").arg(line_b.back().x()).arg(b_end)));
     // Alignment is asked for, not computed here.
     QSignalSpy spy(&view, &CompareView::alignmentChanged);
     view.setAlignment(Alignment::Step);

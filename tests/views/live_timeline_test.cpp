@@ -39,7 +39,7 @@ void grew(TimelineChart& chart, const LiveTimeline& timeline) {
 int pointsDrawn(const TimelineChart& chart) {
   int points = 0;
   for (SeriesKind kind : {SeriesKind::Allocated, SeriesKind::Reserved})
-    if (auto* line = chart.line(0, kind)) points += static_cast<int>(line->count());
+    points += static_cast<int>(chart.linePoints(0, kind).count());
   return points;
 }
 
@@ -74,7 +74,7 @@ class LiveTimelineTest : public QObject {
     QCOMPARE(chart.window().lo(), 0.0);
     // The baseline carries: allocated peaks at 2 GB + 10 MB, and the peak is marked.
     double most = 0;
-    for (const QPointF& p : chart.line(0, SeriesKind::Allocated)->points()) most = std::max(most, p.y());
+    for (const QPointF& p : chart.linePoints(0, SeriesKind::Allocated)) most = std::max(most, p.y());
     QCOMPARE(most * chart.yUnit().bytes, 2'010'000'000.0);
     QCOMPARE(chart.peakPoint(0).y(), 2'010'000'000.0);
     QCOMPARE(chart.peakPoint(0).x(), 9 * 40'000.0);  // the 10th allocation of the first step

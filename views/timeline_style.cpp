@@ -68,7 +68,9 @@ void applyTicks(QValueAxis* axis, double lo, double hi, int ticks, bool integral
   axis->setTickType(QValueAxis::TicksDynamic);
   axis->setTickAnchor(std::floor(lo / step) * step);
   axis->setTickInterval(step);
-  axis->setLabelFormat(QStringLiteral("%.%1f").arg(decimalsFor(step)));
+  // Qt lays the axis out again on each call, the same format or not.
+  const QString format = QStringLiteral("%.%1f").arg(decimalsFor(step));
+  if (axis->labelFormat() != format) axis->setLabelFormat(format);
 }
 
 }  // namespace sawtooth::views

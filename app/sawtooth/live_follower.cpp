@@ -96,11 +96,17 @@ void LiveFollower::poll() {
         // The limit may have been lowered while this poll read (the chart moved to the file's
         // summaries): what it read past the limit is not held.
         uint64_t left = room();
+        bool fell_behind = false;
         for (auto& [index, batch] : polled.batches) {
           Source& source = sources_[index];
           source.ready = source.ready || batch.ready;
           source.complete = batch.complete;
           if (source.dropped) continue;
+          if (batch.fell_behind) {
+            // Rows went before they were read: what the timeline holds is not the file's any more.
+            fell_behind = true;
+            continue;
+          }
           if (batch.rows.size() > left) batch.rows.resize(left);
           left -= batch.rows.size();
           if (index == 0) window_events_ = batch.window_events;
@@ -117,7 +123,11 @@ void LiveFollower::poll() {
         if (new_rows > 0 || refreshes_ == 1) emit grew();
         if (refilling_ && !polled.more) refilling_ = false, refilled_ = timeline_.events();
         bool restarted = false;  // read again from the window: at once
-        if (timeline_.events() >= max_events_ && !capped_) {
+        if (fell_behind && !capped_) {
+          qCInfo(lcRecorder) << "live:" << path_ << "deleted rows not read yet (its window's cut); reading it again from its window";
+          readAgainFromTheWindow();
+          restarted = true;
+        } else if (timeline_.events() >= max_events_ && !capped_) {
           onFull();
           restarted = !capped_;
         }
@@ -152,7 +162,15 @@ void LiveFollower::onFull() {
   }
   qCInfo(lcRecorder) << "live:" << timeline_.events() << "events held; reading" << path_ << "again from its window of the last"
                      << window_events_ << "events";
-  sources_.front().tail = std::make_shared<LiveTail>(sources_.front().path.toStdString());
+  readAgainFromTheWindow();
+}
+
+void LiveFollower::readAgainFromTheWindow() {
+  for (Source& source : sources_) {
+    if (source.dropped) continue;
+    source.tail = std::make_shared<LiveTail>(source.path.toStdString());
+    source.complete = false;
+  }
   timeline_ = LiveTimeline{};
   refilling_ = true;
   ++window_restarts_;

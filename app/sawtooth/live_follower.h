@@ -80,14 +80,16 @@ class LiveFollower : public QObject {
   void recordingEnded();
   // The timeline reached its event limit and stops growing (once); polling goes on for the end.
   void reachedLimit();
-  // The timeline was full and is read again from the window a recording of its last `events`
-  // events keeps (each time).
+  // The timeline was full, or the recorder deleted rows not read yet (a window's cut came past
+  // them), and is read again from the window a recording of its last `events` events keeps (each time).
   void restartedAtTheWindow(quint64 events);
 
  private:
   void poll();
   // The timeline is full: read again from the recording's window if it keeps one that fits.
   void onFull();
+  // Every file read again from its start (a recording's window), the timeline emptied.
+  void readAgainFromTheWindow();
   // The rows the timeline may still take under the limit.
   uint64_t room() const { return max_events_ > timeline_.events() ? max_events_ - timeline_.events() : 0; }
 

@@ -598,6 +598,8 @@ Status TraceWriter::slideWindow(bool exact) {
   if (Status st = writeBaseline(); !st) return st;
   window_.addDiscarded(cut - first - window_.rowsAtStart());
   if (Status st = file_->setMeta("window.events_discarded", std::to_string(window_.discarded())); !st) return st;
+  // A reader following the file that had not read up to the cut lost rows (live_tail.h).
+  if (Status st = file_->setMeta("window.first_kept_seq", std::to_string(cut)); !st) return st;
   if (Status st = file_->commitBatch(); !st) return st;
   window_.setFirstSeq(new_first);
   window_.setRowsAtStart(driver.size());

@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -58,6 +60,24 @@ Status readDevices(sql::Database& db, const std::string& path, std::vector<LiveD
   return Ok{};
 }
 
+// A count the recorder keeps in the meta table (text of a non-negative integer): none when absent or
+// not such a count (the file is data).
+Result<std::optional<uint64_t>> metaCount(sql::Database& db, std::string_view key) {
+  auto st = db.prepare("SELECT value FROM meta WHERE key = ?1");
+  if (!st) return st.error();
+  st->bind(1, key);
+  std::optional<uint64_t> out;
+  if (st->step() && st->type(0) == SQLITE_TEXT) {
+    const std::string text(st->text(0).substr(0, 32));
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long n = std::strtoull(text.c_str(), &end, 10);
+    if (end != text.c_str() && *end == '\0' && errno == 0 && text.find('-') == std::string::npos) out = n;
+  }
+  if (st->failed()) return Error{st->error()};
+  return out;
+}
+
 }  // namespace
 
 LiveTail::LiveTail(std::string path, size_t max_rows, double max_seconds)
@@ -94,17 +114,16 @@ Result<LiveBatch> LiveTail::poll(size_t max_rows) {
   if (tables->count("devices"))
     if (Status st = readDevices(*db, path_, batch.devices); !st) return st.error();
   if (tables->count("meta")) {
-    auto window = db->prepare("SELECT value FROM meta WHERE key = 'window.last_events'");
-    if (!window) return window.error();
-    if (window->step() && window->type(0) == SQLITE_TEXT) {
-      const std::string text(window->text(0).substr(0, 32));
-      char* end = nullptr;
-      errno = 0;
-      const unsigned long long n = std::strtoull(text.c_str(), &end, 10);
-      if (end != text.c_str() && *end == '\0' && errno == 0 && text.find('-') == std::string::npos)
-        batch.window_events = n;
+    auto window_events = metaCount(*db, "window.last_events");
+    if (!window_events) return window_events.error();
+    batch.window_events = window_events->value_or(0);
+    auto first_kept = metaCount(*db, "window.first_kept_seq");
+    if (!first_kept) return first_kept.error();
+    if (*first_kept && last_seq_ != INT64_MIN && *first_kept > static_cast<uint64_t>(last_seq_) + 1) {
+      batch.fell_behind = true;
+      (void)db->exec("COMMIT");
+      return batch;
     }
-    if (window->failed()) return Error{window->error()};
   }
   auto st = db->prepare("SELECT seq, t_ns, device, source, action, size FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2");
   if (!st) return st.error();

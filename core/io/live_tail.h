@@ -25,6 +25,11 @@ struct LiveBatch {
   // A recording that keeps only its last N events (meta window.last_events; 0: every event): the
   // rows before its window are deleted as it goes, so the file holds about N of them at a time.
   uint64_t window_events = 0;
+  // Such a recording deleted rows this reader had not read yet (it fell behind the window's cut;
+  // meta window.first_kept_seq): no rows are read, and what was read before is not the file's any
+  // more (the driver's allocations alive at the cut are rows at the window's start again). Read
+  // the file again with a new LiveTail from its window's start.
+  bool fell_behind = false;
 };
 
 class LiveTail {

@@ -126,6 +126,42 @@ class LiveFollowerTest : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(follower.timeline().events(), uint64_t{kWindow}, 10000);
   }
 
+  // The recorder cut its window past the rows the follower had read (the app was busy): rows it
+  // never read are gone and others stand in their seqs. Read on, the timeline would hold rows the
+  // file no longer has and miss the ones deleted unread; it is read again from the window instead.
+  void aFollowerBehindTheWindowsCutReadsItAgainFromTheWindow() {
+    Recording r;
+    startRecording(r, "windowed.sawtooth");
+    if (QTest::currentTestFailed()) return;
+    QVERIFY(r.source.events.size() >= 300);
+    constexpr size_t kWindow = 10;
+    QVERIFY(r.writer->beginBatch());
+    QVERIFY(r.writer->setMeta("window.last_events", std::to_string(kWindow)));
+    QVERIFY(r.writer->deleteEventsBefore(100 - kWindow));
+    QVERIFY(r.writer->setMeta("window.first_kept_seq", std::to_string(100 - kWindow)));
+    QVERIFY(r.writer->commitBatch());
+
+    app::JobRunner jobs;
+    app::LiveFollower follower(r.path, &jobs);
+    follower.start(20);
+    QTRY_COMPARE_WITH_TIMEOUT(follower.timeline().events(), uint64_t{kWindow}, 10000);
+    QCOMPARE(follower.windowRestarts(), 0);
+    // One batch: 100 rows more and the window cut at 290, past everything read (up to 99).
+    QVERIFY(r.writer->beginBatch());
+    QVERIFY(r.writer->appendEventsAt(r.source.events, 100, 300, 100));
+    QVERIFY(r.writer->deleteEventsBefore(300 - kWindow));
+    QVERIFY(r.writer->setMeta("window.first_kept_seq", std::to_string(300 - kWindow)));
+    QVERIFY(r.writer->commitBatch());
+    QTRY_COMPARE_WITH_TIMEOUT(follower.windowRestarts(), 1, 10000);
+    // The window itself, not the 10 rows before it as well.
+    QTRY_COMPARE_WITH_TIMEOUT(follower.timeline().events(), uint64_t{kWindow}, 10000);
+    const int seen = follower.refreshes();
+    QTRY_VERIFY_WITH_TIMEOUT(follower.refreshes() >= seen + 3, 10000);
+    QCOMPARE(follower.timeline().events(), uint64_t{kWindow});
+    QCOMPARE(follower.windowRestarts(), 1);
+    QVERIFY(!follower.capped());
+  }
+
   // A window larger than half the limit could not be held: the timeline stops at the limit.
   void aWindowTooLargeForTheLimitStops() {
     Recording r;

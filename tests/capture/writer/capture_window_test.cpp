@@ -163,6 +163,10 @@ TEST(CaptureWindow, KeepsTheLastEventsOnTheBaselineOfWhatWasAliveBefore) {
   EXPECT_EQ(trace->events.sizes()[0], 2 << 20);
   EXPECT_EQ(trace->meta.at("complete"), "true");
   EXPECT_GT(std::stoll(trace->meta.at("window.events_discarded")), 0);
+  // The last cut is in the file (a reader following it knows whether it lost rows): the rows kept
+  // from the recording run from it to the last event written.
+  EXPECT_EQ(std::stoull(trace->meta.at("window.first_kept_seq")) + window.last_events,
+            std::stoull(trace->meta.at("capture.events_written")));
   // Allocated at the end equals what was really allocated; never below zero on the way.
   const auto series = allocatedSeries(*trace);
   ASSERT_FALSE(series.empty());

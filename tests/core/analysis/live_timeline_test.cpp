@@ -185,6 +185,57 @@ TEST(LiveTail, TellsTheWindowARecordingKeepsAndIgnoresANonsenseOne) {
   removeFile(path);
 }
 
+TEST(LiveTail, SaysWhenAWindowsCutDeletedRowsItHadNotRead) {
+  const std::string path = test::tempPath("live_behind.sawtooth");
+  removeFile(path);
+  auto db = emptyRecordingToEdit(path);
+  ASSERT_TRUE(db.ok()) << db.error().message;
+  auto insert = [&](int first, int last) {
+    for (int seq = first; seq < last; ++seq)
+      ASSERT_TRUE(db->exec("INSERT INTO events(seq, t_ns, device, source, action, size) VALUES(" + std::to_string(seq) + ", " +
+                           std::to_string(seq * 10) + ", 0, 0, 0, 16)"));
+  };
+  insert(0, 20);
+  LiveTail tail(path, /*max_rows=*/8);
+  auto first = tail.poll();  // rows 0..7
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  ASSERT_EQ(first->rows.size(), 8u);
+  EXPECT_FALSE(first->fell_behind);
+  // The recorder's cut at 8: nothing unread lost (rows 0..7 were read), the tail goes on.
+  ASSERT_TRUE(db->exec("DELETE FROM events WHERE seq < 8"));
+  ASSERT_TRUE(db->exec("INSERT INTO meta(key, value) VALUES('window.first_kept_seq', '8')"));
+  auto second = tail.poll();  // rows 8..15
+  ASSERT_TRUE(second.ok());
+  EXPECT_FALSE(second->fell_behind);
+  ASSERT_EQ(second->rows.size(), 8u);
+  EXPECT_EQ(second->rows.front().t_ns, 80);
+  // Then a cut at 18 with two rows put at its start (the driver's allocations alive then): rows 16
+  // and 17 went unread and 16..17 hold other rows now.
+  insert(20, 30);
+  ASSERT_TRUE(db->exec("DELETE FROM events WHERE seq < 18"));
+  insert(16, 18);
+  ASSERT_TRUE(db->exec("UPDATE meta SET value = '18' WHERE key = 'window.first_kept_seq'"));
+  auto behind = tail.poll();
+  ASSERT_TRUE(behind.ok());
+  EXPECT_TRUE(behind->fell_behind);
+  EXPECT_TRUE(behind->rows.empty());
+  // A new tail reads the window from its start.
+  auto again = LiveTail(path).poll();
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(again->fell_behind);
+  EXPECT_EQ(again->rows.size(), 14u);  // 16..29
+  // Nonsense in the key is no cut.
+  for (const char* text : {"-5", "abc", "", "99999999999999999999999"}) {
+    ASSERT_TRUE(db->exec(std::string("UPDATE meta SET value = '") + text + "' WHERE key = 'window.first_kept_seq'"));
+    LiveTail fresh(path, 4);
+    ASSERT_TRUE(fresh.poll().ok());
+    auto next = fresh.poll();
+    ASSERT_TRUE(next.ok());
+    EXPECT_FALSE(next->fell_behind) << text;
+  }
+  removeFile(path);
+}
+
 TEST(LiveTimeline, DevicesSeenOnlyInEventsStartAtZeroAndTimesNeverRunBackwards) {
   LiveTimeline live;
   const LiveRow rows[] = {{10, 1, Source::Allocator, Action::SegmentAlloc, 100},

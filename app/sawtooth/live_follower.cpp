@@ -40,6 +40,16 @@ void LiveFollower::addAnnouncedFile(const QString& path, const QString& label) {
   addFile(path, label);
 }
 
+uint64_t LiveFollower::windowEvents() const {
+  uint64_t sum = 0;
+  for (const Source& s : sources_) {
+    if (s.dropped) continue;
+    if (s.window_events == 0) return 0;
+    sum += s.window_events;
+  }
+  return sum;
+}
+
 int LiveFollower::files() const {
   return static_cast<int>(std::count_if(sources_.begin(), sources_.end(), [](const Source& s) { return !s.dropped; }));
 }
@@ -109,7 +119,7 @@ void LiveFollower::poll() {
           }
           if (batch.rows.size() > left) batch.rows.resize(left);
           left -= batch.rows.size();
-          if (index == 0) window_events_ = batch.window_events;
+          source.window_events = batch.window_events;
           if (sources_.size() > 1) source_map_.remap(index, source.label, batch.devices, batch.rows);
           timeline_.setDevices(batch.devices);
           timeline_.append(batch.rows);
@@ -149,19 +159,18 @@ void LiveFollower::poll() {
 }
 
 void LiveFollower::onFull() {
-  // One file (a distributed run's ranks are read each on its own), a window, and one that fits:
-  // caught up after the last restart with at most half the limit (however much slack the writer
-  // keeps past the window).
-  const bool one_file = files() == 1 && !sources_.front().dropped;
-  const bool fits = window_events_ > 0 && window_events_ <= max_events_ / 2 && !refilling_ &&
+  // Every file keeps a window, and the windows together fit: caught up after the last restart with
+  // at most half the limit (however much slack the writers keep past their windows).
+  const uint64_t window = windowEvents();
+  const bool fits = window > 0 && window <= max_events_ / 2 && !refilling_ &&
                     (window_restarts_ == 0 || refilled_ <= max_events_ / 2);
-  if (!one_file || !fits) {
+  if (!fits) {
     capped_ = true;  // later polls read no rows, only whether the recording has ended
     emit reachedLimit();
     return;
   }
   qCInfo(lcRecorder) << "live:" << timeline_.events() << "events held; reading" << path_ << "again from its window of the last"
-                     << window_events_ << "events";
+                     << window << "events";
   readAgainFromTheWindow();
 }
 
@@ -174,7 +183,7 @@ void LiveFollower::readAgainFromTheWindow() {
   timeline_ = LiveTimeline{};
   refilling_ = true;
   ++window_restarts_;
-  emit restartedAtTheWindow(window_events_);
+  emit restartedAtTheWindow(windowEvents());
 }
 
 }  // namespace sawtooth::app

@@ -33,7 +33,8 @@ class LiveFollower : public QObject {
   // chart (LiveRecordingTab), it holds no more rows. A recording that keeps only its last N events
   // (--window-events: no summaries until it ends) is instead read again from its window's start
   // when the timeline is full, as long as the window fits in half the limit: the live view then
-  // shows the recording's window, and has no length limit.
+  // shows the recording's window, and has no length limit. Several such files (a distributed run's
+  // ranks) are read again together when their windows together fit.
   static constexpr uint64_t kDefaultMaxEvents = 20'000'000;
 
   LiveFollower(QString path, JobRunner* jobs, QObject* parent = nullptr);
@@ -100,7 +101,10 @@ class LiveFollower : public QObject {
     bool ready = false;     // the file has appeared with its tables
     bool complete = false;  // its recorder let go of it and every row was read
     bool dropped = false;
+    uint64_t window_events = 0;  // its window.last_events (0: it keeps every event)
   };
+  // The events the followed files' windows hold together; 0 when any of them keeps every event.
+  uint64_t windowEvents() const;
   static constexpr size_t kMaxFiles = 256;
 
   QString path_;
@@ -113,7 +117,6 @@ class LiveFollower : public QObject {
   bool ended_ = false;
   bool capped_ = false;
   uint64_t max_events_ = kDefaultMaxEvents;
-  uint64_t window_events_ = 0;  // the first file's window.last_events (0: it keeps every event)
   bool refilling_ = false;      // read again from the window, not caught up yet
   uint64_t refilled_ = 0;       // the rows the window held when caught up
   int window_restarts_ = 0;

@@ -126,6 +126,44 @@ class LiveFollowerTest : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(follower.timeline().events(), uint64_t{kWindow}, 10000);
   }
 
+  // A distributed run's ranks, each keeping its last events: read again together from their
+  // windows when the timeline is full (they stopped at the limit before).
+  void severalWindowedFilesAreReadAgainFromTheirWindowsWhenFull() {
+    Recording a, b;
+    startRecording(a, "rank0.sawtooth");
+    startRecording(b, "rank1.sawtooth");
+    if (QTest::currentTestFailed()) return;
+    constexpr size_t kWindow = 10, kStep = 20, kLimit = 60;
+    for (Recording* r : {&a, &b}) {
+      QVERIFY(r->writer->beginBatch());
+      QVERIFY(r->writer->setMeta("window.last_events", std::to_string(kWindow)));
+      QVERIFY(r->writer->deleteEventsBefore(100 - kWindow));
+      QVERIFY(r->writer->commitBatch());
+    }
+    app::JobRunner jobs;
+    app::LiveFollower follower(a.path, &jobs);
+    follower.addFile(b.path, QStringLiteral("rank 1"));
+    follower.setMaxEvents(kLimit);
+    follower.start(20);
+    QTRY_COMPARE_WITH_TIMEOUT(follower.timeline().events(), uint64_t{2 * kWindow}, 10000);
+    for (size_t end = 100 + kStep; end <= 300 && follower.windowRestarts() < 2; end += kStep) {
+      for (Recording* r : {&a, &b}) {
+        QVERIFY(r->writer->beginBatch());
+        QVERIFY(r->writer->appendEventsAt(r->source.events, end - kStep, end, end - kStep));
+        QVERIFY(r->writer->deleteEventsBefore(end - kWindow));
+        QVERIFY(r->writer->commitBatch());
+      }
+      const int seen = follower.refreshes();
+      QTRY_VERIFY_WITH_TIMEOUT(follower.refreshes() >= seen + 2, 10000);
+      QVERIFY(!follower.capped());
+      QVERIFY(follower.timeline().events() <= kLimit);
+    }
+    QCOMPARE(follower.windowRestarts(), 2);
+    // Caught up after the last restart: the two windows.
+    QTRY_COMPARE_WITH_TIMEOUT(follower.timeline().events(), uint64_t{2 * kWindow}, 10000);
+    QVERIFY(!follower.capped());
+  }
+
   // The recorder cut its window past the rows the follower had read (the app was busy): rows it
   // never read are gone and others stand in their seqs. Read on, the timeline would hold rows the
   // file no longer has and miss the ones deleted unread; it is read again from the window instead.

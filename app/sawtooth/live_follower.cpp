@@ -162,6 +162,10 @@ void LiveFollower::onFull() {
   // Every file keeps a window, and the windows together fit: caught up after the last restart with
   // at most half the limit (however much slack the writers keep past their windows).
   const uint64_t window = windowEvents();
+  if (window > max_events_ / 2 && window <= windowed_ceiling_ / 2 && !refilling_) {
+    qCInfo(lcRecorder) << "live: the limit raised from" << max_events_ << "to" << 2 * window << "events for windows of" << window;
+    max_events_ = 2 * window;
+  }
   const bool fits = window > 0 && window <= max_events_ / 2 && !refilling_ &&
                     (window_restarts_ == 0 || refilled_ <= max_events_ / 2);
   if (!fits) {

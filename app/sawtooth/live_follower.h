@@ -36,6 +36,8 @@ class LiveFollower : public QObject {
   // shows the recording's window, and has no length limit. Several such files (a distributed run's
   // ranks) are read again together when their windows together fit.
   static constexpr uint64_t kDefaultMaxEvents = 20'000'000;
+  // About what the live timeline holds per event (the limit above is 640 MB of it).
+  static constexpr uint64_t kBytesPerEvent = 32;
 
   LiveFollower(QString path, JobRunner* jobs, QObject* parent = nullptr);
   ~LiveFollower() override;
@@ -63,10 +65,18 @@ class LiveFollower : public QObject {
 
   const LiveTimeline& timeline() const { return timeline_; }
   void setMaxEvents(uint64_t events) { max_events_ = events; }
+  uint64_t maxEvents() const { return max_events_; }
+  // Windowed recordings whose windows together need more than half the limit: the limit is raised
+  // to twice their windows, as long as that stays within `events` (the app gives it the memory a
+  // file read whole may take: Settings ▸ Reading limits). The run's length is no limit then, the
+  // window's size bounds the memory.
+  void setWindowedCeiling(uint64_t events) { windowed_ceiling_ = events; }
   // The timeline reached max events and stopped growing.
   bool capped() const { return capped_; }
   // How many times the timeline was read again from the recording's window (see above).
   int windowRestarts() const { return window_restarts_; }
+  // The events the followed files' windows hold together; 0 when any of them keeps every event.
+  uint64_t windowEvents() const;
   const QString& path() const { return path_; }
   int refreshes() const { return refreshes_; }
   // The last refresh: reading the new rows (worker thread) and appending them (GUI thread).
@@ -103,8 +113,6 @@ class LiveFollower : public QObject {
     bool dropped = false;
     uint64_t window_events = 0;  // its window.last_events (0: it keeps every event)
   };
-  // The events the followed files' windows hold together; 0 when any of them keeps every event.
-  uint64_t windowEvents() const;
   static constexpr size_t kMaxFiles = 256;
 
   QString path_;
@@ -117,6 +125,7 @@ class LiveFollower : public QObject {
   bool ended_ = false;
   bool capped_ = false;
   uint64_t max_events_ = kDefaultMaxEvents;
+  uint64_t windowed_ceiling_ = kDefaultMaxEvents;
   bool refilling_ = false;      // read again from the window, not caught up yet
   uint64_t refilled_ = 0;       // the rows the window held when caught up
   int window_restarts_ = 0;

@@ -1,6 +1,7 @@
 #include "app/sawtooth/live_recording_tab.h"
 
 #include "core/analysis/live_timeline_frame.h"
+#include "app/sawtooth/reading_limits.h"
 
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -55,13 +56,21 @@ LiveRecordingTab::LiveRecordingTab(const QString& path, JobRunner* jobs, QWidget
   });
   connect(follower_, &LiveFollower::reachedLimit, this, [this] {
     if (fromSummaries()) return;  // the chart reads the file's summaries: no limit
-    status_->setText(tr("The live view holds the first %L1 events and stops growing here; the whole recording opens "
-                        "when it ends.")
-                         .arg(follower_->timeline().events()));
+    QString text = tr("The live view holds the first %L1 events and stops growing here; the whole recording opens "
+                      "when it ends.")
+                       .arg(follower_->timeline().events());
+    if (follower_->windowEvents() > 0)
+      text += tr(" Its window (the last %L1 events) needs more memory than a file read whole may take: raise it in "
+                 "Settings ▸ Reading limits to follow it.")
+                  .arg(follower_->windowEvents());
+    status_->setText(text);
   });
   connect(follower_, &LiveFollower::failed, this, [this](const QString& message) {
     status_->setText(tr("The live view stopped: %1 (the recording goes on; its trace opens when it ends)").arg(message));
   });
+  // A windowed recording's rows may take what a file read whole may (its window bounds them).
+  follower_->setWindowedCeiling(
+      std::max<uint64_t>(LiveFollower::kDefaultMaxEvents, wholeFileBudgetFromSettings() / LiveFollower::kBytesPerEvent));
   follower_->start();
   connect(&summary_timer_, &QTimer::timeout, this, &LiveRecordingTab::pollSummaries);
   summary_timer_.start(250);

@@ -200,8 +200,39 @@ class LiveFollowerTest : public QObject {
     QVERIFY(!follower.capped());
   }
 
-  // A window larger than half the limit could not be held: the timeline stops at the limit.
-  void aWindowTooLargeForTheLimitStops() {
+  // A window larger than half the limit: the limit is raised to twice the window while that fits
+  // the ceiling the app gives (the memory a file read whole may take), and the window is followed.
+  void aLargerWindowRaisesTheLimitUpToTheCeiling() {
+    Recording r;
+    startRecording(r, "windowed.sawtooth");
+    if (QTest::currentTestFailed()) return;
+    constexpr size_t kWindow = 30, kStep = 40;
+    QVERIFY(r.writer->beginBatch());
+    QVERIFY(r.writer->setMeta("window.last_events", std::to_string(kWindow)));
+    QVERIFY(r.writer->deleteEventsBefore(100 - kWindow));
+    QVERIFY(r.writer->commitBatch());
+    app::JobRunner jobs;
+    app::LiveFollower follower(r.path, &jobs);
+    follower.setMaxEvents(40);
+    follower.setWindowedCeiling(100);
+    follower.start(20);
+    QTRY_COMPARE_WITH_TIMEOUT(follower.timeline().events(), uint64_t{kWindow}, 10000);
+    for (size_t end = 100 + kStep; end <= 300 && follower.windowRestarts() < 1; end += kStep) {
+      QVERIFY(r.writer->beginBatch());
+      QVERIFY(r.writer->appendEventsAt(r.source.events, end - kStep, end, end - kStep));
+      QVERIFY(r.writer->deleteEventsBefore(end - kWindow));
+      QVERIFY(r.writer->commitBatch());
+      const int seen = follower.refreshes();
+      QTRY_VERIFY_WITH_TIMEOUT(follower.refreshes() >= seen + 2, 10000);
+      QVERIFY(!follower.capped());
+    }
+    QCOMPARE(follower.windowRestarts(), 1);
+    QCOMPARE(follower.maxEvents(), uint64_t{2 * kWindow});
+    QTRY_COMPARE_WITH_TIMEOUT(follower.timeline().events(), uint64_t{kWindow}, 10000);
+  }
+
+  // A window larger than half the ceiling could not be held: the timeline stops at the limit.
+  void aWindowTooLargeForTheCeilingStops() {
     Recording r;
     startRecording(r, "windowed.sawtooth");
     if (QTest::currentTestFailed()) return;
@@ -211,6 +242,7 @@ class LiveFollowerTest : public QObject {
     app::JobRunner jobs;
     app::LiveFollower follower(r.path, &jobs);
     follower.setMaxEvents(60);
+    follower.setWindowedCeiling(100);
     follower.start(20);
     QTRY_VERIFY_WITH_TIMEOUT(follower.capped(), 10000);
     QCOMPARE(follower.timeline().events(), uint64_t{60});

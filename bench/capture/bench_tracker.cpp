@@ -113,8 +113,9 @@ BENCHMARK(BM_PyTorchHistoryRing);
 // Ours on top: the same entry handed to the tracker (as the allocator calls it) and, since the
 // shim runs PyTorch's history with max_entries=1 so that the tracker is called at all, a ring of
 // one.
-void BM_OursTrackerAndRingOfOne(benchmark::State& state) {
-  static SinkRecorder* recorder = new SinkRecorder();  // one connection per process: the tracker's
+// The tracker started once per process (one connection, as in a program), to a sink.
+bool trackerStarted() {
+  static SinkRecorder* recorder = new SinkRecorder();
   static bool started = [] {
     std::string error;
     // No stacks to symbolize here (the contexts hold none), deliveries every 1 ms.
@@ -122,7 +123,11 @@ void BM_OursTrackerAndRingOfOne(benchmark::State& state) {
     if (ok) std::atexit([] { tracker::stop("benchmark done"); });
     return ok;
   }();
-  if (!started) {
+  return started;
+}
+
+void BM_OursTrackerAndRingOfOne(benchmark::State& state) {
+  if (!trackerStarted()) {
     state.SkipWithError("the tracker did not connect");
     return;
   }
@@ -148,5 +153,29 @@ void BM_OursTrackerAndRingOfOne(benchmark::State& state) {
   state.counters["dropped"] = static_cast<double>(tracker::dropped() - dropped_before);
 }
 BENCHMARK(BM_OursTrackerAndRingOfOne);
+
+// What one module call's marks cost the program's thread (module attribution, issue 23): the
+// entry and the exit Module.__call__ in C makes around the call (capture/inject/module_builtins.h),
+// each stamped and queued for the tracker's thread, which sends them with the allocations.
+void BM_ModuleCallMarks(benchmark::State& state) {
+  if (!trackerStarted()) {
+    state.SkipWithError("the tracker did not connect");
+    return;
+  }
+  const uint64_t dropped_before = tracker::dropped();
+  uint64_t n = 0;
+  for (auto _ : state) {
+    tracker::moduleEnter(7, 0);
+    tracker::moduleExit(7);
+    if (++n % 8192 == 0) {  // two records a call: let the tracker's thread drain the queue
+      state.PauseTiming();
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      state.ResumeTiming();
+    }
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
+  state.counters["dropped"] = static_cast<double>(tracker::dropped() - dropped_before);
+}
+BENCHMARK(BM_ModuleCallMarks);
 
 }  // namespace

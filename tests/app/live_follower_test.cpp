@@ -42,6 +42,22 @@ void startRecording(Recording& r, const char* name) {
   r.path = r.dir.filePath(QString::fromLatin1(name));
   startRecording(r.path, r.writer, r.source);
 }
+
+// The recording keeps its last `window` events from now on: the rows before them are deleted.
+void keepWindow(Recording& r, size_t window) {
+  QVERIFY(r.writer->beginBatch());
+  QVERIFY(r.writer->setMeta("window.last_events", std::to_string(window)));
+  QVERIFY(r.writer->deleteEventsBefore(100 - window));
+  QVERIFY(r.writer->commitBatch());
+}
+
+// A round of a windowed recorder: the source's rows up to `end` appended, its window kept.
+void recordUpTo(Recording& r, size_t end, size_t step, size_t window) {
+  QVERIFY(r.writer->beginBatch());
+  QVERIFY(r.writer->appendEventsAt(r.source.events, end - step, end, end - step));
+  QVERIFY(r.writer->deleteEventsBefore(end - window));
+  QVERIFY(r.writer->commitBatch());
+}
 }  // namespace
 
 class LiveFollowerTest : public QObject {
@@ -94,10 +110,7 @@ class LiveFollowerTest : public QObject {
     if (QTest::currentTestFailed()) return;
     QVERIFY(r.source.events.size() >= 300);
     constexpr size_t kWindow = 10, kStep = 20, kLimit = 40;
-    QVERIFY(r.writer->beginBatch());
-    QVERIFY(r.writer->setMeta("window.last_events", std::to_string(kWindow)));
-    QVERIFY(r.writer->deleteEventsBefore(100 - kWindow));
-    QVERIFY(r.writer->commitBatch());
+    keepWindow(r, kWindow);
 
     app::JobRunner jobs;
     app::LiveFollower follower(r.path, &jobs);
@@ -111,10 +124,7 @@ class LiveFollowerTest : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(follower.timeline().events(), uint64_t{kWindow}, 10000);
     // The recorder goes on: kStep rows a round, the window kept.
     for (size_t end = 100 + kStep; end <= 300 && follower.windowRestarts() < 2; end += kStep) {
-      QVERIFY(r.writer->beginBatch());
-      QVERIFY(r.writer->appendEventsAt(r.source.events, end - kStep, end, end - kStep));
-      QVERIFY(r.writer->deleteEventsBefore(end - kWindow));
-      QVERIFY(r.writer->commitBatch());
+      recordUpTo(r, end, kStep, kWindow);
       const int seen = follower.refreshes();
       QTRY_VERIFY_WITH_TIMEOUT(follower.refreshes() >= seen + 2, 10000);
       QVERIFY(!follower.capped());
@@ -134,12 +144,7 @@ class LiveFollowerTest : public QObject {
     startRecording(b, "rank1.sawtooth");
     if (QTest::currentTestFailed()) return;
     constexpr size_t kWindow = 10, kStep = 20, kLimit = 60;
-    for (Recording* r : {&a, &b}) {
-      QVERIFY(r->writer->beginBatch());
-      QVERIFY(r->writer->setMeta("window.last_events", std::to_string(kWindow)));
-      QVERIFY(r->writer->deleteEventsBefore(100 - kWindow));
-      QVERIFY(r->writer->commitBatch());
-    }
+    for (Recording* r : {&a, &b}) keepWindow(*r, kWindow);
     app::JobRunner jobs;
     app::LiveFollower follower(a.path, &jobs);
     follower.addFile(b.path, QStringLiteral("rank 1"));
@@ -147,12 +152,7 @@ class LiveFollowerTest : public QObject {
     follower.start(20);
     QTRY_COMPARE_WITH_TIMEOUT(follower.timeline().events(), uint64_t{2 * kWindow}, 10000);
     for (size_t end = 100 + kStep; end <= 300 && follower.windowRestarts() < 2; end += kStep) {
-      for (Recording* r : {&a, &b}) {
-        QVERIFY(r->writer->beginBatch());
-        QVERIFY(r->writer->appendEventsAt(r->source.events, end - kStep, end, end - kStep));
-        QVERIFY(r->writer->deleteEventsBefore(end - kWindow));
-        QVERIFY(r->writer->commitBatch());
-      }
+      for (Recording* r : {&a, &b}) recordUpTo(*r, end, kStep, kWindow);
       const int seen = follower.refreshes();
       QTRY_VERIFY_WITH_TIMEOUT(follower.refreshes() >= seen + 2, 10000);
       QVERIFY(!follower.capped());
@@ -207,10 +207,7 @@ class LiveFollowerTest : public QObject {
     startRecording(r, "windowed.sawtooth");
     if (QTest::currentTestFailed()) return;
     constexpr size_t kWindow = 30, kStep = 40;
-    QVERIFY(r.writer->beginBatch());
-    QVERIFY(r.writer->setMeta("window.last_events", std::to_string(kWindow)));
-    QVERIFY(r.writer->deleteEventsBefore(100 - kWindow));
-    QVERIFY(r.writer->commitBatch());
+    keepWindow(r, kWindow);
     app::JobRunner jobs;
     app::LiveFollower follower(r.path, &jobs);
     follower.setMaxEvents(40);
@@ -218,10 +215,7 @@ class LiveFollowerTest : public QObject {
     follower.start(20);
     QTRY_COMPARE_WITH_TIMEOUT(follower.timeline().events(), uint64_t{kWindow}, 10000);
     for (size_t end = 100 + kStep; end <= 300 && follower.windowRestarts() < 1; end += kStep) {
-      QVERIFY(r.writer->beginBatch());
-      QVERIFY(r.writer->appendEventsAt(r.source.events, end - kStep, end, end - kStep));
-      QVERIFY(r.writer->deleteEventsBefore(end - kWindow));
-      QVERIFY(r.writer->commitBatch());
+      recordUpTo(r, end, kStep, kWindow);
       const int seen = follower.refreshes();
       QTRY_VERIFY_WITH_TIMEOUT(follower.refreshes() >= seen + 2, 10000);
       QVERIFY(!follower.capped());

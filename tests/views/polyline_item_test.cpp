@@ -37,20 +37,6 @@ PolylineItem* linesItem(QChartView& chart) {
   return nullptr;
 }
 
-// The share of the plot's pixels whose colour differs by more than `tolerance` in a channel.
-double differingShare(const QImage& a, const QImage& b, const QRect& plot, int tolerance) {
-  qint64 differ = 0, all = 0;
-  for (int y = plot.top(); y <= plot.bottom(); ++y)
-    for (int x = plot.left(); x <= plot.right(); ++x) {
-      const QColor p = a.pixelColor(x, y), q = b.pixelColor(x, y);
-      ++all;
-      if (std::abs(p.red() - q.red()) > tolerance || std::abs(p.green() - q.green()) > tolerance ||
-          std::abs(p.blue() - q.blue()) > tolerance)
-        ++differ;
-    }
-  return all ? static_cast<double>(differ) / static_cast<double>(all) : 1.0;
-}
-
 // Pixels not white in the plot.
 qint64 inked(const QImage& image, const QRect& plot) {
   qint64 n = 0;
@@ -121,14 +107,14 @@ class PolylineItemTest : public QObject {
       const QRect plot = chart.mapFromScene(chart.chart()->mapToScene(chart.chart()->plotArea())).boundingRect();
       const QRect inner = plot.adjusted(1, 1, -1, -1);
       QVERIFY(inked(ours, inner) > inner.width());  // something drawn
-      const double share = differingShare(ours, qts, inner, 48);
+      const double share = test::differingShare(ours, qts, inner, 48);
       QVERIFY2(share < 0.01, qPrintable(QStringLiteral("%1..%2: %3 of the plot differs").arg(lo).arg(hi).arg(share)));
       // The item's picture is not the chart without it.
       item->setVisible(false);
       QCoreApplication::processEvents();
       const QImage none = chart.grab().toImage().convertToFormat(QImage::Format_RGB32);
       item->setVisible(true);
-      QVERIFY(differingShare(ours, none, inner, 48) > share);
+      QVERIFY(test::differingShare(ours, none, inner, 48) > share);
     }
   }
 

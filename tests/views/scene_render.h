@@ -1,8 +1,12 @@
 #pragma once
 // A graphics scene drawn as the app's targets draw it: into an image on white (raster, at a pixel
-// ratio) and into an SVG (vector), for the tests of items that paint each differently.
+// ratio) and into an SVG (vector), for the tests of items that paint each differently; and how much
+// two pictures differ.
 
 #include <QBuffer>
+#include <QColor>
+#include <QRect>
+#include <cstdlib>
 #include <QByteArray>
 #include <QGraphicsScene>
 #include <QImage>
@@ -20,6 +24,21 @@ inline QImage renderOnWhite(QGraphicsScene& scene, const QSize& size, qreal pixe
     scene.render(&painter, QRectF(QPointF(0, 0), size), QRectF(QPointF(0, 0), size));
   }
   return image;
+}
+
+// The share of `plot`'s pixels whose colour differs between a and b by more than `tolerance` in a
+// channel (an item's picture against Qt's own drawing of the same data).
+inline double differingShare(const QImage& a, const QImage& b, const QRect& plot, int tolerance) {
+  qint64 differ = 0, all = 0;
+  for (int y = plot.top(); y <= plot.bottom(); ++y)
+    for (int x = plot.left(); x <= plot.right(); ++x) {
+      const QColor p = a.pixelColor(x, y), q = b.pixelColor(x, y);
+      ++all;
+      if (std::abs(p.red() - q.red()) > tolerance || std::abs(p.green() - q.green()) > tolerance ||
+          std::abs(p.blue() - q.blue()) > tolerance)
+        ++differ;
+    }
+  return all ? static_cast<double>(differ) / static_cast<double>(all) : 1.0;
 }
 
 inline QByteArray renderSvg(QGraphicsScene& scene, const QSize& size) {

@@ -34,20 +34,6 @@ std::vector<StackColumnsItem*> stackItems(TimelineChart& chart) {
   return out;
 }
 
-// The share of the plot's pixels whose colour differs by more than `tolerance` in a channel.
-double differingShare(const QImage& a, const QImage& b, const QRect& plot, int tolerance) {
-  qint64 differ = 0, all = 0;
-  for (int y = plot.top(); y <= plot.bottom(); ++y)
-    for (int x = plot.left(); x <= plot.right(); ++x) {
-      const QColor p = a.pixelColor(x, y), q = b.pixelColor(x, y);
-      ++all;
-      if (std::abs(p.red() - q.red()) > tolerance || std::abs(p.green() - q.green()) > tolerance ||
-          std::abs(p.blue() - q.blue()) > tolerance)
-        ++differ;
-    }
-  return all ? static_cast<double>(differ) / static_cast<double>(all) : 1.0;
-}
-
 }  // namespace
 
 class StackColumnsItemTest : public QObject {
@@ -90,7 +76,7 @@ class StackColumnsItemTest : public QObject {
         area->setOpacity(0.0);
       }
       const QRect plot = chart.mapFromScene(chart.chart()->mapToScene(chart.chart()->plotArea())).boundingRect();
-      const double share = differingShare(ours, qts, plot.adjusted(1, 1, -1, -1), 48);
+      const double share = test::differingShare(ours, qts, plot.adjusted(1, 1, -1, -1), 48);
       QVERIFY2(share < 0.02, qPrintable(QStringLiteral("%1..%2: %3 of the plot differs").arg(lo).arg(hi).arg(share)));
     }
   }

@@ -10,14 +10,13 @@ PolylineItem::PolylineItem(QGraphicsItem* parent) : QGraphicsItem(parent) {}
 
 void PolylineItem::setLines(std::vector<Line> lines) {
   lines_ = std::move(lines);
-  place(plot_, origin_, scale_);
+  drawn_.assign(lines_.size(), {});  // drawn once placed (the charts place them next)
+  update();
 }
 
 void PolylineItem::place(const QRectF& plot, QPointF origin, QPointF scale) {
   if (plot != plot_) prepareGeometryChange();
   plot_ = plot;
-  origin_ = origin;
-  scale_ = scale;
   drawn_.assign(lines_.size(), {});
   for (size_t i = 0; i < lines_.size(); ++i) {
     QPolygonF piece;

@@ -28,6 +28,7 @@ class PolylineItem : public QGraphicsItem {
   };
   explicit PolylineItem(QGraphicsItem* parent = nullptr);
 
+  // The lines, drawn once placed.
   void setLines(std::vector<Line> lines);
   const std::vector<Line>& lines() const { return lines_; }
   // Each value at origin + value × scale (the chart's axes are linear), clipped to the plot.
@@ -43,7 +44,6 @@ class PolylineItem : public QGraphicsItem {
  private:
   std::vector<Line> lines_;
   QRectF plot_;
-  QPointF origin_, scale_;
   std::vector<std::vector<QPolygonF>> drawn_;  // per line
   QList<QLineF> segments_;                     // painting's scratch
 };

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <unordered_map>
 
+#include "capture/inject/module_context.h"
 #include "capture/inject/python_api.h"
 #include "capture/inject/torch_tracker.h"
 
@@ -205,6 +206,9 @@ Object moduleVectorcall(Object, Object const* args, size_t nargsf, Object kwname
   const auto it = map.find(args[0]);
   if (it == map.end()) return py.vectorcall(w.fallback, args, nargsf, kwnames);
   const uint32_t id = it->second.id;
+  // The module's own call again, directly inside its marked one (torch.compile's OptimizedModule,
+  // marked as its original module, calls the original's bound __call__): one call, marked once.
+  if (innermostCallIs(id)) return py.vectorcall(w.original, args, nargsf, kwnames);
   try {
     moduleEnter(id, 0);
   } catch (...) {
@@ -227,16 +231,20 @@ Object moduleCallAttribute(Object self, Object name) {
   return py.get_attr(callWrapper().fallback, name);
 }
 
-// `Module.__call__` and `module.__call__` (attribute access: torch.compile's OptimizedModule,
-// dynamo, inspect) see the Python wrapper, a plain function dynamo traces through as before.
-Object moduleCallGet(Object, Object instance, Object) {
+// `Module.__call__` (the class's attribute: dynamo, inspect, code that wraps it) is the Python
+// wrapper, a plain function dynamo traces through as before. `module.__call__` is a bound method of
+// this object, so that `super().__call__(...)` in a subclass's own __call__ (transformers' decoder
+// layers: GradientCheckpointingLayer) is marked here too, with no Python frame of ours in the
+// stacks of everything the layer allocates; its attributes are the Python wrapper's. While dynamo
+// compiles, the class holds the Python wrapper (modules.py), so what it traces reads that instead.
+Object moduleCallGet(Object self, Object instance, Object) {
   const CPython& py = cpython();
   const CallWrapper& w = callWrapper();
   if (!instance || instance == py.none) {
     py.inc_ref(w.fallback);
     return w.fallback;
   }
-  return py.method_new(w.fallback, instance);
+  return py.method_new(self, instance);
 }
 
 struct TypeSlot {

@@ -17,11 +17,16 @@
 //                        of a remembered module around `original(module, *args, **kwargs)`, hands a
 //                        module not remembered yet to `fallback` (the shim's Python wrapper, which names
 //                        it), and calls the original unmarked while flags[flag] is True (torch.compiler's
-//                        flag for a graph traced or exported for real). Read as an attribute
-//                        (`Module.__call__`, `module.__call__`) it is the Python wrapper, which dynamo
-//                        traces. No Python frame of ours in a call, in the program's tracebacks or in the
-//                        Python stacks of what it allocates (the Python wrapper cost GPT-2 about 1 % of an
-//                        H100 step). The same object each time; None where CPython's API lacks a piece.
+//                        flag for a graph traced or exported for real). Read from the class
+//                        (`Module.__call__`) it is the Python wrapper, which dynamo traces; read from a
+//                        module (`module.__call__`, `super().__call__` in a subclass's own __call__, as
+//                        transformers' decoder layers do) it is a bound method of itself, whose
+//                        attributes are the Python wrapper's. No Python frame of ours in a call, in the
+//                        program's tracebacks or in the Python stacks of what it allocates (the Python
+//                        wrapper cost GPT-2 about 1 % of an H100 step). A module called again directly
+//                        inside its own marked call (torch.compile's OptimizedModule calling its
+//                        original) is marked once. The same object each time; None where CPython's API
+//                        lacks a piece.
 //   call_pass_through(flag) while True, that descriptor calls the original unmarked
 //
 // None of them raises into the program: a wrong argument is ignored. The map is read and written

@@ -61,4 +61,9 @@ bool exitModule(uint32_t module, ModuleMark& mark) {
   return false;
 }
 
+bool innermostCallIs(uint32_t module) {
+  const std::vector<Open>& calls = openCalls();
+  return !calls.empty() && calls.back().module == module;
+}
+
 }  // namespace sawtooth::tracker

@@ -38,5 +38,7 @@ ModuleMark enterModule(uint32_t module, uint8_t pass);
 uint8_t passOfCall(uint8_t asked);
 // False when the module has no open call on this thread (its enter was not marked).
 bool exitModule(uint32_t module, ModuleMark& mark);
+// Whether the innermost open call on this thread is one of `module`'s.
+bool innermostCallIs(uint32_t module);
 
 }  // namespace sawtooth::tracker

@@ -13,8 +13,10 @@ forward names the program's line, as unrecorded); a traceback through a module s
 
 With the native tracker, Module.__call__ is the library's own in C (capture/inject/module_builtins.h):
 `module(...)` is marked with no Python frame of ours, which had cost GPT-2 about 1 % of an H100 step
-with Python stacks (the wrapper's call, and its frame in every allocation's stack); a module it does
-not know yet, and every read of `Module.__call__` or `module.__call__`, go to the Python wrapper.
+with Python stacks (the wrapper's call, and its frame in every allocation's stack); so is
+`module.__call__(...)`, and `super().__call__(...)` in a subclass's own __call__ (every decoder layer
+of transformers is a GradientCheckpointingLayer, which calls it so). A module it does not know yet,
+and every read of `Module.__call__` from the class, go to the Python wrapper.
 From the program's first torch.compile on, the Python wrapper is Module.__call__ again (dynamo
 guards the class's dict entry of what it traced, which must be a function).
 
@@ -139,8 +141,8 @@ class Modules:
     def _native_call(self, cls, original):
         """The library's Module.__call__ for `original` (module_builtins.h), or None: no library
         (yet), a library without it, no torch.compiler flag to pass traced calls by, or a program
-        that compiles. `module(...)` runs it without a Python frame; `Module.__call__` and
-        `module.__call__` read as our Python wrapper. Dynamo traces that wrapper but guards what it
+        that compiles. `module(...)` and `module.__call__(...)` run it without a Python frame;
+        `Module.__call__` reads as our Python wrapper. Dynamo traces that wrapper but guards what it
         traced by the class's own dict entry, which must then be a function: from the program's
         first compilation on (dynamo's start callback, before it traces anything) the Python
         wrapper takes the C one's place for good."""

@@ -26,6 +26,7 @@ LADDER_DEVICE=${LADDER_DEVICE:-cuda}
 LADDER_MODELS=${LADDER_MODELS:-gpt2 llama}
 LADDER_ARGS=${LADDER_ARGS:---steps 20 --warmup 5 --batch 8 --seq 512 --layers 12}
 LADDER_RUNGS=${LADDER_RUNGS:-bf16 checkpoint checkpoint:every=2 compile}
+LADDER_REC_OPTS=${LADDER_REC_OPTS:-}  # more sawtooth-record options for ladder_foreign's programs (--kernels on)
 
 ladder_record_workload() {  # NAME [sets...]: records a workload into $R/ladder/NAME.sawtooth
   local name=$1 out=$R/ladder/$1.sawtooth t0=$SECONDS
@@ -74,11 +75,11 @@ stage_ladder_foreign() {
   local model rung measured
   for model in $LADDER_MODELS; do
     local cmd=($LADDER_PY $LADDER/ladder_train.py --model "$model" --device "$LADDER_DEVICE" $LADDER_ARGS)
-    ladder_program "foreign-$model" -- "${cmd[@]}"
+    ladder_program "foreign-$model" $LADDER_REC_OPTS -- "${cmd[@]}"
     measured=()
     for rung in $LADDER_RUNGS; do
       local tag=${rung//[:=]/-}
-      ladder_program "foreign-$model-$tag" --rung "$rung" -- "${cmd[@]}" &&
+      ladder_program "foreign-$model-$tag" $LADDER_REC_OPTS --rung "$rung" -- "${cmd[@]}" &&
         measured+=(--measured "$R/ladder/foreign-$model-$tag.sawtooth")
     done
     ladder_predict "foreign-$model" "$R/ladder/foreign-$model.sawtooth" "${measured[@]}"

@@ -266,13 +266,26 @@ LadderReport predictLadder(const LadderInput& in, const LadderOptions& options) 
         const double r = base_rate / (tp->bf16 * kTensorCoreEfficiency);
         const double per_ms = tp->hbm * 1e9 * kCopyEfficiency;  // bytes a millisecond
         bool casts_in_bytes = false;
+        const ProgramTraffic now_traffic = trafficOf(b.rung.program);
         if (in.kernels && in.kernels->busy_ms_per_step > 0) {
-          const double mm = in.kernels->matmul_ms_per_step, other = std::max(0.0, in.kernels->busy_ms_per_step - mm);
-          row.step_ms = std::max(0.0, *T - mm * (1 - r) - other * 0.5);
+          // The other kernels move what the step allocates: under autocast the rewrite's bytes
+          // (2-byte activations, what stays fp32, autocast's casts and copies), except the foreach
+          // kernels over parameters, gradients and optimizer state, which stay fp32.
+          const double mm = in.kernels->matmul_ms_per_step;
+          const double other = std::max(0.0, in.kernels->busy_ms_per_step - mm);
+          const double foreach = std::min(other, in.kernels->foreach_ms_per_step);
+          const double scale = base_traffic.bytes > 0 ? now_traffic.bytes / base_traffic.bytes : 0.5;
+          const double other_now = (other - foreach) * scale + foreach;
+          casts_in_bytes = base_traffic.bytes > 0;
+          row.step_ms = std::max(0.0, *T - mm * (1 - r) - (other - other_now));
           row.time_basis = fmt::format(
               "the recorded GEMM kernels ({:.3g} ms a step) sped up by the {} datasheet ratio {} → {} at the efficiency such "
-              "products reach ({:.3g}×), the other kernels ({:.3g} ms) moving half the bytes, the rest of the step unchanged",
-              mm, in.device_name, tf32 ? "TF32" : "FP32", bf16 ? "BF16" : "FP16", 1 / r, other);
+              "products reach ({:.3g}×); the other kernels ({:.3g} ms) moving the bytes the step allocates under autocast "
+              "({:.0f} % of the recorded: 2-byte activations, what stays fp32, autocast's casts and copies), those over "
+              "the parameters, gradients and optimizer state (foreach kernels, {:.3g} ms) as recorded: {:.3g} ms; the "
+              "rest of the step unchanged",
+              mm, in.device_name, tf32 ? "TF32" : "FP32", bf16 ? "BF16" : "FP16", 1 / r, other, 100 * scale, foreach,
+              other_now);
         } else {
           // No kernel records: forward and backward split into the bandwidth-bound kernels, timed
           // from the bytes the step allocates (the recorded ones, and the rung's), and matrix
@@ -281,7 +294,7 @@ LadderReport predictLadder(const LadderInput& in, const LadderOptions& options) 
           casts_in_bytes = true;
           const double units = std::max(1.0, static_cast<double>(in.micro_steps.size()) / per_unit);
           const ProgramTraffic& was = base_traffic;
-          const ProgramTraffic now = trafficOf(b.rung.program);
+          const ProgramTraffic& now = now_traffic;
           const double moved_was = kBytesMovedPerAllocated * was.bytes / units / per_ms;
           const double moved_now = kBytesMovedPerAllocated * now.bytes / units / per_ms;
           const double gemm = std::max(0.0, fwd + bwd - moved_was);
@@ -326,12 +339,18 @@ LadderReport predictLadder(const LadderInput& in, const LadderOptions& options) 
               formatBytes(b.rung.gradient_bytes), scaler_ms);
         row.time_basis +=
             ". Uncertain: how fast the 2-byte GEMMs run (the datasheet ratio at one efficiency for TF32 and BF16/FP16 "
-            "tensor cores) and how near the casts come to the bandwidth (a step of many small weights, slower)";
-        if (casts_in_bytes)
+            "tensor cores; a product with a dimension no 2-byte tensor-core kernel is aligned to, such as GPT-2's "
+            "50257-token vocabulary, runs far slower: on an H100 its three lm_head products took 7.9 ms in bf16 against "
+            "3.3 ms for the other 144) and how near the casts come to the bandwidth (a step of many small weights, slower)";
+        if (!in.kernels || in.kernels->busy_ms_per_step <= 0)
           row.time_basis +=
               "; without kernel records also how many bytes each allocated one moves (an op of many small tensors "
-              "stays further from the bandwidth) and how much of the host's phases was waiting on a full launch queue "
-              "(a GPU-bound run's host phases are longer than its launching)";
+              "stays further from the bandwidth)";
+        row.time_basis +=
+            "; and how much longer autocast makes the host's launching (its dispatch of each op, the casts' own "
+            "backward steps): a step the GPU finishes faster can become one the host bounds (GPT-2 small on an H100: "
+            "the host's phases 22.6 ms in fp32, 30.6 ms in bf16), which a GPU-bound recording's phases cannot tell, as "
+            "a full launch queue makes its host wait";
       } else {
         row.time_basis = in.cuda ? (in.device_name.empty()
                                         ? std::string("not predicted: the recording does not name its GPU (recordings of "

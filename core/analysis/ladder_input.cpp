@@ -244,12 +244,18 @@ void fillKernels(LadderInput& in, const Trace& trace) {
       if (t > begin) end = std::min(end, t);
   }
   std::vector<std::pair<int64_t, int64_t>> intervals;
-  int64_t matmul_ns = 0;
+  int64_t matmul_ns = 0, foreach_ns = 0;
   size_t count = 0;
   for (const KernelInterval& k : trace.kernels) {
     if (k.device != in.device || k.begin_ns < begin || k.begin_ns >= end || k.end_ns < k.begin_ns) continue;
     intervals.emplace_back(k.begin_ns, k.end_ns);
-    if (k.name < trace.kernel_names.size() && isMatmulKernel(trace.kernel_names[k.name])) matmul_ns += k.end_ns - k.begin_ns;
+    if (k.name < trace.kernel_names.size()) {
+      const std::string& name = trace.kernel_names[k.name];
+      if (isMatmulKernel(name))
+        matmul_ns += k.end_ns - k.begin_ns;
+      else if (name.find("multi_tensor_apply") != std::string::npos)
+        foreach_ns += k.end_ns - k.begin_ns;
+    }
     ++count;
   }
   if (intervals.empty()) return;
@@ -269,6 +275,7 @@ void fillKernels(LadderInput& in, const Trace& trace) {
   KernelTime kt;
   kt.busy_ms_per_step = static_cast<double>(busy) / 1e6 / steps;
   kt.matmul_ms_per_step = static_cast<double>(matmul_ns) / 1e6 / steps;
+  kt.foreach_ms_per_step = static_cast<double>(foreach_ns) / 1e6 / steps;
   kt.window_ms_per_step = static_cast<double>(cur_e - intervals.front().first) / 1e6 / steps;
   kt.kernels_per_step = static_cast<size_t>(static_cast<double>(count) / steps);
   in.kernels = kt;
@@ -718,6 +725,12 @@ Result<LadderInput> ladderInput(const Trace& trace, const LadderSelection& selec
   // A recorded program says whether its model already ran under autocast (the shim's meta).
   if (auto it = trace.meta.find("program_autocast"); in.autocast.empty() && it != trace.meta.end() && it->second != "off")
     in.autocast = it->second;
+  // A recording of a rung applied by sawtooth-record (--rung) already runs it: its ladder starts there.
+  if (auto it = trace.meta.find("rung"); it != trace.meta.end()) {
+    if (in.autocast.empty() && (it->second == "bf16" || it->second == "fp16"))
+      in.autocast = it->second + " (sawtooth-record --rung " + it->second + ")";
+    if (it->second.starts_with("checkpoint")) in.already_checkpointed = true;
+  }
   fillTiming(in, trace, run);
   fillKernels(in, trace);
   in.repeated = repeatedBlocksFromPattern(in, !trace.modules.empty());

@@ -138,6 +138,9 @@ struct LadderTiming {
 struct KernelTime {
   double busy_ms_per_step = 0;    // the union of kernel intervals
   double matmul_ms_per_step = 0;  // GEMM kernels (cuBLAS, CUTLASS, ...)
+  // Foreach kernels (multi_tensor_apply: optimizers, zero_grad, gradient clipping), which read and
+  // write the parameters, their gradients and the optimizer's state
+  double foreach_ms_per_step = 0;
   double window_ms_per_step = 0;  // from the first kernel's start to the last one's end, per step
   size_t kernels_per_step = 0;
 };

@@ -54,9 +54,22 @@ class SequenceMap {
     auto it = threads_.find(thread);
     if (it == threads_.end() || it->second.intervals.empty()) return kNone;
     const Thread& t = it->second;
-    // Begins never decrease on one thread: the last call begun at or before seq.
-    auto after = std::upper_bound(t.intervals.begin(), t.intervals.end(), seq,
-                                  [](uint64_t s, const Interval& i) { return s < i.begin; });
+    // Begins never decrease on one thread: the last call begun at or before seq. Backward asks for
+    // the calls of the forward just run, at the end of a long history: the range is narrowed by
+    // doubling steps back from the end first, so that a lookup touches the recent calls only.
+    auto later = [](uint64_t s, const Interval& i) { return s < i.begin; };
+    auto lo = t.intervals.begin(), hi = t.intervals.end();
+    for (size_t step = 1; hi != lo;) {
+      const size_t span = static_cast<size_t>(hi - lo);
+      const auto probe = hi - static_cast<std::ptrdiff_t>(std::min(step, span));
+      if (probe->begin <= seq) {
+        lo = probe;
+        break;
+      }
+      hi = probe;
+      step *= 2;
+    }
+    auto after = std::upper_bound(lo, hi, seq, later);
     if (after == t.intervals.begin()) return kNone;
     uint64_t index = t.first + static_cast<uint64_t>(after - t.intervals.begin()) - 1;
     for (const Interval* call = t.at(index); call; call = t.at(call->parent))

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <vector>
+
 #include "capture/writer/sequence_map.h"
 
 namespace sawtooth::capture {
@@ -56,6 +59,56 @@ TEST(SequenceMap, KeepsTheNewestCallsOnly) {
   EXPECT_EQ(map.size(), 4u);
   EXPECT_EQ(map.find(1, 95), 9u);
   EXPECT_EQ(map.find(1, 15), SequenceMap::kNone);  // forgotten
+}
+
+// A long history (the lookup narrows its range from the newest call back): every number of every
+// step, old and new, inside and between calls, and numbers equal to calls' begins, ends and runs of
+// equal begins, gives what a scan of all the calls gives.
+TEST(SequenceMap, ALongHistoryAnswersAsAScanOfEveryCall) {
+  struct Call {
+    uint64_t begin, end;
+    int parent;
+    uint32_t module;
+  };
+  std::vector<Call> calls;
+  std::vector<int> open;
+  SequenceMap map;
+  uint64_t seq = 0;
+  auto enter = [&](uint32_t module) {
+    map.open(1, module, seq);
+    calls.push_back({seq, UINT64_MAX, open.empty() ? -1 : open.back(), module});
+    open.push_back(static_cast<int>(calls.size()) - 1);
+  };
+  auto leave = [&] {
+    map.close(1, calls[open.back()].module, seq);
+    calls[open.back()].end = seq;
+    open.pop_back();
+  };
+  for (int step = 0; step < 300; ++step) {
+    enter(0);
+    for (uint32_t block = 0; block < 5; ++block) {
+      enter(1 + block);
+      enter(10 + block);  // begins where its parent does
+      seq += block % 3;   // some calls make no node
+      leave();
+      enter(20 + block);
+      seq += 2;
+      leave();
+      leave();
+    }
+    seq += 1;  // the root's own node, after its blocks
+    leave();
+    seq += step % 2;  // outside every call
+  }
+  auto scan = [&](uint64_t s) {
+    int last = -1;
+    for (int i = 0; i < static_cast<int>(calls.size()); ++i)
+      if (calls[i].begin <= s) last = i;
+    for (int c = last; c >= 0; c = calls[c].parent)
+      if (s < calls[c].end) return calls[c].module;
+    return SequenceMap::kNone;
+  };
+  for (uint64_t s = 0; s <= seq + 2; ++s) ASSERT_EQ(map.find(1, s), scan(s)) << s;
 }
 
 }  // namespace

@@ -43,6 +43,7 @@ struct CPython {
   Object (*vectorcall)(Object, Object const*, size_t, Object) = nullptr;  // PyObject_Vectorcall
   Object (*generic_getattr)(Object, Object) = nullptr;                   // PyObject_GenericGetAttr
   Object (*get_attr)(Object, Object) = nullptr;                          // PyObject_GetAttr
+  int (*equals_ascii)(Object, const char*) = nullptr;                    // PyUnicode_CompareWithASCIIString: 0 if equal
   Object none = nullptr;  // &_Py_NoneStruct
   Object true_ = nullptr;  // &_Py_TrueStruct
 
@@ -51,7 +52,7 @@ struct CPython {
            inc_ref && dec_ref && none;
   }
   bool canWrapCalls() const {
-    return found() && type_from_spec && generic_alloc && vectorcall_call && method_new && dict_get && vectorcall && generic_getattr && get_attr && true_;
+    return found() && type_from_spec && generic_alloc && vectorcall_call && method_new && dict_get && vectorcall && generic_getattr && get_attr && equals_ascii && true_;
   }
 };
 
@@ -75,6 +76,7 @@ const CPython& cpython() {
     findPythonSymbol(a.vectorcall, "PyObject_Vectorcall");
     findPythonSymbol(a.generic_getattr, "PyObject_GenericGetAttr");
     findPythonSymbol(a.get_attr, "PyObject_GetAttr");
+    findPythonSymbol(a.equals_ascii, "PyUnicode_CompareWithASCIIString");
     findPythonSymbol(a.none, "_Py_NoneStruct");
     findPythonSymbol(a.true_, "_Py_TrueStruct");
     return a;
@@ -223,9 +225,13 @@ Object moduleVectorcall(Object, Object const* args, size_t nargsf, Object kwname
 }
 
 // Its attributes are the Python wrapper's (its name, signature, __wrapped__ ...), for code that
-// reads `Module.__dict__["__call__"]` itself rather than through the descriptor.
+// reads `Module.__dict__["__call__"]` itself rather than through the descriptor, and for
+// `module.__call__.__func__`: also those its type would answer first (`__module__`, `__doc__`:
+// inspect.getmodule(module.__call__) is torch's module, as unrecorded).
 Object moduleCallAttribute(Object self, Object name) {
   const CPython& py = cpython();
+  if (py.equals_ascii(name, "__module__") == 0 || py.equals_ascii(name, "__doc__") == 0)
+    return py.get_attr(callWrapper().fallback, name);
   if (Object own = py.generic_getattr(self, name)) return own;
   py.clear_error();
   return py.get_attr(callWrapper().fallback, name);

@@ -276,15 +276,19 @@ constexpr unsigned kHaveVectorcall = 1u << 11, kMethodDescriptor = 1u << 17, kHa
 constexpr int kMemberSsize = 19, kMemberReadOnly = 1;  // structmember.h: T_PYSSIZET, READONLY
 
 // The instance: CPython's object header, then the vectorcall function CPython finds at the offset
-// the "__vectorcalloffset__" member gives.
+// the "__vectorcalloffset__" member gives, and
+// the list of weak references to it (`weakref.WeakMethod(module.__call__)` holds one, as it can to a
+// function).
 struct CallObject {
   Ssize refcount;
   Object type;
   Object (*vectorcall)(Object, Object const*, size_t, Object);
+  Object weak_references;
 };
 
 MemberDef g_call_members[] = {
     {"__vectorcalloffset__", kMemberSsize, static_cast<Ssize>(offsetof(CallObject, vectorcall)), kMemberReadOnly, nullptr},
+    {"__weaklistoffset__", kMemberSsize, static_cast<Ssize>(offsetof(CallObject, weak_references)), kMemberReadOnly, nullptr},
     {nullptr, 0, 0, 0, nullptr},
 };
 TypeSlot g_call_slots[] = {

@@ -33,7 +33,7 @@ check = rc.check
 
 
 PROGRAM = textwrap.dedent("""
-    import functools, inspect, json, sys, traceback
+    import functools, inspect, json, sys, traceback, weakref
     import torch
     import torch.utils.checkpoint
     from torch import nn
@@ -100,6 +100,7 @@ PROGRAM = textwrap.dedent("""
     out["bound_self"] = net.__call__.__self__ is net
     out["bound_module"] = inspect.getmodule(net.__call__).__name__
     out["bound_doc"] = net.__call__.__doc__
+    out["bound_weak"] = weakref.WeakMethod(net.__call__)() == net.__call__
     out["bound_call"] = net.__call__(x).sum().item()
     checkpointed = Checkpointed()
     z = torch.randn(2, 4, requires_grad=True)
@@ -148,7 +149,7 @@ check(b["kind"] == "ModuleCall", f"recorded, Module.__call__ is {b['kind']}, not
 check(a["kind"] == "function" and b["class_attribute"] == "function" and b["bound_attribute"] == "method",
       f"Module.__call__ reads as a function, module.__call__ as a method: {b['class_attribute']}, {b['bound_attribute']}")
 for key in ("calls", "signature", "raised", "compiled", "after_compile", "bound_signature", "bound_name",
-            "bound_self", "bound_module", "bound_doc", "bound_call", "checkpointed_grad"):
+            "bound_self", "bound_module", "bound_doc", "bound_weak", "bound_call", "checkpointed_grad"):
     check(a[key] == b[key], f"{key}: unrecorded {a[key]!r}, recorded {b[key]!r}")
 check(b.get("paused_kind") == "function" and b["resumed_kind"] == "ModuleCall",
       f"paused then resumed: {b.get('paused_kind')}, {b['resumed_kind']}")

@@ -3,10 +3,11 @@
 recorded with the tracker library behaves as unrecorded and its calls are marked.
 
 - while the tracker runs, Module.__call__ is the library's (`module(...)` has no Python frame of
-  ours), and `Module.__call__` / `module.__call__` read as the shim's Python wrapper;
+  ours), and `Module.__call__` reads as the shim's Python wrapper (a function);
 - `module.__call__` is a method of the module, marked in C too; so is `super().__call__(...)` in a
   subclass's own __call__ (transformers' decoder layers), with no frame of the shim's on its stack,
-  checkpointed through a partial of it as well (forward and recompute recorded);
+  checkpointed through a partial of it as well (forward and recompute recorded); its signature,
+  name, module, doc and weak references are as unrecorded;
 - calls with many positional and keyword arguments (past any small fixed buffer) return what they
   return unrecorded; inspect.signature of a module is the same; an exception a forward raises
   reaches the program as it was raised;

@@ -267,7 +267,8 @@ LadderReport predictLadder(const LadderInput& in, const LadderOptions& options) 
         const double per_ms = tp->hbm * 1e9 * kCopyEfficiency;  // bytes a millisecond
         bool casts_in_bytes = false;
         const ProgramTraffic now_traffic = trafficOf(b.rung.program);
-        if (in.kernels && in.kernels->busy_ms_per_step > 0) {
+        const bool kernels_timed = in.kernels && in.kernels->busy_ms_per_step > 0;
+        if (kernels_timed) {
           // The other kernels move what the step allocates: under autocast the rewrite's bytes
           // (2-byte activations, what stays fp32, autocast's casts and copies), except the foreach
           // kernels over parameters, gradients and optimizer state, which stay fp32.
@@ -342,7 +343,7 @@ LadderReport predictLadder(const LadderInput& in, const LadderOptions& options) 
             "tensor cores; a product with a dimension no 2-byte tensor-core kernel is aligned to, such as GPT-2's "
             "50257-token vocabulary, runs far slower: on an H100 its three lm_head products took 7.9 ms in bf16 against "
             "3.3 ms for the other 144) and how near the casts come to the bandwidth (a step of many small weights, slower)";
-        if (!in.kernels || in.kernels->busy_ms_per_step <= 0)
+        if (!kernels_timed)
           row.time_basis +=
               "; without kernel records also how many bytes each allocated one moves (an op of many small tensors "
               "stays further from the bandwidth)";

@@ -275,10 +275,9 @@ constexpr int kTpCall = 50, kTpDescrGet = 54, kTpDoc = 56, kTpGetattro = 58, kTp
 constexpr unsigned kHaveVectorcall = 1u << 11, kMethodDescriptor = 1u << 17, kHaveVersionTag = 1u << 18;  // Py_TPFLAGS_*
 constexpr int kMemberSsize = 19, kMemberReadOnly = 1;  // structmember.h: T_PYSSIZET, READONLY
 
-// The instance: CPython's object header, then the vectorcall function CPython finds at the offset
-// the "__vectorcalloffset__" member gives, and
-// the list of weak references to it (`weakref.WeakMethod(module.__call__)` holds one, as it can to a
-// function).
+// The instance: CPython's object header, the vectorcall function CPython finds at the offset the
+// "__vectorcalloffset__" member gives, and the list of weak references to it (as a function can,
+// it takes them: `weakref.WeakMethod(module.__call__)` holds one).
 struct CallObject {
   Ssize refcount;
   Object type;

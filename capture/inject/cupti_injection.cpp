@@ -301,6 +301,7 @@ void describeDevices() {
 }
 
 void samplerLoop() {
+  pthread_setname_np(pthread_self(), "sawtooth-sample");  // ours, told apart in the program's thread list
   const bool have_driver = g->driver.load();
   if (have_driver) describeDevices();
   else notice("warning", "the CUDA driver's functions were not found: no device memory samples");

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <torch/csrc/profiler/combined_traceback.h>
@@ -219,6 +220,7 @@ class Tracker {
   static std::string timePayload(int64_t t) { return std::string(reinterpret_cast<const char*>(&t), sizeof t); }
 
   void run() {
+    pthread_setname_np(pthread_self(), "sawtooth-track");  // ours, told apart in the program's thread list
     std::unique_lock<std::mutex> lock(wake_mutex_);
     int64_t since = wire::monotonicNs();
     for (;;) {

@@ -11,6 +11,7 @@ recorded with the tracker library behaves as unrecorded and its calls are marked
 - calls with many positional and keyword arguments (past any small fixed buffer) return what they
   return unrecorded; inspect.signature of a module is the same; an exception a forward raises
   reaches the program as it was raised;
+- the tracker's sending thread is named "sawtooth-track" in the program's thread list;
 - pausing and resuming module tracking puts the C wrapper back;
 - those calls are recorded: the module called with many arguments once per call, by name;
 - the first torch.compile (fullgraph) puts the Python wrapper in its place for good, before dynamo
@@ -34,7 +35,7 @@ check = rc.check
 
 
 PROGRAM = textwrap.dedent("""
-    import functools, inspect, json, sys, traceback, weakref
+    import functools, inspect, json, os, sys, traceback, weakref
     import torch
     import torch.utils.checkpoint
     from torch import nn
@@ -126,6 +127,14 @@ PROGRAM = textwrap.dedent("""
     out["compiled"] = compiled(x).sum().item()
     out["after_compile_kind"] = kind()
     out["after_compile"] = net(x).sum().item()
+    names = []
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/comm") as f:
+                names.append(f.read().strip())
+        except OSError:
+            pass
+    out["threads"] = sorted(names)
     print("RESULT " + json.dumps(out), flush=True)
 """)
 script = rc.write("native_call.py", PROGRAM)
@@ -159,6 +168,10 @@ check(b["after_compile_kind"] == "function", f"after torch.compile: {b['after_co
 # the program compiles: then the class holds the Python wrapper, which dynamo traces).
 check(len(b["shim_frames"]) == 3 and not any(b["shim_frames"]),
       f"a shim frame in super().__call__'s stack (per call): {b['shim_frames']}")
+# The recorder's threads inside the program say whose they are (a profiler, top -H, a per-thread CPU
+# count): the tracker's sending thread is named; unrecorded there is none.
+check("sawtooth-track" in b["threads"] and not any(t.startswith("sawtooth") for t in a["threads"]),
+      f"threads recorded {b['threads']}, unrecorded {a['threads']}")
 check("failed" not in rec.stderr, f"no notice of a failure: {rec.stderr[-1500:]}")
 
 r = subprocess.run([trace_tool, "modules", trace, "--at", "end", "--json"], capture_output=True, text=True, timeout=120)

@@ -6,7 +6,8 @@ Each block's first step is left out (it pays for the switch); each block's media
 compared with the mean of its neighbours of the other configuration (the blocks before and after
 it: a machine whose speed drifts linearly hits both sides alike). The ratio A/B is the median over
 those comparisons, with a 95 % bootstrap interval (comparisons resampled), for wall time and for
-the process's CPU time per step.
+the process's CPU time per step. Where the run counted each thread's CPU (thread_cpu_ms), a second
+table says which threads the difference in CPU is on: milliseconds per step in A's blocks and B's.
 Usage: alternate_report.py RESULT.json..."""
 import json
 import os
@@ -72,4 +73,25 @@ for path in sys.argv[1:]:
         lo, hi = median_interval(r)
         cells.append(f"{pct(statistics.median(r))} ({pct(lo)} … {pct(hi)})")
     lines.append(f"| {os.path.basename(path)} | {label} | {len(bs)} | {cells[0]} | {cells[1]} |")
+threads = []
+for path in sys.argv[1:]:
+    try:
+        with open(path) as f:
+            result = json.load(f)
+    except (OSError, ValueError):
+        continue
+    if not isinstance(result, dict) or not result.get("thread_cpu_ms"):
+        continue
+    a, b = (result.get("alternate") or ",").split(",")
+    config = result.get("step_config") or []
+    steps = {m: sum(1 for c in config if c == m) for m in (a, b)}
+    accounts = result["thread_cpu_ms"]
+    names = sorted(set(accounts.get(a, {})) | set(accounts.get(b, {})))
+    for name in names:
+        per = [accounts.get(m, {}).get(name, 0.0) / steps[m] if steps[m] else 0.0 for m in (a, b)]
+        if max(per) < 0.05:
+            continue  # idle in both
+        threads.append(f"| {os.path.basename(path)} | {name} | {per[0]:.3f} | {per[1]:.3f} | {per[0] - per[1]:+.3f} |")
+if threads:
+    lines += ["", "| run | thread | CPU ms per step, A | B | A − B |", "|---|---|---:|---:|---:|"] + threads
 print("\n".join(lines))

@@ -18,6 +18,7 @@ says which each step ran (alternate_report.py compares neighbouring blocks).
 """
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -53,6 +54,34 @@ if args.alternate and (len(modes) != 2 or not set(modes) <= {"plain", "history",
     parser.error("--alternate takes two of plain, history, ours (ours under sawtooth-record), without --history")
 
 
+def thread_cpu():
+    """CPU seconds of each of this process's threads now ({tid: (name, seconds)}): the scheduler's
+    nanoseconds on a CPU (/proc/.../schedstat), not the stat file's 10 ms ticks."""
+    out = {}
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return out
+    for tid in tasks:
+        try:
+            with open(f"/proc/self/task/{tid}/comm") as f:
+                name = f.read().strip()
+            with open(f"/proc/self/task/{tid}/schedstat") as f:
+                seconds = int(f.read().split()[0]) / 1e9
+        except (OSError, ValueError, IndexError):
+            continue  # the thread ended, or no schedstat here
+        out[int(tid)] = (name, seconds)
+    return out
+
+
+def charge_threads(config, before, after):
+    """Adds each thread's CPU between two thread_cpu() readings to `config`'s account."""
+    account = thread_ms.setdefault(config, {})
+    for tid, (name, seconds) in after.items():
+        key = f"{name}/{tid}"
+        account[key] = account.get(key, 0.0) + (seconds - before.get(tid, (name, 0.0))[1]) * 1e3
+
+
 def switch(mode, current):
     """From one configuration of --alternate to another; returns the new one."""
     if mode == current:
@@ -82,12 +111,21 @@ opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=cuda)
 tokens = torch.randint(0, model.config.vocab_size, (args.batch, args.seq), device=device)
 
 times, cpu_times, step_config = [], [], []
+# With --alternate: each thread's CPU milliseconds in the blocks of each configuration (clock ticks
+# read at the block switches, so whole blocks only): which thread a difference in CPU per step is on.
+thread_ms, thread_mark, thread_mode = {}, None, None
 profile_kernels = None
 prof = None
 mode = "ours" if recorded else "plain"  # what runs until the warm-up ends
 for step in range(args.steps):
+    if modes and step >= args.warmup and (step - args.warmup) % args.block == 0:
+        now = thread_cpu()
+        if thread_mark is not None:
+            charge_threads(thread_mode, thread_mark, now)
     if modes and step >= args.warmup:
         mode = switch(modes[((step - args.warmup) // args.block) % 2], mode)
+        if (step - args.warmup) % args.block == 0:
+            thread_mark, thread_mode = thread_cpu(), mode
     step_config.append(mode if modes and step >= args.warmup else None)
     if args.profile and step == args.warmup:
         from torch.profiler import ProfilerActivity, profile
@@ -119,6 +157,8 @@ for step in range(args.steps):
             profile_kernels = len(prof.events())
         prof = None
 
+if thread_mark is not None:
+    charge_threads(thread_mode, thread_mark, thread_cpu())  # the last block
 stats = torch.cuda.memory_stats(device) if cuda else {}
 timed = times[args.warmup:]
 result = {
@@ -138,6 +178,7 @@ result = {
     "pause_parts": args.pause_parts if args.alternate else None,
     "block": args.block,
     "step_config": step_config,
+    "thread_cpu_ms": {k: {t: round(v, 1) for t, v in sorted(a.items())} for k, a in thread_ms.items()},
     "max_memory_allocated": torch.cuda.max_memory_allocated(device) if cuda else None,
     "max_requested_bytes": stats.get("requested_bytes.all.peak"),
     "max_memory_reserved": torch.cuda.max_memory_reserved(device) if cuda else None,

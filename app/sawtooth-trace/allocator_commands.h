@@ -66,6 +66,7 @@ struct LadderCommandOptions {
   std::string file, run, device, device_memory;
   std::vector<std::string> measured;
   int shard_devices = 0;
+  double link_bandwidth = 0;  // GB/s; 0: from the device's name
   bool json = false;
   bool no_source = false;
 };

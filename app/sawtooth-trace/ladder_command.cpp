@@ -37,6 +37,11 @@ void addLadderCommand(CLI::App& app, LadderCommandOptions& o) {
                         "judge what fits against this much memory, e.g. 24G (default: the recorded device's)");
   o.command->add_option("--shard-devices", o.shard_devices, "devices for the sharding rungs (default: the run's world size, or 2)")
       ->check(CLI::Range(2, 4096));
+  o.command->add_option("--link-bandwidth", o.link_bandwidth,
+                        "GB/s a ring all-reduce reaches between the devices (NCCL's bus bandwidth), for the sharding "
+                        "rungs' step time from a one-device recording (default: from the device's name where known: "
+                        "NVLink 4 as measured on two H200s, others scaled from it)")
+      ->check(CLI::Range(0.001, 100000.0));
   o.command->add_flag("--json", o.json, "print one JSON object");
   o.command->add_flag("--no-source", o.no_source,
                       "do not read the Python lines the recording's stacks name (by default the bf16 rung reads them, "
@@ -54,6 +59,7 @@ int runLadderCommand(const LadderCommandOptions& o, const ReadLimits& limits) {
     options.device_memory = static_cast<int64_t>(*bytes);
   }
   options.shard_devices = o.shard_devices;
+  options.link_gb_per_s = o.link_bandwidth;
   LadderSelection selection;
   selection.run = o.run;
   auto sources = std::make_shared<SourceLines>();

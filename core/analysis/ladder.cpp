@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/analysis/interconnect.h"
 #include "core/analysis/ladder_rungs.h"
 #include "core/analysis/result_text.h"
 #include "core/util/format_bytes.h"
@@ -136,6 +137,21 @@ double hostFloorMs(const LadderInput& in) {
   const size_t passes = std::max<size_t>(1, in.micro_steps.size());
   // About one allocation per operator: the allocations of a pass stand for its operators.
   return static_cast<double>(ops) / static_cast<double>(passes) / 2.0 * kEagerOpOverheadMs;
+}
+
+// The gradient bytes a step's collectives move: those one backward makes (the largest over the
+// micro-steps), or the parameters' when no backward made any.
+int64_t gradientBytesPerStep(const LadderInput& in) {
+  int64_t most = 0, params = 0;
+  for (const MicroStep& m : in.micro_steps) {
+    int64_t made = 0;
+    for (uint32_t q = m.backward_begin; q < m.end && q < in.ops.size(); ++q)
+      if (in.ops[q].alloc && in.blocks[in.ops[q].block].category == Category::Gradient) made += in.blocks[in.ops[q].block].bytes;
+    most = std::max(most, made);
+  }
+  for (const LadderBlock& b : in.blocks)
+    if (b.category == Category::Parameter) params += b.bytes;
+  return most > 0 ? most : params;
 }
 
 double microStepsPerUnit(const LadderInput& in) {
@@ -411,6 +427,10 @@ LadderReport predictLadder(const LadderInput& in, const LadderOptions& options) 
     rep.rows.push_back(std::move(row));
   }
   const int n = rep.shard_devices;
+  const int64_t gradients = gradientBytesPerStep(in);
+  std::optional<Interconnect> link = interconnectOf(in.device_name, n);
+  if (options.link_gb_per_s > 0)
+    link = Interconnect{"the link asked for", options.link_gb_per_s, "as asked"};
   for (Sharding kind : {Sharding::Zero1, Sharding::Zero2, Sharding::Full}) {
     const char* id = kind == Sharding::Zero1 ? "zero1" : kind == Sharding::Zero2 ? "zero2" : "fsdp";
     const char* label = kind == Sharding::Zero1   ? "ZeRO-1: optimizer state sharded"
@@ -440,11 +460,28 @@ LadderReport predictLadder(const LadderInput& in, const LadderOptions& options) 
                   "so the step keeps the recorded collectives' time. Uncertain: an implementation that keeps the "
                   "all-reduce and broadcasts the parameters besides (torch's ZeroRedundancyOptimizer) moves 3Ψ, "
                   "which costs time only where the collectives are not hidden behind computation");
+      } else if (link && gradients > 0) {
+        // One device recorded: the collectives are not in it, so their time is the bytes they move
+        // over the link: ZeRO-1 and 2 reduce-scatter the gradients and gather the updated
+        // parameters, an all-reduce's two halves (2Ψ); full sharding gathers the parameters again for
+        // backward (3Ψ). Taken as not hidden behind computation: the step's upper end.
+        const double allreduce = ringAllReduceMs(static_cast<double>(gradients), n, link->bus_gb_per_s);
+        const double comm = (kind == Sharding::Full ? 1.5 : 1.0) * allreduce;
+        row.step_ms = compute + comm;
+        row.time_basis = fmt::format(
+            "compute per device {:.3g} ms (the optimizer's {:.3g} ms divided by {}), plus the collectives: {} over {} "
+            "(Ψ: {} of gradients; {:.0f} GB/s of a ring all-reduce's bus bandwidth, {}), {:.3g} ms{}, taken as not "
+            "hidden behind computation. Uncertain: gradients reduced in buckets during backward (DDP, FSDP) hide up "
+            "to the backward's {:.3g} ms of it, leaving about the last bucket's; the link's figure {}",
+            compute, opt, n, kind == Sharding::Full ? "3Ψ" : "2Ψ", link->link, formatBytes(gradients), link->bus_gb_per_s,
+            link->basis, comm,
+            kind == Sharding::Full ? " (an all-reduce's time × 1.5: the parameters gathered for forward and again for backward)" : "",
+            bwd, options.link_gb_per_s > 0 ? "is the one asked for" : "is read from the device's name (--link-bandwidth sets it)");
       } else {
         row.time_basis = fmt::format(
             "compute per device {:.3g} ms (the optimizer's {:.3g} ms divided by {}); the collectives' time is not "
-            "predicted from a one-device recording",
-            compute, opt, n);
+            "predicted: a one-device recording has none, and no link is known for {} (--link-bandwidth sets one)",
+            compute, opt, n, in.device_name.empty() ? std::string("this device") : in.device_name);
       }
     }
     finish(row, b);

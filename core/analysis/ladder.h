@@ -94,6 +94,9 @@ struct LadderOptions {
   std::vector<int> accumulation = {2, 4, 8};
   std::vector<int> smaller_batch = {2, 4};
   int shard_devices = 0;  // 0: the run's world size when distributed, else 2
+  // A ring all-reduce's bus bandwidth between the devices, in 1e9 B/s, for the sharding rows' time
+  // from a one-device recording; 0: from the device's name (interconnect.h), where known.
+  double link_gb_per_s = 0;
 };
 
 LadderReport predictLadder(const LadderInput& input, const LadderOptions& options = {});

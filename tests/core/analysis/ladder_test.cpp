@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
+#include "core/analysis/interconnect.h"
 #include "core/analysis/ladder.h"
 #include "core/analysis/ladder_table.h"
 #include "core/analysis/ladder_blocks.h"
@@ -1152,6 +1153,43 @@ TEST(Ladder, ShardingKeepsTheAllReducesTrafficAndFullShardingAddsHalf) {
   }
   ASSERT_NE(rep.row("fsdp:N=2"), nullptr);
   EXPECT_DOUBLE_EQ(rep.row("fsdp:N=2")->step_ms.value_or(0), 9.0 + 0.75);
+}
+
+// One device recorded: no collectives in it, so the sharding rows' step is the compute (the
+// optimizer's time divided by N) plus the gradients moved over the devices' link, an all-reduce's
+// bytes for ZeRO-1 and 2 and half as much again for full sharding; a device whose link is not known
+// gets no time unless one is given.
+TEST(Ladder, OneDeviceShardingTimesTheCollectivesOverTheLink) {
+  LadderInput in = inputOf(chainOfBlocks(true));
+  LadderTiming t;
+  t.what = "step";
+  t.median_ms = t.min_ms = t.max_ms = 10;
+  t.samples = 5;
+  t.optimizer_ms = 2, t.forward_ms = 2, t.backward_ms = 4, t.other_ms = 2;
+  in.timing = t;
+  const double gradients = 20 * u;  // what the chain's backward makes
+  in.device_name = "NVIDIA H200";
+  const double bus = interconnectOf(in.device_name, 2)->bus_gb_per_s;
+  LadderReport rep = predictLadder(in);
+  ASSERT_NE(rep.row("zero1:N=2"), nullptr);
+  EXPECT_NEAR(rep.row("zero1:N=2")->step_ms.value_or(0), 9.0 + gradients / (bus * 1e9) * 1e3, 1e-12);
+  EXPECT_NE(rep.row("zero1:N=2")->time_basis.find("NVLink 4"), std::string::npos) << rep.row("zero1:N=2")->time_basis;
+  EXPECT_NE(rep.row("zero1:N=2")->time_basis.find("not hidden"), std::string::npos);
+
+  LadderOptions o;
+  o.link_gb_per_s = 0.001;  // 1 MB/s: 10 kB take 10.24 ms
+  rep = predictLadder(in, o);
+  EXPECT_NEAR(rep.row("zero2:N=2")->step_ms.value_or(0), 9.0 + 10.24, 1e-9);
+  EXPECT_NEAR(rep.row("fsdp:N=2")->step_ms.value_or(0), 9.0 + 1.5 * 10.24, 1e-9);
+  EXPECT_NE(rep.row("fsdp:N=2")->time_basis.find("asked for"), std::string::npos);
+  o.shard_devices = 4;  // a ring over 4: 2·3/4 of the bytes each way
+  rep = predictLadder(in, o);
+  EXPECT_NEAR(rep.row("zero1:N=4")->step_ms.value_or(0), 10 - 2 * 0.75 + 1.5 * 10.24, 1e-9);
+
+  in.device_name = "cpu";
+  rep = predictLadder(in);
+  EXPECT_FALSE(rep.row("zero1:N=2")->step_ms.has_value());
+  EXPECT_NE(rep.row("zero1:N=2")->time_basis.find("--link-bandwidth"), std::string::npos);
 }
 
 TEST(LadderRungs, CheckpointingNeedsRepeatedBlocks) {

@@ -7,6 +7,7 @@
 #include <QHeaderView>
 #include <QScrollArea>
 #include <QSignalBlocker>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QTableView>
 #include <QTextBrowser>
@@ -23,6 +24,8 @@ LadderView::LadderView(QWidget* parent)
       body_(new QLabel(this)),
       sources_(new QComboBox(this)),
       memory_gb_(new QDoubleSpinBox(this)),
+      devices_(new QSpinBox(this)),
+      link_gb_(new QDoubleSpinBox(this)),
       summary_(new QLabel(this)),
       table_(new QTableView(this)),
       model_(new TableModel(this)),
@@ -54,6 +57,23 @@ LadderView::LadderView(QWidget* parent)
   memory_gb_->setToolTip(tr("Judge what fits against a device of this size (decimal GB); 0: the recorded device's"));
   memory_gb_->setKeyboardTracking(false);
   controls->addWidget(memory_gb_);
+  controls->addWidget(new QLabel(tr("Sharded over:"), program));
+  devices_->setRange(1, 4096);  // 1 stands for "the run's": sharding needs two
+  devices_->setSpecialValueText(tr("the run's devices, or 2"));
+  devices_->setSuffix(tr(" devices"));
+  devices_->setToolTip(tr("The devices the sharding rungs (ZeRO-1, ZeRO-2, full sharding) spread over"));
+  devices_->setKeyboardTracking(false);
+  controls->addWidget(devices_);
+  controls->addWidget(new QLabel(tr("Link:"), program));
+  link_gb_->setRange(0, 100000);
+  link_gb_->setDecimals(1);
+  link_gb_->setSuffix(tr(" GB/s"));
+  link_gb_->setSpecialValueText(tr("from the device's name"));
+  link_gb_->setToolTip(tr("The bus bandwidth a ring all-reduce reaches between the devices (NCCL's busbw), for the "
+                          "sharding rungs' step time from a one-device recording; 0: read from the recorded device's "
+                          "name where known"));
+  link_gb_->setKeyboardTracking(false);
+  controls->addWidget(link_gb_);
   summary_->setWordWrap(true);
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   table_->setModel(model_);
@@ -83,6 +103,8 @@ LadderView::LadderView(QWidget* parent)
 
   connect(sources_, &QComboBox::currentIndexChanged, this, [this] { request(); });
   connect(memory_gb_, &QDoubleSpinBox::valueChanged, this, [this] { request(); });
+  connect(devices_, &QSpinBox::valueChanged, this, [this] { request(); });
+  connect(link_gb_, &QDoubleSpinBox::valueChanged, this, [this] { request(); });
   connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) { showDetails(current.row()); });
   setRungs({});
@@ -131,8 +153,17 @@ int64_t LadderView::deviceMemory() const { return static_cast<int64_t>(memory_gb
 
 void LadderView::setDeviceMemory(int64_t bytes) { memory_gb_->setValue(static_cast<double>(bytes) / 1e9); }
 
+int LadderView::shardDevices() const { return devices_->value() < 2 ? 0 : devices_->value(); }
+
+void LadderView::setShardDevices(int devices) { devices_->setValue(devices < 2 ? 1 : devices); }
+
+double LadderView::linkBandwidth() const { return link_gb_->value(); }
+
+void LadderView::setLinkBandwidth(double gb_per_s) { link_gb_->setValue(gb_per_s); }
+
 void LadderView::request() {
-  if (sources_->currentIndex() >= 0) emit programLadderRequested(sources_->currentIndex(), deviceMemory());
+  if (sources_->currentIndex() >= 0)
+    emit programLadderRequested(sources_->currentIndex(), deviceMemory(), shardDevices(), linkBandwidth());
 }
 
 void LadderView::setReport(std::shared_ptr<const LadderReport> report) {

@@ -17,6 +17,7 @@
 class QComboBox;
 class QDoubleSpinBox;
 class QTableView;
+class QSpinBox;
 class QTextBrowser;
 
 namespace sawtooth::views {
@@ -38,6 +39,12 @@ class LadderView : public QWidget {
   // 0: the recorded device's memory.
   int64_t deviceMemory() const;
   void setDeviceMemory(int64_t bytes);
+  // The devices the sharding rungs spread over; 0: the run's world size, or 2.
+  int shardDevices() const;
+  void setShardDevices(int devices);
+  // A ring all-reduce's bus bandwidth between them, GB/s; 0: from the recorded device's name.
+  double linkBandwidth() const;
+  void setLinkBandwidth(double gb_per_s);
   void setReport(std::shared_ptr<const LadderReport> report);
   void setReportError(const QString& message);
   const LadderReport* report() const { return report_.get(); }
@@ -48,8 +55,9 @@ class LadderView : public QWidget {
 
  signals:
   void chartRequested(QString workload, QString run);
-  // The user picked another recording or device size: the app computes a new report.
-  void programLadderRequested(int source, qint64 device_memory);
+  // The user picked another recording, device size, device count or link: the app computes a new
+  // report.
+  void programLadderRequested(int source, qint64 device_memory, int shard_devices, double link_gb_per_s);
 
  private:
   void showDetails(int row);
@@ -59,6 +67,8 @@ class LadderView : public QWidget {
   std::vector<LadderRung> rungs_;
   QComboBox* sources_;
   QDoubleSpinBox* memory_gb_;
+  QSpinBox* devices_;
+  QDoubleSpinBox* link_gb_;
   QLabel* summary_;
   QTableView* table_;
   TableModel* model_;

@@ -22,10 +22,10 @@ void LadderController::setSources(std::vector<Source> sources) {
   QStringList names;
   for (const Source& s : sources_) names << s.name;
   view_->setSources(names);
-  compute(view_->source(), view_->deviceMemory());
+  compute(view_->source(), view_->deviceMemory(), view_->shardDevices(), view_->linkBandwidth());
 }
 
-void LadderController::compute(int index, qint64 device_memory) {
+void LadderController::compute(int index, qint64 device_memory, int shard_devices, double link_gb_per_s) {
   if (index < 0 || index >= static_cast<int>(sources_.size())) return;
   view_->setReport(nullptr);
   const auto chosen = static_cast<size_t>(index);
@@ -45,7 +45,7 @@ void LadderController::compute(int index, qint64 device_memory) {
   }
   jobs_.run<std::shared_ptr<const LadderReport>>(
       QStringLiteral("ladder"), tr("Predicting the ladder"), view_,
-      [all, chosen = chosen_in_all, device_memory](Progress&) -> Result<std::shared_ptr<const LadderReport>> {
+      [all, chosen = chosen_in_all, device_memory, shard_devices, link_gb_per_s](Progress&) -> Result<std::shared_ptr<const LadderReport>> {
         const Trace& trace = all[chosen].second->trace();
         SourceLines sources;
         LadderSelection selection;
@@ -54,6 +54,8 @@ void LadderController::compute(int index, qint64 device_memory) {
         if (!input) return input.error();
         LadderOptions options;
         options.device_memory = device_memory;
+        options.shard_devices = shard_devices;
+        options.link_gb_per_s = link_gb_per_s;
         LadderReport report = predictLadder(*input, options);
         std::vector<MeasuredRung> measured;
         for (size_t i = 0; i < all.size(); ++i)

@@ -28,7 +28,7 @@ class LadderController : public QObject {
   void setSources(std::vector<Source> sources);
 
  private:
-  void compute(int index, qint64 device_memory);
+  void compute(int index, qint64 device_memory, int shard_devices, double link_gb_per_s);
 
   JobRunner& jobs_;
   views::LadderView* view_;

@@ -763,6 +763,17 @@ class MainWindowTest : public QObject {
     ladder->setDeviceMemory(int64_t{1} * 1000 * 1000 * 1000);
     QTRY_VERIFY_WITH_TIMEOUT(ladder->report() && ladder->report()->device_memory == int64_t{1} * 1000 * 1000 * 1000, 30000);
     QCOMPARE(*ladder->report()->rows.front().fits, false);
+    // Recorded on one H200: the sharding rungs' collectives move over NVLink 4; another link and
+    // device count give another report.
+    const LadderRow* zero1 = ladder->report()->row("zero1:N=2");
+    QVERIFY(zero1 && zero1->step_ms.has_value());
+    QVERIFY(QString::fromStdString(zero1->time_basis).contains(QStringLiteral("NVLink 4")));
+    ladder->setShardDevices(4);
+    ladder->setLinkBandwidth(10);
+    QTRY_VERIFY_WITH_TIMEOUT(ladder->report() && ladder->report()->row("zero1:N=4") &&
+                                 ladder->report()->row("zero1:N=4")->step_ms.has_value(),
+                             30000);
+    QVERIFY(QString::fromStdString(ladder->report()->row("zero1:N=4")->time_basis).contains(QStringLiteral("asked for")));
   }
 
   void runIsEnabledOnceTheWorkloadsAreListed() {

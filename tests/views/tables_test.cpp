@@ -197,6 +197,18 @@ class TablesTest : public QObject {
     view.setDeviceMemory(int64_t{24} * 1000 * 1000 * 1000);
     QCOMPARE(requested.count(), 1);
     QCOMPARE(requested.at(0).at(1).toLongLong(), qint64{24} * 1000 * 1000 * 1000);
+    QCOMPARE(requested.at(0).at(2).toInt(), 0);  // the run's devices, or 2
+    QCOMPARE(requested.at(0).at(3).toDouble(), 0.0);  // the link from the device's name
+    // So do another device count for the sharding rungs and another link between the devices.
+    view.setShardDevices(8);
+    QCOMPARE(requested.count(), 2);
+    QCOMPARE(requested.at(1).at(2).toInt(), 8);
+    view.setLinkBandwidth(50);
+    QCOMPARE(requested.count(), 3);
+    QCOMPARE(requested.at(2).at(3).toDouble(), 50.0);
+    QCOMPARE(requested.at(2).at(1).toLongLong(), qint64{24} * 1000 * 1000 * 1000);
+    view.setShardDevices(0);
+    QCOMPARE(view.shardDevices(), 0);
     view.setReportError(QStringLiteral("run 'x' has no allocator events"));
     QVERIFY(view.programText().contains(QStringLiteral("no allocator events")));
   }

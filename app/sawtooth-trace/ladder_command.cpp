@@ -6,6 +6,7 @@
 #include "app/sawtooth-trace/allocator_commands.h"
 #include "core/analysis/ladder.h"
 #include "core/analysis/ladder_measured.h"
+#include "core/model/meta_keys.h"
 #include "core/io/ladder_json.h"
 #include "core/io/read_limits.h"
 #include "core/io/source_lines.h"
@@ -100,6 +101,14 @@ int runLadderCommand(const LadderCommandOptions& o, const ReadLimits& limits) {
       }
     auto other = loadTrace(path, nullptr, limits);
     if (!other) return fail(other.error().message);
+    std::string file_rung = rung;
+    if (auto it = other->meta.find(std::string(meta::kRung)); it != other->meta.end() && file_rung.empty())
+      file_rung = it->second;
+    if (path != o.file)
+      for (const Run& run : other->runs)
+        if (const std::string why = otherProgram(*input, run); !why.empty() && !rungOfRun(run, file_rung).empty())
+          fmt::print(stderr, "sawtooth-trace ladder: {}: run '{}' may not record the same program as {} ({}); put "
+                             "beside the prediction as asked\n", path, run.name, o.file, why);
     for (MeasuredRung& m : measuredRungs(*input, *other, path, path == o.file, rung)) measured.push_back(std::move(m));
   }
   attachMeasured(report, measured);

@@ -59,7 +59,8 @@ void LadderController::compute(int index, qint64 device_memory, int shard_device
         LadderReport report = predictLadder(*input, options);
         std::vector<MeasuredRung> measured;
         for (size_t i = 0; i < all.size(); ++i)
-          for (MeasuredRung& m : measuredRungs(*input, all[i].second->trace(), all[i].first, i == chosen))
+          for (MeasuredRung& m : measuredRungs(*input, all[i].second->trace(), all[i].first, i == chosen, "",
+                                               /*same_program_only=*/true))
             measured.push_back(std::move(m));
         attachMeasured(report, measured);
         return std::make_shared<const LadderReport>(std::move(report));

@@ -110,6 +110,7 @@ std::optional<std::pair<int64_t, std::string>> batchFromArgv(const std::string& 
 
 void fillConfig(LadderInput& in, const Run* run) {
   if (!run) return;
+  in.workload = run->workload;
   in.config = run->config;
   for (const char* key : {"micro_batch", "batch", "rows", "global_batch"})
     if (auto v = run->configValue(key))

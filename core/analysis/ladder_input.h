@@ -171,6 +171,7 @@ struct LadderInput {
   // What the run says about itself (its configuration): the batch, the world size, its precision
   // and whether it already checkpoints or accumulates.
   std::vector<std::pair<std::string, std::string>> config;
+  std::string workload;  // the run's: a built-in workload's name, "program" for a recorded program
   std::optional<int64_t> batch;
   std::string batch_key;  // the configuration key the batch came from, or the program's option ("--batch")
   int world_size = 1;

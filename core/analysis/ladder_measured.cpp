@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+#include <string_view>
+
 #include "core/model/meta_keys.h"
 
 namespace sawtooth {
@@ -39,10 +42,58 @@ std::optional<std::string> rankOf(const Run& run) {
   return std::nullopt;
 }
 
+std::optional<std::string> valueOf(const std::vector<std::pair<std::string, std::string>>& config, std::string_view key) {
+  for (const auto& [k, v] : config)
+    if (k == key) return v;
+  return std::nullopt;
+}
+
+// Parameters that choose a workload's rung, what they set, and what differs between any two runs
+// of one program (its process, its rank, its environment).
+bool setsTheRung(std::string_view key) {
+  static constexpr std::string_view kKeys[] = {
+      "checkpoint_every", "checkpoint_form", "checkpointed_blocks",  // checkpointing
+      "k", "micro_batch",                                             // accumulation
+      "mode", "autocast", "loss_scaling", "float32_matmul_precision", "allow_tf32_cublas",  // precision
+      "variant", "rank", "world_size", "local_rank",                  // data parallel
+      "pid", "process_argv", "torch", "torch_cuda", "python",         // a process's own
+      // How long it ran and which of its variants it ran: not what one step holds.
+      "steps", "timed_steps", "warmup", "repeats", "timeout_s", "variants", "modes",
+  };
+  for (std::string_view k : kKeys)
+    if (key == k) return true;
+  return key.starts_with("env.");
+}
+
+// The model a workload trains: the data-parallel workload is the anatomy MLP on N ranks (the
+// anatomy recording predicts its ZeRO-1 run).
+std::string_view modelOf(std::string_view workload) { return workload == "data-parallel" ? "anatomy" : workload; }
+
 }  // namespace
 
+std::string otherProgram(const LadderInput& base, const Run& run) {
+  if (base.workload.empty()) return "the baseline does not say which program it recorded";
+  if (modelOf(run.workload) != modelOf(base.workload))
+    return fmt::format("it records {}, not {}", run.workload.empty() ? std::string("an unnamed program") : run.workload,
+                       base.workload);
+  if (base.workload == "program") {
+    for (const char* key : {"command", "cwd"}) {
+      const auto mine = valueOf(base.config, key), theirs = run.configValue(key);
+      if (!mine || !theirs) return fmt::format("its {} is not recorded", key);
+      if (*mine != *theirs) return fmt::format("its {} is '{}', not '{}'", key, *theirs, *mine);
+    }
+    return "";
+  }
+  for (const auto& [key, value] : base.config) {
+    if (setsTheRung(key)) continue;
+    if (const auto theirs = run.configValue(key); theirs && *theirs != value)
+      return fmt::format("its {} is {}, not {}", key, *theirs, value);
+  }
+  return "";
+}
+
 std::vector<MeasuredRung> measuredRungs(const LadderInput& base, const Trace& trace, const std::string& label,
-                                        bool same_trace, const std::string& rung) {
+                                        bool same_trace, const std::string& rung, bool same_program_only) {
   std::vector<MeasuredRung> out;
   std::string trace_rung = rung;
   if (auto it = trace.meta.find(std::string(meta::kRung)); it != trace.meta.end() && trace_rung.empty())
@@ -61,7 +112,9 @@ std::vector<MeasuredRung> measuredRungs(const LadderInput& base, const Trace& tr
     out.push_back(std::move(m));
   };
   if (trace.runs.empty()) {
-    if (!trace_rung.empty() && !same_trace) measure("", trace_rung, fmt::format("{} (--rung {})", label, trace_rung));
+    // No run to say which program it recorded: taken only when asked for.
+    if (!trace_rung.empty() && !same_trace && !same_program_only)
+      measure("", trace_rung, fmt::format("{} (--rung {})", label, trace_rung));
     return out;
   }
   for (const Run& run : trace.runs) {
@@ -71,6 +124,7 @@ std::vector<MeasuredRung> measuredRungs(const LadderInput& base, const Trace& tr
     // A rank is compared with the same rank.
     if (const auto rank = rankOf(run); rank && base.world_size > 1 && *rank != std::to_string(base.rank)) continue;
     if (const auto rank = rankOf(run); rank && base.world_size == 1 && *rank != "0") continue;
+    if (same_program_only && !same_trace && !otherProgram(base, run).empty()) continue;
     measure(run.name, row, trace_rung.empty() ? fmt::format("run {} of {}", run.name, label)
                                               : fmt::format("{} (--rung {})", label, trace_rung));
   }

@@ -115,6 +115,15 @@ judge(ladder(dp_plain, "--run", "rank 1", "--measured", dp_sharded), "data-paral
       [("zero1:N=2", EXACT)])
 judge(ladder(anat, "--measured", dp_sharded), "anatomy (one device)", spread_dp, [("zero1:N=2", EXACT)])
 
+# A --measured file of another program is compared as asked, with a warning; the data-parallel
+# workload is the anatomy model on N ranks, so no warning there.
+r = subprocess.run([trace_tool, "ladder", anat, "--measured", prec], capture_output=True, text=True, timeout=600)
+check(r.returncode == 0 and "may not record the same program" in r.stderr and "precision, not anatomy" in r.stderr,
+      f"ladder anatomy --measured precision: {r.returncode} {r.stderr.strip()[-400:]}")
+r = subprocess.run([trace_tool, "ladder", anat, "--measured", dp_sharded], capture_output=True, text=True, timeout=600)
+check(r.returncode == 0 and "may not record" not in r.stderr,
+      f"ladder anatomy --measured data-parallel sharded: {r.returncode} {r.stderr.strip()[-400:]}")
+
 # The document's shape: every rung, with its reasoning, and a diagnosis.
 doc = ladder(ck, "--device-memory", "3000000")
 if doc:

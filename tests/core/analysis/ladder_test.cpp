@@ -1429,5 +1429,57 @@ TEST(LadderOnH200, Bf16PredictsTheMeasuredPeakWithinFivePercent) {
   EXPECT_EQ(rep.diagnosis.verdict, "compute-bound");
 }
 
+// Every open recording is a candidate in the app: the precision workload's bf16 run had been put
+// beside the anatomy recording's bf16 row (another model: a −47 % "error"). With the same program
+// only, another workload's runs and another size of the same workload are left out, and a second
+// copy of the same recording still measures its rungs.
+TEST(LadderMeasured, OnlyTheSameProgramsRunsWhenEveryOpenRecordingIsACandidate) {
+  const std::string samples = SAWTOOTH_SAMPLES;
+  auto anatomy = loadTrace(samples + "/anatomy.sawtooth");
+  auto precision = loadTrace(samples + "/precision.sawtooth");
+  auto checkpointing = loadTrace(samples + "/checkpointing.sawtooth");
+  ASSERT_TRUE(anatomy.ok() && precision.ok() && checkpointing.ok());
+  auto base = ladderInput(*anatomy);
+  ASSERT_TRUE(base.ok());
+  EXPECT_FALSE(measuredRungs(*base, *precision, "precision.sawtooth", false).empty());  // as asked: taken
+  EXPECT_TRUE(measuredRungs(*base, *precision, "precision.sawtooth", false, "", true).empty());
+  EXPECT_EQ(otherProgram(*base, precision->runs.front()), "it records precision, not anatomy");
+
+  auto store_all = ladderInput(*checkpointing);
+  ASSERT_TRUE(store_all.ok());
+  // The same recording opened twice: its rungs are the same program's.
+  EXPECT_EQ(measuredRungs(*store_all, *checkpointing, "copy.sawtooth", false, "", true).size(), 3u);
+  Trace smaller = *checkpointing;
+  for (sawtooth::Run& r : smaller.runs)
+    for (auto& [k, v] : r.config)
+      if (k == "width") v = "256";
+  EXPECT_TRUE(measuredRungs(*store_all, smaller, "small.sawtooth", false, "", true).empty());
+  EXPECT_EQ(otherProgram(*store_all, smaller.runs.front()), "its width is 256, not 1024");
+
+  // The data-parallel workload trains the anatomy model; how long a run ran does not matter.
+  sawtooth::Run sharded;
+  sharded.workload = "data-parallel";
+  sharded.config = {{"variant", "sharded"}, {"world_size", "2"}, {"rank", "0"}, {"steps", "3"}, {"timed_steps", "20"}};
+  for (const auto& [k, v] : base->config)
+    if (k == "layers" || k == "width" || k == "batch" || k == "lr") sharded.config.emplace_back(k, v);
+  EXPECT_EQ(otherProgram(*base, sharded), "");
+
+  // A recorded program: the same command in the same folder.
+  sawtooth::Run run;
+  run.workload = "program";
+  run.config = {{"command", "python train.py"}, {"cwd", "/home/me"}, {"pid", "7"}};
+  LadderInput program;
+  program.workload = "program";
+  program.config = {{"command", "python train.py"}, {"cwd", "/home/me"}, {"pid", "9"}};
+  EXPECT_EQ(otherProgram(program, run), "");
+  run.config[0].second = "python other.py";
+  EXPECT_EQ(otherProgram(program, run), "its command is 'python other.py', not 'python train.py'");
+  run.config[0].second = "python train.py";
+  run.config[1].second = "/elsewhere";
+  EXPECT_NE(otherProgram(program, run).find("cwd"), std::string::npos);
+  program.workload.clear();  // a snapshot's: no program to compare with
+  EXPECT_FALSE(otherProgram(program, run).empty());
+}
+
 }  // namespace
 }  // namespace sawtooth

@@ -460,7 +460,7 @@ LadderReport predictLadder(const LadderInput& in, const LadderOptions& options) 
                   "so the step keeps the recorded collectives' time. Uncertain: an implementation that keeps the "
                   "all-reduce and broadcasts the parameters besides (torch's ZeroRedundancyOptimizer) moves 3Ψ, "
                   "which costs time only where the collectives are not hidden behind computation");
-      } else if (link && gradients > 0) {
+      } else if (in.world_size == 1 && link && gradients > 0) {
         // One device recorded: the collectives are not in it, so their time is the bytes they move
         // over the link: ZeRO-1 and 2 reduce-scatter the gradients and gather the updated
         // parameters, an all-reduce's two halves (2Ψ); full sharding gathers the parameters again for
@@ -477,6 +477,13 @@ LadderReport predictLadder(const LadderInput& in, const LadderOptions& options) 
             link->basis, comm,
             kind == Sharding::Full ? " (an all-reduce's time × 1.5: the parameters gathered for forward and again for backward)" : "",
             bwd, options.link_gb_per_s > 0 ? "is the one asked for" : "is read from the device's name (--link-bandwidth sets it)");
+      } else if (in.world_size > 1) {
+        // Its step already holds its collectives, but not where: adding the link's time would count
+        // them twice.
+        row.time_basis = fmt::format(
+            "compute per device {:.3g} ms (the optimizer's {:.3g} ms divided by {}); the collectives' time is not "
+            "predicted: this data-parallel recording does not say how long its collectives took",
+            compute, opt, n);
       } else {
         row.time_basis = fmt::format(
             "compute per device {:.3g} ms (the optimizer's {:.3g} ms divided by {}); the collectives' time is not "

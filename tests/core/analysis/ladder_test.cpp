@@ -1190,6 +1190,14 @@ TEST(Ladder, OneDeviceShardingTimesTheCollectivesOverTheLink) {
   rep = predictLadder(in);
   EXPECT_FALSE(rep.row("zero1:N=2")->step_ms.has_value());
   EXPECT_NE(rep.row("zero1:N=2")->time_basis.find("--link-bandwidth"), std::string::npos);
+
+  // A data-parallel recording whose collectives were not timed already holds them in its step:
+  // the link's time is not added on top.
+  in.device_name = "NVIDIA H200";
+  in.world_size = 2;
+  rep = predictLadder(in);
+  EXPECT_FALSE(rep.row("zero1:N=2")->step_ms.has_value());
+  EXPECT_NE(rep.row("zero1:N=2")->time_basis.find("does not say how long its collectives took"), std::string::npos);
 }
 
 TEST(LadderRungs, CheckpointingNeedsRepeatedBlocks) {

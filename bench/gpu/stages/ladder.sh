@@ -8,7 +8,9 @@
 #   ladder_ddp        two GPUs (nvidia-h200-x2): the data-parallel workload plain → sharded through
 #                     --ranks 2, and ddp_zero.py (DDP → ZeroRedundancyOptimizer) through
 #                     sawtooth-record -- torchrun --nproc-per-node 2, per rank against each rank's own
-#                     max_memory_allocated; skipped with fewer than 2 GPUs: about 2 minutes
+#                     max_memory_allocated; and each on one device (the anatomy workload, the script
+#                     over a world of one) predicting the two-GPU ZeRO-1 run, its step time from the
+#                     link; skipped with fewer than 2 GPUs: about 3 minutes
 #   ladder            the three, then ladder_report
 #   ladder_report     $R/ladder/report.md and report.json (bench/gpu/ladder/ladder_report.py)
 #   ladder_keep       moves the recordings out of the results' tarball to $OUT/recordings/, a tarball a
@@ -104,11 +106,24 @@ stage_ladder_ddp() {
   for rank in 0 1; do
     ladder_predict "ddp-workload-rank$rank" "$R/ladder/dp-plain.sawtooth" --run "rank $rank" --measured "$R/ladder/dp-sharded.sawtooth"
   done
+  # One device predicting two: the anatomy workload is the data-parallel model on one device (the
+  # default sizes match); its sharding rows' step time comes from the link (interconnect.h).
+  local one=$R/ladder/dp-one-device.sawtooth
+  rm -f "$one"
+  $REC --workload anatomy --device "$LADDER_DEVICE" --out "$one" > "$R/ladder/dp-one-device.progress.jsonl" \
+    2> "$R/ladder/dp-one-device.stderr"
+  echo "anatomy on one device: exit $?"
+  ladder_predict ddp-workload-from-one-device "$one" --measured "$R/ladder/dp-sharded.sawtooth"
   # A program of the user's kind: torchrun, DDP, then the same with ZeRO-1 (each rank's own peak beside).
   local torchrun=(${LADDER_TORCHRUN:-$LADDER_PY -m torch.distributed.run} --nproc-per-node 2 --master-port 29533)
   local small=${LADDER_DDP_ARGS:-}
   ladder_program ddp-script -- "${torchrun[@]}" $LADDER/ddp_zero.py --device "$LADDER_DEVICE" $small
   ladder_program ddp-script-zero1 -- "${torchrun[@]}" $LADDER/ddp_zero.py --zero1 --device "$LADDER_DEVICE" $small
+  # The same script on one device (DDP over a world of one), predicting ZeRO-1 over two.
+  local torchrun_one=(${LADDER_TORCHRUN:-$LADDER_PY -m torch.distributed.run} --nproc-per-node 1 --master-port 29534)
+  ladder_program ddp-script-one-device -- "${torchrun_one[@]}" $LADDER/ddp_zero.py --device "$LADDER_DEVICE" $small &&
+    ladder_predict ddp-script-from-one-device "$R/ladder/ddp-script-one-device.sawtooth" \
+      --measured "$R/ladder/ddp-script-zero1.sawtooth=zero1:N=2"
   for rank in 0 1; do
     ladder_predict "ddp-script-rank$rank" "$R/ladder/ddp-script.sawtooth" --run "rank $rank" \
       --measured "$R/ladder/ddp-script-zero1.sawtooth=zero1:N=2"

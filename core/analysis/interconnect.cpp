@@ -14,7 +14,7 @@ namespace {
 constexpr double kNvlink4 = 100.663296 / 0.55;  // 1e9 B/s
 // Nominal rates per direction, by which the others are scaled from the measured one.
 constexpr double kNvlink4Nominal = 450, kNvlink3Nominal = 300, kNvlink2Nominal = 150, kNvlink5Nominal = 900;
-constexpr double kPcie5Nominal = 64, kPcie4Nominal = 32;
+constexpr double kPcie5Nominal = 64, kPcie4Nominal = 32, kPcie3Nominal = 16;
 
 std::string upper(std::string_view s) {
   std::string out(s);
@@ -37,7 +37,11 @@ std::optional<Interconnect> interconnectOf(std::string_view device_name, int dev
   const bool hopper = has(name, "H100") || has(name, "H200");
   const Interconnect measured{"NVLink 4", kNvlink4,
                               "measured: the data-parallel workload's all-reduce on two H200s (100.7 MB in 0.55 ms)"};
-  if (has(name, "PCIE")) return hopper ? scaled("PCIe 5.0", kPcie5Nominal) : scaled("PCIe 4.0", kPcie4Nominal);
+  if (has(name, "PCIE")) {
+    if (hopper) return scaled("PCIe 5.0", kPcie5Nominal);
+    if (has(name, "V100") || has(name, "P100")) return scaled("PCIe 3.0", kPcie3Nominal);
+    return scaled("PCIe 4.0", kPcie4Nominal);
+  }
   if (hopper && has(name, "NVL")) {
     // The NVL cards are bridged in pairs by NVLink; more than two talk over PCIe 5.0.
     if (devices == 2) return measured;

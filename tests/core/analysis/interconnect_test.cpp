@@ -28,6 +28,9 @@ TEST(Interconnect, OthersAreScaledFromItAndSaySo) {
   EXPECT_EQ(a100->link, "NVLink 3");
   EXPECT_NEAR(a100->bus_gb_per_s, nvlink4 * 300 / 450, 1e-9);
   EXPECT_EQ(interconnectOf("NVIDIA A100 80GB PCIe", 2)->link, "PCIe 4.0");
+  EXPECT_EQ(interconnectOf("Tesla V100-PCIE-32GB", 2)->link, "PCIe 3.0");
+  EXPECT_EQ(interconnectOf("Tesla V100-SXM2-32GB", 2)->link, "NVLink 2");
+  EXPECT_EQ(interconnectOf("NVIDIA B200", 8)->link, "NVLink 5");
   // The NVL cards are NVLink-bridged in pairs only.
   EXPECT_EQ(interconnectOf("NVIDIA H100 NVL", 2)->link, "NVLink 4");
   EXPECT_EQ(interconnectOf("NVIDIA H100 NVL", 4)->link, "PCIe 5.0");

@@ -139,21 +139,6 @@ double hostFloorMs(const LadderInput& in) {
   return static_cast<double>(ops) / static_cast<double>(passes) / 2.0 * kEagerOpOverheadMs;
 }
 
-// The gradient bytes a step's collectives move: those one backward makes (the largest over the
-// micro-steps), or the parameters' when no backward made any.
-int64_t gradientBytesPerStep(const LadderInput& in) {
-  int64_t most = 0, params = 0;
-  for (const MicroStep& m : in.micro_steps) {
-    int64_t made = 0;
-    for (uint32_t q = m.backward_begin; q < m.end && q < in.ops.size(); ++q)
-      if (in.ops[q].alloc && in.blocks[in.ops[q].block].category == Category::Gradient) made += in.blocks[in.ops[q].block].bytes;
-    most = std::max(most, made);
-  }
-  for (const LadderBlock& b : in.blocks)
-    if (b.category == Category::Parameter) params += b.bytes;
-  return most > 0 ? most : params;
-}
-
 double microStepsPerUnit(const LadderInput& in) {
   if (!in.timing || in.timing->what == "fwd_bwd" || in.optimizer_steps == 0 || in.micro_steps.empty()) return 1;
   return std::max(1.0, std::round(static_cast<double>(in.micro_steps.size()) / static_cast<double>(in.optimizer_steps)));
@@ -427,7 +412,7 @@ LadderReport predictLadder(const LadderInput& in, const LadderOptions& options) 
     rep.rows.push_back(std::move(row));
   }
   const int n = rep.shard_devices;
-  const int64_t gradients = gradientBytesPerStep(in);
+  const int64_t gradients = gradientBytesOfABackward(in);
   std::optional<Interconnect> link = interconnectOf(in.device_name, n);
   if (options.link_gb_per_s > 0)
     link = Interconnect{"the link asked for", options.link_gb_per_s, "as asked"};

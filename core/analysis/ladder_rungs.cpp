@@ -1173,6 +1173,20 @@ RungProgram autocastRung(const LadderInput& in, LowPrecision dtype) {
   return r;
 }
 
+int64_t gradientBytesOfABackward(const LadderInput& in) {
+  int64_t most = 0, params = 0;
+  for (const MicroStep& m : in.micro_steps) {
+    int64_t made = 0;
+    for (uint32_t q = m.backward_begin; q < m.end && q < in.ops.size(); ++q)
+      if (in.ops[q].alloc && in.blocks[in.ops[q].block].category == Category::Gradient) made += in.blocks[in.ops[q].block].bytes;
+    most = std::max(most, made);
+  }
+  if (most > 0) return most;
+  for (const LadderBlock& b : in.blocks)
+    if (b.category == Category::Parameter && b.alloc_op < 0) params += b.bytes;
+  return params;
+}
+
 RungProgram shardingRung(const LadderInput& in, Sharding kind, int n) {
   RungProgram r;
   if (n < 2) {
@@ -1205,15 +1219,7 @@ RungProgram shardingRung(const LadderInput& in, Sharding kind, int n) {
   // gradient made between two blocks' recomputation points stands for it), or the whole model.
   int64_t unit = 0;
   if (params) {
-    // The gradients one backward makes: every parameter's, once.
-    int64_t all_grads = 0;
-    for (const MicroStep& m : in.micro_steps) {
-      int64_t made = 0;
-      for (uint32_t q = m.backward_begin; q < m.end; ++q)
-        if (in.ops[q].alloc && in.blocks[in.ops[q].block].category == Category::Gradient) made += in.blocks[in.ops[q].block].bytes;
-      all_grads = std::max(all_grads, made);
-    }
-    if (all_grads == 0) all_grads = param_bytes;
+    const int64_t all_grads = gradientBytesOfABackward(in);
     unit = in.repeated.found() ? all_grads / static_cast<int64_t>(in.repeated.count + 1) : std::max(all_grads, param_bytes);
   }
   const int64_t gathered_bytes = in.repeated.found() ? 2 * unit : unit;  // the next unit prefetched, when there are several

@@ -83,6 +83,11 @@ RungProgram checkpointRung(const LadderInput& in, int every, CheckpointForm form
 RungProgram autocastRung(const LadderInput& in, LowPrecision dtype);
 RungProgram shardingRung(const LadderInput& in, Sharding kind, int devices);
 
+// The gradient bytes one backward makes, every parameter's once (the largest over the micro-steps),
+// or the bytes of the parameters alive from the start when no backward made any: what a step's
+// collectives move.
+int64_t gradientBytesOfABackward(const LadderInput& in);
+
 // Whether a block grows and shrinks with the batch (the rule above).
 std::vector<bool> batchScaledBlocks(const LadderInput& in);
 

@@ -54,24 +54,41 @@ if args.alternate and (len(modes) != 2 or not set(modes) <= {"plain", "history",
     parser.error("--alternate takes two of plain, history, ours (ours under sawtooth-record), without --history")
 
 
-def thread_cpu():
-    """CPU seconds of each of this process's threads now ({tid: (name, seconds)}): the scheduler's
-    nanoseconds on a CPU (/proc/.../schedstat), not the stat file's 10 ms ticks."""
-    out = {}
+def _recorder_pid():
+    """sawtooth-record's process when it runs this one (its parent), else None: its threads'
+    CPU is counted beside ours, since the recording's work is split between the two."""
     try:
-        tasks = os.listdir("/proc/self/task")
+        with open(f"/proc/{os.getppid()}/comm") as f:
+            return os.getppid() if f.read().strip().startswith("sawtooth-rec") else None
     except OSError:
-        return out
-    for tid in tasks:
+        return None
+
+
+def thread_cpu():
+    """CPU seconds of each of this process's threads now ({tid: (name, seconds)}), and of
+    sawtooth-record's ("recorder:" before their names): the scheduler's nanoseconds on a CPU
+    (/proc/.../schedstat), not the stat file's 10 ms ticks."""
+    out = {}
+    for pid, prefix in (("self", ""), (recorder_pid, "recorder:")):
+        if pid is None:
+            continue
         try:
-            with open(f"/proc/self/task/{tid}/comm") as f:
-                name = f.read().strip()
-            with open(f"/proc/self/task/{tid}/schedstat") as f:
-                seconds = int(f.read().split()[0]) / 1e9
-        except (OSError, ValueError, IndexError):
-            continue  # the thread ended, or no schedstat here
-        out[int(tid)] = (name, seconds)
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                    name = prefix + f.read().strip()
+                with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                    seconds = int(f.read().split()[0]) / 1e9
+            except (OSError, ValueError, IndexError):
+                continue  # the thread ended, or no schedstat here
+            out[int(tid)] = (name, seconds)
     return out
+
+
+recorder_pid = _recorder_pid() if recorded else None
 
 
 def charge_threads(config, before, after):

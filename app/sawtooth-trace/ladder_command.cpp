@@ -1,3 +1,5 @@
+#include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 
@@ -42,7 +44,15 @@ void addLadderCommand(CLI::App& app, LadderCommandOptions& o) {
                         "GB/s a ring all-reduce reaches between the devices (NCCL's bus bandwidth), for the sharding "
                         "rungs' step time from a one-device recording (default: from the device's name where known: "
                         "NVLink 4 as measured on two H200s, others scaled from it)")
-      ->check(CLI::Range(0.001, 100000.0));
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            // CLI::Range lets NaN through (every comparison with it is false), and a NaN here was
+            // taken as not asked: the device's own link, silently.
+            const double v = std::strtod(text.c_str(), nullptr);
+            if (std::isfinite(v) && v >= 0.001 && v <= 100000.0) return {};
+            return "GB/s from 0.001 to 100000 (NCCL's bus bandwidth, e.g. 180), not '" + text + "'";
+          },
+          "GB/s in [0.001 - 100000]"));
   o.command->add_flag("--json", o.json, "print one JSON object");
   o.command->add_flag("--no-source", o.no_source,
                       "do not read the Python lines the recording's stacks name (by default the bf16 rung reads them, "
@@ -55,6 +65,15 @@ int runLadderCommand(const LadderCommandOptions& o, const ReadLimits& limits) {
     const auto bytes = parseByteSize(o.device_memory);
     if (!bytes || *bytes == 0) {
       fmt::print(stderr, "sawtooth-trace ladder: --device-memory takes a size such as 24G or 80G, not '{}'\n", o.device_memory);
+      return 2;
+    }
+    // A bare number is bytes: "--device-memory 24" meant 24 GB, and judged against 24 bytes every
+    // rung "does not fit". No device is that small, so say so rather than answer it.
+    if (*bytes < (uint64_t{1} << 20) && o.device_memory.find_first_not_of("0123456789") == std::string::npos) {
+      fmt::print(stderr,
+                 "sawtooth-trace ladder: --device-memory {0} is {0} bytes; write a unit, e.g. {0}G for {0} GiB or "
+                 "{0}M for {0} MiB\n",
+                 o.device_memory);
       return 2;
     }
     options.device_memory = static_cast<int64_t>(*bytes);

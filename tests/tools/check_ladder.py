@@ -145,6 +145,15 @@ r = subprocess.run([trace_tool, "ladder", ck, "--run", "nope"], capture_output=T
 check(r.returncode == 1 and "no run named 'nope'" in r.stderr, f"--run nope: {r.returncode} {r.stderr.strip()}")
 r = subprocess.run([trace_tool, "ladder", ck, "--device-memory", "lots"], capture_output=True, text=True, timeout=60)
 check(r.returncode == 2 and "--device-memory" in r.stderr, f"--device-memory lots: {r.returncode} {r.stderr.strip()}")
+# A bare small number is bytes, and no device is 24 bytes: refused with the unit to write.
+r = subprocess.run([trace_tool, "ladder", ck, "--device-memory", "24"], capture_output=True, text=True, timeout=60)
+check(r.returncode == 2 and "24G" in r.stderr, f"--device-memory 24: {r.returncode} {r.stderr.strip()}")
+r = subprocess.run([trace_tool, "ladder", ck, "--device-memory", "64K", "--json"], capture_output=True, text=True, timeout=60)
+check(r.returncode == 0, f"--device-memory 64K (a unit: taken as asked): {r.returncode} {r.stderr.strip()}")
+# NaN passes a range check (every comparison with it is false); it was taken as not asked.
+for bad in ("nan", "inf", "0", "-3"):
+    r = subprocess.run([trace_tool, "ladder", ck, "--link-bandwidth", bad], capture_output=True, text=True, timeout=60)
+    check(r.returncode == 2 and "--link-bandwidth" in r.stderr, f"--link-bandwidth {bad}: {r.returncode} {r.stderr.strip()}")
 
 
 def pct(v):

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -229,13 +230,22 @@ void addModuleCosts(ModuleMemory& out, const Trace& trace, int16_t device) {
   for (const ModuleCall& call : tree.calls)
     if (call.pass != Pass::Backward) calls.push_back(call);
   for (ModuleCall& c : backwardStretches(trace)) calls.push_back(c);
+  std::map<PassCost*, std::vector<int64_t>> durations;  // for the medians
   for (const ModuleCall& call : calls) {
     if (call.module >= row_of.size()) continue;
     PassCost* cost = costOf(out.rows[row_of[call.module]], call.pass);
     if (!cost) continue;
     ++cost->calls;
-    cost->time_ns = wrappingAdd(cost->time_ns, std::max<int64_t>(0, call.end_ns - call.begin_ns));
+    const int64_t ns = std::max<int64_t>(0, call.end_ns - call.begin_ns);
+    cost->time_ns = wrappingAdd(cost->time_ns, ns);
+    durations[cost].push_back(ns);
     cost->peak_increment = std::max(cost->peak_increment, peakIncrement(series.allocated, call.begin_ns, call.end_ns));
+  }
+  for (auto& [cost, ns] : durations) {
+    // The lower median of an even count: a call that happened, not a mean of two.
+    const auto middle = ns.begin() + static_cast<std::ptrdiff_t>((ns.size() - 1) / 2);
+    std::nth_element(ns.begin(), middle, ns.end());
+    cost->median_ns = *middle;
   }
 }
 

@@ -24,9 +24,11 @@ Table modulesTable(const ModuleMemory& memory) {
                {"share", Unit::Share},
                {"forward calls", Unit::Count},
                {"forward peak increment", Unit::Bytes},
-               {"forward time", Unit::Milliseconds},
+               {"forward time per call", Unit::Milliseconds},
+               {"forward time in all", Unit::Milliseconds},
                {"backward peak increment", Unit::Bytes},
-               {"backward time", Unit::Milliseconds},
+               {"backward time per call", Unit::Milliseconds},
+               {"backward time in all", Unit::Milliseconds},
                {"recompute calls", Unit::Count}};
   // Without costs (a file too large to read whole) the table ends at the bytes: empty cells would
   // read as "no calls".
@@ -41,7 +43,8 @@ Table modulesTable(const ModuleMemory& memory) {
                       number(row.self.total()),
                       memory.live_bytes > 0 ? Cell(number(b.total()) / number(memory.live_bytes)) : Cell(),
                       module ? Cell(number(row.forward.calls)) : Cell(), bytesOrEmpty(row.forward.peak_increment),
-                      millisecondsOrEmpty(row.forward.time_ns), bytesOrEmpty(row.backward.peak_increment),
+                      millisecondsOrEmpty(row.forward.median_ns), millisecondsOrEmpty(row.forward.time_ns),
+                      bytesOrEmpty(row.backward.peak_increment), millisecondsOrEmpty(row.backward.median_ns),
                       millisecondsOrEmpty(row.backward.time_ns),
                       row.recompute.calls ? Cell(number(row.recompute.calls)) : Cell()});
     t.rows.back().resize(t.columns.size());

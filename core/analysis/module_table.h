@@ -3,7 +3,7 @@
 // bytes (module_memory.h), their icicle (module_icicle.h) and the table MemTracker's users know,
 // from the allocator: per module (with its submodules) its parameters, gradients, optimizer
 // state, activations, temporaries and other bytes, its forward's and backward's largest rise of
-// allocated bytes and their time on the recording's clock. The rows' own bytes sum to the live
+// allocated bytes and their time on the recording's clock (a call's median, and in all). The rows' own bytes sum to the live
 // bytes exactly ("(outside modules)" holds the rest), so the table's "own" column does too.
 
 #include <cstdint>

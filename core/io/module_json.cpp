@@ -20,7 +20,7 @@ json categoriesJson(const CategoryBytes& b) {
 }
 
 json passJson(const PassCost& p) {
-  return {{"calls", p.calls}, {"time_ns", p.time_ns}, {"peak_increment", p.peak_increment}};
+  return {{"calls", p.calls}, {"time_ns", p.time_ns}, {"median_ns", p.median_ns}, {"peak_increment", p.peak_increment}};
 }
 
 std::vector<const ModuleRow*> shown(const ModuleMemory& memory, int max_depth) {
@@ -88,12 +88,13 @@ std::string modulesText(const ModuleMemory& memory, int max_depth) {
                        bytesOrBlank(b[Category::Parameter]), bytesOrBlank(b[Category::Gradient]),
                        bytesOrBlank(b[Category::OptimizerState]), bytesOrBlank(b[Category::Activation]),
                        bytesOrBlank(b[Category::Temporary]), bytesOrBlank(b.other()), formatBytes(b.total()),
-                       bytesOrBlank(row->forward.peak_increment), milliseconds(row->forward.time_ns),
-                       bytesOrBlank(row->backward.peak_increment), milliseconds(row->backward.time_ns));
+                       bytesOrBlank(row->forward.peak_increment), milliseconds(row->forward.median_ns),
+                       bytesOrBlank(row->backward.peak_increment), milliseconds(row->backward.median_ns));
   }
   out += "\nBytes are alive at that moment, each module with its submodules; (+): submodules not shown (--depth).\n";
   if (memory.costs_known) {
-    out += "peak+: the largest rise of the device's allocated bytes during one call of the module's pass";
+    out += "peak+: the largest rise of the device's allocated bytes during one call of the module's pass; ms: one "
+           "call's, the median of its calls (--json's time_ns sums them)";
     out += memory.costs_scope.empty() ? ".\n" : "; costs over " + printable(memory.costs_scope) + ".\n";
   } else {
     out += "No forward and backward costs (blank): " +

@@ -127,6 +127,45 @@ TEST(ModuleMemory, BackwardTimeFromTheBackwardEventsWhereThereAreNoBackwardCalls
   EXPECT_EQ(row(m3, "Net.1").backward.time_ns, row(m2, "Net.1").backward.time_ns);
 }
 
+// A call's median beside the sum: the program's first step carries its warm-up (cuBLAS and the
+// allocator's first segments), so a block's summed forward time over a short recording is mostly
+// one call's; the median is what a call takes.
+TEST(ModuleMemory, ACallsMedianTimeIsNotTheWarmUpsSum) {
+  Trace t = test::moduleTrace();
+  ModuleCall first;
+  for (const ModuleCall& c : t.modules.calls)
+    if (c.module == 1 && c.pass == Pass::Forward) first = c;  // Net.0's forward: 9 ns
+  ASSERT_EQ(first.end_ns - first.begin_ns, 9);
+  // Three more forwards of Net.0 after the trace, of 10, 11 and 1000 ns.
+  int64_t at = 1000;
+  for (int64_t ns : {10, 11, 1000}) {
+    ModuleCall c = first;
+    c.begin_ns = at;
+    c.end_ns = at + ns;
+    at += 2000;
+    t.modules.calls.push_back(c);
+  }
+  const ModuleMemory m = moduleMemoryAt(t, 0);
+  const ModuleRow& net0 = row(m, "Net.0");
+  EXPECT_EQ(net0.forward.calls, 4);
+  EXPECT_EQ(net0.forward.time_ns, 9 + 10 + 11 + 1000);
+  EXPECT_EQ(net0.forward.median_ns, 10);  // the lower median of 9, 10, 11, 1000: a call that happened
+  EXPECT_EQ(row(m, "Net.1").forward.median_ns, row(m, "Net.1").forward.time_ns);  // one call
+  EXPECT_EQ(row(m, kOutsideModules).forward.median_ns, 0);
+
+  // The CLI's table shows the median (0.00 ms here), its JSON both.
+  const auto j = nlohmann::json::parse(modulesJson(t, "net.sawtooth", m, -1));
+  bool found = false;
+  for (const auto& r : j["modules"])
+    if (r["name"] == "Net.0") {
+      found = true;
+      EXPECT_EQ(r["forward"]["median_ns"], 10);
+      EXPECT_EQ(r["forward"]["time_ns"], 1030);
+    }
+  EXPECT_TRUE(found) << j.dump().substr(0, 600);
+  EXPECT_NE(modulesText(m, -1).find("ms: one call's, the median of its calls"), std::string::npos);
+}
+
 TEST(ModuleBand, TheTopLevelBlocksCallsOnBothAxes) {
   const TraceAnalysis a(std::make_shared<const Trace>(test::moduleTrace()));
   const ModuleBand band = moduleBand(a, 0);

@@ -522,6 +522,10 @@ Status TraceWriter::writeBatch(int64_t horizon_ns) {
   }
   dirty_phases_.clear();
   dirty_runs_.clear();
+  // In the file's ids' order (the order they were first needed), not ours: a reader of the batch
+  // (the summaries) sees each phase arrive no earlier than those numbered before it.
+  std::sort(phases.begin(), phases.end(),
+            [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
 
   const bool nothing = batch_.empty() && updates_.empty() && phases.empty() && runs.empty() && meta.empty() &&
                        kernels.empty() && kernel_names.empty() && stacks_.frameCount() == frames_written_ &&

@@ -4,6 +4,7 @@
 #include <deque>
 #include <queue>
 #include <set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -156,9 +157,15 @@ struct SummaryBuilder::Device {
     SpanRow row;
   };
   std::vector<Active> active;
-  // The seqs of the latest allocator points, for finding a point from its seq.
+  // The seqs of the latest allocator points, for finding a point from its seq, and their clamped
+  // times and bytes, for a phase that arrives after the points it covers (lateSpan).
   std::deque<uint64_t> recent;
+  struct PointState {
+    int64_t t, allocated, reserved;
+  };
+  std::deque<PointState> recent_state;
   int64_t recent_first = 0;
+  int64_t categorised_point = INT64_MAX;  // the first point with a category (as the final categories put it)
   // The closed spans written with a peak at or after closed_from (kept as far back as the recent
   // points go), by peak point: the spans a recent point's new category moves bytes in.
   std::multimap<int64_t, std::pair<SpanKind, int64_t>> closed_peaks;
@@ -252,8 +259,9 @@ SummaryBuilder::Device& SummaryBuilder::device(DeviceId id) {
 
 void SummaryBuilder::addPhase(uint32_t id, const Phase& phase, bool open) {
   auto live = live_phases_.find(id);
-  if (live == live_phases_.end() && id < phases_seen_) return;  // ended and written: nothing moves it now
-  phases_seen_ = std::max(phases_seen_, id + 1);
+  // Ended, written and let go: nothing moves it now. (Not "an id below the highest seen": a writer
+  // may hand a batch's phases over in another order than their ids, and such a phase, new, was lost.)
+  if (live == live_phases_.end() && id < swept_phases_.size() && swept_phases_[id]) return;
   auto& def = live_phases_[id];
   const bool is_new = !def;
   if (is_new) {
@@ -266,8 +274,16 @@ void SummaryBuilder::addPhase(uint32_t id, const Phase& phase, bool open) {
   def->end = phase.end_ns;
   def->open = open;
   if (!is_new) return;
-  for (auto& [device_id, d] : devices_)
-    if (def->device == kAllDevices || def->device == device_id) d->pending.emplace(def->begin, def);
+  for (auto& [device_id, d] : devices_) {
+    if (def->device != kAllDevices && def->device != device_id) continue;
+    // Begun at or before the device's last point (an NVTX range CUPTI delivers in its buffers):
+    // the points it covers are already in, so it is filled from the recent ones.
+    if (d->points() > 0 && def->begin <= d->axis_last_t[kAllocatorAxis]) {
+      lateSpan(*d, def);
+      continue;
+    }
+    d->pending.emplace(def->begin, def);
+  }
   // A step begins with each forward phase (core/analysis/step_alignment.h, rule 1).
   if (!steps_given_ && phase.kind == PhaseKind::Phase && phase.name == "forward") {
     if (!live_steps_.empty() && live_steps_.back()->open) {
@@ -297,6 +313,61 @@ void SummaryBuilder::setStepStarts(std::vector<int64_t> starts) {
     live_steps_.push_back(step);
     for (auto& [device_id, d] : devices_) d->pending.emplace(step->begin, step);
   }
+}
+
+// A span whose points were added before it arrived, made as the events in file order would have
+// made it had it come first (what a reader rebuilding the summaries does): opened at the first
+// point at or after its begin (that point inside it even when it lies past the end), closed at the
+// first later point at or after its end. Written now when that point exists, else growing from
+// here as any span. Its points must still be recent ones; when they are not, the summaries are
+// stale (a reader rebuilds them from the events).
+void SummaryBuilder::lateSpan(Device& d, const std::shared_ptr<SpanDef>& def) {
+  const auto& points = d.recent_state;
+  const auto first = std::partition_point(points.begin(), points.end(),
+                                          [&](const Device::PointState& s) { return s.t < def->begin; });
+  if (first == points.end()) {  // after every point: an ordinary span
+    d.pending.emplace(def->begin, def);
+    return;
+  }
+  if (first == points.begin() && d.recent_first > 0) {
+    markStale(fmt::format("phase {} arrived after the points it covers on device {} had been let go", def->id, d.id));
+    return;
+  }
+  const auto i = static_cast<size_t>(first - points.begin());
+  Device::Active a;
+  a.def = def;
+  a.row.device = d.id;
+  a.row.kind = def->kind;
+  a.row.id = def->id;
+  a.row.first_point = d.recent_first + static_cast<int64_t>(i);
+  a.row.max_reserved = i > 0 ? points[i - 1].reserved : d.reserved_start;
+  size_t j = i;
+  for (; j < points.size() && (j == i || def->open || points[j].t < def->end); ++j) {
+    const Device::PointState& s = points[j];
+    if (j == i || s.allocated > a.row.peak_allocated) {
+      a.row.peak_allocated = s.allocated;
+      a.row.peak_point = d.recent_first + static_cast<int64_t>(j);
+      a.row.peak_seq = d.recent[j];
+      a.row.peak_t = s.t;
+      a.row.reserved_at_peak = s.reserved;
+      a.row.at_peak = d.recent_live[j];
+    }
+    a.row.max_reserved = std::max(a.row.max_reserved, s.reserved);
+  }
+  a.row.end_point = d.recent_first + static_cast<int64_t>(j);
+  if (j == points.size()) {  // it reaches the latest point: it goes on growing
+    d.active.push_back(std::move(a));
+    return;
+  }
+  a.row.begin_ns = def->begin;
+  a.row.end_ns = def->end;
+  a.row.open = false;
+  a.row.categorised = d.categorised_point <= a.row.end_point;
+  if (Status st = store_.putSpan(a.row); !st) {
+    late_failure_ = st;
+    return;
+  }
+  if (a.row.peak_point >= d.closed_from) d.closed_peaks.emplace(a.row.peak_point, std::pair(a.row.kind, a.row.id));
 }
 
 void SummaryBuilder::openSpans(Device& d, int64_t t) {
@@ -393,9 +464,11 @@ Status SummaryBuilder::add(uint64_t seq, const Event& e) {
   switch (e.source) {
     case Source::Allocator: {
       const int sign = allocatedSign(e.action);
-      if (sign != 0 && e.category != Category::Unknown)
-        if (Status st = categorise(d); !st) return st;
       const int64_t p = d.points();
+      if (sign != 0 && e.category != Category::Unknown) {
+        if (Status st = categorise(d); !st) return st;
+        d.categorised_point = std::min(d.categorised_point, p);
+      }
       const int64_t t = std::max(e.t_ns, d.axis_last_t[kAllocatorAxis]);
       if (Status st = closeSpans(d, t, false); !st) return st;
       openSpans(d, t);
@@ -441,12 +514,14 @@ Status SummaryBuilder::add(uint64_t seq, const Event& e) {
         a.row.end_point = p + 1;
       }
       d.recent.push_back(seq);
+      d.recent_state.push_back({t, d.allocated, d.reserved});
       d.recent_live.push_back(d.live);
       for (size_t k = 0; k < kCategoryCount; ++k) d.recent_peaks[k] = std::max(d.recent_peaks[k], d.live[k]);
       if (d.recent.size() > options_.recent_points) {
         for (size_t k = 0; k < kCategoryCount; ++k)
           d.peaks_sealed[k] = std::max(d.peaks_sealed[k], d.recent_live.front()[k]);
         d.recent.pop_front();
+        d.recent_state.pop_front();
         d.recent_live.pop_front();
         ++d.recent_first;
       }
@@ -639,6 +714,7 @@ Status SummaryBuilder::recategorise(uint64_t seq, DeviceId id, Action action, in
   if (Status st = categorise(d); !st) return st;
   auto p = pointOf(d, seq);
   if (!p) return p.error();
+  if (to != Category::Unknown) d.categorised_point = std::min(d.categorised_point, *p);
   // The row counts its bytes in `to` instead of `from` at every point from its own on (whatever
   // other rows of the block say: a free written with its final category meanwhile balances it).
   const int64_t q = INT64_MAX;
@@ -665,13 +741,20 @@ Status SummaryBuilder::recategorise(uint64_t seq, DeviceId id, Action action, in
 }
 
 Status SummaryBuilder::flush() {
+  if (!late_failure_) return std::exchange(late_failure_, Ok{});
   // Phases ended a while ago take no more points: the devices that fill them hold their own.
   // (Looked for every quarter of that while: a second of phases is thousands of them.)
   constexpr int64_t kMargin = 1'000'000'000;
   if (swept_t_ == INT64_MIN || frontier_t_ - swept_t_ >= kMargin / 4) {
     swept_t_ = frontier_t_;
     std::erase_if(live_phases_, [&](const auto& kv) {
-      return !kv.second->open && kv.second->end <= INT64_MAX - kMargin && kv.second->end + kMargin < frontier_t_;
+      const bool done =
+          !kv.second->open && kv.second->end <= INT64_MAX - kMargin && kv.second->end + kMargin < frontier_t_;
+      if (done) {
+        if (swept_phases_.size() <= kv.first) swept_phases_.resize(size_t{kv.first} + 1);
+        swept_phases_[kv.first] = true;
+      }
+      return done;
     });
     std::erase_if(live_steps_, [&](const auto& def) {
       return !def->open && def->end <= INT64_MAX - kMargin && def->end + kMargin < frontier_t_;
@@ -755,7 +838,7 @@ Status SummaryBuilder::finish() {
 size_t SummaryBuilder::bytesResident() const {
   size_t bytes = 0;
   for (const auto& [id, d] : devices_) {
-    bytes += d->recent.size() * (sizeof(uint64_t) + sizeof(d->live)) + d->waiting.size() * 64 +
+    bytes += d->recent.size() * (sizeof(uint64_t) + sizeof(Device::PointState) + sizeof(d->live)) + d->waiting.size() * 64 +
              kSeriesSlots * (kLeafPoints * 8 + kMaxLevels * kFanout * sizeof(NodeValues));
   }
   return bytes;

@@ -21,7 +21,9 @@
 // sorted by time, until an event 30 s later than them has been seen (or the end), then take their
 // place; one that arrives after its place has gone is placed at the earliest time still open.
 // That rule depends only on the events in file order, so a summary rebuilt from the events is the
-// one the recorder wrote.
+// one the recorder wrote. Phases may arrive late too (NVTX ranges CUPTI delivers in its buffers,
+// after the allocator events they cover): one that begins at or before a device's last point is
+// filled from the recent points as if it had come first; older than those, the summaries are stale.
 //
 // Categories learnt after an event was written (recategorise) move the event's bytes from one
 // cumulative category layer to another from its point on: nodes wholly after it move, the one
@@ -241,6 +243,7 @@ class SummaryBuilder {
   Status shiftLayers(Device& d, int64_t from, int64_t to, Category a, Category b, int64_t bytes);
   Result<NodeValues> recomputeLeaf(Device& d, int series, int64_t leaf);
   Result<int64_t> pointOf(Device& d, uint64_t seq);
+  void lateSpan(Device& d, const std::shared_ptr<SpanDef>& def);
   void openSpans(Device& d, int64_t t);
   Status closeSpans(Device& d, int64_t t, bool everything);
   void markStale(std::string reason);
@@ -252,12 +255,13 @@ class SummaryBuilder {
   // The phases and steps that may still take points (a recording's ended ones are let go: a day
   // has millions); the devices hold the ones they are filling.
   std::unordered_map<uint32_t, std::shared_ptr<SpanDef>> live_phases_;
-  uint32_t phases_seen_ = 0;  // phase ids are dense: below this, one not live has ended
+  std::vector<bool> swept_phases_;  // by id: ended and let go (a bit each: a day has millions)
   std::vector<std::shared_ptr<SpanDef>> live_steps_;  // the last one may be open
   int64_t steps_ = 0;
   bool steps_given_ = false;
   uint64_t next_seq_ = 0;
   int64_t frontier_t_ = INT64_MIN;  // the latest time of any event seen
+  Status late_failure_ = Ok{};      // a late span's write that failed (addPhase returns nothing): the next flush says
   int64_t swept_t_ = INT64_MIN;     // the frontier when ended phases were last let go
   int64_t earliest_waiting_ = INT64_MAX;  // the earliest driver record or sample waiting
   std::optional<IndexRow> chunk_;

@@ -27,6 +27,8 @@ shot runs --view runs "$s/accumulation.sawtooth"
 shot oom tests/data/oom_mlp_snapshot_protocol2.pickle.gz
 # The recording ladder starts from the first file: checkpointing, whose own runs measure its rungs.
 shot ladder --view ladder "$s/checkpointing.sawtooth" "$s/anatomy.sawtooth" "$s/precision.sawtooth" "$s/accumulation.sawtooth"
+# A program of the user's kind (GPT-2 small, recorded on an H100): which module holds the peak.
+shot modules --view modules "$s/gpt2.sawtooth"
 shot compare --view compare --align step "$s/anatomy.sawtooth" tests/data/anatomy_adam_snapshot.pickle
 shot snapshot --x-axis time tests/data/anatomy_adam_snapshot.pickle
 # The allocator's views on H200 snapshots: a real out-of-memory's segment map, the fragmentation

@@ -128,7 +128,8 @@ int saveScreenshotWhenLoaded(MainWindow& window, const ScreenshotOptions& option
   const std::pair<const char*, View> views[] = {{"timeline", View::Timeline}, {"plan", View::Plan},
                                                 {"peaks", View::Peaks},       {"precision", View::Precision},
                                                 {"runs", View::Runs},         {"oom", View::OutOfMemory},
-                                                {"allocator", View::Allocator}, {"live", View::LiveBytes}};
+                                                {"allocator", View::Allocator}, {"live", View::LiveBytes},
+                                                {"modules", View::Modules}};
   for (const auto& [name, view] : views)
     if (options.view == QLatin1String(name))
       for (auto* tab : tabs) tab->showView(view);

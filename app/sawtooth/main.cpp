@@ -3,7 +3,7 @@
 //   sawtooth --export-png OUT.png|OUT.svg FILE [--size WxH] [--x-axis index|time]
 //                                                    render the timeline without a window and exit
 //   sawtooth --screenshot OUT.png [--size WxH] [--x-axis index|time] [--stacked]
-//            [--view timeline|plan|peaks|precision|runs|oom|ladder|compare] [--align index|time|step]
+//            [--view timeline|plan|peaks|precision|runs|oom|allocator|live|modules|ladder|compare|sites] [--align index|time|step]
 //            [--zoom LO:HI] FILE...
 //                                                    open the FILEs in the window, wait until they
 //                                                    are loaded, save a picture of it and exit
@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
                                                "the window to OUT and exit (README and docs screenshots)."),
                                 QStringLiteral("OUT"));
   QCommandLineOption view(QStringLiteral("view"),
-                          QStringLiteral("With --screenshot: timeline, plan, peaks, precision, runs, oom, allocator, live, ladder, compare or sites."),
+                          QStringLiteral("With --screenshot: timeline, plan, peaks, precision, runs, oom, allocator, live, modules, ladder, compare or sites."),
                           QStringLiteral("VIEW"));
   QCommandLineOption stacked(QStringLiteral("stacked"), QStringLiteral("With --screenshot: stack the timeline by category."));
   QCommandLineOption align(QStringLiteral("align"),

@@ -46,9 +46,11 @@ class MainWindow : public QMainWindow {
   // The tab that shows the running recording growing; null when none runs (or it was closed).
   LiveRecordingTab* liveTab() const { return live_; }
 
-  // The bundled traces recorded on an H200, in tabs named "Sample: …". Returns how many opened.
+  // The bundled recordings (the workloads on an H200, GPT-2 on an H100), in tabs named
+  // "Sample: …". Returns how many opened.
   int openSamples();
   static QString samplesDirectory();
+  static QStringList sampleNames();
   views::LadderView* showLadder();
   // A comparison tab (the timelines overlaid, the call sites diffed); the comparison itself
   // arrives from a job.

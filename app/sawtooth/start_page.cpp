@@ -26,7 +26,7 @@ StartPage::StartPage(QWidget* parent)
       recent_(fileList(this)),
       no_recent_(new QLabel(tr("No recent files yet."), this)),
       samples_(fileList(this)),
-      all_samples_(new QPushButton(tr("Open all four samples"), this)) {
+      all_samples_(new QPushButton(tr("Open all samples"), this)) {
   setObjectName(QStringLiteral("startPage"));
   auto* title = new QLabel(tr("<h2>Sawtooth</h2>"), this);
   auto* intro = new QLabel(tr("Open a PyTorch memory snapshot, a torch.profiler trace, a JAX memory profile or a "
@@ -51,7 +51,7 @@ StartPage::StartPage(QWidget* parent)
   recent_column->addWidget(recent_, 1);
   recent_column->addWidget(no_recent_);
   auto* sample_column = new QVBoxLayout;
-  sample_column->addWidget(new QLabel(tr("<b>Samples recorded on an H200</b>"), this));
+  sample_column->addWidget(new QLabel(tr("<b>Samples recorded on a GPU</b>"), this));
   sample_column->addWidget(samples_, 1);
   sample_column->addWidget(all_samples_, 0, Qt::AlignLeft);
   lists->addLayout(recent_column, 3);

@@ -205,7 +205,7 @@ void WorkloadPanel::rebuildForm() {
   const QString gpu = toQString(catalog_->deviceDescription());
   if (catalog_->cuda_available) device_note_->setText(tr("GPU: %1").arg(gpu));
   else device_note_->setText(tr("No GPU was found on this machine: workloads run on the CPU at a smaller scale (the "
-                                "seed's sizes need a GPU). The Samples tabs hold runs recorded on an H200."));
+                                "seed's sizes need a GPU). The samples hold runs recorded on an H200, and GPT-2 on an H100."));
   const QString kind = usesGpu() ? QStringLiteral("gpu") : QStringLiteral("cpu");
   QSettings settings;
   if (w->distributed) {

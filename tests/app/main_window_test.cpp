@@ -417,7 +417,7 @@ class MainWindowTest : public QObject {
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QTRY_VERIFY_WITH_TIMEOUT(w.workloadPanel()->catalog().has_value(), 20000);
-    QCOMPARE(w.openSamples(), 4);
+    QCOMPARE(w.openSamples(), 5);
     TraceTab* tab = w.openFile(data("anatomy_adam_snapshot.pickle"));
     QTRY_COMPARE_WITH_TIMEOUT(tab->state(), TraceTab::State::Ready, 20000);
     QVERIFY(waitIdle(w));
@@ -574,7 +574,7 @@ class MainWindowTest : public QObject {
     // A second start with nothing to open: no empty grey area.
     app::MainWindow w{QString()};
     QVERIFY(w.startPageShown());
-    QCOMPARE(w.startPage()->sampleList()->count(), 4);
+    QCOMPARE(w.startPage()->sampleList()->count(), 5);
     QCOMPARE(w.startPage()->recentList()->count(), 1);
     QListWidgetItem* recent = w.startPage()->recentList()->item(0);
     QVERIFY(recent->toolTip().endsWith(QStringLiteral("anatomy_adam_snapshot.pickle")));

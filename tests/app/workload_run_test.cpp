@@ -590,9 +590,15 @@ class WorkloadRunTest : public QObject {
 
   void samplesCompareAndExports() {
     auto w = window();
-    QCOMPARE(w->openSamples(), 4);
+    QCOMPARE(w->openSamples(), 5);
     for (TraceTab* t : w->traceTabs()) QTRY_COMPARE_WITH_TIMEOUT(t->state(), TraceTab::State::Ready, kPatience);
     auto tabs = w->traceTabs();
+    // The GPT-2 sample (a program recorded by sawtooth-record) shows which module holds the peak.
+    TraceTab* gpt2 = tabs.back();
+    QVERIFY(gpt2->path().endsWith(QStringLiteral("gpt2.sawtooth")));
+    QVERIFY(gpt2->hasView(TraceTab::View::Modules));
+    gpt2->showView(TraceTab::View::Modules);
+    QTRY_VERIFY_WITH_TIMEOUT(gpt2->modulesView()->headline()->text().contains(QStringLiteral("in 139 modules")), kPatience);
     auto* ladder = w->showLadder();
     QVERIFY(ladder->rungs()[1].measured);
     QVERIFY(ladder->rungs()[2].measured);

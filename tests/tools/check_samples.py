@@ -53,6 +53,22 @@ for name, value in profiler.items():
           f"anatomy {name}: ours {anatomy['category_peaks'][name]} != torch.profiler {value}")
 check(anatomy["peak_allocated_bytes"] == 572522496, f"anatomy peak {anatomy['peak_allocated_bytes']}")
 
+# The GPT-2 sample: a program recorded by sawtooth-record (on an H100), its summaries as its events
+# give them, and every byte of its peak in a module or outside them.
+gpt2 = os.path.join(samples, "gpt2.sawtooth")
+r = subprocess.run([tool, "check", gpt2], capture_output=True, text=True, timeout=120)
+check(r.returncode == 0 and "agree" in r.stdout, f"gpt2: check: {r.returncode} {r.stdout.strip()} {r.stderr.strip()}")
+s = info("gpt2.sawtooth")
+check(s["meta"].get("device_name", "").startswith("NVIDIA H100"), f"gpt2: recorded on {s['meta'].get('device_name')}")
+r = subprocess.run([tool, "modules", gpt2, "--json"], capture_output=True, text=True, timeout=120)
+check(r.returncode == 0, f"gpt2: modules: {r.stderr.strip()}")
+if r.returncode == 0:
+    m = json.loads(r.stdout)
+    own = sum(row["self"]["total"] for row in m["modules"])
+    check(own == m["live_bytes"] == cuda(s)["peak_allocated_bytes"],
+          f"gpt2: modules' own bytes {own}, live {m['live_bytes']}, peak {cuda(s)['peak_allocated_bytes']}")
+    check(any(row["name"] == "GPT2LMHeadModel.transformer.h.11.mlp" for row in m["modules"]), "gpt2: no h.11.mlp row")
+
 if failures:
     sys.exit(1)
 print("samples: all checks passed")

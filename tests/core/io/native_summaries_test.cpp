@@ -333,6 +333,15 @@ TEST_F(Summaries, TheCategoryPeaksAreTheWholeTracesAndAnEditIsFoundOut) {
   ASSERT_EQ((*again)->size(), 1u);
   EXPECT_EQ((**again)[0].peak, want.peak);
 
+  // A writer that learnt a category for a point it had let go says its peaks are not exact: true
+  // to what it says (readers count them from the events), so the file agrees; a wrong categorised
+  // flag does not.
+  expectAgrees(editedCopy(path, "category-peaks-inexact.sawtooth",
+                          "UPDATE summary_category_peaks SET exact = 0, peak_activation = peak_activation + 512"));
+  ASSERT_TRUE(foundOutAndRebuilt(editedCopy(path, "category-peaks-inexact-flag.sawtooth",
+                                            "UPDATE summary_category_peaks SET exact = 0, categorised = 1 - categorised"),
+                                 "category peaks"));
+
   const std::string older = editedCopy(path, "category-peaks-older.sawtooth", "DROP TABLE summary_category_peaks");
   auto none = open(older)->categoryPeaks();
   ASSERT_TRUE(none.ok()) << none.error().message;

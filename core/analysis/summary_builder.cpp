@@ -315,6 +315,26 @@ void SummaryBuilder::setStepStarts(std::vector<int64_t> starts) {
   }
 }
 
+namespace {
+
+// Point `point` of the device inside a span: the span's peak is its first point of the most
+// allocated bytes; it keeps the most reserved.
+void takePoint(SpanRow& row, int64_t point, uint64_t seq, int64_t t, int64_t allocated, int64_t reserved,
+               const std::array<int64_t, kCategoryCount>& live) {
+  if (row.peak_point < 0 || allocated > row.peak_allocated) {
+    row.peak_allocated = allocated;
+    row.peak_point = point;
+    row.peak_seq = seq;
+    row.peak_t = t;
+    row.reserved_at_peak = reserved;
+    row.at_peak = live;
+  }
+  row.max_reserved = std::max(row.max_reserved, reserved);
+  row.end_point = point + 1;
+}
+
+}  // namespace
+
 // A span whose points were added before it arrived, made as the events in file order would have
 // made it had it come first (what a reader rebuilding the summaries does): opened at the first
 // point at or after its begin (that point inside it even when it lies past the end), closed at the
@@ -342,19 +362,9 @@ void SummaryBuilder::lateSpan(Device& d, const std::shared_ptr<SpanDef>& def) {
   a.row.first_point = d.recent_first + static_cast<int64_t>(i);
   a.row.max_reserved = i > 0 ? points[i - 1].reserved : d.reserved_start;
   size_t j = i;
-  for (; j < points.size() && (j == i || def->open || points[j].t < def->end); ++j) {
-    const Device::PointState& s = points[j];
-    if (j == i || s.allocated > a.row.peak_allocated) {
-      a.row.peak_allocated = s.allocated;
-      a.row.peak_point = d.recent_first + static_cast<int64_t>(j);
-      a.row.peak_seq = d.recent[j];
-      a.row.peak_t = s.t;
-      a.row.reserved_at_peak = s.reserved;
-      a.row.at_peak = d.recent_live[j];
-    }
-    a.row.max_reserved = std::max(a.row.max_reserved, s.reserved);
-  }
-  a.row.end_point = d.recent_first + static_cast<int64_t>(j);
+  for (; j < points.size() && (j == i || def->open || points[j].t < def->end); ++j)
+    takePoint(a.row, d.recent_first + static_cast<int64_t>(j), d.recent[j], points[j].t, points[j].allocated,
+              points[j].reserved, d.recent_live[j]);
   if (j == points.size()) {  // it reaches the latest point: it goes on growing
     d.active.push_back(std::move(a));
     return;
@@ -501,18 +511,7 @@ Status SummaryBuilder::add(uint64_t seq, const Event& e) {
         }
       }
       if (Status st = point(d, kAllocatorAxis, seq, e.t_ns, std::span(values.data(), n)); !st) return st;
-      for (auto& a : d.active) {
-        if (a.row.peak_point < 0 || d.allocated > a.row.peak_allocated) {
-          a.row.peak_allocated = d.allocated;
-          a.row.peak_point = p;
-          a.row.peak_seq = seq;
-          a.row.peak_t = t;
-          a.row.reserved_at_peak = d.reserved;
-          a.row.at_peak = d.live;
-        }
-        a.row.max_reserved = std::max(a.row.max_reserved, d.reserved);
-        a.row.end_point = p + 1;
-      }
+      for (auto& a : d.active) takePoint(a.row, p, seq, t, d.allocated, d.reserved, d.live);
       d.recent.push_back(seq);
       d.recent_state.push_back({t, d.allocated, d.reserved});
       d.recent_live.push_back(d.live);

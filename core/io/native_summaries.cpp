@@ -1,6 +1,7 @@
 #include "core/io/native_summaries.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -199,18 +200,12 @@ class CheckingStore : public SummaryStore {
       // (summary_builder.h), and readers count them from the events: such a row is true to what it
       // says, so only whether the device has categories is compared (a long GPT-2 recording's was
       // reported as disagreeing).
-      auto written_exact = single(db_, fmt::format("SELECT exact FROM summary_category_peaks WHERE device = {}", device), 1);
-      if (!written_exact) return written_exact.error();
-      if (*written_exact == 0) {
-        auto categorised =
-            single(db_, fmt::format("SELECT categorised FROM summary_category_peaks WHERE device = {}", device), -1);
-        if (!categorised) return categorised.error();
-        if (*categorised != (r.categorised ? 1 : 0)) differ(fmt::format("the category peaks of device {} differs", device));
-        continue;
-      }
       category_peaks_statement_.bind(1, int64_t{device});
-      if (Status st = compare(category_peaks_statement_, want, fmt::format("the category peaks of device {}", device)); !st)
-        return st;
+      auto got = read(category_peaks_statement_, want.size());
+      if (!got) return got.error();
+      const std::string what = fmt::format("the category peaks of device {}", device);
+      if (!got->has_value()) differ(what + " is missing");
+      else if ((**got)[0] == 0 ? (**got)[1] != want[1] : **got != want) differ(what + " differs");
     }
     const std::pair<const char*, size_t> tables[] = {
         {"summary_series", series_rows_},        {"summary_axes", axis_rows_},     {"summary_axis_nodes", axis_node_rows_},
@@ -326,16 +321,24 @@ class CheckingStore : public SummaryStore {
   }
 
   // Compares the statement's one row (bound by the caller) with `want` (kNull: NULL).
-  Status compare(sql::Statement& st, const std::vector<int64_t>& want, const std::string& what) {
+  // The first `columns` of the statement's row (none: no row).
+  Result<std::optional<std::vector<int64_t>>> read(sql::Statement& st, size_t columns) {
     const bool found = st.step();
     std::vector<int64_t> got;
     if (found)
-      for (size_t c = 0; c < want.size(); ++c) got.push_back(st.isNull(static_cast<int>(c)) ? kNull : st.int64(static_cast<int>(c)));
+      for (size_t c = 0; c < columns; ++c) got.push_back(st.isNull(static_cast<int>(c)) ? kNull : st.int64(static_cast<int>(c)));
     const std::string error = st.error();
     st.reset();
     if (!error.empty()) return Error{error};
-    if (!found) differ(fmt::format("{} is missing", what));
-    else if (got != want) differ(fmt::format("{} differs", what));
+    if (!found) return std::optional<std::vector<int64_t>>{};
+    return std::optional<std::vector<int64_t>>{std::move(got)};
+  }
+
+  Status compare(sql::Statement& st, const std::vector<int64_t>& want, const std::string& what) {
+    auto got = read(st, want.size());
+    if (!got) return got.error();
+    if (!got->has_value()) differ(fmt::format("{} is missing", what));
+    else if (**got != want) differ(fmt::format("{} differs", what));
     return Ok{};
   }
 

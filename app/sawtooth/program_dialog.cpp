@@ -19,6 +19,7 @@ const QString kEnvironmentKey = QStringLiteral("programs/environment");
 const QString kStacksKey = QStringLiteral("programs/stacks");
 const QString kCpuKey = QStringLiteral("programs/cpu");
 const QString kKernelsKey = QStringLiteral("programs/kernels");
+const QString kModulesKey = QStringLiteral("programs/modules");
 constexpr int kRecentKept = 10;
 
 QStringList environmentLines(const QString& text) {
@@ -40,6 +41,7 @@ ProgramDialog::ProgramDialog(QWidget* parent)
       stacks_(new QComboBox(this)),
       cpu_(new QComboBox(this)),
       kernels_(new QCheckBox(tr("Record each kernel launch (slower)"), this)),
+      modules_(new QCheckBox(tr("Record which torch.nn.Module allocated each byte"), this)),
       capture_(new CaptureOptionsForm(this, QStringLiteral("programs/capture"))),
       problem_(new QLabel(this)),
       buttons_(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this)) {
@@ -53,12 +55,15 @@ ProgramDialog::ProgramDialog(QWidget* parent)
   environment_->setTabChangesFocus(true);
   environment_->setFixedHeight(80);
   stacks_->addItems({QStringLiteral("python"), QStringLiteral("none")});
-  stacks_->setToolTip(tr("Python stacks of each CUDA allocation (none: the least overhead, without the modules view)"));
+  stacks_->setToolTip(tr("Python stacks of each CUDA allocation (none: the least overhead)"));
   cpu_->addItems({QStringLiteral("auto"), QStringLiteral("on"), QStringLiteral("off")});
   cpu_->setToolTip(tr("CPU allocations: auto records them until the program uses CUDA (not at all on a machine with "
                       "a GPU), on, off"));
   kernels_->setToolTip(tr("Kernel records through CUPTI, which instruments each launch: +4 to +16 % step time on a "
                           "launch-bound training loop (GPT-2 on an H200). Driver allocations and device memory are recorded either way."));
+  modules_->setToolTip(tr("The Modules view: the program's Module.__call__ is wrapped while it runs. About a third of a "
+                          "percent of a GPT-2 step over PyTorch's own history with Python stacks, 0.6 to 1.7 % "
+                          "without stacks; off by default."));
   problem_->setWordWrap(true);
   problem_->setStyleSheet(QStringLiteral("QLabel { color: #b71c1c; }"));
   buttons_->button(QDialogButtonBox::Ok)->setText(tr("Record"));
@@ -74,6 +79,7 @@ ProgramDialog::ProgramDialog(QWidget* parent)
   form->addRow(tr("Python stacks"), stacks_);
   form->addRow(tr("CPU allocations"), cpu_);
   form->addRow(tr("Kernels"), kernels_);
+  form->addRow(tr("Modules"), modules_);
   form->addRow(tr("Capture"), capture_);
   capture_->setSampleIntervalRange(5, 60'000);
   capture_->setToolTip(tr("A program's step ends when its optimizer.step() returns"));
@@ -88,6 +94,7 @@ ProgramDialog::ProgramDialog(QWidget* parent)
   stacks_->setCurrentText(settings.value(kStacksKey, QStringLiteral("python")).toString());
   cpu_->setCurrentText(settings.value(kCpuKey, QStringLiteral("auto")).toString());
   kernels_->setChecked(settings.value(kKernelsKey, false).toBool());
+  modules_->setChecked(settings.value(kModulesKey, false).toBool());
 
   connect(browse, &QPushButton::clicked, this, [this] {
     const QString dir = QFileDialog::getExistingDirectory(this, tr("The program's folder"), folder_->text());
@@ -132,7 +139,8 @@ RecorderRunner::Request ProgramDialog::request() const {
   r.environment = environmentLines(environment_->toPlainText());
   r.program_options = {QStringLiteral("--stacks"),  stacks_->currentText(),
                        QStringLiteral("--cpu"),     cpu_->currentText(),
-                       QStringLiteral("--kernels"), kernels_->isChecked() ? QStringLiteral("on") : QStringLiteral("off")};
+                       QStringLiteral("--kernels"), kernels_->isChecked() ? QStringLiteral("on") : QStringLiteral("off"),
+                       QStringLiteral("--modules"), modules_->isChecked() ? QStringLiteral("on") : QStringLiteral("off")};
   r.program_options += capture_->recorderArguments();
   return r;
 }
@@ -150,6 +158,7 @@ void ProgramDialog::remember() const {
   settings.setValue(kStacksKey, stacks_->currentText());
   settings.setValue(kCpuKey, cpu_->currentText());
   settings.setValue(kKernelsKey, kernels_->isChecked());
+  settings.setValue(kModulesKey, modules_->isChecked());
   capture_->save();
 }
 

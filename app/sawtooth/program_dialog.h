@@ -27,6 +27,7 @@ class ProgramDialog : public QDialog {
   void setEnvironment(const QString& lines) { environment_->setPlainText(lines); }
   void setStacks(const QString& stacks) { stacks_->setCurrentText(stacks); }
   void setKernels(bool on) { kernels_->setChecked(on); }
+  void setModules(bool on) { modules_->setChecked(on); }
   CaptureOptionsForm* capture() const { return capture_; }
 
   // What is wrong with the fields ("the folder ... does not exist"), empty when they can run.
@@ -46,6 +47,7 @@ class ProgramDialog : public QDialog {
   QComboBox* stacks_;
   QComboBox* cpu_;
   QCheckBox* kernels_;
+  QCheckBox* modules_;
   CaptureOptionsForm* capture_;
   QLabel* problem_;
   QDialogButtonBox* buttons_;

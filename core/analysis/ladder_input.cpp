@@ -739,6 +739,8 @@ Result<LadderInput> ladderInput(const Trace& trace, const LadderSelection& selec
     RepeatedBlocks from_modules = repeatedBlocksFromModules(in, trace.modules, in.run_index);
     if (from_modules.found()) in.repeated = std::move(from_modules);
     else in.repeated.source += "; " + from_modules.source;
+  } else if (auto off = trace.meta.find("modules"); !in.repeated.found() && off != trace.meta.end() && off->second == "off") {
+    in.repeated.source += "; this recording has no module tree to look in (`sawtooth-record --modules on` records one)";
   }
   return in;
 }

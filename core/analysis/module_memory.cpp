@@ -114,15 +114,16 @@ void CategoryBytes::add(const CategoryBytes& o) {
 std::string modulesUnavailableReason(const Trace& trace) {
   if (!trace.modules.empty()) return {};
   if (trace.format == "pytorch-snapshot")
-    return "PyTorch's memory snapshots record no modules: record the program with `sawtooth-record -- python "
-           "SCRIPT` to see which module holds each byte";
+    return "PyTorch's memory snapshots record no modules: record the program with `sawtooth-record --modules on -- "
+           "python SCRIPT` to see which module holds each byte";
   if (trace.format == "torch-profiler" || trace.format == "torch-memory-timeline")
-    return "torch.profiler's traces record no modules: record the program with `sawtooth-record -- python SCRIPT` to "
-           "see which module holds each byte";
+    return "torch.profiler's traces record no modules: record the program with `sawtooth-record --modules on -- "
+           "python SCRIPT` to see which module holds each byte";
   if (trace.format == "jax-memory-profile") return "JAX memory profiles record no modules";
   if (auto it = trace.meta.find("modules"); it != trace.meta.end() && it->second == "off")
-    return "this recording has no modules: module tracking was off (`--modules off`, or `--stacks none` without "
-           "`--modules on`); record again with `--modules on` to see which module holds each byte";
+    return "this recording has no modules: module tracking was off (the default, as it costs a fraction of a percent "
+           "of a training step); record again with `--modules on` (in the app: Record a program, Modules) to see which "
+           "module holds each byte";
   return "this recording has no modules: it was made before Sawtooth recorded them, with module tracking off, or of "
          "a program that ran no torch.nn.Module";
 }

@@ -470,6 +470,10 @@ class WorkloadRunTest : public QObject {
     dialog.setKernels(true);
     QVERIFY(dialog.request().program_options.join(' ').contains(QStringLiteral("--kernels on")));
     dialog.setKernels(false);
+    QVERIFY(request.program_options.join(' ').contains(QStringLiteral("--modules off")));  // the default
+    dialog.setModules(true);  // the recording below has the program's modules
+    request = dialog.request();
+    QVERIFY(request.program_options.join(' ').contains(QStringLiteral("--modules on")));
     dialog.remember();
     QCOMPARE(app::ProgramDialog::recentCommands().first(), QStringLiteral("%1 train_small.py 0").arg(python));
 
@@ -483,6 +487,8 @@ class WorkloadRunTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(tab->state() == TraceTab::State::Ready, kPatience);
     QVERIFY(tab->analysis()->trace().events.size() > 10);
     QCOMPARE(QString::fromStdString(tab->analysis()->trace().meta.at("program.exit")), QStringLiteral("exit 0"));
+    QCOMPARE(QString::fromStdString(tab->analysis()->trace().meta.at("modules")), QStringLiteral("on"));
+    QVERIFY(!tab->analysis()->trace().modules.empty());
     QVERIFY(request.program_options.join(' ').contains(QStringLiteral("--steps 1:")));
     QVERIFY(QString::fromStdString(tab->analysis()->trace().meta.at("window.steps")).startsWith(QStringLiteral("1:")));
     // The window starts mid-run: the only notice is the frees of blocks from before it.

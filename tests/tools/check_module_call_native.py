@@ -148,8 +148,8 @@ def result(r):
 plain = subprocess.run([python, script], capture_output=True, text=True, timeout=300)
 check(plain.returncode == 0, f"unrecorded: exit {plain.returncode}: {plain.stderr[-2000:]}")
 trace = os.path.join(out, "native_call.sawtooth")
-rec = subprocess.run([record, "--out", trace, "--force", "--", python, script], capture_output=True, text=True,
-                     timeout=300)
+rec = subprocess.run([record, "--out", trace, "--force", "--modules", "on", "--", python, script],
+                     capture_output=True, text=True, timeout=300)
 check(rec.returncode == 0, f"recorded: exit {rec.returncode}: {rec.stderr[-2000:]}")
 a, b = result(plain), result(rec)
 if a is None or b is None:

@@ -162,7 +162,7 @@ def training_checks(trace, label, steps=3):
 def ok_run():
     train = os.path.join(out, "train.py")
     trace = os.path.join(out, "train.sawtooth")
-    r = recorder(trace, [python, train, "stdin"], stdin="hello there\n")
+    r = recorder(trace, [python, train, "stdin"], stdin="hello there\n", extra=("--modules", "on"))
     check(r.returncode == 0, f"ok: exit {r.returncode}: {r.stderr[-800:]}")
     check(r.stdout == "training\nread:hello there\ndone\n", f"ok: stdout passed through as {r.stdout!r}")
     check("to stderr" in r.stderr, "ok: the program's stderr")
@@ -257,7 +257,10 @@ def windows_run():
     db = sqlite3.connect(f"file:{trace}?mode=ro", uri=True)
     baseline = db.execute("SELECT baseline_allocated FROM devices WHERE device = -1").fetchone()
     first_t = db.execute("SELECT min(t_ns) FROM events").fetchone()[0]
+    tracked = db.execute("SELECT COUNT(*) FROM modules").fetchone()[0]
     db.close()
+    # Module tracking is off unless asked for (issue 23's budget): no module tree, and the file says why.
+    check(m.get("modules") == "off" and tracked == 0, f"steps: modules {m.get('modules')!r}, {tracked} in the tree")
     # When step 2 begins the parameters (4P bytes), their gradients (4P) and Adam's state (8P) are
     # alive, and the last step's input (x is reassigned only in the next step).
     check(baseline is not None and 16 * P <= baseline[0] <= 16 * P + 64 * LAYERS + 4 * BATCH * WIDTH,

@@ -260,13 +260,15 @@ for name, body in CASES.items():
     if plain.returncode not in (0, 3):
         check(False, f"{name}: the program itself fails: {plain.stderr[-1500:]}")
         continue
-    for attempt in range(REPEAT.get(name, 1)):
+    # As recorded by default, then with module tracking (off by default; it wraps Module.__call__).
+    runs = [("", [])] * REPEAT.get(name, 1) + [(", --modules on", ["--modules", "on"])]
+    for attempt, (how, options) in enumerate(runs):
         trace = os.path.join(out, f"{name}.{attempt}.sawtooth")
         for suffix in ("", "-wal", "-shm"):
             if os.path.exists(trace + suffix):
                 os.remove(trace + suffix)
-        recorded, recorded_s = run([record, "--quiet", "--out", trace, "--", python, script])
-        label = f"{name} (recorded, run {attempt + 1})"
+        recorded, recorded_s = run([record, "--quiet", "--out", trace, *options, "--", python, script])
+        label = f"{name} (recorded{how}, run {attempt + 1})"
         print(f"{label}: exit {recorded.returncode} in {recorded_s:.1f} s", flush=True)
         check(recorded.returncode == plain.returncode,
               f"{label}: exit {recorded.returncode}, unrecorded {plain.returncode}: {recorded.stderr[-1500:]}")
@@ -282,6 +284,7 @@ for name, body in CASES.items():
         db.close()
         check(meta.get("complete") == "true", f"{label}: incomplete: {meta.get('incomplete_reason')}")
         check(events > 0 and {"forward", "backward"} <= phases, f"{label}: {events} events, phases {sorted(phases)}")
+        check(meta.get("modules") == ("on" if options else "off"), f"{label}: modules {meta.get('modules')!r}")
         notices = meta.get("notices", "")
         check("failed" not in notices, f"{label}: the shim reported a failure: {notices}")
         if name in PHASES:

@@ -13,12 +13,13 @@
 #                      Results: $R/modules/<model>.md and .json, and the modules JSON of each recording.
 #   module_overhead    GPT-2 step time inside one process (gpt2_train.py --alternate: blocks of 10 steps,
 #                      the recording paused in place in every other block, hooks taken off):
-#                        - nostacks:  --stacks none as recorded by default (modules off there since
-#                                     2026-12-03), everything vs unrecorded (target <= 1.02x)
+#                        - nostacks:  --stacks none as recorded by default (modules off by default
+#                                     since 2026-12-06), everything vs unrecorded (target <= 1.02x)
 #                        - modules:   --stacks none --modules on, module tracking alone vs the same
 #                                     recording without it
 #                        - python:    Python stacks with modules vs PyTorch's _record_memory_history alone
 #                      and only when MODULES_ALT_CASES names them:
+#                        - python-default: Python stacks as recorded by default (no modules) vs the history
 #                        - nostacks-modules: --stacks none with modules on, everything vs unrecorded
 #                        - python-allocator: Python stacks, our allocator path (the tracker, PyTorch's
 #                                     history with a ring of 1) vs PyTorch's history alone, the rest
@@ -48,7 +49,7 @@ stage_module_compare() {
   local model out status=0
   for model in ${MODULES_MODELS:-gpt2 anatomy precision checkpointing accumulation}; do
     out=$R/modules/$model
-    timeout 300 $REC --quiet --out "$out.sawtooth" --force -- \
+    timeout 300 $REC --quiet --out "$out.sawtooth" --force --modules on -- \
       $MODULES_PY $MODULES/module_programs.py --model "$model" --mode plain $MODULES_ARGS --json "$out.plain.json" \
       > "$out.record.log" 2>&1
     echo "$model recorded: exit $?"
@@ -77,14 +78,16 @@ stage_module_overhead() {
     case $name in
       nostacks) set -- --stacks none -- $py $train --alternate ours,plain ;;
       nostacks-modules) set -- --stacks none --modules on -- $py $train --alternate ours,plain ;;
-      python-allocator) set -- -- $py $train --alternate ours,history --pause-parts allocator ;;
+      python-allocator) set -- --modules on -- $py $train --alternate ours,history --pause-parts allocator ;;
       python-cupti|python-sampler|python-phases|python-modules|python-module-tags)
-        set -- -- $py $train --alternate ours,plain --pause-parts ${name#python-} ;;
+        set -- --modules on -- $py $train --alternate ours,plain --pause-parts ${name#python-} ;;
       modules) set -- --stacks none --modules on -- $py $train --alternate ours,plain --pause-parts modules ;;
-      python) set -- -- $py $train --alternate ours,history ;;
+      python) set -- --modules on -- $py $train --alternate ours,history ;;
+      # What a recording with Python stacks costs by default (modules off since 2026-12-06).
+      python-default) set -- -- $py $train --alternate ours,history ;;
       # Python stacks and modules without CUPTI (PyTorch's history has no driver allocations or
       # device memory either): the like-for-like comparison.
-      python-nocupti) set -- --cupti off -- $py $train --alternate ours,history ;;
+      python-nocupti) set -- --cupti off --modules on -- $py $train --alternate ours,history ;;
       # The same without module tracking: what the modules cost of the difference.
       python-nocupti-nomodules) set -- --cupti off --modules off -- $py $train --alternate ours,history ;;
     esac

@@ -470,6 +470,11 @@ Trace threeUnlikeBlocks(bool with_modules, bool call_twice = false) {
 
 TEST(LadderBlocks, TheModuleTreeNamesBlocksThePatternCannotFind) {
   EXPECT_FALSE(inputOf(threeUnlikeBlocks(false)).repeated.found());
+  // Recorded with module tracking off (the default): the reason says how to get the tree.
+  Trace untracked = threeUnlikeBlocks(false);
+  untracked.meta["modules"] = "off";
+  const std::string why = inputOf(untracked).repeated.source;
+  EXPECT_NE(why.find("--modules on"), std::string::npos) << why;
   const LadderInput in = inputOf(threeUnlikeBlocks(true));
   ASSERT_TRUE(in.repeated.found()) << in.repeated.source;
   EXPECT_EQ(in.repeated.count, 3u);

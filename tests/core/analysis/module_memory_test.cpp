@@ -247,12 +247,13 @@ TEST(ModuleMemory, SnapshotsAndOldRecordingsSayWhyThereAreNone) {
   const ModuleMemory m = moduleMemoryAt(*snapshot, 0);
   EXPECT_TRUE(m.rows.empty());
   EXPECT_NE(m.unavailable.find("PyTorch's memory snapshots record no modules"), std::string::npos);
+  EXPECT_NE(m.unavailable.find("--modules on"), std::string::npos) << m.unavailable;
   auto old = loadTrace(std::string(SAWTOOTH_SAMPLES) + "/anatomy.sawtooth");
   ASSERT_TRUE(old.ok());
   EXPECT_NE(modulesUnavailableReason(*old).find("this recording has no modules"), std::string::npos);
 }
 
-// --stacks none leaves module tracking off unless --modules on says otherwise: the reason says how.
+// Module tracking is off unless --modules on says otherwise: the reason says how.
 TEST(ModuleMemory, ARecordingWithTrackingOffSaysHowToTurnItOn) {
   auto recorded = loadTrace(std::string(SAWTOOTH_SAMPLES) + "/anatomy.sawtooth");
   ASSERT_TRUE(recorded.ok());

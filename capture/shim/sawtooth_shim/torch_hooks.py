@@ -51,7 +51,7 @@ class Shim:
         self.ch.meta({"torch_version": torch.__version__, "torch_cuda_version": torch.version.cuda or "",
                       "python_version": platform.python_version(), "shim_role": self.role})
         self.phases = Phases(torch, self.ch, self.guard.wrap("the work at a step's end", self.quiet_point), self.guard)
-        if self.options.get("modules", "on") != "off":
+        if self.options.get("modules", "off") == "on":  # sawtooth-record --modules (off by default)
             try:
                 modules = Modules(torch, self.ch, self.guard)
                 modules.install()

@@ -11,6 +11,7 @@
 #                          beside MemTracker's (within 5 % or explained), identical blocks within 1 %, the
 #                          rows summing to the peak and the peak equal to max_requested_bytes.
 #                      Results: $R/modules/<model>.md and .json, and the modules JSON of each recording.
+#   module_default     GPT-2 small recorded by default (modules off) and with --modules on: meta, `modules`
 #   module_overhead    GPT-2 step time inside one process (gpt2_train.py --alternate: blocks of 10 steps,
 #                      the recording paused in place in every other block, hooks taken off):
 #                        - nostacks:  --stacks none as recorded by default (modules off by default
@@ -103,6 +104,25 @@ stage_module_overhead() {
   [ "${MODULES_HOOKS_BENCH:-1}" = 0 ] && return 0
   $MODULES_PY bench/capture/shim/module_hooks_bench.py $BUILD/lib/sawtooth/inject/libsawtooth_torch_tracker.so \
     --json "$R/modules/hooks.json" | tee "$R/modules/hooks.md"
+}
+
+# GPT-2 small recorded as a user would, by default (no modules: the file says so and `modules` says how)
+# and with --modules on (the modules, depth 1): what the default change of 2026-12-06 means on the GPU.
+stage_module_default() {
+  mkdir -p "$R/modules"
+  local how out
+  for how in default on; do
+    out=$R/modules/gpt2-$how.sawtooth
+    rm -f "$out"*
+    if [ $how = on ]; then set -- --modules on; else set --; fi
+    timeout 300 $REC --quiet --out "$out" "$@" -- $MODULES_PY bench/gpu/foreign/gpt2_train.py --steps 6 --warmup 2 \
+      > "$out.stdout" 2> "$out.stderr"
+    echo "gpt2 $how: exit $?; meta modules: $(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(
+      "SELECT value FROM meta WHERE key = ?", ("modules",)).fetchone())' "$out")"
+    $TRACE modules "$out" --depth 1 2>&1 | head -8
+    $TRACE check "$out" 2>&1 | tail -1
+    grep -h "^RESULT" "$out.stdout" | cut -c1-200
+  done
 }
 
 stage_modules() {

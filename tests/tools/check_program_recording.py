@@ -250,6 +250,7 @@ def windows_run():
     trace = os.path.join(out, "steps.sawtooth")
     r = recorder(trace, [python, train, "eight"], extra=["--steps", "2:5"])
     check(r.returncode == 0, f"steps: exit {r.returncode}: {r.stderr[-800:]}")
+    check("`--modules on` records" in r.stderr, f"steps: no word of module tracking in {r.stderr[-800:]}")
     m, phases, annotations = meta(trace)
     check(m.get("window.steps") == "2:5" and m.get("complete") == "true", f"steps: meta {m.get('window.steps')}")
     check(phases == ["zero_grad", "forward", "backward", "optimizer"] * 3, f"steps: phases {phases}")

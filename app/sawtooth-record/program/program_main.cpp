@@ -415,6 +415,9 @@ int recordProgramMain(int argc, char** argv) {
                              exit.description, failed_files.empty() ? out : failed_files.front()));
   else
     reporter.say(fmt::format("`{}` ended ({}); recorded into {}", shortCommand(o.command), exit.description, out));
+  if (!files.empty() && o.modules == "off" && o.shim != "off")
+    reporter.say("module tracking was off (the default): `--modules on` records which torch.nn.Module of a Python "
+                 "program holds each byte");
 
   watcher.done();
   int code = exit.exit_code;

@@ -16,12 +16,21 @@ constexpr int kModuleColumn = 0;  // modulesTable's columns
 ModulesView::ModulesView(QWidget* parent)
     : QWidget(parent),
       headline_(new QLabel(this)),
+      record_again_(new QPushButton(tr("Record again with modules…"), this)),
       icicle_(new FlameGraphWidget),
       model_(new TableModel(this)),
       proxy_(new QSortFilterProxyModel(this)),
       table_(new QTableView(this)) {
   headline_->setWordWrap(true);
   headline_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  record_again_->setVisible(false);
+  record_again_->setToolTip(tr("Runs the recorded command again under sawtooth-record with module tracking on"));
+  connect(record_again_, &QPushButton::clicked, this, [this] {
+    if (!modules_) return;
+    QStringList argv;
+    for (const std::string& a : modules_->memory.record_again.argv) argv << toQString(a);
+    if (!argv.isEmpty()) emit recordAgainWithModules(argv, toQString(modules_->memory.record_again.cwd));
+  });
   proxy_->setSourceModel(model_);
   proxy_->setSortRole(TableModel::RawRole);
   table_->setModel(proxy_);
@@ -45,6 +54,7 @@ ModulesView::ModulesView(QWidget* parent)
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(headline_);
+  layout->addWidget(record_again_, 0, Qt::AlignLeft);
   layout->addWidget(split, 1);
 }
 
@@ -56,7 +66,10 @@ void ModulesView::setModules(std::shared_ptr<const ModulesAt> modules) {
   }
   if (!modules_->memory.unavailable.empty()) {
     const QString why = toQString(modules_->memory.unavailable);
+    auto kept = modules_;
     setMessage(tr("No modules to show: %1").arg(why));
+    modules_ = std::move(kept);  // for the button: the program to record again
+    record_again_->setVisible(!modules_->memory.record_again.argv.empty());
     return;
   }
   QString headline = toQString(modules_->memory.headline);
@@ -79,6 +92,7 @@ void ModulesView::setModules(std::shared_ptr<const ModulesAt> modules) {
 
 void ModulesView::setMessage(const QString& text) {
   modules_.reset();
+  record_again_->setVisible(false);
   headline_->setText(text);
   icicle_->setGraph(nullptr);
   model_->setTable(nullptr);

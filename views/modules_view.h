@@ -4,10 +4,12 @@
 // module's own bytes as leaves coloured by category — and the table per module (parameters,
 // gradients, optimizer state, activations, temporaries, its forward's and backward's peak
 // increment and time). Double-clicking a row zooms the icicle to that module. A trace without
-// modules (a PyTorch snapshot) shows why instead. Draws what it is given (setModules); the app
+// modules (a PyTorch snapshot) shows why instead; one of a program recorded without module tracking
+// offers to record it again with it. Draws what it is given (setModules); the app
 // computes it off the GUI thread.
 
 #include <QLabel>
+#include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QWidget>
@@ -29,6 +31,8 @@ class ModulesView : public QWidget {
   const std::shared_ptr<const ModulesAt>& modules() const { return modules_; }
 
   QLabel* headline() const { return headline_; }
+  // "Record again with modules…": shown for a program recorded without them (record_again).
+  QPushButton* recordAgainButton() const { return record_again_; }
   FlameGraphWidget* icicle() const { return icicle_; }
   TableModel* model() const { return model_; }
   QTableView* table() const { return table_; }
@@ -39,9 +43,14 @@ class ModulesView : public QWidget {
   // The icicle's node of a table row (in the model's order); UINT32_MAX when it has none (no bytes).
   uint32_t nodeOfRow(int row) const;
 
+ signals:
+  // The program of a recording made without modules, to record again with them.
+  void recordAgainWithModules(const QStringList& argv, const QString& folder);
+
  private:
   std::shared_ptr<const ModulesAt> modules_;
   QLabel* headline_;
+  QPushButton* record_again_;
   FlameGraphWidget* icicle_;
   TableModel* model_;
   QSortFilterProxyModel* proxy_;

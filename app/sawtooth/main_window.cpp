@@ -37,6 +37,7 @@
 #include "core/io/output_claim.h"
 #include "core/recording/rank_files.h"
 #include "views/chart_export.h"
+#include "views/modules_view.h"
 #include "views/qt_format.h"
 
 // Resources compiled into a static library must be registered by name, outside any namespace.
@@ -226,6 +227,8 @@ views::TraceTab* MainWindow::openFile(const QString& path, const QString& title,
   auto* tab = new views::TraceTab(QFileInfo(path).absoluteFilePath(), tabs_);
   auto* controller = new TraceController(jobs_, tab);
   connect(controller, &TraceController::exportFinished, this, &MainWindow::exportFinished);
+  connect(tab->modulesView(), &views::ModulesView::recordAgainWithModules, this,
+          [this](const QStringList& argv, const QString& folder) { recordWithModules(argv, folder); });
   const int index = tabs_->addTab(tab, title.isEmpty() ? tab->title() : title);
   tabs_->setTabToolTip(index, tab->path());
   tabs_->setCurrentIndex(index);
@@ -503,6 +506,15 @@ void MainWindow::runSiteDiff(views::DiffSitesView* view, DiffSideSource a, DiffS
 
 void MainWindow::recordProgramDialog() {
   ProgramDialog dialog(this);
+  if (dialog.exec() != QDialog::Accepted) return;
+  panel_->runProgram(dialog.request());
+}
+
+void MainWindow::recordWithModules(const QStringList& argv, const QString& folder) {
+  ProgramDialog dialog(this);
+  dialog.setCommandLine(ProgramDialog::commandLineOf(argv));
+  if (!folder.isEmpty()) dialog.setWorkingFolder(folder);
+  dialog.setModules(true);
   if (dialog.exec() != QDialog::Accepted) return;
   panel_->runProgram(dialog.request());
 }

@@ -88,6 +88,8 @@ class MainWindow : public QMainWindow {
   void openDialog();
   void compareDialog();
   void recordProgramDialog();
+  // The Record a program dialog for a recorded program, module tracking ticked (the Modules view's offer).
+  void recordWithModules(const QStringList& argv, const QString& folder);
   void rebuildRecentMenu();
   void closeTab(int index);
   void updateActions();

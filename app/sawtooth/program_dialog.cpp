@@ -1,5 +1,7 @@
 #include "app/sawtooth/program_dialog.h"
 
+#include <algorithm>
+
 #include <QDir>
 #include <QFileDialog>
 #include <QFormLayout>
@@ -160,6 +162,16 @@ void ProgramDialog::remember() const {
   settings.setValue(kKernelsKey, kernels_->isChecked());
   settings.setValue(kModulesKey, modules_->isChecked());
   capture_->save();
+}
+
+QString ProgramDialog::commandLineOf(const QStringList& argv) {
+  QStringList quoted;
+  for (const QString& a : argv) {
+    const bool plain = !a.isEmpty() && std::none_of(a.begin(), a.end(), [](QChar c) { return c.isSpace() || c == u'"'; });
+    // splitCommand's rules: a quoted argument keeps its spaces, and a literal quote is three.
+    quoted << (plain ? a : QLatin1Char('"') + QString(a).replace(QLatin1Char('"'), QStringLiteral("\"\"\"")) + QLatin1Char('"'));
+  }
+  return quoted.join(QLatin1Char(' '));
 }
 
 QStringList ProgramDialog::recentCommands() { return QSettings().value(kRecentKey).toStringList(); }

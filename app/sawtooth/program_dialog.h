@@ -37,6 +37,8 @@ class ProgramDialog : public QDialog {
   // Remembers the fields; the command line goes first in the recent list.
   void remember() const;
   static QStringList recentCommands();
+  // A command line that QProcess::splitCommand reads back as argv (quoted where it must be).
+  static QString commandLineOf(const QStringList& argv);
 
  private:
   void updateState();

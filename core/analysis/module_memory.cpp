@@ -5,6 +5,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "core/analysis/allocator_history.h"
 #include "core/analysis/live_allocations.h"
@@ -128,11 +129,31 @@ std::string modulesUnavailableReason(const Trace& trace) {
          "a program that ran no torch.nn.Module";
 }
 
+ModuleMemory::Program programToRecordWithModules(const Trace& trace) {
+  constexpr size_t kMostArguments = 4096;  // a file is data: a command of any other shape is not offered
+  ModuleMemory::Program out;
+  const auto modules = trace.meta.find("modules");
+  const auto command = trace.meta.find("command");
+  if (modules == trace.meta.end() || modules->second != "off" || command == trace.meta.end()) return out;
+  const auto j = nlohmann::json::parse(command->second, nullptr, false);
+  if (!j.is_array() || j.empty() || j.size() > kMostArguments) return out;
+  std::vector<std::string> argv;
+  for (const auto& a : j) {
+    if (!a.is_string()) return out;
+    argv.push_back(a.get<std::string>());
+  }
+  if (argv.front().empty()) return out;
+  out.argv = std::move(argv);
+  if (auto cwd = trace.meta.find("cwd"); cwd != trace.meta.end()) out.cwd = cwd->second;
+  return out;
+}
+
 ModuleMemory moduleMemoryOf(const Trace& trace, const LiveSet& live, bool at_peak, const MomentContext& context) {
   ModuleMemory out;
   out.device = live.device;
   out.at_peak = at_peak;
   out.unavailable = modulesUnavailableReason(trace);
+  if (!out.unavailable.empty()) out.record_again = programToRecordWithModules(trace);
   out.position = live.position;
   out.live_bytes = live.total;
   out.at_pass = context.pass;

@@ -76,10 +76,19 @@ struct ModuleMemory {
   std::string costs_unknown;  // why there are no costs, in words
   std::string headline;  // "At the peak on cuda:0 (allocator event 1,234): 572.5 MB in 14 modules, ..."
   std::string unavailable;  // why the trace has no modules to show; empty when it has
+  // The program to record again with modules, when sawtooth-record recorded it without them.
+  struct Program {
+    std::vector<std::string> argv;  // empty: none
+    std::string cwd;
+  } record_again;
 };
 
 // Empty when the trace records modules; else why not, in words for the user.
 std::string modulesUnavailableReason(const Trace& trace);
+// The command line and folder of a program sawtooth-record recorded with module tracking off (the
+// file's meta "modules" is "off", "command" a JSON list of strings, "cwd"), so that it can be
+// recorded again with modules; argv is empty for anything else or a command that is not such a list.
+ModuleMemory::Program programToRecordWithModules(const Trace& trace);
 
 // What the moment's event was part of, in words ("" when nothing): its pass, phase and module.
 struct MomentContext {

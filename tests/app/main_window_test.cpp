@@ -9,6 +9,7 @@
 #include <QStandardItemModel>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QLocale>
 #include <QtTest>
 #include <map>
@@ -17,6 +18,7 @@
 #include "app/sawtooth/appearance.h"
 #include "app/sawtooth/headless_export.h"
 #include "app/sawtooth/main_window.h"
+#include "app/sawtooth/program_dialog.h"
 #include "app/sawtooth/trace_controller.h"
 #include "app/sawtooth/reading_limits.h"
 #include "app/sawtooth/recent_files.h"
@@ -774,6 +776,40 @@ class MainWindowTest : public QObject {
                                  ladder->report()->row("zero1:N=4")->step_ms.has_value(),
                              30000);
     QVERIFY(QString::fromStdString(ladder->report()->row("zero1:N=4")->time_basis).contains(QStringLiteral("asked for")));
+  }
+
+  // A program recorded without module tracking (the default): its Modules view offers to record it
+  // again, and the offer opens Record a program with its command, folder and Modules ticked.
+  void aRecordingWithoutModulesOffersToRecordItAgainWithThem() {
+    QTemporaryDir dir;
+    auto trace = loadTrace(data("anatomy_adam_snapshot.pickle").toStdString());
+    QVERIFY(trace.ok());
+    trace->meta["modules"] = "off";
+    trace->meta["command"] = "[\"python\", \"train me.py\", \"--say\", \"\\\"hi\\\"\"]";
+    trace->meta["cwd"] = dir.path().toStdString();
+    const QString path = dir.filePath(QStringLiteral("program.sawtooth"));
+    QVERIFY(writeNative(*trace, path.toStdString()).ok());
+    app::MainWindow w{QString()};
+    w.show();
+    TraceTab* tab = w.openFile(path);
+    QTRY_COMPARE_WITH_TIMEOUT(tab->state(), TraceTab::State::Ready, 30000);
+    QPushButton* again = tab->modulesView()->recordAgainButton();
+    QTRY_VERIFY_WITH_TIMEOUT(!again->isHidden(), 30000);
+    QString command, folder;
+    bool modules = false;
+    QTimer::singleShot(0, this, [&] {
+      auto* dialog = qobject_cast<app::ProgramDialog*>(QApplication::activeModalWidget());
+      if (!dialog) return;
+      const app::RecorderRunner::Request r = dialog->request();
+      command = r.command.join(QLatin1Char('|'));
+      folder = r.working_dir;
+      modules = r.program_options.join(' ').contains(QStringLiteral("--modules on"));
+      dialog->reject();
+    });
+    again->click();
+    QCOMPARE(command, QStringLiteral("python|train me.py|--say|\"hi\""));  // read back as recorded
+    QCOMPARE(folder, dir.path());
+    QVERIFY(modules);
   }
 
   void theLadderPutsOnlyTheSameProgramsRunsBesideItsRows() {

@@ -110,6 +110,29 @@ class ModulesViewTest : public QObject {
     QCOMPARE(view.model()->rowCount(), 0);
     QVERIFY(!view.tableData());
     QVERIFY(!view.icicle()->graph());
+    QVERIFY(view.recordAgainButton()->isHidden());
+  }
+
+  // A program recorded without module tracking: the view offers to record it again with it.
+  void offersToRecordAProgramAgainWithModules() {
+    auto trace = loadTrace(std::string(SAWTOOTH_TEST_DATA) + "/anatomy_adam_snapshot.pickle");
+    QVERIFY(trace.ok());
+    trace->format = "sawtooth";
+    trace->meta["modules"] = "off";
+    trace->meta["command"] = "[\"python\", \"train.py\", \"a b\"]";
+    trace->meta["cwd"] = "/work/model";
+    ModulesView view;
+    view.show();
+    view.setModules(std::make_shared<const ModulesAt>(modulesAt(*trace, 0)));
+    QVERIFY2(view.headline()->text().contains(QStringLiteral("--modules on")), qPrintable(view.headline()->text()));
+    QVERIFY(view.recordAgainButton()->isVisible());
+    QSignalSpy asked(&view, &ModulesView::recordAgainWithModules);
+    view.recordAgainButton()->click();
+    QCOMPARE(asked.count(), 1);
+    QCOMPARE(asked.first().at(0).toStringList(), (QStringList{"python", "train.py", "a b"}));
+    QCOMPARE(asked.first().at(1).toString(), QStringLiteral("/work/model"));
+    view.setMessage(QStringLiteral("Loading…"));  // another moment: no offer left behind
+    QVERIFY(view.recordAgainButton()->isHidden());
   }
 };
 

@@ -264,6 +264,30 @@ TEST(ModuleMemory, ARecordingWithTrackingOffSaysHowToTurnItOn) {
   EXPECT_NE(reason.find("--modules on"), std::string::npos) << reason;
 }
 
+// A program sawtooth-record recorded without modules can be recorded again with them: its command
+// line and folder, from the file's meta (data: anything but a list of strings is not offered).
+TEST(ModuleMemory, AProgramRecordedWithoutModulesCanBeRecordedAgain) {
+  auto recorded = loadTrace(std::string(SAWTOOTH_SAMPLES) + "/anatomy.sawtooth");
+  ASSERT_TRUE(recorded.ok());
+  recorded->modules = ModuleTree{};
+  recorded->meta["modules"] = "off";
+  recorded->meta["command"] = R"(["python", "train.py", "--lr", "3e-4 x"])";
+  recorded->meta["cwd"] = "/home/me/model";
+  const ModuleMemory m = moduleMemoryAt(*recorded, 0);
+  EXPECT_FALSE(m.unavailable.empty());
+  EXPECT_EQ(m.record_again.argv, (std::vector<std::string>{"python", "train.py", "--lr", "3e-4 x"}));
+  EXPECT_EQ(m.record_again.cwd, "/home/me/model");
+  for (const char* hostile : {"", "python train.py", "[]", "[\"\"]", "[\"python\", 3]", "{\"a\": 1}", "[[\"x\"]]", "[\"x\""}) {
+    recorded->meta["command"] = hostile;
+    EXPECT_TRUE(programToRecordWithModules(*recorded).argv.empty()) << hostile;
+  }
+  recorded->meta["command"] = R"(["python", "train.py"])";
+  recorded->meta["modules"] = "on";  // tracked, and none ran: nothing to gain from recording again
+  EXPECT_TRUE(programToRecordWithModules(*recorded).argv.empty());
+  recorded->meta.erase("modules");  // a workload, or a recording from before the switch
+  EXPECT_TRUE(programToRecordWithModules(*recorded).argv.empty());
+}
+
 TEST(ModuleMemory, JsonRowsAndDepth) {
   const Trace t = test::moduleTrace();
   const ModuleMemory m = moduleMemoryAt(t, 0);

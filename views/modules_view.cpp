@@ -27,9 +27,11 @@ ModulesView::ModulesView(QWidget* parent)
   record_again_->setToolTip(tr("Runs the recorded command again under sawtooth-record with module tracking on"));
   connect(record_again_, &QPushButton::clicked, this, [this] {
     if (!modules_) return;
-    QStringList argv;
-    for (const std::string& a : modules_->memory.record_again.argv) argv << toQString(a);
-    if (!argv.isEmpty()) emit recordAgainWithModules(argv, toQString(modules_->memory.record_again.cwd));
+    const ModuleMemory::Program& program = modules_->memory.record_again;
+    QStringList argv, environment;
+    for (const std::string& a : program.argv) argv << toQString(a);
+    for (const std::string& e : program.environment) environment << toQString(e);
+    if (!argv.isEmpty()) emit recordAgainWithModules(argv, toQString(program.cwd), environment);
   });
   proxy_->setSourceModel(model_);
   proxy_->setSortRole(TableModel::RawRole);

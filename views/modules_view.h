@@ -45,7 +45,7 @@ class ModulesView : public QWidget {
 
  signals:
   // The program of a recording made without modules, to record again with them.
-  void recordAgainWithModules(const QStringList& argv, const QString& folder);
+  void recordAgainWithModules(const QStringList& argv, const QString& folder, const QStringList& environment);
 
  private:
   std::shared_ptr<const ModulesAt> modules_;

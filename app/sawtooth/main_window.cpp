@@ -228,7 +228,9 @@ views::TraceTab* MainWindow::openFile(const QString& path, const QString& title,
   auto* controller = new TraceController(jobs_, tab);
   connect(controller, &TraceController::exportFinished, this, &MainWindow::exportFinished);
   connect(tab->modulesView(), &views::ModulesView::recordAgainWithModules, this,
-          [this](const QStringList& argv, const QString& folder) { recordWithModules(argv, folder); });
+          [this](const QStringList& argv, const QString& folder, const QStringList& environment) {
+            recordWithModules(argv, folder, environment);
+          });
   const int index = tabs_->addTab(tab, title.isEmpty() ? tab->title() : title);
   tabs_->setTabToolTip(index, tab->path());
   tabs_->setCurrentIndex(index);
@@ -510,10 +512,11 @@ void MainWindow::recordProgramDialog() {
   panel_->runProgram(dialog.request());
 }
 
-void MainWindow::recordWithModules(const QStringList& argv, const QString& folder) {
+void MainWindow::recordWithModules(const QStringList& argv, const QString& folder, const QStringList& environment) {
   ProgramDialog dialog(this);
   dialog.setCommandLine(ProgramDialog::commandLineOf(argv));
   if (!folder.isEmpty()) dialog.setWorkingFolder(folder);
+  dialog.setEnvironment(environment.join(QLatin1Char('\n')));
   dialog.setModules(true);
   if (dialog.exec() != QDialog::Accepted) return;
   panel_->runProgram(dialog.request());

@@ -88,8 +88,9 @@ class MainWindow : public QMainWindow {
   void openDialog();
   void compareDialog();
   void recordProgramDialog();
-  // The Record a program dialog for a recorded program, module tracking ticked (the Modules view's offer).
-  void recordWithModules(const QStringList& argv, const QString& folder);
+  // The Record a program dialog for a recorded program (its command, folder and the environment
+  // entries its file kept), module tracking ticked: the Modules view's offer.
+  void recordWithModules(const QStringList& argv, const QString& folder, const QStringList& environment);
   void rebuildRecentMenu();
   void closeTab(int index);
   void updateActions();

@@ -1,6 +1,7 @@
 #include "core/analysis/module_memory.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <vector>
 
@@ -145,6 +146,16 @@ ModuleMemory::Program programToRecordWithModules(const Trace& trace) {
   if (argv.front().empty()) return out;
   out.argv = std::move(argv);
   if (auto cwd = trace.meta.find("cwd"); cwd != trace.meta.end()) out.cwd = cwd->second;
+  constexpr size_t kMostEntries = 64;
+  for (auto it = trace.meta.lower_bound("env."); it != trace.meta.end() && it->first.starts_with("env."); ++it) {
+    const std::string name = it->first.substr(4);
+    const bool word = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+                      std::all_of(name.begin(), name.end(), [](char c) {
+                        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                      });
+    if (word && it->second.find_first_of("\r\n") == std::string::npos && out.environment.size() < kMostEntries)
+      out.environment.push_back(name + "=" + it->second);
+  }
   return out;
 }
 

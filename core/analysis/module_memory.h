@@ -80,14 +80,16 @@ struct ModuleMemory {
   struct Program {
     std::vector<std::string> argv;  // empty: none
     std::string cwd;
+    std::vector<std::string> environment;  // KEY=VALUE: what sawtooth-record kept of it (meta "env.KEY")
   } record_again;
 };
 
 // Empty when the trace records modules; else why not, in words for the user.
 std::string modulesUnavailableReason(const Trace& trace);
 // The command line and folder of a program sawtooth-record recorded with module tracking off (the
-// file's meta "modules" is "off", "command" a JSON list of strings, "cwd"), so that it can be
-// recorded again with modules; argv is empty for anything else or a command that is not such a list.
+// file's meta "modules" is "off", "command" a JSON list of strings, "cwd", the environment entries
+// it kept as "env.KEY"), so that it can be recorded again with modules; argv is empty for anything
+// else or a command that is not such a list.
 ModuleMemory::Program programToRecordWithModules(const Trace& trace);
 
 // What the moment's event was part of, in words ("" when nothing): its pass, phase and module.

@@ -787,6 +787,7 @@ class MainWindowTest : public QObject {
     trace->meta["modules"] = "off";
     trace->meta["command"] = "[\"python\", \"train me.py\", \"--say\", \"\\\"hi\\\"\"]";
     trace->meta["cwd"] = dir.path().toStdString();
+    trace->meta["env.PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True";
     const QString path = dir.filePath(QStringLiteral("program.sawtooth"));
     QVERIFY(writeNative(*trace, path.toStdString()).ok());
     app::MainWindow w{QString()};
@@ -796,6 +797,7 @@ class MainWindowTest : public QObject {
     QPushButton* again = tab->modulesView()->recordAgainButton();
     QTRY_VERIFY_WITH_TIMEOUT(!again->isHidden(), 30000);
     QString command, folder;
+    QStringList environment;
     bool modules = false;
     QTimer::singleShot(0, this, [&] {
       auto* dialog = qobject_cast<app::ProgramDialog*>(QApplication::activeModalWidget());
@@ -803,12 +805,14 @@ class MainWindowTest : public QObject {
       const app::RecorderRunner::Request r = dialog->request();
       command = r.command.join(QLatin1Char('|'));
       folder = r.working_dir;
+      environment = r.environment;
       modules = r.program_options.join(' ').contains(QStringLiteral("--modules on"));
       dialog->reject();
     });
     again->click();
     QCOMPARE(command, QStringLiteral("python|train me.py|--say|\"hi\""));  // read back as recorded
     QCOMPARE(folder, dir.path());
+    QCOMPARE(environment, QStringList{"PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"});
     QVERIFY(modules);
   }
 

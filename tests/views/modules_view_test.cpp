@@ -121,6 +121,7 @@ class ModulesViewTest : public QObject {
     trace->meta["modules"] = "off";
     trace->meta["command"] = "[\"python\", \"train.py\", \"a b\"]";
     trace->meta["cwd"] = "/work/model";
+    trace->meta["env.CUDA_VISIBLE_DEVICES"] = "1";
     ModulesView view;
     view.show();
     view.setModules(std::make_shared<const ModulesAt>(modulesAt(*trace, 0)));
@@ -131,6 +132,7 @@ class ModulesViewTest : public QObject {
     QCOMPARE(asked.count(), 1);
     QCOMPARE(asked.first().at(0).toStringList(), (QStringList{"python", "train.py", "a b"}));
     QCOMPARE(asked.first().at(1).toString(), QStringLiteral("/work/model"));
+    QCOMPARE(asked.first().at(2).toStringList(), QStringList{"CUDA_VISIBLE_DEVICES=1"});
     view.setMessage(QStringLiteral("Loading…"));  // another moment: no offer left behind
     QVERIFY(view.recordAgainButton()->isHidden());
   }

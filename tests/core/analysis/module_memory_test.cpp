@@ -273,10 +273,14 @@ TEST(ModuleMemory, AProgramRecordedWithoutModulesCanBeRecordedAgain) {
   recorded->meta["modules"] = "off";
   recorded->meta["command"] = R"(["python", "train.py", "--lr", "3e-4 x"])";
   recorded->meta["cwd"] = "/home/me/model";
+  recorded->meta["env.PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True";
+  recorded->meta["env.BAD NAME"] = "x";     // not an environment entry
+  recorded->meta["env.OMP_NUM_THREADS"] = "4\nX=1";  // nor a value of one line
   const ModuleMemory m = moduleMemoryAt(*recorded, 0);
   EXPECT_FALSE(m.unavailable.empty());
   EXPECT_EQ(m.record_again.argv, (std::vector<std::string>{"python", "train.py", "--lr", "3e-4 x"}));
   EXPECT_EQ(m.record_again.cwd, "/home/me/model");
+  EXPECT_EQ(m.record_again.environment, std::vector<std::string>{"PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"});
   for (const char* hostile : {"", "python train.py", "[]", "[\"\"]", "[\"python\", 3]", "{\"a\": 1}", "[[\"x\"]]", "[\"x\""}) {
     recorded->meta["command"] = hostile;
     EXPECT_TRUE(programToRecordWithModules(*recorded).argv.empty()) << hostile;

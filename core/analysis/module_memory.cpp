@@ -76,6 +76,15 @@ std::vector<ModuleCall> backwardStretches(const Trace& trace) {
   // once still shows the time until the next module's begins. The last before another pass ends
   // where it is.
   const EventStore& e = trace.events;
+  // A gradient is its parameter's module's whoever made it, so a tied weight's (GPT-2's wte, shared
+  // with lm_head) is made in the middle of another module's backward: between two events of that
+  // one's, it is not its owner's backward time (which had then spanned the whole backward).
+  auto inOthersRun = [&](size_t i) {
+    if (e.category()[i] != Category::Gradient || i == 0 || i + 1 >= e.size()) return false;
+    const uint32_t around = e.module(i - 1);
+    return around != e.module(i) && around == e.module(i + 1) && e.pass(i - 1) == Pass::Backward &&
+           e.pass(i + 1) == Pass::Backward;
+  };
   int64_t next_t = 0, run_end = 0;
   uint32_t next_module = kNoModule;
   Pass next_pass = Pass::None;
@@ -84,6 +93,7 @@ std::vector<ModuleCall> backwardStretches(const Trace& trace) {
     const int64_t t = e.tNs()[i];
     const uint32_t module = e.module(i);
     const Pass pass = e.pass(i);
+    if (pass == Pass::Backward && inOthersRun(i)) continue;
     if (!(has_next && module == next_module && pass == next_pass))
       run_end = has_next && next_pass == Pass::Backward ? std::max(t, next_t - 1) : t;
     if (pass == Pass::Backward) mark(module, t, std::max(run_end, t));

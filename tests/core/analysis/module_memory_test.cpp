@@ -127,6 +127,32 @@ TEST(ModuleMemory, BackwardTimeFromTheBackwardEventsWhereThereAreNoBackwardCalls
   EXPECT_EQ(row(m3, "Net.1").backward.time_ns, row(m2, "Net.1").backward.time_ns);
 }
 
+// A tied weight's gradient (GPT-2's wte, shared with lm_head) is made by the module whose backward
+// uses it, in the middle of that module's run: its bytes stay its owner's, its time does not make
+// the owner's backward span everything from there (the GPT-2 sample's wte read the whole backward).
+TEST(ModuleMemory, ATiedWeightsGradientIsNotItsOwnersBackwardTime) {
+  Trace t = test::moduleTrace();
+  std::erase_if(t.modules.calls, [](const ModuleCall& c) { return c.pass == Pass::Backward; });
+  Trace tied = t;
+  tied.events = EventStore{};
+  for (size_t i = 0; i < t.events.size(); ++i) {
+    const Event e = t.events.at(i);
+    tied.events.push(e);
+    if (e.t_ns == 52) {  // Net.2's backward begins, and makes Net.0's (tied) weight's gradient first
+      Event gradient = e;
+      gradient.addr = 0xb000;
+      gradient.size = 400;
+      gradient.module = 1;
+      tied.events.push(gradient);
+    }
+  }
+  const ModuleMemory m = moduleMemoryAt(tied, 0);
+  EXPECT_EQ(row(m, "Net.0").backward.calls, 1);
+  EXPECT_EQ(row(m, "Net.0").backward.time_ns, 3);  // 67 .. 70, as without the tied gradient (not 52 .. 70)
+  EXPECT_EQ(row(m, "Net.2").backward.time_ns, 9);
+  EXPECT_EQ(row(m, "Net.0").self.bytes[static_cast<size_t>(Category::Gradient)], 800);  // both its gradients
+}
+
 // A call's median beside the sum: the program's first step carries its warm-up (cuBLAS and the
 // allocator's first segments), so a block's summed forward time over a short recording is mostly
 // one call's; the median is what a call takes.

@@ -49,6 +49,7 @@ ModulesView::ModulesView(QWidget* parent)
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
   auto* split = new QSplitter(Qt::Vertical, this);
+  panes_ = split;
   split->addWidget(scroll);
   split->addWidget(table_);
   split->setStretchFactor(0, 2);
@@ -81,6 +82,7 @@ void ModulesView::setModules(std::shared_ptr<const ModulesAt> modules) {
     headline += tr("; forward and backward costs over %1").arg(toQString(modules_->memory.costs_scope));
   headline_->setText(headline +
                      tr(" — click a module to zoom in, double-click to zoom out; double-click a row to find it"));
+  panes_->setVisible(true);
   icicle_->setGraph(std::shared_ptr<const FlameGraph>(modules_, &modules_->icicle.graph));
   std::vector<QColor> colours(modules_->icicle.category.size());
   for (size_t n = 0; n < colours.size(); ++n)
@@ -95,6 +97,7 @@ void ModulesView::setModules(std::shared_ptr<const ModulesAt> modules) {
 void ModulesView::setMessage(const QString& text) {
   modules_.reset();
   record_again_->setVisible(false);
+  panes_->setVisible(false);
   headline_->setText(text);
   icicle_->setGraph(nullptr);
   model_->setTable(nullptr);

@@ -51,6 +51,7 @@ class ModulesView : public QWidget {
   std::shared_ptr<const ModulesAt> modules_;
   QLabel* headline_;
   QPushButton* record_again_;
+  QWidget* panes_;  // the icicle over the table: hidden while there is only a message
   FlameGraphWidget* icicle_;
   TableModel* model_;
   QSortFilterProxyModel* proxy_;

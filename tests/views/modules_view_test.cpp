@@ -127,6 +127,7 @@ class ModulesViewTest : public QObject {
     view.setModules(std::make_shared<const ModulesAt>(modulesAt(*trace, 0)));
     QVERIFY2(view.headline()->text().contains(QStringLiteral("--modules on")), qPrintable(view.headline()->text()));
     QVERIFY(view.recordAgainButton()->isVisible());
+    QVERIFY(!view.icicle()->isVisible());  // no empty panes under the message
     QSignalSpy asked(&view, &ModulesView::recordAgainWithModules);
     view.recordAgainButton()->click();
     QCOMPARE(asked.count(), 1);

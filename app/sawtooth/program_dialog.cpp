@@ -63,9 +63,8 @@ ProgramDialog::ProgramDialog(QWidget* parent)
                       "a GPU), on, off"));
   kernels_->setToolTip(tr("Kernel records through CUPTI, which instruments each launch: +4 to +16 % step time on a "
                           "launch-bound training loop (GPT-2 on an H200). Driver allocations and device memory are recorded either way."));
-  modules_->setToolTip(tr("The Modules view: the program's Module.__call__ is wrapped while it runs. About a third of a "
-                          "percent of a GPT-2 step over PyTorch's own history with Python stacks, 0.6 to 1.7 % "
-                          "without stacks; off by default."));
+  modules_->setToolTip(tr("The Modules view: the program's Module.__call__ is wrapped while it runs. It cost 0.4 to 1 % "
+                          "of a GPT-2 step with Python stacks, 0.6 to 1.7 % without; off by default."));
   problem_->setWordWrap(true);
   problem_->setStyleSheet(QStringLiteral("QLabel { color: #b71c1c; }"));
   buttons_->button(QDialogButtonBox::Ok)->setText(tr("Record"));

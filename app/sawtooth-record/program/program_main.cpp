@@ -126,8 +126,8 @@ void addProgramOptions(CLI::App& app, ProgramOptions& o) {
       ->check(CLI::IsMember({"auto", "native", "portable", "off"}));
   app.add_option("--modules", o.modules,
                  "which torch.nn.Module allocated each byte (a wrapper of Module.__call__, no module hooks): off (the "
-                 "default: it costs about a third of a percent of a GPT-2 step over PyTorch's own history with Python "
-                 "stacks, 0.6 to 1.7 % with --stacks none), on")
+                 "default: it cost 0.4 to 1 % of a GPT-2 step over PyTorch's own history with Python stacks, 0.6 to "
+                 "1.7 % with --stacks none), on")
       ->check(CLI::IsMember({"on", "off"}));
   app.add_option("--cupti", o.cupti, "driver allocations, kernels and device memory through CUPTI injection")
       ->check(CLI::IsMember({"on", "off"}));

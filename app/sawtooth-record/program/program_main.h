@@ -18,10 +18,10 @@ struct ProgramOptions {
   std::string stacks = "python";
   std::string cpu = "auto";
   std::string shim = "auto";
-  // Off by default: module tracking replaces Module.__call__ and, with Python stacks, measured about
-  // +0.35 % of GPT-2 small's step over PyTorch's own history alone (bench/results/h100-2026-12-06-d.md),
-  // where issue 23's budget is "no more than the history"; with --stacks none +0.6 to +1.7 %, over that
-  // mode's 1.02x budget. `--modules on` records it.
+  // Off by default: module tracking replaces Module.__call__ and, with Python stacks, measured +0.37 to
+  // +1.03 % of GPT-2 small's step over PyTorch's own history alone, where the default recording is at the
+  // history's cost (bench/results/h100-2026-12-06-g.md) and issue 23's budget is "no more than the
+  // history"; with --stacks none +0.6 to +1.7 %, over that mode's 1.02x budget. `--modules on` records it.
   std::string modules = "off";
   std::string cupti = "on";
   // Off by default: CUPTI times every kernel by instrumenting its launch (hardware tracing is

@@ -133,8 +133,8 @@ std::string modulesUnavailableReason(const Trace& trace) {
            "python SCRIPT` to see which module holds each byte";
   if (trace.format == "jax-memory-profile") return "JAX memory profiles record no modules";
   if (auto it = trace.meta.find("modules"); it != trace.meta.end() && it->second == "off")
-    return "this recording has no modules: module tracking was off (the default, as it costs a fraction of a percent "
-           "of a training step); record again with `--modules on` (in the app: Record a program, Modules) to see which "
+    return "this recording has no modules: module tracking was off (the default, as it costs up to about 1 % of a "
+           "training step); record again with `--modules on` (in the app: Record a program, Modules) to see which "
            "module holds each byte";
   return "this recording has no modules: it was made before Sawtooth recorded them, with module tracking off, or of "
          "a program that ran no torch.nn.Module";
